@@ -1,0 +1,77 @@
+// Builds dist/wms: one self-contained executable (a Node single executable
+// application) that needs no Node.js, no node_modules and no files beside it.
+//
+//   npm run build:bin                 # linux-x64, on the pinned Node of devDependencies
+//   npm run build:bin -- --arch arm64 # linux-arm64 edge boxes (base binary fetched from the npm registry)
+//
+// Steps: bundle (scripts/build.ts) → SEA blob with the SQLite addon as an asset →
+// copy the pinned Node binary, strip it (129 MB → ~109 MB), inject the blob.
+
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ADDON, BUNDLE, DIST, ROOT, bundle, sqlitePrebuild } from './build.ts';
+
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+export const BINARY = path.join(DIST, 'wms');
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** The Node binary the executable is made of: the one running this script, or the registry's arm64 build. */
+function baseBinary(arch: string): string {
+  if (arch === process.arch) return process.execPath;
+  const version = process.version.slice(1);
+  const cache = path.join(ROOT, '.tmp', `node-linux-${arch}-${version}`);
+  const binary = path.join(cache, 'package', 'bin', 'node');
+  if (!existsSync(binary)) {
+    mkdirSync(cache, { recursive: true });
+    execFileSync('npm', ['pack', `node-linux-${arch}@${version}`, '--silent'], { cwd: cache, stdio: 'inherit' });
+    const tarball = readdirSync(cache).find((f) => f.endsWith('.tgz'))!;
+    execFileSync('tar', ['xzf', tarball], { cwd: cache });
+  }
+  return binary;
+}
+
+export async function buildBinary(arch = process.arch): Promise<string> {
+  if (process.platform !== 'linux') throw new Error('the single binary is built for Linux edge boxes');
+  await bundle();
+  if (arch !== process.arch) copyFileSync(sqlitePrebuild('linux', arch), ADDON);
+
+  const blob = path.join(DIST, 'sea-prep.blob');
+  const seaConfig = path.join(DIST, 'sea-config.json');
+  writeFileSync(
+    seaConfig,
+    JSON.stringify({
+      main: BUNDLE,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      // V8's code cache is specific to the CPU it was made on.
+      useCodeCache: arch === process.arch,
+      assets: { 'better_sqlite3.node': ADDON },
+    }),
+  );
+  execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+
+  const out = arch === process.arch ? BINARY : `${BINARY}-linux-${arch}`;
+  copyFileSync(baseBinary(arch), out);
+  chmodSync(out, 0o755);
+  const strip = arch === process.arch ? 'strip' : `${arch === 'arm64' ? 'aarch64' : arch}-linux-gnu-strip`;
+  try {
+    execFileSync(strip, ['--strip-all', out], { stdio: 'ignore' });
+  } catch {
+    console.warn(`${strip} not available: the executable stays unstripped (about 20 MB larger)`);
+  }
+  const { inject } = (await import('postject')) as unknown as {
+    inject: (file: string, name: string, data: Buffer, options: { sentinelFuse: string }) => Promise<void>;
+  };
+  await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const out = await buildBinary(argValue('--arch') ?? process.arch);
+  console.log(`built ${path.relative(process.cwd(), out)} (${Math.round(statSync(out).size / 1e6)} MB)`);
+}

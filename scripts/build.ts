@@ -1,0 +1,48 @@
+// Bundles the appliance into one CommonJS file, dist/wms.cjs, with SQL migrations
+// inlined as text and SQLite's native addon copied beside it. `npm start` runs this
+// bundle; `npm run build:bin` wraps the same bundle into the single executable.
+//
+//   node scripts/build.ts [--quiet]
+
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = path.join(ROOT, 'dist');
+export const BUNDLE = path.join(DIST, 'wms.cjs');
+export const ADDON = path.join(DIST, 'better_sqlite3.node');
+
+/** The prebuilt SQLite addon shipped inside the better-sqlite3 package for this platform. */
+export function sqlitePrebuild(platform = process.platform, arch = process.arch): string {
+  const require = createRequire(import.meta.url);
+  const pkg = path.dirname(require.resolve('better-sqlite3/package.json'));
+  return path.join(pkg, 'prebuilds', `${platform}-${arch}.node`);
+}
+
+export async function bundle(): Promise<void> {
+  mkdirSync(DIST, { recursive: true });
+  await build({
+    entryPoints: [path.join(ROOT, 'src/entry.ts')],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    loader: { '.sql': 'text' },
+    define: { __WMS_BUNDLE__: 'true' },
+    // pino's transport worker and optional pretty printer are never used.
+    external: ['pino-pretty'],
+    sourcemap: 'inline',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  copyFileSync(sqlitePrebuild(), ADDON);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await bundle();
+  if (!process.argv.includes('--quiet')) console.log(`built ${path.relative(process.cwd(), BUNDLE)}`);
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { parseIso } from './time.ts';
+
+// zod building blocks shared by every module's schema.ts.
+
+/** A business name or key: trimmed, non-empty, bounded. */
+export const name = (max = 255) => z.string().trim().min(1, 'must not be empty').max(max);
+
+/** Free text, optional. */
+export const text = (max = 1024) => z.string().max(max);
+
+/** `ol`, the version counter a client sends back with an update. */
+export const ol = z.number().int().min(0);
+
+/** An API timestamp: 0, 3 or up to 9 fractional digits, `Z` or an offset; normalised to UTC milliseconds. */
+export const timestamp = z.string().transform((value, ctx) => {
+  const parsed = parseIso(value);
+  if (!parsed) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO-8601 date-time with zone, e.g. 2025-03-12T08:15:00.000Z' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+/** A non-negative integer measure (millimetres). */
+export const millimetres = z.number().int().min(0).max(1_000_000);

@@ -1,0 +1,127 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { z } from 'zod';
+import { ServerDeclined, fromZodError, validationError } from './errors.ts';
+
+/** Who is calling: resolved from the bearer token before the handler runs. */
+export interface Principal {
+  /** pKey of the user (for API keys: of the key's owner user, if any). */
+  id: string;
+  username: string;
+  kind: 'user' | 'api-key';
+  grants: ReadonlySet<string>;
+  roleNames: readonly string[];
+}
+
+export interface RequestContextInit {
+  requestId: string;
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  baseUrl: string;
+  principal: Principal | undefined;
+  body: Buffer | undefined;
+  contentType: string | undefined;
+  accept: readonly string[];
+}
+
+/**
+ * What a handler sees of a request: parameters, the caller, and the body parsed and
+ * validated on demand. Handlers never touch the node:http objects.
+ */
+export class RequestContext {
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly params: Record<string, string>;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** `http://host:port` as the client reached us, for absolute links. */
+  readonly baseUrl: string;
+  readonly principal: Principal | undefined;
+  private readonly rawBody: Buffer | undefined;
+  private readonly contentType: string | undefined;
+  /** Media types named in `Accept`, lower case, parameters stripped. */
+  readonly accept: readonly string[];
+
+  constructor(init: RequestContextInit) {
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.path = init.path;
+    this.params = init.params;
+    this.query = init.query;
+    this.headers = init.headers;
+    this.baseUrl = init.baseUrl;
+    this.principal = init.principal;
+    this.rawBody = init.body;
+    this.contentType = init.contentType;
+    this.accept = init.accept;
+  }
+
+  /** The caller; routes that are not public always have one. */
+  get caller(): Principal {
+    if (!this.principal) throw new ServerDeclined(401, 'Authentication required');
+    return this.principal;
+  }
+
+  /** A path parameter (already percent-decoded). */
+  param(name: string): string {
+    const value = this.params[name];
+    if (value === undefined) throw new Error(`route has no path parameter {${name}}`);
+    return value;
+  }
+
+  /** True when the client's `Accept` names this media type explicitly. */
+  accepts(mediaType: string): boolean {
+    return this.accept.includes(mediaType);
+  }
+
+  /** Raw request bytes (octet-stream uploads). */
+  bytes(): Buffer {
+    return this.rawBody ?? Buffer.alloc(0);
+  }
+
+  /**
+   * The body as JSON (or, for form posts, as an object of its fields), validated
+   * with the schema. Malformed JSON is refused before any rule runs.
+   */
+  body<S extends z.ZodType>(schema: S): z.infer<S> {
+    const result = schema.safeParse(this.fields());
+    if (!result.success) throw fromZodError(result.error);
+    return result.data;
+  }
+
+  /** The body as a plain value, without validation; `undefined` when empty. */
+  fields(): unknown {
+    const raw = this.rawBody;
+    if (!raw || raw.length === 0) return undefined;
+    if (this.contentType === 'application/x-www-form-urlencoded') {
+      return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+    }
+    try {
+      return JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      throw new ServerDeclined(400, `Malformed JSON in request body: ${(err as Error).message}`);
+    }
+  }
+
+  /** Query parameters validated with a schema (single values; repeated ones as arrays). */
+  queryAs<S extends z.ZodType>(schema: S): z.infer<S> {
+    const plain: Record<string, string | string[]> = {};
+    for (const key of new Set(this.query.keys())) {
+      const all = this.query.getAll(key);
+      plain[key] = all.length === 1 ? all[0]! : all;
+    }
+    const result = schema.safeParse(plain);
+    if (!result.success) throw fromZodError(result.error, 'query');
+    return result.data;
+  }
+
+  /** One required query parameter (the router already checked presence for selecting ones). */
+  queryValue(name: string): string {
+    const value = this.query.get(name);
+    if (value === null) throw validationError(`Validation failed: query parameter ${name} is required`);
+    return value;
+  }
+}

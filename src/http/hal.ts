@@ -1,0 +1,56 @@
+import type { RequestContext } from './context.ts';
+import { hrefTemplate, type Reply, type Route } from './router.ts';
+
+// Hypermedia helpers. Indexes are HAL (`_links` keyed by link name); resources carry
+// `links` arrays of `{rel, href}` as the spec's examples show. Hrefs are absolute,
+// built from the address the client used (or `server.publicUrl`).
+
+export interface Link {
+  rel: string;
+  href: string;
+}
+
+export type IndexBody = { _links: Record<string, { href: string }> };
+
+export const link = (ctx: RequestContext, rel: string, path: string): Link => ({ rel, href: ctx.baseUrl + path });
+
+/** An index reply from link names to paths (paths may hold `{placeholder}` words). */
+export function indexReply(ctx: RequestContext, links: Record<string, string>): Reply {
+  const body: IndexBody = { _links: {} };
+  for (const [name, path] of Object.entries(links)) body._links[name] = { href: ctx.baseUrl + path };
+  return { status: 200, body };
+}
+
+/** Link name → href template for every route of a table that names a link. */
+export function linksOf(routes: readonly Route[]): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const route of routes) {
+    if (!route.link) continue;
+    for (const name of typeof route.link === 'string' ? [route.link] : route.link) links[name] = hrefTemplate(route);
+  }
+  return links;
+}
+
+/** The `GET …/index` route of a module, its links taken from the module's route table. */
+export function indexRoute(path: string, grant: string, routes: readonly Route[], summary: string): Route {
+  const links = linksOf(routes);
+  return {
+    method: 'GET',
+    path,
+    grant,
+    summary,
+    index: true,
+    handler: (ctx) => indexReply(ctx, links),
+  };
+}
+
+/** `201 Created` with the `Location` header the spec requires on every create. */
+export function created(ctx: RequestContext, path: string, body?: unknown, type?: string): Reply {
+  const reply: Reply = { status: 201, headers: { Location: ctx.baseUrl + path } };
+  if (body !== undefined) reply.body = body;
+  if (type) reply.type = type;
+  return reply;
+}
+
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+export const noContent = (): Reply => ({ status: 204 });

@@ -1,0 +1,82 @@
+import type { Route } from './router.ts';
+
+// Media types of spec Document 1. Clients name a vendor type
+// (`application/vnd.vendor.<module>.<resource>-v1+json`), `application/hal+json` or
+// `application/json`; all three carry the same JSON. Without a preference, single
+// resources and indexes answer `application/hal+json` and lists `application/json`,
+// as the spec observed. XML exists for index resources only, and only when asked.
+
+export const HAL_JSON = 'application/hal+json';
+export const JSON_TYPE = 'application/json';
+export const XML = 'application/xml';
+export const FORM = 'application/x-www-form-urlencoded';
+export const OCTETS = 'application/octet-stream';
+
+/** The vendor media type of a resource: `vendorType('common', 'location')`. */
+export const vendorType = (module: string, resource: string, version = 1) =>
+  `application/vnd.vendor.${module}.${resource}-v${version}+json`;
+
+/** `Accept` → media types in the client's order (highest q first), parameters stripped; q=0 dropped. */
+export function parseAccept(header: string | undefined): string[] {
+  if (!header) return [];
+  const entries: { type: string; q: number; order: number }[] = [];
+  header.split(',').forEach((part, order) => {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    if (!type) return;
+    let q = 1;
+    for (const p of params) if (p.startsWith('q=')) q = Number(p.slice(2)) || 0;
+    if (q > 0) entries.push({ type, q, order });
+  });
+  entries.sort((a, b) => b.q - a.q || a.order - b.order);
+  return entries.map((e) => e.type);
+}
+
+/** The request body's media type, lower case, parameters stripped. */
+export function mediaTypeOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  return header.split(';')[0]!.trim().toLowerCase() || undefined;
+}
+
+export const isJsonType = (type: string) => type === JSON_TYPE || (type.startsWith('application/') && type.endsWith('+json'));
+
+export type Representation = 'json' | 'xml';
+
+/**
+ * Decides, before the handler runs, whether we can answer this `Accept` at all.
+ * Returns the representation, or `undefined` for 406.
+ */
+export function acceptable(route: Route, accept: readonly string[]): Representation | undefined {
+  if (accept.length === 0) return 'json';
+  for (const type of accept) {
+    if (type === XML || type === 'text/xml') {
+      if (route.index) return 'xml';
+      continue;
+    }
+    if (type === '*/*' || type === 'application/*' || type === HAL_JSON || type === JSON_TYPE) return 'json';
+    if (route.vendorTypes?.includes(type)) return 'json';
+    // Other vendor types of ours (e.g. a client asking every reply as one type) carry the same JSON.
+    if (type.startsWith('application/vnd.vendor.') && type.endsWith('+json')) return 'json';
+  }
+  return undefined;
+}
+
+/** The content type of a JSON reply for this `Accept`. */
+export function jsonContentType(route: Route, accept: readonly string[], body: unknown): string {
+  for (const type of accept) {
+    if (type === HAL_JSON || type === JSON_TYPE) return type;
+    if (route.vendorTypes?.includes(type)) return type;
+    if (type === '*/*' || type === 'application/*') break;
+  }
+  return Array.isArray(body) ? JSON_TYPE : HAL_JSON;
+}
+
+/** An index body (`{_links: {name: {href}}}`) as XML, Atom links as Spring HATEOAS writes them. */
+export function indexToXml(body: { _links: Record<string, { href: string }> }): string {
+  const links = Object.entries(body._links)
+    .map(([rel, { href }]) => `  <atom:link rel="${escapeXml(rel)}" href="${escapeXml(href)}"/>`)
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<index xmlns:atom="http://www.w3.org/2005/Atom">\n${links}\n</index>\n`;
+}
+
+const escapeXml = (text: string) =>
+  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);

@@ -1,0 +1,312 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Logger } from '../core/log.ts';
+import { newRequestId } from '../core/ids.ts';
+import { RequestContext, type Principal } from './context.ts';
+import {
+  ApiError,
+  ServerDeclined,
+  apiDeclinedBody,
+  serverDeclinedBody,
+  type MessageKeyFamily,
+} from './errors.ts';
+import {
+  FORM,
+  HAL_JSON,
+  JSON_TYPE,
+  OCTETS,
+  XML,
+  acceptable,
+  indexToXml,
+  isJsonType,
+  jsonContentType,
+  mediaTypeOf,
+  parseAccept,
+  type Representation,
+} from './negotiation.ts';
+import type { BodyKind, Reply, Route, Router } from './router.ts';
+
+export interface HttpOptions {
+  router: Router;
+  /** Resolves the caller from the `Authorization` header; throws `ServerDeclined(401)`. */
+  authenticate: (authorization: string | undefined) => Promise<Principal> | Principal;
+  log: Logger;
+  bodyLimitBytes: number;
+  corsOrigins: readonly string[];
+  publicUrl: string | undefined;
+  messageKeys: MessageKeyFamily;
+  requestTimeoutMs: number;
+}
+
+const VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
+const EXPOSED = 'Location, X-Request-Id';
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'accept', 'x-request-id', 'last-event-id'];
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+/** A `%` not followed by two hex digits. */
+const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
+
+/**
+ * The node:http server: request id, CORS, routing, negotiation, authentication and
+ * authorisation, body limits, and the one place where errors become the spec's bodies.
+ */
+export function createHttpServer(options: HttpOptions): http.Server {
+  const server = http.createServer((req, res) => {
+    void handle(options, req, res);
+  });
+  server.requestTimeout = options.requestTimeoutMs;
+  server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
+  return server;
+}
+
+async function handle(options: HttpOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const suppliedId = req.headers['x-request-id'];
+  const requestId = typeof suppliedId === 'string' && REQUEST_ID.test(suppliedId) ? suppliedId : newRequestId();
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const rawQuery = q < 0 ? '' : url.slice(q + 1);
+  const headers: Record<string, string> = { 'X-Request-Id': requestId, Vary: VARY };
+  const originAllowed = applyCors(options, req, headers);
+  try {
+    if (BAD_PERCENT.test(rawPath) || BAD_PERCENT.test(rawQuery) || !decodesCleanly(rawQuery)) {
+      throw new ServerDeclined(400, 'Bad percent-encoding in the request URL');
+    }
+    const query = new URLSearchParams(rawQuery);
+    if (req.method === 'OPTIONS') return preflight(options, req, res, rawPath, headers, originAllowed);
+
+    const match = options.router.match(req.method ?? 'GET', rawPath, query);
+    if (match.kind === 'not-found') throw new ServerDeclined(404, `No resource at ${displayPath(rawPath)}`);
+    if (match.kind === 'method-not-allowed') {
+      throw new ServerDeclined(405, `${req.method} is not supported here; use ${match.allow.join(', ')}`, {
+        Allow: match.allow.join(', '),
+      });
+    }
+    if (match.kind === 'query-missing') {
+      throw new ServerDeclined(400, `Missing query parameters: expected ${match.expected.map((e) => `?${e}`).join(' or ')}`);
+    }
+    const route = match.route;
+    const accept = parseAccept(req.headers.accept);
+    const representation = acceptable(route, accept);
+    if (!representation) {
+      throw new ServerDeclined(406, `Cannot answer ${req.headers.accept}; this resource speaks ${offered(route)}`);
+    }
+
+    let principal: Principal | undefined;
+    if (route.grant !== 'public') {
+      principal = await options.authenticate(req.headers.authorization);
+      if (!principal.grants.has(route.grant)) {
+        throw new ServerDeclined(403, `Access denied: the grant ${route.grant} is needed for this operation`);
+      }
+    }
+
+    let body: Buffer | undefined;
+    let contentType: string | undefined;
+    const kinds = bodyKinds(route);
+    if (!kinds.includes('none') && carriesBody(req)) {
+      contentType = mediaTypeOf(req.headers['content-type']);
+      if (!kinds.some((kind) => accepts(kind, contentType))) {
+        throw new ServerDeclined(415, `Content type ${contentType ?? '(none)'} is not supported here; send ${kinds.map(describeKind).join(' or ')}`);
+      }
+      body = await readBody(req, options.bodyLimitBytes);
+    }
+
+    const ctx = new RequestContext({
+      requestId,
+      method: req.method ?? 'GET',
+      path: rawPath,
+      params: match.params,
+      query,
+      headers: req.headers,
+      baseUrl: baseUrl(options, req),
+      principal,
+      body,
+      contentType,
+      accept,
+    });
+    const reply = await route.handler(ctx);
+    send(res, route, accept, representation, reply, headers);
+  } catch (err) {
+    sendError(options, req, res, err, rawPath, requestId, headers);
+  }
+}
+
+function send(
+  res: ServerResponse,
+  route: Route,
+  accept: readonly string[],
+  representation: Representation,
+  reply: Reply,
+  headers: Record<string, string>,
+): void {
+  if (reply.status === 201 && !reply.headers?.Location) {
+    throw new Error(`${route.method} ${route.path} answered 201 without a Location header`);
+  }
+  Object.assign(headers, reply.headers);
+  let payload: string | Buffer | undefined;
+  if (reply.raw) {
+    payload = reply.raw;
+    headers['Content-Type'] = reply.type ?? OCTETS;
+  } else if (reply.body !== undefined) {
+    if (representation === 'xml') {
+      payload = indexToXml(reply.body as { _links: Record<string, { href: string }> });
+      headers['Content-Type'] = XML;
+    } else {
+      payload = JSON.stringify(reply.body);
+      headers['Content-Type'] = reply.type ?? jsonContentType(route, accept, reply.body);
+    }
+  }
+  if (payload !== undefined) headers['Content-Length'] = String(Buffer.byteLength(payload));
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+function sendError(
+  options: HttpOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: unknown,
+  rawPath: string,
+  requestId: string,
+  headers: Record<string, string>,
+): void {
+  let status: number;
+  let body: unknown;
+  let type: string;
+  if (err instanceof ApiError) {
+    status = err.status;
+    body = apiDeclinedBody(err, options.messageKeys);
+    type = HAL_JSON;
+    options.log.debug({ requestId, status, messageKey: err.messageKey }, err.message);
+  } else if (err instanceof ServerDeclined) {
+    status = err.status;
+    body = serverDeclinedBody(status, err.message, displayPath(rawPath), requestId);
+    type = JSON_TYPE;
+    Object.assign(headers, err.headers);
+    options.log.debug({ requestId, status }, err.message);
+  } else {
+    status = 500;
+    body = serverDeclinedBody(
+      500,
+      `The request could not be processed; the log holds the details under request id ${requestId}`,
+      displayPath(rawPath),
+      requestId,
+    );
+    type = JSON_TYPE;
+    options.log.error({ requestId, method: req.method, path: rawPath, err }, 'request failed');
+  }
+  if (res.headersSent || res.destroyed) return;
+  const payload = JSON.stringify(body);
+  headers['Content-Type'] = type;
+  headers['Content-Length'] = String(Buffer.byteLength(payload));
+  // After an oversize body the rest of it is still on the wire: close instead of reading it.
+  if (status === 413) headers.Connection = 'close';
+  res.writeHead(status, headers);
+  res.end(payload);
+}
+
+function applyCors(options: HttpOptions, req: IncomingMessage, headers: Record<string, string>): boolean {
+  headers['Access-Control-Expose-Headers'] = EXPOSED;
+  const origin = req.headers.origin;
+  if (!origin) return true;
+  const allowed = options.corsOrigins.includes('*') || options.corsOrigins.includes(origin);
+  if (allowed) headers['Access-Control-Allow-Origin'] = origin;
+  return allowed;
+}
+
+function preflight(
+  options: HttpOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawPath: string,
+  headers: Record<string, string>,
+  originAllowed: boolean,
+): void {
+  const methods = options.router.methodsAt(rawPath);
+  if (methods.length === 0) throw new ServerDeclined(404, `No resource at ${displayPath(rawPath)}`);
+  if (!originAllowed) throw new ServerDeclined(403, `Origin ${req.headers.origin} is not allowed`);
+  const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  headers.Allow = allow;
+  if (req.headers['access-control-request-method']) {
+    headers['Access-Control-Allow-Methods'] = allow;
+    const requested = (req.headers['access-control-request-headers'] ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    headers['Access-Control-Allow-Headers'] = [...new Set([...ALLOWED_HEADERS, ...requested.filter((h) => ALLOWED_HEADERS.includes(h))])].join(', ');
+    headers['Access-Control-Max-Age'] = '600';
+  }
+  res.writeHead(204, headers);
+  res.end();
+}
+
+function bodyKinds(route: Route): readonly BodyKind[] {
+  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
+  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
+}
+
+function accepts(kind: BodyKind, contentType: string | undefined): boolean {
+  if (kind === 'json') return contentType === undefined || isJsonType(contentType);
+  if (kind === 'form') return contentType === FORM;
+  if (kind === 'octets') return contentType === OCTETS || (contentType?.startsWith('image/') ?? false);
+  return false;
+}
+
+const describeKind = (kind: BodyKind) =>
+  kind === 'json' ? 'application/json' : kind === 'form' ? FORM : kind === 'octets' ? OCTETS : 'no body';
+
+function offered(route: Route): string {
+  return [...(route.vendorTypes ?? []), HAL_JSON, JSON_TYPE, ...(route.index ? [XML] : [])].join(', ');
+}
+
+function carriesBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    return Promise.reject(new ServerDeclined(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        reject(new ServerDeclined(413, `Request body exceeds the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function baseUrl(options: HttpOptions, req: IncomingMessage): string {
+  if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
+  const host = req.headers.host;
+  return `http://${host && HOST.test(host) ? host : 'localhost'}`;
+}
+
+function decodesCleanly(rawQuery: string): boolean {
+  if (!rawQuery.includes('%')) return true;
+  try {
+    decodeURIComponent(rawQuery.replace(/\+/g, ' '));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function displayPath(rawPath: string): string {
+  try {
+    return decodeURIComponent(rawPath);
+  } catch {
+    return rawPath;
+  }
+}

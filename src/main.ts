@@ -1,0 +1,177 @@
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { migrations } from '../db/migrations/index.ts';
+import { TokenService } from './auth/tokens.ts';
+import { ConfigError, USAGE, loadConfig, parseFlags, redactedConfig, type Config } from './config.ts';
+import { openDatabase, type Db } from './core/db.ts';
+import { EventBus } from './core/events.ts';
+import { createLogger, type Logger } from './core/log.ts';
+import { StartupError, migrate } from './core/migrations.ts';
+import { sqliteBinding } from './core/native.ts';
+import { grantCatalogue } from './auth/grants.ts';
+import { Router, type Route } from './http/router.ts';
+import { createHttpServer } from './http/server.ts';
+import { commonIndexLinks, commonRoutes } from './modules/common/routes.ts';
+import { createCommonServices, type CommonServices } from './modules/common/service.ts';
+import { systemRoutes } from './modules/system/routes.ts';
+import { userRoutes } from './modules/users/routes.ts';
+import { createUserService, type UserService } from './modules/users/service.ts';
+import { createUserStore } from './modules/users/store.ts';
+import { VERSION } from './version.ts';
+
+// Composition root: config → database → migrations → stores → services → HTTP.
+
+export interface StartOptions {
+  /** Where log lines go (tests read them); stdout when absent. */
+  logDestination?: NodeJS.WritableStream;
+  /** Notes from loading the config, logged once the logger exists. */
+  configNotes?: string[];
+}
+
+export interface Appliance {
+  config: Config;
+  /** `http://host:port` of the listening server. */
+  url: string;
+  port: number;
+  db: Db;
+  log: Logger;
+  bus: EventBus;
+  users: UserService;
+  common: CommonServices;
+  routes: readonly Route[];
+  close(): Promise<void>;
+}
+
+export async function startAppliance(config: Config, options: StartOptions = {}): Promise<Appliance> {
+  const startedAt = Date.now();
+  const log = createLogger({ level: config.log.level, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  for (const note of options.configNotes ?? []) log.warn(note);
+
+  const dataDir = path.resolve(config.storage.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, config.storage.file);
+  const db = openDatabase({ file, busyTimeoutMs: config.storage.busyTimeoutMs, nativeBinding: sqliteBinding(dataDir) });
+  try {
+    migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
+
+    const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
+    const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
+    const users = createUserService({ db, store: createUserStore(db), tokens, log });
+    const common = createCommonServices(db, bus);
+
+    const moduleRoutes = [...userRoutes(users), ...commonRoutes(common)];
+    const routes = [
+      ...systemRoutes({ db, version: VERSION, indexLinks: { ...commonIndexLinks }, startedAt }),
+      ...moduleRoutes,
+    ];
+    const router = new Router(routes);
+
+    if (common.seed()) log.info('first start: default account, root location group and type catalogues written');
+    const seeded = await users.seed(grantCatalogue(routes), config.auth.adminPassword);
+    if (seeded.generatedPassword) {
+      log.warn(
+        { username: 'admin', password: seeded.generatedPassword },
+        'first start: generated the password of user admin; it is shown this once, change it after the first login',
+      );
+    } else if (seeded.adminCreated) {
+      log.info({ username: 'admin' }, 'first start: user admin created with the password from WMS_ADMIN_PASSWORD');
+    }
+
+    const server = createHttpServer({
+      router,
+      authenticate: (authorization) => users.authenticate(authorization),
+      log,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      corsOrigins: config.server.corsOrigins,
+      publicUrl: config.server.publicUrl,
+      messageKeys: config.api.messageKeys,
+      requestTimeoutMs: config.server.requestTimeoutMs,
+    });
+    const address = await listen(server, config.server.port, config.server.host);
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+    log.info({ url, version: VERSION, database: file, routes: routes.length }, 'appliance started');
+
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      url,
+      port: address.port,
+      db,
+      log,
+      bus,
+      users,
+      common,
+      routes,
+      close() {
+        closing ??= (async () => {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          });
+          db.close();
+          log.info('appliance stopped');
+          log.flush();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** The command line: `wms [flags]`. Exit codes: 0 ok, 1 failed to start, 2 bad config or flags. */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  let loaded;
+  try {
+    const flags = parseFlags(argv);
+    if (flags.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    if (flags.version) {
+      process.stdout.write(`${VERSION}\n`);
+      return;
+    }
+    loaded = loadConfig(env, flags);
+    if (flags.printConfig) {
+      process.stdout.write(`${JSON.stringify(redactedConfig(loaded.config), null, 2)}\n`);
+      return;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`wms: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  let appliance: Appliance;
+  try {
+    appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings });
+  } catch (err) {
+    const reason = err instanceof StartupError || (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? (err as Error).message : (err as Error).stack;
+    process.stderr.write(`wms: cannot start: ${reason}\n`);
+    process.exit(1);
+  }
+  const stop = (signal: string) => {
+    appliance.log.info({ signal }, 'stopping');
+    void appliance.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,96 @@
+import type { RequestContext } from '../../../http/context.ts';
+import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { vendorType } from '../../../http/negotiation.ts';
+import type { Route } from '../../../http/router.ts';
+import { defined, technical } from '../shared.ts';
+import { errorCodeBody, locationGroupPatch, newLocationGroup, stateQuery } from './schema.ts';
+import type { LocationGroupService } from './service.ts';
+import type { LocationGroup } from './store.ts';
+
+const TYPE = vendorType('common', 'location-group');
+const READ = 'location-groups:read';
+const WRITE = 'location-groups:write';
+const BASE = '/v1/location-groups';
+
+export function locationGroupVO(ctx: RequestContext, g: LocationGroup) {
+  const links = [link(ctx, 'location-groups-findbypkey', `${BASE}/${g.pk}`)];
+  if (g.parentName) links.push(link(ctx, 'parent', `${BASE}?name=${encodeURIComponent(g.parentName)}`));
+  return {
+    ...technical(g, links),
+    name: g.name,
+    ...defined({ description: g.description, accountId: g.accountId, groupType: g.groupType }),
+    operationMode: g.operationMode,
+    ...defined({ parentName: g.parentName }),
+    groupStateIn: g.groupStateIn,
+    groupStateOut: g.groupStateOut,
+    childLocationGroupNames: g.childNames,
+  };
+}
+
+export function locationGroupRoutes(groups: LocationGroupService): Route[] {
+  const routes: Route[] = [
+    {
+      method: 'POST', path: BASE, grant: WRITE, link: 'location-groups-create', vendorTypes: [TYPE],
+      summary: 'Create a location group, optionally below a parent.',
+      handler: (ctx) => {
+        const group = groups.create(ctx.body(newLocationGroup));
+        return created(ctx, `${BASE}/${group.pk}`, locationGroupVO(ctx, group));
+      },
+    },
+    {
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'location-groups-findbypkey', vendorTypes: [TYPE],
+      summary: 'A location group by its persistent key.',
+      handler: (ctx) => ok(locationGroupVO(ctx, groups.byPKey(ctx.param('pKey')))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['name'], grant: READ, link: 'location-groups-findbyname', vendorTypes: [TYPE],
+      summary: 'A location group by its name.',
+      handler: (ctx) => ok(locationGroupVO(ctx, groups.byName(ctx.queryValue('name')))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['names'], grant: READ, link: 'location-groups-findbynames', vendorTypes: [TYPE],
+      summary: 'The location groups with the given names (repeat `names` or separate by commas); unknown names are skipped.',
+      handler: (ctx) => {
+        const names = ctx.query.getAll('names').flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
+        return ok(groups.byNames(names).map((g) => locationGroupVO(ctx, g)));
+      },
+    },
+    {
+      method: 'GET', path: BASE, grant: READ, link: 'location-groups-findall', vendorTypes: [TYPE],
+      summary: 'All location groups.',
+      handler: (ctx) => ok(groups.all().map((g) => locationGroupVO(ctx, g))),
+    },
+    {
+      method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-groups-modify', vendorTypes: [TYPE],
+      summary: 'Change some fields of a location group (name, description, parent, mode, states).',
+      handler: (ctx) => ok(locationGroupVO(ctx, groups.modify(ctx.param('pKey'), ctx.body(locationGroupPatch)))),
+    },
+    {
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-groups-delete',
+      summary: 'Delete an empty location group (no child groups, no locations).',
+      handler: (ctx) => {
+        groups.delete(ctx.param('pKey'));
+        return noContent();
+      },
+    },
+    {
+      method: 'PATCH', path: '/v1/location-group/{pKey}', query: ['op=change-state'], optionalQuery: ['statein', 'stateout'],
+      body: 'none', grant: WRITE, link: 'location-groups-changestate',
+      summary: 'Set groupStateIn/groupStateOut (AVAILABLE, NOT_AVAILABLE) of a group and all groups below it.',
+      handler: (ctx) => {
+        const q = ctx.queryAs(stateQuery);
+        groups.changeState(ctx.param('pKey'), { groupStateIn: q.statein, groupStateOut: q.stateout });
+        return noContent();
+      },
+    },
+    {
+      method: 'PATCH', path: BASE, query: ['name', 'op=change-state'], grant: WRITE, link: 'location-groups-changestate-with-bitmap',
+      summary: 'Change the group states by an 8-character bitmap: position 0 from the right = in, 1 = out.',
+      handler: (ctx) => {
+        groups.changeStateByCode(ctx.queryValue('name'), ctx.body(errorCodeBody).errorCode);
+        return noContent();
+      },
+    },
+  ];
+  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the location group operations.'), ...routes];
+}

@@ -1,0 +1,123 @@
+import type { RequestContext } from '../../../http/context.ts';
+import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { vendorType } from '../../../http/negotiation.ts';
+import type { Reply, Route } from '../../../http/router.ts';
+import { defined, technical } from '../shared.ts';
+import { COORDINATE_PARTS } from './coordinate.ts';
+import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
+import type { LocationService } from './service.ts';
+import type { Location } from './store.ts';
+
+const TYPE = vendorType('common', 'location');
+const READ = 'locations:read';
+const WRITE = 'locations:write';
+const BASE = '/v1/locations';
+
+export const locationVO = (ctx: RequestContext, l: Location) => ({
+  ...technical(l, [link(ctx, 'location-findbypkey', `${BASE}/${l.pk}`)]),
+  locationId: l.locationId,
+  accountId: l.accountId,
+  locationGroupName: l.groupName,
+  plcCode: l.plcCode,
+  ...defined({ erpCode: l.erpCode, type: l.type, description: l.description, sortOrder: l.sortOrder, stockZone: l.stockZone }),
+  incomingActive: l.incomingActive,
+  outgoingActive: l.outgoingActive,
+  plcState: l.plcState,
+  ...defined({ lastMovement: l.lastMovement }),
+});
+
+export function locationRoutes(locations: LocationService): Route[] {
+  const list = (ctx: RequestContext, items: Location[]) => ok(items.map((l) => locationVO(ctx, l)));
+  /** Wildcard search; no hit answers 404 with an empty body, as the spec shows. */
+  const search = (ctx: RequestContext): Reply => {
+    const found = locations.search(ctx.queryAs(coordinateSearch));
+    return found.length === 0 ? { status: 404 } : list(ctx, found);
+  };
+  const byCoordinate = (ctx: RequestContext, param: string) =>
+    ok(locationVO(ctx, locations.byLocationId(ctx.queryValue(param))));
+  const changeState = (ctx: RequestContext, location: Location) => {
+    const body = ctx.body(changeStateBody);
+    locations.changeState(location.pk, body.errorCode, body.plcState);
+    return noContent();
+  };
+
+  const routes: Route[] = [
+    {
+      method: 'POST', path: BASE, grant: WRITE, link: 'location-create', vendorTypes: [TYPE],
+      summary: 'Create a location in a location group.',
+      handler: (ctx) => {
+        const location = locations.create(ctx.body(newLocation));
+        return created(ctx, `${BASE}/${location.pk}/`, locationVO(ctx, location));
+      },
+    },
+    {
+      method: 'PUT', path: BASE, grant: WRITE, link: 'location-updatelocation', vendorTypes: [TYPE],
+      summary: 'Replace a location (body with pKey); incomingActive, outgoingActive and plcState change by state change only.',
+      handler: (ctx) => {
+        const body = ctx.body(locationUpdate);
+        return ok(locationVO(ctx, locations.update(body.pKey, body)));
+      },
+    },
+    {
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-deletelocation',
+      summary: 'Delete a location no transport unit stands on or heads for.',
+      handler: (ctx) => {
+        locations.delete(ctx.param('pKey'));
+        return noContent();
+      },
+    },
+    {
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'location-findbypkey', vendorTypes: [TYPE],
+      summary: 'A location by its persistent key.',
+      handler: (ctx) => ok(locationVO(ctx, locations.byPKey(ctx.param('pKey')))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['locationId'], grant: READ, link: 'location-findbycoordinate', vendorTypes: [TYPE],
+      summary: 'A location by its URL-encoded coordinate AREA/AISLE/X/Y/Z.',
+      handler: (ctx) => byCoordinate(ctx, 'locationId'),
+    },
+    {
+      method: 'GET', path: BASE, query: ['locationPK'], grant: READ, vendorTypes: [TYPE],
+      summary: 'A location by its coordinate (the parameter name of earlier revisions).',
+      handler: (ctx) => byCoordinate(ctx, 'locationPK'),
+    },
+    {
+      method: 'GET', path: BASE, query: ['area'], optionalQuery: ['aisle', 'x', 'y', 'z'], grant: READ,
+      link: 'location-findbycoordinate-wc', vendorTypes: [TYPE],
+      summary: 'Locations whose coordinate parts match; each part takes the wildcards % and _. None: 404, empty body.',
+      handler: search,
+    },
+    {
+      method: 'GET', path: BASE, query: ['erpCode'], grant: READ, link: 'location-findbyerpcode', vendorTypes: [TYPE],
+      summary: 'A location by its ERP code.',
+      handler: (ctx) => ok(locationVO(ctx, locations.byErpCode(ctx.queryValue('erpCode')))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['plcCode'], grant: READ, link: 'location-findbyplccode', vendorTypes: [TYPE],
+      summary: 'A location by its PLC code.',
+      handler: (ctx) => ok(locationVO(ctx, locations.byPlcCode(ctx.queryValue('plcCode')))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['locationGroupNames'], grant: READ, link: 'location-forlocationgroup',
+      vendorTypes: [TYPE],
+      summary: 'Locations of the named groups (repeat the parameter); a wildcard only with a single name.',
+      handler: (ctx) => list(ctx, locations.forGroups(ctx.query.getAll('locationGroupNames'))),
+    },
+    {
+      method: 'GET', path: BASE, grant: READ, link: 'location-findall', vendorTypes: [TYPE],
+      summary: 'All locations; with any of aisle, x, y, z the wildcard search.',
+      handler: (ctx) => (COORDINATE_PARTS.some((p) => ctx.query.has(p)) ? search(ctx) : list(ctx, locations.all())),
+    },
+    {
+      method: 'PATCH', path: '/v1/location/{pKey}', query: ['op=change-state'], grant: WRITE, link: 'location-changestate',
+      summary: 'Lock or release a location (and its group) by an 8-character errorCode; optional plcState.',
+      handler: (ctx) => changeState(ctx, locations.byPKey(ctx.param('pKey'))),
+    },
+    {
+      method: 'PATCH', path: '/v1/location', query: ['locationId', 'op=change-state'], grant: WRITE,
+      summary: 'The state change addressed by coordinate instead of pKey.',
+      handler: (ctx) => changeState(ctx, locations.byLocationId(ctx.queryValue('locationId'))),
+    },
+  ];
+  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the location operations.'), ...routes];
+}

@@ -1,0 +1,205 @@
+import { hasWildcard, likeToGlob, type Db } from '../../../core/db.ts';
+import type { EventBus } from '../../../core/events.ts';
+import { nowIso } from '../../../core/time.ts';
+import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
+import type { AccountService } from '../accounts/service.ts';
+import { activeAt, checkErrorCode, groupStateAt } from '../error-code.ts';
+import type { LocationGroupService } from '../location-groups/service.ts';
+import type { LocationTypeService } from '../location-types/service.ts';
+import { checkVersion, inUse } from '../shared.ts';
+import { COORDINATE_PARTS, parseCoordinate, type Coordinate } from './coordinate.ts';
+import type { Location, LocationFields, LocationStore } from './store.ts';
+
+export interface LocationInput {
+  locationId: string;
+  locationGroupName: string;
+  plcCode?: string | null | undefined;
+  erpCode?: string | null | undefined;
+  type?: string | null | undefined;
+  accountId?: string | undefined;
+  description?: string | null | undefined;
+  sortOrder?: number | null | undefined;
+  stockZone?: string | null | undefined;
+}
+
+/** The shared key for a location that another resource names but that does not exist. */
+export const locationNotFoundByName = (locationId: string) =>
+  new ApiError(404, 'svc.common.common.loc.notFoundByName', `Location [${locationId}] does not exist`, {
+    obj: [locationId],
+  });
+
+export interface LocationServiceDeps {
+  db: Db;
+  store: LocationStore;
+  accounts: AccountService;
+  groups: LocationGroupService;
+  types: LocationTypeService;
+  bus: EventBus;
+}
+
+export function createLocationService({ db, store, accounts, groups, types, bus }: LocationServiceDeps) {
+  function byPKey(pKey: string): Location {
+    const location = store.byPk(pKey);
+    if (!location) throw notFound(`Location with pKey [${pKey}] does not exist`);
+    return location;
+  }
+
+  function requireUnique(input: LocationInput, ownPk?: string) {
+    const clash = (found: Location | undefined, what: string, value: string) => {
+      if (found && found.pk !== ownPk) throw alreadyExists(`Location with ${what} [${value}] already exists`, [value]);
+    };
+    clash(store.byLocationId(input.locationId), 'locationId', input.locationId);
+    if (input.plcCode) clash(store.byPlcCode(input.plcCode), 'plcCode', input.plcCode);
+    if (input.erpCode) clash(store.byErpCode(input.erpCode), 'erpCode', input.erpCode);
+  }
+
+  function fieldsOf(input: LocationInput, accountPk: string): LocationFields {
+    const coordinate = parseCoordinate(input.locationId);
+    if (!coordinate) throw notFound(`Invalid location [${input.locationId}]`);
+    return {
+      ...coordinate,
+      locationId: input.locationId,
+      accountPk,
+      groupPk: groups.byName(input.locationGroupName).pk,
+      typePk: input.type ? types.byType(input.type).pk : null,
+      plcCode: input.plcCode ?? null,
+      erpCode: input.erpCode ?? null,
+      description: input.description ?? null,
+      sortOrder: input.sortOrder ?? null,
+      stockZone: input.stockZone ?? null,
+    };
+  }
+
+  return {
+    all: () => store.all(),
+    byPKey,
+
+    /** By coordinate; an unknown or badly formatted one is `not.found`, as the spec shows. */
+    byLocationId(locationId: string): Location {
+      if (!parseCoordinate(locationId)) throw notFound(`Invalid location [${locationId}]`);
+      const location = store.byLocationId(locationId);
+      if (!location) throw notFound(`Location with locationId [${locationId}] does not exist`);
+      return location;
+    },
+
+    /** For other resources that name a location: the shared `loc.notFoundByName` key. */
+    resolve(locationId: string): Location {
+      const location = store.byLocationId(locationId);
+      if (!location) throw locationNotFoundByName(locationId);
+      return location;
+    },
+
+    /** Unthrowing lookups for the PLC adapter and routing. */
+    findByLocationId: (locationId: string) => store.byLocationId(locationId),
+    findByPlcCode: (plcCode: string) => store.byPlcCode(plcCode),
+    findByPk: (pk: string) => store.byPk(pk),
+
+    byPlcCode(plcCode: string): Location {
+      const location = store.byPlcCode(plcCode);
+      if (!location) throw notFound(`Location with plcCode [${plcCode}] does not exist`);
+      return location;
+    },
+
+    byErpCode(erpCode: string): Location {
+      const location = store.byErpCode(erpCode);
+      if (!location) throw notFound(`Location with erpCode [${erpCode}] does not exist`);
+      return location;
+    },
+
+    /** Wildcard search: each part takes `%` and `_`; a part not given matches anything. */
+    search(parts: Partial<Coordinate>): Location[] {
+      const globs = {} as Coordinate;
+      for (const key of COORDINATE_PARTS) globs[key] = likeToGlob(parts[key] ?? '%');
+      return store.search(globs);
+    },
+
+    /** Locations of the named groups; a wildcard only counts when a single name is given. */
+    forGroups(names: readonly string[]): Location[] {
+      if (names.length === 1 && hasWildcard(names[0]!)) return store.inGroupsGlob(likeToGlob(names[0]!));
+      return store.inGroups(names);
+    },
+
+    /** Locations of a group and all groups below it. */
+    inGroupTree: (groupPk: string) => store.inGroupPks(groups.subtree(groupPk)),
+
+    create(input: LocationInput): Location {
+      const pk = db.transaction(() => {
+        requireUnique(input);
+        return store.insert(fieldsOf(input, accounts.resolve(input.accountId).pk), nowIso());
+      })();
+      const location = store.byPk(pk)!;
+      bus.publish('location.created', { locationId: location.locationId, pKey: pk });
+      return location;
+    },
+
+    /** Full update; the flags and `plcState` are not taken from it (they change by state change only). */
+    update(pKey: string, input: LocationInput & { ol?: number | undefined }): Location {
+      db.transaction(() => {
+        const current = byPKey(pKey);
+        checkVersion('Location', current, input.ol);
+        requireUnique(input, current.pk);
+        const accountPk = input.accountId === undefined ? accounts.byIdentifier(current.accountId).pk : accounts.byIdentifier(input.accountId).pk;
+        store.update(current.pk, fieldsOf(input, accountPk), nowIso());
+      })();
+      const location = store.byPk(pKey)!;
+      bus.publish('location.changed', { locationId: location.locationId, pKey });
+      return location;
+    },
+
+    delete(pKey: string): void {
+      db.transaction(() => {
+        const location = byPKey(pKey);
+        const units = store.transportUnitCount(location.pk);
+        if (units > 0) {
+          throw inUse('svc.common.common.loc.notEmpty', `Location [${location.locationId}] is the actual or target location of ${units} transport unit(s)`, [
+            location.locationId,
+          ]);
+        }
+        store.delete(location.pk);
+        bus.publish('location.deleted', { locationId: location.locationId, pKey });
+      })();
+    },
+
+    /**
+     * The state change of spec Document 3 and plc-osip.md §B4.3: position 0 from the
+     * right = incomingActive, 1 = outgoingActive, 2 = groupStateIn and 3 =
+     * groupStateOut of the location's group (cascading to the groups below it);
+     * `plcState`, when given, is set as well. One event per field that really changed.
+     */
+    changeState(pKey: string, errorCode: string, plcState?: number) {
+      checkErrorCode(errorCode);
+      const { location, changed, groupChanges } = db.transaction(() => {
+        const current = byPKey(pKey);
+        const wanted = {
+          incomingActive: activeAt(errorCode, 0),
+          outgoingActive: activeAt(errorCode, 1),
+          plcState,
+        };
+        const changed: { field: string; value: unknown }[] = [];
+        if (wanted.incomingActive !== undefined && wanted.incomingActive !== current.incomingActive) {
+          changed.push({ field: 'incomingActive', value: wanted.incomingActive });
+        }
+        if (wanted.outgoingActive !== undefined && wanted.outgoingActive !== current.outgoingActive) {
+          changed.push({ field: 'outgoingActive', value: wanted.outgoingActive });
+        }
+        if (plcState !== undefined && plcState !== current.plcState) changed.push({ field: 'plcState', value: plcState });
+        if (changed.length > 0) store.setFlags(current.pk, wanted, nowIso());
+        const groupChanges = groups.applyStateInTransaction(groups.byPKey(current.groupPk), {
+          groupStateIn: groupStateAt(errorCode, 2),
+          groupStateOut: groupStateAt(errorCode, 3),
+        });
+        return { location: current, changed, groupChanges };
+      })();
+      for (const c of changed) {
+        bus.publish('location.stateChanged', { locationId: location.locationId, pKey: location.pk, field: c.field, value: c.value });
+      }
+      groups.publishStateChanges(groupChanges);
+      return { changed, groupChanges };
+    },
+
+    /** Marks that a transport unit arrived at or left the location (inside the caller's transaction). */
+    touch: (pk: string, at: string) => store.touch(pk, at),
+  };
+}
+
+export type LocationService = ReturnType<typeof createLocationService>;

@@ -1,0 +1,52 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { createAccountService } from './accounts/service.ts';
+import { createAccountStore } from './accounts/store.ts';
+import { createLocationGroupService } from './location-groups/service.ts';
+import { createLocationGroupStore } from './location-groups/store.ts';
+import { createLocationTypeService } from './location-types/service.ts';
+import { createLocationTypeStore } from './location-types/store.ts';
+import { createLocationService } from './locations/service.ts';
+import { createLocationStore } from './locations/store.ts';
+import { seedTopology } from './seed.ts';
+import { createTransportUnitTypeService } from './transport-unit-types/service.ts';
+import { createTransportUnitTypeStore } from './transport-unit-types/store.ts';
+import { createTransportUnitService } from './transport-units/service.ts';
+import { createTransportUnitStore } from './transport-units/store.ts';
+
+// The common base module as other modules and the PLC adapter see it. They reach
+// accounts, locations, groups and transport units only through these services.
+
+export function createCommonServices(db: Db, bus: EventBus) {
+  const accounts = createAccountService(createAccountStore(db));
+  const locationGroups = createLocationGroupService(db, createLocationGroupStore(db), accounts, bus);
+  const locationTypes = createLocationTypeService(db, createLocationTypeStore(db), bus);
+  const locations = createLocationService({
+    db,
+    store: createLocationStore(db),
+    accounts,
+    groups: locationGroups,
+    types: locationTypes,
+    bus,
+  });
+  const transportUnitTypes = createTransportUnitTypeService(db, createTransportUnitTypeStore(db), bus);
+  const transportUnits = createTransportUnitService({
+    db,
+    store: createTransportUnitStore(db),
+    locations,
+    types: transportUnitTypes,
+    bus,
+  });
+  return {
+    accounts,
+    locationGroups,
+    locationTypes,
+    locations,
+    transportUnitTypes,
+    transportUnits,
+    /** First start: the default topology; returns true when it was written now. */
+    seed: () => seedTopology(db, createAccountStore(db), { locationGroups, locationTypes, transportUnitTypes }),
+  };
+}
+
+export type CommonServices = ReturnType<typeof createCommonServices>;

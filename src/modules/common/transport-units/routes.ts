@@ -1,0 +1,130 @@
+import type { RequestContext } from '../../../http/context.ts';
+import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { validationError } from '../../../http/errors.ts';
+import { vendorType } from '../../../http/negotiation.ts';
+import type { Route } from '../../../http/router.ts';
+import { defined, technical } from '../shared.ts';
+import { moveParams, newTransportUnit, transportUnitParams, transportUnitUpdate } from './schema.ts';
+import type { TransportUnitService } from './service.ts';
+import type { TransportUnit, TransportUnitState } from './store.ts';
+
+const TYPE = vendorType('common', 'transport-unit');
+const READ = 'transport-units:read';
+const WRITE = 'transport-units:write';
+const BASE = '/v1/transport-units';
+
+export const transportUnitVO = (ctx: RequestContext, tu: TransportUnit) => ({
+  ...technical(tu, [
+    link(ctx, 'transport-unit-findbypkey', `${BASE}/${tu.pk}`),
+    link(ctx, 'actual-location', `/v1/locations?locationId=${encodeURIComponent(tu.actualLocation)}`),
+    link(ctx, 'transport-unit-type', `/v1/transport-unit-types?type=${encodeURIComponent(tu.transportUnitType)}`),
+  ]),
+  barcode: tu.barcode,
+  transportUnitType: tu.transportUnitType,
+  actualLocation: tu.actualLocation,
+  actualLocationDate: tu.actualLocationDate,
+  ...defined({ targetLocation: tu.targetLocation }),
+  state: tu.state,
+  ...defined({ weight: tu.weight }),
+});
+
+export function transportUnitRoutes(units: TransportUnitService): Route[] {
+  const one = (ctx: RequestContext, tu: TransportUnit) => ok(transportUnitVO(ctx, tu));
+  const createdUnit = (ctx: RequestContext, tu: TransportUnit) => created(ctx, `${BASE}/${tu.pk}`, transportUnitVO(ctx, tu));
+  const stateChange = (state: TransportUnitState) => (ctx: RequestContext) => {
+    units.setState(ctx.queryValue('bk'), state);
+    return noContent();
+  };
+
+  const routes: Route[] = [
+    {
+      method: 'POST', path: BASE, grant: WRITE, link: 'transport-unit-createtuwithbody', optionalQuery: ['bk'], vendorTypes: [TYPE],
+      summary: 'Create a transport unit from a JSON body (barcode, actualLocation, transportUnitType).',
+      handler: (ctx) => {
+        const body = ctx.body(newTransportUnit);
+        const bk = ctx.query.get('bk') ?? undefined;
+        if (bk !== undefined && body.barcode !== undefined && bk !== body.barcode) {
+          throw validationError(`Validation failed: bk [${bk}] and barcode [${body.barcode}] differ`);
+        }
+        return createdUnit(ctx, units.create({ ...body, barcode: body.barcode ?? bk }));
+      },
+    },
+    {
+      method: 'POST', path: BASE, query: ['actualLocation', 'tut'], optionalQuery: ['bk'], body: 'none', grant: WRITE,
+      link: 'transport-unit-createtuwithparams', vendorTypes: [TYPE],
+      summary: 'Create a transport unit from query parameters; without bk a barcode is assigned.',
+      handler: (ctx) => {
+        const q = ctx.queryAs(transportUnitParams);
+        return createdUnit(ctx, units.create({ barcode: q.bk, actualLocation: q.actualLocation, transportUnitType: q.tut }));
+      },
+    },
+    {
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'transport-unit-findbypkey', vendorTypes: [TYPE],
+      summary: 'A transport unit by its persistent key.',
+      handler: (ctx) => one(ctx, units.byPKey(ctx.param('pKey'))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['bk'], grant: READ, link: 'transport-unit-findbybarcode', vendorTypes: [TYPE],
+      summary: 'A transport unit by its barcode.',
+      handler: (ctx) => one(ctx, units.byBarcode(ctx.queryValue('bk'))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['barcode'], grant: READ, vendorTypes: [TYPE],
+      summary: 'A transport unit by its barcode (`barcode` as the field is called).',
+      handler: (ctx) => one(ctx, units.byBarcode(ctx.queryValue('barcode'))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['bks'], grant: READ, link: 'transport-unit-findbybarcodes', vendorTypes: [TYPE],
+      summary: 'The transport units with the given barcodes (repeat bks); unknown ones are skipped.',
+      handler: (ctx) => ok(units.byBarcodes(ctx.query.getAll('bks')).map((tu) => transportUnitVO(ctx, tu))),
+    },
+    {
+      method: 'GET', path: BASE, query: ['actualLocation'], grant: READ, link: 'transport-unit-findonlocation', vendorTypes: [TYPE],
+      summary: 'The transport units standing on a location (coordinate).',
+      handler: (ctx) => ok(units.onLocation(ctx.queryValue('actualLocation')).map((tu) => transportUnitVO(ctx, tu))),
+    },
+    {
+      method: 'GET', path: BASE, grant: READ, link: 'transport-unit-findall', vendorTypes: [TYPE],
+      summary: 'All transport units.',
+      handler: (ctx) => ok(units.all().map((tu) => transportUnitVO(ctx, tu))),
+    },
+    {
+      method: 'PATCH', path: BASE, query: ['bk', 'newLocation'], body: 'none', grant: WRITE, link: 'transport-unit-move',
+      vendorTypes: [TYPE],
+      summary: 'Move a transport unit to another location (coordinate).',
+      handler: (ctx) => {
+        const q = ctx.queryAs(moveParams);
+        return one(ctx, units.move(q.bk, q.newLocation));
+      },
+    },
+    {
+      method: 'PUT', path: BASE, query: ['bk'], grant: WRITE, link: 'transport-unit-update', vendorTypes: [TYPE],
+      summary: 'Change a transport unit (type, state, target, weight; a new actualLocation moves it).',
+      handler: (ctx) => one(ctx, units.update(ctx.queryValue('bk'), ctx.body(transportUnitUpdate))),
+    },
+    {
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-unit-delete',
+      summary: 'Delete a transport unit.',
+      handler: (ctx) => {
+        units.delete(ctx.param('pKey'));
+        return noContent();
+      },
+    },
+    {
+      method: 'POST', path: `${BASE}/block`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-block',
+      summary: 'Block a transport unit (state BLOCKED).',
+      handler: stateChange('BLOCKED'),
+    },
+    {
+      method: 'POST', path: `${BASE}/available`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-unblock',
+      summary: 'Release a transport unit (state AVAILABLE).',
+      handler: stateChange('AVAILABLE'),
+    },
+    {
+      method: 'POST', path: `${BASE}/quality-check`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-qc',
+      summary: 'Put a transport unit into quality check (state QUALITY_CHECK).',
+      handler: stateChange('QUALITY_CHECK'),
+    },
+  ];
+  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the transport unit operations.'), ...routes];
+}

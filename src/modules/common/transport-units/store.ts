@@ -1,0 +1,109 @@
+import type { Db } from '../../../core/db.ts';
+import { newPKey } from '../../../core/ids.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../shared.ts';
+
+export type TransportUnitState = 'AVAILABLE' | 'BLOCKED' | 'QUALITY_CHECK';
+export const TRANSPORT_UNIT_STATES = ['AVAILABLE', 'BLOCKED', 'QUALITY_CHECK'] as const;
+
+export interface TransportUnit extends Versioned {
+  barcode: string;
+  transportUnitType: string;
+  actualLocationPk: string;
+  actualLocation: string;
+  actualLocationDate: string;
+  targetLocationPk: string | null;
+  targetLocation: string | null;
+  state: TransportUnitState;
+  weight: number | null;
+}
+
+export interface TransportUnitFields {
+  barcode: string;
+  typePk: string;
+  actualLocationPk: string;
+  actualLocationDate: string;
+  targetLocationPk: string | null;
+  state: TransportUnitState;
+  weight: number | null;
+}
+
+interface Row extends VersionedRow {
+  barcode: string;
+  type_name: string;
+  actual_location_pk: string;
+  actual_location: string;
+  actual_location_date: string;
+  target_location_pk: string | null;
+  target_location: string | null;
+  state: TransportUnitState;
+  weight: number | null;
+}
+
+const SELECT = `
+  SELECT tu.pk, tu.barcode, tut.type AS type_name, tu.actual_location_pk, al.location_id AS actual_location,
+         tu.actual_location_date, tu.target_location_pk, tl.location_id AS target_location, tu.state, tu.weight,
+         tu.ol, tu.create_dt, tu.last_modified_dt
+  FROM transport_units tu
+  JOIN transport_unit_types tut ON tut.pk = tu.transport_unit_type_pk
+  JOIN locations al ON al.pk = tu.actual_location_pk
+  LEFT JOIN locations tl ON tl.pk = tu.target_location_pk`;
+
+const toUnit = (row: Row): TransportUnit => ({
+  ...versionedFrom(row),
+  barcode: row.barcode,
+  transportUnitType: row.type_name,
+  actualLocationPk: row.actual_location_pk,
+  actualLocation: row.actual_location,
+  actualLocationDate: row.actual_location_date,
+  targetLocationPk: row.target_location_pk,
+  targetLocation: row.target_location,
+  state: row.state,
+  weight: row.weight,
+});
+
+export function createTransportUnitStore(db: Db) {
+  const s = {
+    all: db.prepare<[], Row>(`${SELECT} ORDER BY tu.barcode`),
+    byPk: db.prepare<[string], Row>(`${SELECT} WHERE tu.pk = ?`),
+    byBarcode: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode = ?`),
+    byBarcodes: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode IN (SELECT value FROM json_each(?)) ORDER BY tu.barcode`),
+    onLocation: db.prepare<[string], Row>(`${SELECT} WHERE tu.actual_location_pk = ? ORDER BY tu.barcode`),
+    insert: db.prepare(
+      `INSERT INTO transport_units (pk, barcode, transport_unit_type_pk, actual_location_pk, actual_location_date,
+         target_location_pk, state, weight, ol, create_dt, last_modified_dt)
+       VALUES (@pk, @barcode, @typePk, @actualLocationPk, @actualLocationDate, @targetLocationPk, @state, @weight, 0, @now, @now)`,
+    ),
+    update: db.prepare(
+      `UPDATE transport_units SET barcode = @barcode, transport_unit_type_pk = @typePk,
+         actual_location_pk = @actualLocationPk, actual_location_date = @actualLocationDate,
+         target_location_pk = @targetLocationPk, state = @state, weight = @weight,
+         ol = ol + 1, last_modified_dt = @now
+       WHERE pk = @pk`,
+    ),
+    move: db.prepare(
+      `UPDATE transport_units SET actual_location_pk = @locationPk, actual_location_date = @now,
+         ol = ol + 1, last_modified_dt = @now WHERE pk = @pk`,
+    ),
+    setState: db.prepare('UPDATE transport_units SET state = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ?'),
+    delete: db.prepare('DELETE FROM transport_units WHERE pk = ?'),
+  };
+  const one = (row: Row | undefined) => (row ? toUnit(row) : undefined);
+  return {
+    all: () => s.all.all().map(toUnit),
+    byPk: (pk: string) => one(s.byPk.get(pk)),
+    byBarcode: (barcode: string) => one(s.byBarcode.get(barcode)),
+    byBarcodes: (barcodes: readonly string[]) => s.byBarcodes.all(JSON.stringify(barcodes)).map(toUnit),
+    onLocation: (locationPk: string) => s.onLocation.all(locationPk).map(toUnit),
+    insert(fields: TransportUnitFields, now: string): string {
+      const pk = newPKey();
+      s.insert.run({ ...fields, pk, now });
+      return pk;
+    },
+    update: (pk: string, fields: TransportUnitFields, now: string) => s.update.run({ ...fields, pk, now }),
+    move: (pk: string, locationPk: string, now: string) => s.move.run({ pk, locationPk, now }),
+    setState: (pk: string, state: TransportUnitState, now: string) => s.setState.run(state, now, pk),
+    delete: (pk: string) => s.delete.run(pk),
+  };
+}
+
+export type TransportUnitStore = ReturnType<typeof createTransportUnitStore>;

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { loadConfig, type ConfigInput } from '../../src/config.ts';
+import { startAppliance, type Appliance } from '../../src/main.ts';
+
+// Starts the real appliance on port 0 over a fresh SQLite file in a temporary data
+// directory, and speaks HTTP to it like any client would.
+
+export const ADMIN_PASSWORD = 'admin-test-password';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The JSON body, or undefined when the body is empty or not JSON. */
+  body: any;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Raw body bytes/text sent as they are (with the given headers). */
+  raw?: string | Buffer;
+  /** Send no Authorization header. */
+  anonymous?: boolean;
+  token?: string;
+}
+
+export interface TestAppliance {
+  app: Appliance;
+  url: string;
+  dataDir: string;
+  /** Log lines written so far. */
+  logs: () => string[];
+  /** A token of the admin user. */
+  token: () => Promise<string>;
+  request: (method: string, path: string, options?: RequestOptions) => Promise<Reply>;
+  get: (path: string, options?: RequestOptions) => Promise<Reply>;
+  post: (path: string, body?: unknown, options?: RequestOptions) => Promise<Reply>;
+  put: (path: string, body?: unknown, options?: RequestOptions) => Promise<Reply>;
+  patch: (path: string, body?: unknown, options?: RequestOptions) => Promise<Reply>;
+  del: (path: string, options?: RequestOptions) => Promise<Reply>;
+  close: () => Promise<void>;
+}
+
+export function tempDir(prefix = 'wms-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = tempDir()): Promise<TestAppliance> {
+  const { config } = loadConfig(
+    {},
+    { values: {} },
+    {
+      ...overrides,
+      server: { port: 0, host: '127.0.0.1', ...overrides.server },
+      storage: { dataDir, ...overrides.storage },
+      auth: { adminPassword: ADMIN_PASSWORD, ...overrides.auth },
+      log: { level: 'debug', ...overrides.log },
+    },
+  );
+  const lines: string[] = [];
+  const sink = new PassThrough();
+  sink.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  const app = await startAppliance(config, { logDestination: sink });
+  let adminToken: string | undefined;
+
+  const request = async (method: string, p: string, options: RequestOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (!options.anonymous && !headers.Authorization && !headers.authorization) {
+      headers.Authorization = `Bearer ${options.token ?? (await token())}`;
+    }
+    let body: string | Buffer | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(app.url + p, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed };
+  };
+
+  async function token(): Promise<string> {
+    if (adminToken) return adminToken;
+    adminToken = await login('admin', ADMIN_PASSWORD);
+    return adminToken;
+  }
+
+  async function login(username: string, password: string): Promise<string> {
+    const res = await fetch(`${app.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'password', username, password }).toString(),
+    });
+    if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  return {
+    app,
+    url: app.url,
+    dataDir,
+    logs: () => [...lines],
+    token,
+    request,
+    get: (p, o) => request('GET', p, o),
+    post: (p, body, o) => request('POST', p, { ...o, body }),
+    put: (p, body, o) => request('PUT', p, { ...o, body }),
+    patch: (p, body, o) => request('PATCH', p, { ...o, body }),
+    del: (p, o) => request('DELETE', p, o),
+    close: async () => {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts nothing about the body's message, but that it is the spec's API-declined shape. */
+export function expectApiError(reply: Reply, status: number, messageKey: string): void {
+  const problems: string[] = [];
+  if (reply.status !== status) problems.push(`status ${reply.status} instead of ${status}`);
+  if (!reply.headers.get('content-type')?.startsWith('application/hal+json')) {
+    problems.push(`content type ${reply.headers.get('content-type')}`);
+  }
+  const body = reply.body as Record<string, unknown> | undefined;
+  if (!body || body.messageKey !== messageKey) problems.push(`messageKey ${String(body?.messageKey)} instead of ${messageKey}`);
+  if (body && (typeof body.message !== 'string' || body.httpStatus !== String(status))) {
+    problems.push('message or httpStatus missing');
+  }
+  if (problems.length) throw new Error(`${problems.join('; ')}: ${reply.text}`);
+}
+
+/** Asserts the spec's server-declined shape. */
+export function expectServerError(reply: Reply, status: number): void {
+  const body = reply.body as Record<string, unknown> | undefined;
+  const ok =
+    reply.status === status &&
+    body !== undefined &&
+    body.status === status &&
+    typeof body.timestamp === 'number' &&
+    typeof body.error === 'string' &&
+    typeof body.message === 'string' &&
+    typeof body.path === 'string' &&
+    typeof body.requestId === 'string';
+  if (!ok) throw new Error(`expected server-declined ${status}, got ${reply.status}: ${reply.text}`);
+}
