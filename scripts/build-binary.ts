@@ -8,9 +8,9 @@
 // copy the pinned Node binary, strip it (129 MB → ~109 MB), inject the blob.
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADDON, BUNDLE, DIST, ROOT, bundle, sqlitePrebuild } from './build.ts';
+import { ADDON, BUNDLE, DIST, ROOT, bundle, replaceAtomically, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 export const BINARY = path.join(DIST, 'wms');
@@ -35,10 +35,10 @@ function baseBinary(arch: string): string {
   return binary;
 }
 
-export async function buildBinary(arch = process.arch): Promise<string> {
+export async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<string> {
   if (process.platform !== 'linux') throw new Error('the single binary is built for Linux edge boxes');
   await bundle();
-  if (arch !== process.arch) copyFileSync(sqlitePrebuild('linux', arch), ADDON);
+  if (arch !== process.arch) replaceAtomically(sqlitePrebuild('linux', arch), ADDON);
 
   const blob = path.join(DIST, 'sea-prep.blob');
   const seaConfig = path.join(DIST, 'sea-config.json');
@@ -56,22 +56,23 @@ export async function buildBinary(arch = process.arch): Promise<string> {
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 
   const out = arch === process.arch ? BINARY : `${BINARY}-linux-${arch}`;
-  copyFileSync(baseBinary(arch), out);
-  chmodSync(out, 0o755);
+  // Built under a temporary name and renamed at the end: a running dist/wms keeps its file.
+  const partial = `${out}.${process.pid}.tmp`;
+  copyFileSync(baseBinary(arch), partial);
+  chmodSync(partial, 0o755);
   const strip = arch === process.arch ? 'strip' : `${arch === 'arm64' ? 'aarch64' : arch}-linux-gnu-strip`;
   try {
-    execFileSync(strip, ['--strip-all', out], { stdio: 'ignore' });
+    execFileSync(strip, ['--strip-all', partial], { stdio: 'ignore' });
   } catch {
     console.warn(`${strip} not available: the executable stays unstripped (about 20 MB larger)`);
   }
-  const { inject } = (await import('postject')) as unknown as {
-    inject: (file: string, name: string, data: Buffer, options: { sentinelFuse: string }) => Promise<void>;
-  };
-  await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  const { inject } = await import('postject');
+  await inject(partial, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  renameSync(partial, out);
   return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const out = await buildBinary(argValue('--arch') ?? process.arch);
+  const out = await buildBinary((argValue('--arch') ?? process.arch) as NodeJS.Architecture);
   console.log(`built ${path.relative(process.cwd(), out)} (${Math.round(statSync(out).size / 1e6)} MB)`);
 }

@@ -4,7 +4,7 @@
 //
 //   node scripts/build.ts [--quiet]
 
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,9 +24,10 @@ export function sqlitePrebuild(platform = process.platform, arch = process.arch)
 
 export async function bundle(): Promise<void> {
   mkdirSync(DIST, { recursive: true });
+  const partial = `${BUNDLE}.${process.pid}.tmp`;
   await build({
     entryPoints: [path.join(ROOT, 'src/entry.ts')],
-    outfile: BUNDLE,
+    outfile: partial,
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -39,7 +40,19 @@ export async function bundle(): Promise<void> {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  copyFileSync(sqlitePrebuild(), ADDON);
+  renameSync(partial, BUNDLE);
+  replaceAtomically(sqlitePrebuild(), ADDON);
+}
+
+/**
+ * Copies by writing a new file and renaming it over the old one. A running
+ * appliance has the old addon mapped into memory; writing into that same file would
+ * change its code under it and crash it.
+ */
+export function replaceAtomically(source: string, target: string): void {
+  const partial = `${target}.${process.pid}.tmp`;
+  copyFileSync(source, partial);
+  renameSync(partial, target);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

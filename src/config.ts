@@ -220,6 +220,7 @@ export function loadConfig(
     }
     for (const [section, values] of Object.entries(parsed)) {
       layered[section] = values;
+      sources.set(section, filePath);
       if (values && typeof values === 'object' && !Array.isArray(values)) {
         for (const key of Object.keys(values)) sources.set(`${section}.${key}`, filePath);
       }
@@ -266,10 +267,18 @@ export function loadConfig(
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const keyPath = issue.path.slice(0, 2).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      // Name the unknown keys themselves (`server.prot`), and the file they came from.
+      const names = issue.keys.map((key) => (keyPath === '' ? key : `${keyPath}.${key}`));
+      const where = sources.get(names[0]!) ?? sources.get(keyPath);
+      const what = keyPath === '' ? 'section' : 'key';
+      throw new ConfigError(
+        `invalid config ${names.join(', ')}${where ? ` (from ${where})` : ''}: unknown ${what}${names.length > 1 ? 's' : ''}`,
+      );
+    }
     const where = sources.get(keyPath);
     const subject = keyPath === '' ? 'config' : keyPath;
-    const unknownKeys = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
-    throw new ConfigError(`invalid config ${subject}${where ? ` (from ${where})` : ''}: ${issue.message}${unknownKeys}`);
+    throw new ConfigError(`invalid config ${subject}${where ? ` (from ${where})` : ''}: ${issue.message}`);
   }
   return { config: result.data, file: { path: filePath, found }, warnings };
 }

@@ -160,7 +160,21 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     throw err;
   }
 
-  let appliance: Appliance;
+  // The handlers are in place before the start: a stop requested while starting (or the
+  // instant "appliance started" is logged) is carried out once the start is done, rather
+  // than killing the process half-way with the signal's default action.
+  let appliance: Appliance | undefined;
+  let stopRequested: string | undefined;
+  const stop = (signal: string) => {
+    if (!appliance) {
+      stopRequested ??= signal;
+      return;
+    }
+    appliance.log.info({ signal }, 'stopping');
+    void appliance.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings });
   } catch (err) {
@@ -168,10 +182,5 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     process.stderr.write(`wms: cannot start: ${reason}\n`);
     process.exit(1);
   }
-  const stop = (signal: string) => {
-    appliance.log.info({ signal }, 'stopping');
-    void appliance.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  if (stopRequested) stop(stopRequested);
 }

@@ -31,7 +31,7 @@ const ALGORITHM = 'EdDSA';
 const CACHE_LIMIT = 10_000;
 
 export class TokenService {
-  private readonly verified = new Map<string, VerifiedToken>();
+  private readonly verified = new Map<string, { token: string; verified: VerifiedToken }>();
   private readonly kid: string;
   private readonly privateKey: CryptoKey;
   private readonly publicKey: CryptoKey;
@@ -80,15 +80,23 @@ export class TokenService {
     return { access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds };
   }
 
+  /**
+   * A token verified before, without verifying again: undefined when unknown. The
+   * cache is keyed by the signature part (short to hash; unique per token) and
+   * holds the whole token, compared on a hit.
+   */
+  cached(token: string): VerifiedToken | undefined {
+    const known = this.verified.get(signatureOf(token));
+    if (!known || known.token !== token) return undefined;
+    if (known.verified.exp > Date.now() / 1000) return known.verified;
+    this.verified.delete(signatureOf(token));
+    throw expired(known.verified.exp);
+  }
+
   /** Verifies signature, issuer and expiry; every failure is a 401 with the reason. */
   async verify(token: string): Promise<VerifiedToken> {
-    const nowSeconds = Date.now() / 1000;
-    const known = this.verified.get(token);
-    if (known) {
-      if (known.exp > nowSeconds) return known;
-      this.verified.delete(token);
-      throw expired(known.exp);
-    }
+    const known = this.cached(token);
+    if (known) return known;
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.publicKey, { issuer: this.issuer, algorithms: [ALGORITHM] }));
@@ -108,10 +116,13 @@ export class TokenService {
       iat: payload.iat ?? 0,
     };
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, verified);
+    this.verified.set(signatureOf(token), { token, verified });
     return verified;
   }
 }
+
+/** The third part of a JWT. */
+const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
 function expired(expSeconds: number): ServerDeclined {
   return new ServerDeclined(

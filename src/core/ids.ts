@@ -9,7 +9,13 @@ export function newPKey(): string {
   return randomBytes(12).toString('base64url');
 }
 
+// Request ids only need to be unique within the logs of one box: a random prefix per
+// process start and a counter, instead of asking the kernel for randomness per request.
+const REQUEST_PREFIX = randomBytes(4).toString('hex');
+let requestCounter = 0;
+
 /** A new request id for tracing a reply back to its log lines. */
 export function newRequestId(): string {
-  return randomBytes(8).toString('hex');
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${REQUEST_PREFIX}-${requestCounter.toString(36)}`;
 }

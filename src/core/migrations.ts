@@ -1,7 +1,9 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from './log.ts';
-import type { Db } from './db.ts';
+import { StartupError, type Db } from './db.ts';
+
+export { StartupError };
 
 export interface Migration {
   /** The number in the file name (steps of 10); becomes `PRAGMA user_version`. */
@@ -10,7 +12,6 @@ export interface Migration {
   sql: string;
 }
 
-export class StartupError extends Error {}
 
 export interface MigrateOptions {
   /** Where a copy of the database is written before the first pending migration. */
@@ -57,8 +58,13 @@ export function migrate(db: Db, migrations: readonly Migration[], options: Migra
 }
 
 function pruneBackups(dir: string, keep: number) {
+  // Oldest first by the time stamp in the name (then the schema, as a number): sorting
+  // the names as text would put `wms-schema100-…` before `wms-schema90-…`.
   const files = readdirSync(dir)
-    .filter((f) => /^wms-schema\d+-.*\.sqlite$/.test(f))
-    .sort();
+    .map((f) => /^wms-schema(\d+)-(.*)\.sqlite$/.exec(f))
+    .filter((m) => m !== null)
+    .map((m) => ({ file: m[0], schema: Number(m[1]), stamp: m[2]! }))
+    .sort((a, b) => (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.schema - b.schema))
+    .map((b) => b.file);
   for (const old of files.slice(0, Math.max(0, files.length - keep))) rmSync(path.join(dir, old), { force: true });
 }

@@ -27,7 +27,7 @@ import type { BodyKind, Reply, Route, Router } from './router.ts';
 
 export interface HttpOptions {
   router: Router;
-  /** Resolves the caller from the `Authorization` header; throws `ServerDeclined(401)`. */
+  /** Resolves the caller from the `Authorization` header (synchronously when it can); throws `ServerDeclined(401)`. */
   authenticate: (authorization: string | undefined) => Promise<Principal> | Principal;
   log: Logger;
   bodyLimitBytes: number;
@@ -50,83 +50,142 @@ const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
  * authorisation, body limits, and the one place where errors become the spec's bodies.
  */
 export function createHttpServer(options: HttpOptions): http.Server {
-  const server = http.createServer((req, res) => {
-    void handle(options, req, res);
-  });
+  const server = http.createServer((req, res) => new Exchange(options, req, res).start());
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
   return server;
 }
 
-async function handle(options: HttpOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const suppliedId = req.headers['x-request-id'];
-  const requestId = typeof suppliedId === 'string' && REQUEST_ID.test(suppliedId) ? suppliedId : newRequestId();
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const rawPath = q < 0 ? url : url.slice(0, q);
-  const rawQuery = q < 0 ? '' : url.slice(q + 1);
-  const headers: Record<string, string> = { 'X-Request-Id': requestId, Vary: VARY };
-  const originAllowed = applyCors(options, req, headers);
-  try {
-    if (BAD_PERCENT.test(rawPath) || BAD_PERCENT.test(rawQuery) || !decodesCleanly(rawQuery)) {
-      throw new ServerDeclined(400, 'Bad percent-encoding in the request URL');
-    }
-    const query = new URLSearchParams(rawQuery);
-    if (req.method === 'OPTIONS') return preflight(options, req, res, rawPath, headers, originAllowed);
+/**
+ * One request from arrival to reply. The common path (cached token, synchronous
+ * handler, no body) runs to the reply in one go, without a detour through the
+ * microtask queue; a step that has to wait (first sight of a token, a request body,
+ * an asynchronous handler) continues from its promise.
+ */
+class Exchange {
+  private readonly options: HttpOptions;
+  private readonly req: IncomingMessage;
+  private readonly res: ServerResponse;
+  private readonly requestId: string;
+  private readonly rawPath: string;
+  private readonly rawQuery: string;
+  private readonly headers: Record<string, string>;
+  private readonly originAllowed: boolean;
+  private route: Route | undefined;
+  private params: Record<string, string> = {};
+  private query: URLSearchParams | undefined;
+  private accept: readonly string[] = [];
+  private representation: Representation = 'json';
+  private principal: Principal | undefined;
+  private readonly fail = (err: unknown) => sendError(this.options, this.req, this.res, err, this.rawPath, this.requestId, this.headers);
 
-    const match = options.router.match(req.method ?? 'GET', rawPath, query);
-    if (match.kind === 'not-found') throw new ServerDeclined(404, `No resource at ${displayPath(rawPath)}`);
-    if (match.kind === 'method-not-allowed') {
-      throw new ServerDeclined(405, `${req.method} is not supported here; use ${match.allow.join(', ')}`, {
-        Allow: match.allow.join(', '),
-      });
-    }
-    if (match.kind === 'query-missing') {
-      throw new ServerDeclined(400, `Missing query parameters: expected ${match.expected.map((e) => `?${e}`).join(' or ')}`);
-    }
-    const route = match.route;
-    const accept = parseAccept(req.headers.accept);
-    const representation = acceptable(route, accept);
-    if (!representation) {
-      throw new ServerDeclined(406, `Cannot answer ${req.headers.accept}; this resource speaks ${offered(route)}`);
-    }
+  constructor(options: HttpOptions, req: IncomingMessage, res: ServerResponse) {
+    this.options = options;
+    this.req = req;
+    this.res = res;
+    const suppliedId = req.headers['x-request-id'];
+    this.requestId = typeof suppliedId === 'string' && REQUEST_ID.test(suppliedId) ? suppliedId : newRequestId();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.rawPath = q < 0 ? url : url.slice(0, q);
+    this.rawQuery = q < 0 ? '' : url.slice(q + 1);
+    this.headers = { 'X-Request-Id': this.requestId, Vary: VARY };
+    this.originAllowed = applyCors(options, req, this.headers);
+  }
 
-    let principal: Principal | undefined;
-    if (route.grant !== 'public') {
-      principal = await options.authenticate(req.headers.authorization);
-      if (!principal.grants.has(route.grant)) {
+  /** Routing, negotiation and authentication. */
+  start(): void {
+    try {
+      const { req, rawPath, rawQuery } = this;
+      const query = new URLSearchParams(rawQuery);
+      if (BAD_PERCENT.test(rawPath) || BAD_PERCENT.test(rawQuery) || !decodesCleanly(rawQuery, query)) {
+        throw new ServerDeclined(400, 'Bad percent-encoding in the request URL');
+      }
+      this.query = query;
+      if (req.method === 'OPTIONS') return preflight(this.options, req, this.res, rawPath, this.headers, this.originAllowed);
+
+      const match = this.options.router.match(req.method ?? 'GET', rawPath, query);
+      if (match.kind === 'not-found') throw new ServerDeclined(404, `No resource at ${displayPath(rawPath)}`);
+      if (match.kind === 'method-not-allowed') {
+        const allow = allowedMethods(match.allow);
+        throw new ServerDeclined(405, `${req.method} is not supported here; use ${allow}`, { Allow: allow });
+      }
+      if (match.kind === 'query-missing') {
+        throw new ServerDeclined(400, `Missing query parameters: expected ${match.expected.map((e) => `?${e}`).join(' or ')}`);
+      }
+      const route = match.route;
+      this.route = route;
+      this.params = match.params;
+      this.accept = parseAccept(req.headers.accept);
+      const representation = acceptable(route, this.accept);
+      if (!representation) {
+        throw new ServerDeclined(406, `Cannot answer ${req.headers.accept}; this resource speaks ${offered(route)}`);
+      }
+      this.representation = representation;
+
+      if (route.grant === 'public') return this.authorised(undefined);
+      const principal = this.options.authenticate(req.headers.authorization);
+      if (principal instanceof Promise) principal.then((p) => this.authorised(p), this.fail);
+      else this.authorised(principal);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Grant check, then the body when the route takes one. */
+  private authorised(principal: Principal | undefined): void {
+    try {
+      const route = this.route!;
+      if (principal && !principal.grants.has(route.grant)) {
         throw new ServerDeclined(403, `Access denied: the grant ${route.grant} is needed for this operation`);
       }
-    }
-
-    let body: Buffer | undefined;
-    let contentType: string | undefined;
-    const kinds = bodyKinds(route);
-    if (!kinds.includes('none') && carriesBody(req)) {
-      contentType = mediaTypeOf(req.headers['content-type']);
+      this.principal = principal;
+      const kinds = bodyKinds(route);
+      if (kinds.includes('none') || !carriesBody(this.req)) return this.run(undefined, undefined);
+      const contentType = mediaTypeOf(this.req.headers['content-type']);
       if (!kinds.some((kind) => accepts(kind, contentType))) {
-        throw new ServerDeclined(415, `Content type ${contentType ?? '(none)'} is not supported here; send ${kinds.map(describeKind).join(' or ')}`);
+        throw new ServerDeclined(
+          415,
+          `Content type ${contentType ?? '(none)'} is not supported here; send ${kinds.map(describeKind).join(' or ')}`,
+        );
       }
-      body = await readBody(req, options.bodyLimitBytes);
+      readBody(this.req, this.options.bodyLimitBytes).then((body) => this.run(body, contentType), this.fail);
+    } catch (err) {
+      this.fail(err);
     }
+  }
 
-    const ctx = new RequestContext({
-      requestId,
-      method: req.method ?? 'GET',
-      path: rawPath,
-      params: match.params,
-      query,
-      headers: req.headers,
-      baseUrl: baseUrl(options, req),
-      principal,
-      body,
-      contentType,
-      accept,
-    });
-    const reply = await route.handler(ctx);
-    send(res, route, accept, representation, reply, headers);
-  } catch (err) {
-    sendError(options, req, res, err, rawPath, requestId, headers);
+  /** The handler, and its reply on the wire. */
+  private run(body: Buffer | undefined, contentType: string | undefined): void {
+    try {
+      const route = this.route!;
+      const ctx = new RequestContext({
+        requestId: this.requestId,
+        method: this.req.method ?? 'GET',
+        path: this.rawPath,
+        params: this.params,
+        query: this.query!,
+        headers: this.req.headers,
+        baseUrl: baseUrl(this.options, this.req),
+        principal: this.principal,
+        body,
+        contentType,
+        accept: this.accept,
+      });
+      const reply = route.handler(ctx);
+      if (reply instanceof Promise) reply.then((r) => this.reply(r), this.fail);
+      else this.reply(reply);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private reply(reply: Reply): void {
+    try {
+      send(this.res, this.route!, this.accept, this.representation, reply, this.headers);
+    } catch (err) {
+      this.fail(err);
+    }
   }
 }
 
@@ -224,7 +283,7 @@ function preflight(
   const methods = options.router.methodsAt(rawPath);
   if (methods.length === 0) throw new ServerDeclined(404, `No resource at ${displayPath(rawPath)}`);
   if (!originAllowed) throw new ServerDeclined(403, `Origin ${req.headers.origin} is not allowed`);
-  const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  const allow = allowedMethods(methods);
   headers.Allow = allow;
   if (req.headers['access-control-request-method']) {
     headers['Access-Control-Allow-Methods'] = allow;
@@ -237,6 +296,11 @@ function preflight(
   }
   res.writeHead(204, headers);
   res.end();
+}
+
+/** The `Allow` list of a path: its routes' methods, HEAD wherever GET is served, and OPTIONS (preflight). */
+function allowedMethods(methods: readonly string[]): string {
+  return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
 }
 
 function bodyKinds(route: Route): readonly BodyKind[] {
@@ -293,14 +357,15 @@ function baseUrl(options: HttpOptions, req: IncomingMessage): string {
   return `http://${host && HOST.test(host) ? host : 'localhost'}`;
 }
 
-function decodesCleanly(rawQuery: string): boolean {
+/**
+ * URLSearchParams turns a percent-sequence that is not UTF-8 into U+FFFD instead of
+ * failing; such a value is refused (a literal U+FFFD arrives as %EF%BF%BD and is refused
+ * too, which no warehouse key contains).
+ */
+function decodesCleanly(rawQuery: string, query: URLSearchParams): boolean {
   if (!rawQuery.includes('%')) return true;
-  try {
-    decodeURIComponent(rawQuery.replace(/\+/g, ' '));
-    return true;
-  } catch {
-    return false;
-  }
+  for (const [key, value] of query) if (key.includes('\uFFFD') || value.includes('\uFFFD')) return false;
+  return true;
 }
 
 function displayPath(rawPath: string): string {

@@ -21,9 +21,14 @@ export function createCommonServices(db: Db, bus: EventBus) {
   const accounts = createAccountService(createAccountStore(db));
   const locationGroups = createLocationGroupService(db, createLocationGroupStore(db), accounts, bus);
   const locationTypes = createLocationTypeService(db, createLocationTypeStore(db), bus);
+  const locationStore = createLocationStore(db);
+  // Locations show their group's and type's names: a change there is a change of what they show.
+  for (const type of ['locationGroup.changed', 'locationGroup.deleted', 'locationType.changed', 'locationType.deleted']) {
+    bus.on(type, () => locationStore.forgetAll());
+  }
   const locations = createLocationService({
     db,
-    store: createLocationStore(db),
+    store: locationStore,
     accounts,
     groups: locationGroups,
     types: locationTypes,

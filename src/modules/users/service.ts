@@ -87,10 +87,12 @@ export function createUserService({ db, store, tokens, log }: UserServiceDeps) {
       return tokens.issue({ id: user.pk, username: user.username, kind: 'user' });
     },
 
-    /** Resolves the caller of a request from its `Authorization` header. */
-    async authenticate(authorization: string | undefined): Promise<Principal> {
-      const verified = await tokens.verify(bearerToken(authorization));
-      return loadPrincipal(verified.id);
+    /** Resolves the caller of a request from its `Authorization` header; synchronous for a token seen before. */
+    authenticate(authorization: string | undefined): Principal | Promise<Principal> {
+      const token = bearerToken(authorization);
+      const known = tokens.cached(token);
+      if (known) return loadPrincipal(known.id);
+      return tokens.verify(token).then((verified) => loadPrincipal(verified.id));
     },
 
     /** Forget resolved callers after users, roles or grants changed. */

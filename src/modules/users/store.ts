@@ -42,12 +42,12 @@ export function createUserStore(db: Db) {
         `SELECT DISTINCT g.name FROM user_roles ur
            JOIN role_grants rg ON rg.role_pk = ur.role_pk
            JOIN grants g ON g.pk = rg.grant_pk
-         WHERE ur.user_pk = ?`,
+         WHERE ur.user_pk = +?`,
       )
       .pluck(),
     roleNamesOfUser: db
       .prepare<[string], string>(
-        'SELECT r.name FROM user_roles ur JOIN roles r ON r.pk = ur.role_pk WHERE ur.user_pk = ? ORDER BY r.name',
+        'SELECT r.name FROM user_roles ur JOIN roles r ON r.pk = ur.role_pk WHERE ur.user_pk = +? ORDER BY r.name',
       )
       .pluck(),
     failedLogin: db.prepare('UPDATE users SET failed_logins = failed_logins + 1 WHERE pk = ?'),

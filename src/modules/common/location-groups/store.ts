@@ -66,8 +66,8 @@ const toGroup = (row: Row, childNames: string[]): LocationGroup => ({
 export function createLocationGroupStore(db: Db) {
   const s = {
     all: db.prepare<[], Row>(`${SELECT} ORDER BY g.name`),
-    byPk: db.prepare<[string], Row>(`${SELECT} WHERE g.pk = ?`),
-    byName: db.prepare<[string], Row>(`${SELECT} WHERE g.name = ?`),
+    byPk: db.prepare<[string], Row>(`${SELECT} WHERE g.pk = +?`),
+    byName: db.prepare<[string], Row>(`${SELECT} WHERE g.name = +?`),
     children: db.prepare<[string], string>('SELECT name FROM location_groups WHERE parent_pk = ? ORDER BY name').pluck(),
     allChildren: db.prepare<[], { parent_pk: string; name: string }>(
       'SELECT parent_pk, name FROM location_groups WHERE parent_pk IS NOT NULL ORDER BY name',

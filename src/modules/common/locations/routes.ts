@@ -2,7 +2,7 @@ import type { RequestContext } from '../../../http/context.ts';
 import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Reply, Route } from '../../../http/router.ts';
-import { defined, technical } from '../shared.ts';
+import { technical } from '../shared.ts';
 import { COORDINATE_PARTS } from './coordinate.ts';
 import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
 import type { LocationService } from './service.ts';
@@ -13,18 +13,24 @@ const READ = 'locations:read';
 const WRITE = 'locations:write';
 const BASE = '/v1/locations';
 
-export const locationVO = (ctx: RequestContext, l: Location) => ({
-  ...technical(l, [link(ctx, 'location-findbypkey', `${BASE}/${l.pk}`)]),
-  locationId: l.locationId,
-  accountId: l.accountId,
-  locationGroupName: l.groupName,
-  plcCode: l.plcCode,
-  ...defined({ erpCode: l.erpCode, type: l.type, description: l.description, sortOrder: l.sortOrder, stockZone: l.stockZone }),
-  incomingActive: l.incomingActive,
-  outgoingActive: l.outgoingActive,
-  plcState: l.plcState,
-  ...defined({ lastMovement: l.lastMovement }),
-});
+/** The Location representation; absent optional fields are left out (plcCode is shown as null). */
+export function locationVO(ctx: RequestContext, l: Location) {
+  const vo: Record<string, unknown> = technical(l, [link(ctx, 'location-findbypkey', `${BASE}/${l.pk}`)]);
+  vo.locationId = l.locationId;
+  vo.accountId = l.accountId;
+  vo.locationGroupName = l.groupName;
+  vo.plcCode = l.plcCode;
+  if (l.erpCode !== null) vo.erpCode = l.erpCode;
+  if (l.type !== null) vo.type = l.type;
+  if (l.description !== null) vo.description = l.description;
+  if (l.sortOrder !== null) vo.sortOrder = l.sortOrder;
+  if (l.stockZone !== null) vo.stockZone = l.stockZone;
+  vo.incomingActive = l.incomingActive;
+  vo.outgoingActive = l.outgoingActive;
+  vo.plcState = l.plcState;
+  if (l.lastMovement !== null) vo.lastMovement = l.lastMovement;
+  return vo;
+}
 
 export function locationRoutes(locations: LocationService): Route[] {
   const list = (ctx: RequestContext, items: Location[]) => ok(items.map((l) => locationVO(ctx, l)));

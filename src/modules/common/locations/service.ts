@@ -76,10 +76,10 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
 
     /** By coordinate; an unknown or badly formatted one is `not.found`, as the spec shows. */
     byLocationId(locationId: string): Location {
-      if (!parseCoordinate(locationId)) throw notFound(`Invalid location [${locationId}]`);
       const location = store.byLocationId(locationId);
-      if (!location) throw notFound(`Location with locationId [${locationId}] does not exist`);
-      return location;
+      if (location) return location;
+      if (!parseCoordinate(locationId)) throw notFound(`Invalid location [${locationId}]`);
+      throw notFound(`Location with locationId [${locationId}] does not exist`);
     },
 
     /** For other resources that name a location: the shared `loc.notFoundByName` key. */

@@ -1,3 +1,4 @@
+import { EntityCache } from '../../../core/cache.ts';
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../shared.ts';
@@ -91,10 +92,10 @@ export interface LocationFlags {
 export function createLocationStore(db: Db) {
   const s = {
     all: db.prepare<[], Row>(`${SELECT} ORDER BY l.location_id`),
-    byPk: db.prepare<[string], Row>(`${SELECT} WHERE l.pk = ?`),
-    byLocationId: db.prepare<[string], Row>(`${SELECT} WHERE l.location_id = ?`),
-    byPlcCode: db.prepare<[string], Row>(`${SELECT} WHERE l.plc_code = ?`),
-    byErpCode: db.prepare<[string], Row>(`${SELECT} WHERE l.erp_code = ?`),
+    byPk: db.prepare<[string], Row>(`${SELECT} WHERE l.pk = +?`),
+    byLocationId: db.prepare<[string], Row>(`${SELECT} WHERE l.location_id = +?`),
+    byPlcCode: db.prepare<[string], Row>(`${SELECT} WHERE l.plc_code = +?`),
+    byErpCode: db.prepare<[string], Row>(`${SELECT} WHERE l.erp_code = +?`),
     search: db.prepare<[string, string, string, string, string], Row>(
       `${SELECT} WHERE l.area GLOB ? AND l.aisle GLOB ? AND l.x GLOB ? AND l.y GLOB ? AND l.z GLOB ? ORDER BY l.location_id`,
     ),
@@ -106,7 +107,7 @@ export function createLocationStore(db: Db) {
       `${SELECT} WHERE l.location_group_pk IN (SELECT value FROM json_each(?)) ORDER BY l.location_id`,
     ),
     transportUnitCount: db.prepare<[string], number>(
-      'SELECT count(*) FROM transport_units WHERE actual_location_pk = ?1 OR target_location_pk = ?1',
+      'SELECT count(*) FROM transport_units WHERE ? IN (actual_location_pk, target_location_pk)',
     ).pluck(),
     insert: db.prepare(
       `INSERT INTO locations (pk, location_id, area, aisle, x, y, z, account_pk, location_group_pk, location_type_pk,
@@ -130,14 +131,22 @@ export function createLocationStore(db: Db) {
     touch: db.prepare('UPDATE locations SET last_movement = ? WHERE pk = ?'),
     delete: db.prepare('DELETE FROM locations WHERE pk = ?'),
   };
-  const one = (row: Row | undefined) => (row ? toLocation(row) : undefined);
+  // Single-location lookups are the hot path (HMI, PLC telegrams, routing); they are
+  // served from a cache the writes below keep exact. Cached objects are shared: callers
+  // never change them.
+  const cache = new EntityCache<Location>(db, {
+    locationId: (l) => l.locationId,
+    plcCode: (l) => l.plcCode,
+    erpCode: (l) => l.erpCode,
+  });
+  const one = (row: Row | undefined) => cache.remember(row ? toLocation(row) : undefined);
   const bit = (flag: boolean | undefined) => (flag === undefined ? null : flag ? 1 : 0);
   return {
     all: () => s.all.all().map(toLocation),
-    byPk: (pk: string) => one(s.byPk.get(pk)),
-    byLocationId: (locationId: string) => one(s.byLocationId.get(locationId)),
-    byPlcCode: (plcCode: string) => one(s.byPlcCode.get(plcCode)),
-    byErpCode: (erpCode: string) => one(s.byErpCode.get(erpCode)),
+    byPk: (pk: string) => cache.get(pk) ?? one(s.byPk.get(pk)),
+    byLocationId: (locationId: string) => cache.getBy('locationId', locationId) ?? one(s.byLocationId.get(locationId)),
+    byPlcCode: (plcCode: string) => cache.getBy('plcCode', plcCode) ?? one(s.byPlcCode.get(plcCode)),
+    byErpCode: (erpCode: string) => cache.getBy('erpCode', erpCode) ?? one(s.byErpCode.get(erpCode)),
     /** Each part a GLOB pattern. */
     search: (g: Coordinate) => s.search.all(g.area, g.aisle, g.x, g.y, g.z).map(toLocation),
     inGroups: (names: readonly string[]) => s.inGroups.all(JSON.stringify(names)).map(toLocation),
@@ -149,18 +158,31 @@ export function createLocationStore(db: Db) {
       s.insert.run({ ...fields, pk, now });
       return pk;
     },
-    update: (pk: string, fields: LocationFields, now: string) => s.update.run({ ...fields, pk, now }),
-    setFlags: (pk: string, flags: LocationFlags, now: string) =>
+    update(pk: string, fields: LocationFields, now: string) {
+      cache.forget(pk);
+      s.update.run({ ...fields, pk, now });
+    },
+    setFlags(pk: string, flags: LocationFlags, now: string) {
+      cache.forget(pk);
       s.setFlags.run({
         pk,
         now,
         incomingActive: bit(flags.incomingActive),
         outgoingActive: bit(flags.outgoingActive),
         plcState: flags.plcState ?? null,
-      }),
+      });
+    },
     /** Records that a transport unit arrived at or left the location. */
-    touch: (pk: string, now: string) => s.touch.run(now, pk),
-    delete: (pk: string) => s.delete.run(pk),
+    touch(pk: string, now: string) {
+      cache.forget(pk);
+      s.touch.run(now, pk);
+    },
+    delete(pk: string) {
+      cache.forget(pk);
+      s.delete.run(pk);
+    },
+    /** After a change to what locations show of their group, type or account. */
+    forgetAll: () => cache.clear(),
   };
 }
 

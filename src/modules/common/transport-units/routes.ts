@@ -4,7 +4,7 @@ import { validationError } from '../../../http/errors.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
 import { defined, technical } from '../shared.ts';
-import { moveParams, newTransportUnit, transportUnitParams, transportUnitUpdate } from './schema.ts';
+import { bkQuery, moveParams, newTransportUnit, transportUnitParams, transportUnitUpdate } from './schema.ts';
 import type { TransportUnitService } from './service.ts';
 import type { TransportUnit, TransportUnitState } from './store.ts';
 
@@ -42,7 +42,7 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
       summary: 'Create a transport unit from a JSON body (barcode, actualLocation, transportUnitType).',
       handler: (ctx) => {
         const body = ctx.body(newTransportUnit);
-        const bk = ctx.query.get('bk') ?? undefined;
+        const { bk } = ctx.queryAs(bkQuery);
         if (bk !== undefined && body.barcode !== undefined && bk !== body.barcode) {
           throw validationError(`Validation failed: bk [${bk}] and barcode [${body.barcode}] differ`);
         }

@@ -31,6 +31,9 @@ export const transportUnitParams = z.object({
   tut: name(64),
 });
 
+/** The optional `?bk=` of `POST /v1/transport-units` with a JSON body: a barcode like the body's. */
+export const bkQuery = z.object({ bk: barcode.optional() });
+
 /** `PUT /v1/transport-units?bk=`: the fields to change. */
 export const transportUnitUpdate = newTransportUnit.partial().extend({ ol: ol.optional() });
 

@@ -126,6 +126,8 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
           throw alreadyExists(`TransportUnit with barcode [${patch.barcode}] already exists`, [patch.barcode]);
         }
         const location = patch.actualLocation !== undefined ? locations.resolve(patch.actualLocation) : undefined;
+        // A new location is booked by the same row update, so one request raises ol by one.
+        const moving = location !== undefined && location.pk !== current.actualLocationPk;
         const target =
           patch.targetLocation === undefined
             ? current.targetLocationPk
@@ -137,15 +139,20 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
           {
             barcode: patch.barcode ?? current.barcode,
             typePk: types.byType(patch.transportUnitType ?? current.transportUnitType).pk,
-            actualLocationPk: current.actualLocationPk,
-            actualLocationDate: current.actualLocationDate,
+            actualLocationPk: moving ? location.pk : current.actualLocationPk,
+            actualLocationDate: moving ? now : current.actualLocationDate,
             targetLocationPk: target,
             state: patch.state ?? current.state,
             weight: patch.weight === undefined ? current.weight : patch.weight,
           },
           now,
         );
-        const moved = location ? moveInTransaction(current, location.pk, location.locationId, now) : undefined;
+        let moved: ReturnType<typeof moveInTransaction>;
+        if (moving) {
+          locations.touch(current.actualLocationPk, now);
+          locations.touch(location.pk, now);
+          moved = { barcode: current.barcode, pKey: current.pk, from: current.actualLocation, to: location.locationId };
+        }
         return { pk: current.pk, moved };
       })();
       const unit = store.byPk(pk)!;

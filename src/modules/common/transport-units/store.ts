@@ -64,10 +64,10 @@ const toUnit = (row: Row): TransportUnit => ({
 export function createTransportUnitStore(db: Db) {
   const s = {
     all: db.prepare<[], Row>(`${SELECT} ORDER BY tu.barcode`),
-    byPk: db.prepare<[string], Row>(`${SELECT} WHERE tu.pk = ?`),
-    byBarcode: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode = ?`),
+    byPk: db.prepare<[string], Row>(`${SELECT} WHERE tu.pk = +?`),
+    byBarcode: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode = +?`),
     byBarcodes: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode IN (SELECT value FROM json_each(?)) ORDER BY tu.barcode`),
-    onLocation: db.prepare<[string], Row>(`${SELECT} WHERE tu.actual_location_pk = ? ORDER BY tu.barcode`),
+    onLocation: db.prepare<[string], Row>(`${SELECT} WHERE tu.actual_location_pk = +? ORDER BY tu.barcode`),
     insert: db.prepare(
       `INSERT INTO transport_units (pk, barcode, transport_unit_type_pk, actual_location_pk, actual_location_date,
          target_location_pk, state, weight, ol, create_dt, last_modified_dt)

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBinary } from '../scripts/build-binary.ts';
+import { tempDir } from './support/appliance.ts';
+
+// The single executable: built from this tree, copied alone into an empty folder (no
+// node_modules, no Node.js on the PATH) and used like an installer would.
+
+const PASSWORD = 'binary-test-password';
+let folder: string;
+let child: ChildProcess;
+let url: string;
+let exitCode: Promise<number | null>;
+
+beforeAll(async () => {
+  const binary = await buildBinary();
+  folder = tempDir('wms-binary-');
+  copyFileSync(binary, path.join(folder, 'wms'));
+  child = spawn('./wms', ['--port', '0', '--host', '127.0.0.1'], {
+    cwd: folder,
+    env: { PATH: '/usr/bin:/bin', WMS_ADMIN_PASSWORD: PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  exitCode = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"url":"(http:\/\/[^"]+)"[^\n]*appliance started/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`dist/wms exited with ${code}:\n${out}`)));
+  });
+}, 180_000);
+
+afterAll(async () => {
+  if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('dist/wms from an empty folder', () => {
+  it('holds nothing but the executable before it starts', () => {
+    expect(existsSync(path.join(folder, 'node_modules'))).toBe(false);
+  });
+
+  it('serves the public entry index', async () => {
+    const reply = await fetch(`${url}/index`);
+    expect(reply.status).toBe(200);
+    const body = (await reply.json()) as { _links: Record<string, { href: string }> };
+    expect(body._links['location-index']?.href).toMatch(/\/v1\/locations\/index$/);
+  });
+
+  it('issues a token and keeps what is written', async () => {
+    const tokenReply = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=password&username=admin&password=${PASSWORD}`,
+    });
+    expect(tokenReply.status).toBe(200);
+    const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+    const auth = { Authorization: `Bearer ${token}` };
+
+    const created = await fetch(`${url}/v1/locations`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ locationId: 'BINA/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE', plcCode: 'BIN-1' }),
+    });
+    expect(created.status).toBe(201);
+    const read = await fetch(`${url}/v1/locations?plcCode=BIN-1`, { headers: auth });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ locationId: 'BINA/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE' });
+  });
+
+  it('keeps its database and unpacked SQLite addon in ./data', () => {
+    expect(existsSync(path.join(folder, 'data', 'wms.sqlite'))).toBe(true);
+    expect(readdirSync(path.join(folder, 'data', 'native')).some((f) => f.endsWith('.node'))).toBe(true);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    expect(await exitCode).toBe(0);
+  });
+});
