@@ -5,12 +5,10 @@ import { createAccountStore } from './accounts/store.ts';
 import { createLocationGroupService } from './location-groups/service.ts';
 import { createLocationGroupStore } from './location-groups/store.ts';
 import { createLocationTypeService } from './location-types/service.ts';
-import { createLocationTypeStore } from './location-types/store.ts';
 import { createLocationService } from './locations/service.ts';
 import { createLocationStore } from './locations/store.ts';
 import { seedTopology } from './seed.ts';
 import { createTransportUnitTypeService } from './transport-unit-types/service.ts';
-import { createTransportUnitTypeStore } from './transport-unit-types/store.ts';
 import { createTransportUnitService } from './transport-units/service.ts';
 import { createTransportUnitStore } from './transport-units/store.ts';
 
@@ -20,7 +18,7 @@ import { createTransportUnitStore } from './transport-units/store.ts';
 export function createCommonServices(db: Db, bus: EventBus) {
   const accounts = createAccountService(createAccountStore(db));
   const locationGroups = createLocationGroupService(db, createLocationGroupStore(db), accounts, bus);
-  const locationTypes = createLocationTypeService(db, createLocationTypeStore(db), bus);
+  const locationTypes = createLocationTypeService(db, bus);
   const locationStore = createLocationStore(db);
   // Locations show their group's and type's names: a change there is a change of what they show.
   for (const type of ['locationGroup.changed', 'locationGroup.deleted', 'locationType.changed', 'locationType.deleted']) {
@@ -34,7 +32,7 @@ export function createCommonServices(db: Db, bus: EventBus) {
     types: locationTypes,
     bus,
   });
-  const transportUnitTypes = createTransportUnitTypeService(db, createTransportUnitTypeStore(db), bus);
+  const transportUnitTypes = createTransportUnitTypeService(db, bus);
   const transportUnits = createTransportUnitService({
     db,
     store: createTransportUnitStore(db),
