@@ -50,10 +50,22 @@ export const configSchema = z.strictObject({
       issuer: z.string().min(1).default('wms-appliance'),
     })
     .prefault({}),
+  users: z
+    .strictObject({
+      /** Largest user image accepted (bytes); larger uploads get 413. */
+      imageMaxBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+    })
+    .prefault({}),
   api: z
     .strictObject({
       /** Message-key family of error bodies: `dotted` (current) or `upper-case` (earlier revision's clients). */
       messageKeys: z.enum(['dotted', 'upper-case']).default('dotted'),
+    })
+    .prefault({}),
+  tasks: z
+    .strictObject({
+      /** Task types this site's processes support; a task of another type is refused (400). */
+      types: z.array(z.string().trim().min(1, 'must not be empty')).min(1, 'at least one type').default(['MANUAL', 'USERTASK']),
     })
     .prefault({}),
   log: z

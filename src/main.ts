@@ -15,10 +15,15 @@ import { Router, type Route } from './http/router.ts';
 import { createHttpServer } from './http/server.ts';
 import { commonIndexLinks, commonRoutes } from './modules/common/routes.ts';
 import { createCommonServices, type CommonServices } from './modules/common/service.ts';
+import { preferenceRoutes, preferencesIndexLinks } from './modules/preferences/routes.ts';
+import { createPreferenceService } from './modules/preferences/service.ts';
+import { createPreferenceStore } from './modules/preferences/store.ts';
 import { systemRoutes } from './modules/system/routes.ts';
-import { userRoutes } from './modules/users/routes.ts';
-import { createUserService, type UserService } from './modules/users/service.ts';
-import { createUserStore } from './modules/users/store.ts';
+import { taskIndexLinks, taskRoutes } from './modules/tasks/routes.ts';
+import { createTaskService } from './modules/tasks/service.ts';
+import { createTaskStore } from './modules/tasks/store.ts';
+import { usersIndexLinks, usersRoutes } from './modules/users/routes.ts';
+import { createUsersModule, type UsersModule } from './modules/users/service.ts';
 import { VERSION } from './version.ts';
 
 // Composition root: config → database → migrations → stores → services → HTTP.
@@ -38,7 +43,7 @@ export interface Appliance {
   db: Db;
   log: Logger;
   bus: EventBus;
-  users: UserService;
+  users: UsersModule;
   common: CommonServices;
   routes: readonly Route[];
   close(): Promise<void>;
@@ -58,12 +63,14 @@ export async function startAppliance(config: Config, options: StartOptions = {})
 
     const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
-    const users = createUserService({ db, store: createUserStore(db), tokens, log });
+    const users = createUsersModule(db, tokens, bus, log, { imageMaxBytes: config.users.imageMaxBytes });
     const common = createCommonServices(db, bus);
+    const preferences = createPreferenceService(db, createPreferenceStore(db), bus);
+    const tasks = createTaskService({ db, store: createTaskStore(db), bus, types: config.tasks.types });
 
-    const moduleRoutes = [...userRoutes(users), ...commonRoutes(common)];
+    const moduleRoutes = [...usersRoutes(users), ...commonRoutes(common), ...preferenceRoutes(preferences), ...taskRoutes(tasks)];
     const routes = [
-      ...systemRoutes({ db, version: VERSION, indexLinks: { ...commonIndexLinks }, startedAt }),
+      ...systemRoutes({ db, version: VERSION, indexLinks: { ...usersIndexLinks, ...commonIndexLinks, ...preferencesIndexLinks, ...taskIndexLinks }, startedAt }),
       ...moduleRoutes,
     ];
     const router = new Router(routes);

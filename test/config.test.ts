@@ -136,6 +136,8 @@ describe('loadConfig: defaults', () => {
       storage: { dataDir: dir, file: 'wms.sqlite', busyTimeoutMs: 5000, backupsToKeep: 5 },
       auth: { tokenTtlSeconds: 3600, issuer: 'wms-appliance' },
       api: { messageKeys: 'dotted' },
+      tasks: { types: ['MANUAL', 'USERTASK'] },
+      users: { imageMaxBytes: 256 * 1024 },
       log: { level: 'info' },
     });
     expect(config.auth.adminPassword).toBeUndefined();
@@ -254,6 +256,8 @@ describe('loadConfig: WMS_* environment variables', () => {
     'auth.tokenTtlSeconds': { text: () => '120', value: () => 120 },
     'auth.issuer': { text: () => 'box-7', value: () => 'box-7' },
     'api.messageKeys': { text: () => 'upper-case', value: () => 'upper-case' },
+    'tasks.types': { text: () => '["PICK","PACK"]', value: () => ['PICK', 'PACK'] },
+    'users.imageMaxBytes': { text: () => '65536', value: () => 65536 },
     'log.level': { text: () => 'debug', value: () => 'debug' },
   };
 

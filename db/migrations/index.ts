@@ -1,6 +1,14 @@
 import type { Migration } from '../../src/core/migrations.ts';
 import foundation from './0010-foundation.sql';
+import users from './0020-users.sql';
+import preferences from './0030-preferences.sql';
+import tasks from './0040-tasks.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
-export const migrations: readonly Migration[] = [{ version: 10, name: '0010-foundation', sql: foundation }];
+export const migrations: readonly Migration[] = [
+  { version: 10, name: '0010-foundation', sql: foundation },
+  { version: 20, name: '0020-users', sql: users },
+  { version: 30, name: '0030-preferences', sql: preferences },
+  { version: 40, name: '0040-tasks', sql: tasks },
+];

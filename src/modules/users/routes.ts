@@ -1,9 +1,18 @@
 import { z } from 'zod';
 import type { Route } from '../../http/router.ts';
-import type { UserService } from './service.ts';
+import { apiKeyRoutes } from './api-keys/routes.ts';
+import { grantRoutes } from './grants/routes.ts';
+import { roleRoutes } from './roles/routes.ts';
+import type { UsersModule } from './service.ts';
+import { userRoutes } from './users/routes.ts';
 
-// The token endpoint (OAuth 2 password grant). User, role and grant administration
-// join this table as the users module grows.
+/** Entry-index links of the user administration (spec Document 1), plus API keys. */
+export const usersIndexLinks = {
+  'user-index': '/users/index',
+  'role-index': '/roles/index',
+  'grant-index': '/grants/index',
+  'api-key-index': '/api-keys/index',
+};
 
 const tokenRequest = z.object({
   grant_type: z.literal('password', { error: 'only grant_type=password is supported' }),
@@ -11,7 +20,7 @@ const tokenRequest = z.object({
   password: z.string().min(1),
 });
 
-export function userRoutes(users: UserService): Route[] {
+export function usersRoutes(module: UsersModule): Route[] {
   return [
     {
       method: 'POST',
@@ -21,9 +30,13 @@ export function userRoutes(users: UserService): Route[] {
       summary: 'Obtain an access token with username and password (grant_type=password).',
       handler: async (ctx) => {
         const request = ctx.body(tokenRequest);
-        const token = await users.login(request.username, request.password);
+        const token = await module.login(request.username, request.password);
         return { status: 200, body: token, type: 'application/json', headers: { 'Cache-Control': 'no-store' } };
       },
     },
+    ...userRoutes(module),
+    ...roleRoutes(module),
+    ...grantRoutes(module),
+    ...apiKeyRoutes(module),
   ];
 }

@@ -1,0 +1,105 @@
+import type { Db } from '../../core/db.ts';
+import { newPKey } from '../../core/ids.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../common/shared.ts';
+import type { PreferenceType, Scope } from './schema.ts';
+
+// All SQL of the preferences module. Owners are compared as coalesce(owner, ''), the
+// expression of the unique index, so lookups by kind + owner (+ key) use it.
+
+export interface Preference extends Versioned {
+  scope: Scope;
+  /** User, role or module name; null for application preferences. */
+  owner: string | null;
+  key: string;
+  description: string | null;
+  value: string;
+  groupName: string | null;
+  type: PreferenceType;
+}
+
+/** What a create or an update writes. */
+export interface PreferenceFields {
+  description: string | null;
+  value: string;
+  groupName: string | null;
+  type: PreferenceType;
+}
+
+interface Row extends VersionedRow {
+  kind: Scope;
+  owner: string | null;
+  key: string;
+  description: string | null;
+  value: string;
+  group_name: string | null;
+  type: PreferenceType;
+}
+
+const SELECT = `
+  SELECT pk, kind, owner, key, description, value, group_name, type, ol, create_dt, last_modified_dt
+  FROM preferences`;
+
+const toPreference = (row: Row): Preference => ({
+  ...versionedFrom(row),
+  scope: row.kind,
+  owner: row.owner,
+  key: row.key,
+  description: row.description,
+  value: row.value,
+  groupName: row.group_name,
+  type: row.type,
+});
+
+const toList = (rows: Row[]) => rows.map(toPreference);
+
+export function createPreferenceStore(db: Db) {
+  const s = {
+    byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
+    /** Everything but other users' user preferences. */
+    visibleTo: db.prepare<[string], Row>(
+      `${SELECT} WHERE kind <> 'USER' OR owner = ? ORDER BY kind, coalesce(owner, ''), key`,
+    ),
+    ofScope: db.prepare<[Scope], Row>(`${SELECT} WHERE kind = ? ORDER BY coalesce(owner, ''), key`),
+    ofOwner: db.prepare<[Scope, string], Row>(`${SELECT} WHERE kind = ? AND coalesce(owner, '') = ? ORDER BY key`),
+    byIdentity: db.prepare<[Scope, string, string], Row>(`${SELECT} WHERE kind = ? AND coalesce(owner, '') = ? AND key = ?`),
+    inGroup: db.prepare<[Scope, string, string], Row>(
+      `${SELECT} WHERE kind = ? AND coalesce(owner, '') = ? AND group_name = ? ORDER BY key`,
+    ),
+    insert: db.prepare(
+      `INSERT INTO preferences (pk, kind, owner, key, description, value, group_name, type, ol, create_dt, last_modified_dt)
+       VALUES (@pk, @scope, @owner, @key, @description, @value, @groupName, @type, 0, @now, @now)`,
+    ),
+    update: db.prepare(
+      `UPDATE preferences SET description = @description, value = @value, group_name = @groupName, type = @type,
+         ol = ol + 1, last_modified_dt = @now
+       WHERE pk = @pk`,
+    ),
+    delete: db.prepare('DELETE FROM preferences WHERE pk = ?'),
+  };
+
+  return {
+    byPk: (pk: string): Preference | undefined => {
+      const row = s.byPk.get(pk);
+      return row ? toPreference(row) : undefined;
+    },
+    visibleTo: (username: string) => toList(s.visibleTo.all(username)),
+    ofScope: (scope: Scope) => toList(s.ofScope.all(scope)),
+    ofOwner: (scope: Scope, owner: string | null) => toList(s.ofOwner.all(scope, owner ?? '')),
+    byIdentity: (scope: Scope, owner: string | null, key: string): Preference | undefined => {
+      const row = s.byIdentity.get(scope, owner ?? '', key);
+      return row ? toPreference(row) : undefined;
+    },
+    inGroup: (scope: Scope, owner: string | null, groupName: string) => toList(s.inGroup.all(scope, owner ?? '', groupName)),
+    insert(scope: Scope, owner: string | null, key: string, fields: PreferenceFields, now: string): string {
+      const pk = newPKey();
+      s.insert.run({ ...fields, pk, scope, owner, key, now });
+      return pk;
+    },
+    update(pk: string, fields: PreferenceFields, now: string): void {
+      s.update.run({ ...fields, pk, now });
+    },
+    delete: (pk: string) => s.delete.run(pk).changes > 0,
+  };
+}
+
+export type PreferenceStore = ReturnType<typeof createPreferenceStore>;

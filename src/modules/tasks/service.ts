@@ -1,0 +1,204 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { newPKey } from '../../core/ids.ts';
+import { nowIso } from '../../core/time.ts';
+import { ApiError, validationError } from '../../http/errors.ts';
+import { checkVersion } from '../common/shared.ts';
+import type { NewTaskInput, TaskUpdateInput } from './schema.ts';
+import type { Task, TaskState, TaskStore } from './store.ts';
+
+// The rules of the tasks module (spec Document 2, "Tasks module" and "States and
+// transitions / Task"). Routes and the PLC adapter reach tasks only through here.
+
+export type TaskOperation = 'start' | 'pause' | 'resume' | 'finish';
+export const TASK_OPERATIONS: readonly TaskOperation[] = ['start', 'pause', 'resume', 'finish'];
+
+/** HTTP status of every refused move: the request conflicts with the task's current state. */
+export const STATE_CONFLICT = 409;
+
+interface Refusal {
+  key: string;
+  why: string;
+}
+
+const refuse = (key: string, why: string): Refusal => ({ key, why });
+const ALREADY_FINISHED = refuse('svc.common.tasks.alreadyFinished', 'is already finished; no further action is possible');
+
+/**
+ * Every state × operation pair: the next state, or the refusal (409 with the key).
+ * docs/tasks.md shows the same table.
+ */
+export const TRANSITIONS: Record<TaskOperation, Record<TaskState, TaskState | Refusal>> = {
+  start: {
+    CREATED: 'ACTIVE',
+    ACTIVE: refuse('svc.common.tasks.alreadyStarted', 'is already started'),
+    PAUSED: refuse('svc.common.tasks.isPaused', 'is paused; resume it instead'),
+    FINISHED: ALREADY_FINISHED,
+  },
+  pause: {
+    CREATED: refuse('svc.common.tasks.notActive', 'is not active; start it first'),
+    ACTIVE: 'PAUSED',
+    PAUSED: refuse('svc.common.tasks.alreadyPaused', 'is already paused'),
+    FINISHED: ALREADY_FINISHED,
+  },
+  resume: {
+    CREATED: refuse('svc.common.tasks.isNotPaused', 'is not paused; only a paused task can be resumed'),
+    ACTIVE: refuse('svc.common.tasks.isNotPaused', 'is not paused; only a paused task can be resumed'),
+    PAUSED: 'ACTIVE',
+    FINISHED: ALREADY_FINISHED,
+  },
+  finish: {
+    CREATED: refuse('svc.common.tasks.notActive', 'is not active; start it first'),
+    ACTIVE: 'FINISHED',
+    PAUSED: refuse('svc.common.tasks.isPaused', 'is paused; resume it before finishing it'),
+    FINISHED: ALREADY_FINISHED,
+  },
+};
+
+/** `T-000001`: the business key drawn from the task counter (never reused). */
+export const formatTaskId = (seq: number): string => `T-${String(seq).padStart(6, '0')}`;
+
+export interface TaskServiceDeps {
+  db: Db;
+  store: TaskStore;
+  bus: EventBus;
+  /** The task types this site supports (config `tasks.types`). */
+  types: readonly string[];
+}
+
+export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
+  const supported = new Set(types);
+
+  function byPKey(pKey: string): Task {
+    const task = store.byPk(pKey);
+    if (!task) {
+      throw new ApiError(404, 'svc.common.tasks.notFoundByPKey', `Task with pKey [${pKey}] does not exist`, { obj: [pKey] });
+    }
+    return task;
+  }
+
+  const alreadyExists = (what: string, value: string) =>
+    new ApiError(409, 'svc.common.tasks.alreadyExists', `Task with ${what} [${value}] already exists`, { obj: [value] });
+
+  function checkType(type: string) {
+    if (!supported.has(type)) {
+      throw new ApiError(
+        400,
+        'core.validation.error',
+        `Validation failed: type: [${type}] is not a supported task type; supported types: ${types.join(', ')}`,
+        { obj: [type] },
+      );
+    }
+  }
+
+  /** PUT may echo the read-only fields; a value that differs from the stored one is refused. */
+  function readOnlyDifferences(current: Task, input: TaskUpdateInput): string[] {
+    const stored: Record<string, string | null> = {
+      taskId: current.taskId,
+      type: current.type,
+      state: current.state,
+      startedAt: current.startedAt,
+      finishedAt: current.finishedAt,
+      createDt: current.createDt,
+    };
+    const differing: string[] = [];
+    for (const [field, value] of Object.entries(stored)) {
+      const sent = input[field as keyof TaskUpdateInput];
+      if (sent !== undefined && (sent ?? null) !== value) differing.push(field);
+    }
+    return differing;
+  }
+
+  function move(pKey: string, operation: TaskOperation): Task {
+    const { from, to } = db.transaction(() => {
+      const current = byPKey(pKey);
+      const next = TRANSITIONS[operation][current.state];
+      if (typeof next !== 'string') {
+        throw new ApiError(STATE_CONFLICT, next.key, `Cannot ${operation} task [${current.taskId}]: it ${next.why} (state ${current.state})`, {
+          obj: [pKey, current.state],
+        });
+      }
+      const now = nowIso();
+      const startedAt = operation === 'start' ? now : current.startedAt;
+      const finishedAt = operation === 'finish' ? now : current.finishedAt;
+      store.setState(current.pk, next, startedAt, finishedAt, now);
+      return { from: current.state, to: next };
+    })();
+    const task = store.byPk(pKey)!;
+    bus.publish('task.stateChanged', { pKey, taskId: task.taskId, operation, from, to });
+    return task;
+  }
+
+  return {
+    /** The configured task types, in configuration order. */
+    supportedTypes: (): readonly string[] => types,
+    all: (): Task[] => store.all(),
+    byPKey,
+
+    /** A new task in state CREATED with the next taskId. */
+    create(input: NewTaskInput): Task {
+      const pk = db.transaction(() => {
+        if (input.pKey !== undefined) {
+          if (store.byPk(input.pKey)) throw alreadyExists('pKey', input.pKey);
+          throw validationError('Validation failed: pKey: is assigned by the server; leave it out of a create');
+        }
+        if (input.taskId !== undefined) {
+          if (store.byTaskId(input.taskId)) throw alreadyExists('taskId', input.taskId);
+          throw validationError('Validation failed: taskId: is assigned by the server; leave it out of a create');
+        }
+        checkType(input.type);
+        const pk = newPKey();
+        const seq = store.nextSeq();
+        store.insert({ pk, seq, taskId: formatTaskId(seq), type: input.type, description: input.description ?? null }, nowIso());
+        return pk;
+      })();
+      const task = store.byPk(pk)!;
+      bus.publish('task.created', { pKey: pk, taskId: task.taskId, type: task.type });
+      return task;
+    },
+
+    /**
+     * Changes the description (the only modifiable field). A stale `ol` → 409 and
+     * nothing changes; a finished task is closed (409 alreadyFinished); an update that
+     * changes nothing writes nothing (ol stays), so a retried PUT succeeds again.
+     */
+    update(input: TaskUpdateInput): Task {
+      const changed = db.transaction(() => {
+        const current = byPKey(input.pKey);
+        checkVersion('Task', current, input.ol);
+        if (current.state === 'FINISHED') {
+          throw new ApiError(
+            STATE_CONFLICT,
+            'svc.common.tasks.alreadyFinished',
+            `Cannot update task [${current.taskId}]: it is already finished; no further action is possible`,
+            { obj: [current.pk, current.state] },
+          );
+        }
+        const differing = readOnlyDifferences(current, input);
+        if (differing.length > 0) {
+          throw validationError(
+            `Validation failed: ${differing.map((f) => `${f}: cannot be changed`).join('; ')}; only description is modifiable` +
+              (differing.some((f) => f !== 'taskId' && f !== 'type' && f !== 'createDt')
+                ? ' (the state changes by POST /tasks/{pKey}/start|pause|resume|finish)'
+                : ''),
+          );
+        }
+        const description = input.description ?? null;
+        if (description === current.description) return false;
+        store.setDescription(current.pk, description, nowIso());
+        return true;
+      })();
+      const task = store.byPk(input.pKey)!;
+      if (changed) bus.publish('task.changed', { pKey: task.pk, taskId: task.taskId });
+      return task;
+    },
+
+    start: (pKey: string) => move(pKey, 'start'),
+    pause: (pKey: string) => move(pKey, 'pause'),
+    resume: (pKey: string) => move(pKey, 'resume'),
+    finish: (pKey: string) => move(pKey, 'finish'),
+    move,
+  };
+}
+
+export type TaskService = ReturnType<typeof createTaskService>;

@@ -1,0 +1,95 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../../../core/db.ts';
+import type { EventBus } from '../../../core/events.ts';
+import { nowIso } from '../../../core/time.ts';
+import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
+import { ServerDeclined } from '../../../http/errors.ts';
+import type { RoleService } from '../roles/service.ts';
+import type { ApiKey, ApiKeyStore } from './store.ts';
+
+// API keys for machines (ERP, gateways, label printers): `wms_<id>_<secret>`, sent as
+// `Authorization: Bearer …` like a token. The secret is shown once, at creation; the
+// appliance keeps only its SHA-256 (the secret is 32 random bytes, so a fast hash is
+// enough). A key acts with the grants of its role.
+
+const PREFIX = 'wms_';
+
+export const isApiKey = (token: string) => token.startsWith(PREFIX);
+
+const hashOf = (secret: string) => createHash('sha256').update(secret).digest();
+
+export interface NewApiKey {
+  name: string;
+  roleName: string;
+  expiresAt?: string | null | undefined;
+}
+
+export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleService, bus: EventBus) {
+  function byPKey(pKey: string): ApiKey {
+    const key = store.byPk(pKey);
+    if (!key) throw notFound(`API key with pKey [${pKey}] does not exist`, [pKey]);
+    return key;
+  }
+  /** Last use is written at most once a minute per key: a busy gateway must not cost a write per request. */
+  const lastUseWritten = new Map<string, number>();
+
+  return {
+    all: () => store.all(),
+    byPKey,
+
+    /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
+    create(input: NewApiKey, createdBy: string): { apiKey: ApiKey; key: string } {
+      const keyId = randomBytes(8).toString('hex');
+      const secret = randomBytes(32).toString('base64url');
+      const pk = db.transaction(() => {
+        if (store.byName(input.name)) throw alreadyExists(`API key [${input.name}] already exists`, [input.name]);
+        const role = roles.byName(input.roleName);
+        return store.insert(
+          {
+            name: input.name,
+            keyId,
+            secretHash: hashOf(secret).toString('hex'),
+            rolePk: role.pk,
+            createdBy,
+            expiresAt: input.expiresAt ?? null,
+          },
+          nowIso(),
+        );
+      })();
+      bus.publish('apiKey.created', { pKey: pk, name: input.name });
+      return { apiKey: byPKey(pk), key: `${PREFIX}${keyId}_${secret}` };
+    },
+
+    revoke(pKey: string): void {
+      db.transaction(() => {
+        const key = byPKey(pKey);
+        if (key.revokedAt) {
+          throw new ApiError(409, 'apiKey.alreadyRevoked', `API key [${key.name}] was revoked at ${key.revokedAt}`, { obj: [key.name] });
+        }
+        store.revoke(key.pk, nowIso());
+      })();
+      bus.publish('apiKey.revoked', { pKey });
+    },
+
+    /** The key a bearer value names, checked: 401 when unknown, wrong, revoked or expired. */
+    verify(bearer: string): ApiKey {
+      const rest = bearer.slice(PREFIX.length);
+      const cut = rest.indexOf('_');
+      const key = cut > 0 ? store.byKeyId(rest.slice(0, cut)) : undefined;
+      const secret = cut > 0 ? rest.slice(cut + 1) : '';
+      const expected = key ? Buffer.from(key.secretHash, 'hex') : undefined;
+      if (!key || !expected || !timingSafeEqual(hashOf(secret), expected)) throw new ServerDeclined(401, 'Invalid API key');
+      if (key.revokedAt) throw new ServerDeclined(401, `API key [${key.name}] was revoked`);
+      const now = nowIso();
+      if (key.expiresAt && key.expiresAt <= now) throw new ServerDeclined(401, `API key [${key.name}] expired at ${key.expiresAt}`);
+      const written = lastUseWritten.get(key.pk) ?? 0;
+      if (Date.now() - written > 60_000) {
+        lastUseWritten.set(key.pk, Date.now());
+        store.used(key.pk, now);
+      }
+      return key;
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,117 @@
+import type { Logger } from '../../core/log.ts';
+import type { EventBus } from '../../core/events.ts';
+import { nowIso } from '../../core/time.ts';
+import { decoyHash, verifyPassword } from '../../auth/passwords.ts';
+import { bearerToken, type IssuedToken, type TokenService } from '../../auth/tokens.ts';
+import type { Principal } from '../../http/context.ts';
+import { ServerDeclined } from '../../http/errors.ts';
+import { isApiKey, type ApiKeyService } from './api-keys/service.ts';
+import type { GrantService } from './grants/service.ts';
+import type { User } from './users/store.ts';
+import type { UserService } from './users/service.ts';
+
+// Who is calling. Tokens are verified once and remembered; the caller behind them
+// (user or API key, with its effective grants) is remembered until anything about
+// users, roles, grants or keys changes, so a locked user's live tokens stop working
+// with the next request.
+
+/** Failed logins in a row that lock an account (an administrator unlocks it). */
+export const LOCK_AFTER_FAILURES = 5;
+
+export interface AuthenticationDeps {
+  users: UserService;
+  grants: GrantService;
+  apiKeys: ApiKeyService;
+  tokens: TokenService;
+  bus: EventBus;
+  log: Logger;
+}
+
+export function createAuthentication(deps: AuthenticationDeps) {
+  const { users, grants, apiKeys, tokens, bus, log } = deps;
+  /** Resolved callers, with the instant until which they stay valid (an account's expiration date). */
+  const principals = new Map<string, { principal: Principal; validUntil: string | null }>();
+  const forget = () => principals.clear();
+  for (const type of ['user.changed', 'user.deleted', 'user.locked', 'role.changed', 'grant.changed', 'apiKey.revoked']) {
+    bus.on(type, forget);
+  }
+
+  function userPrincipal(id: string): Principal {
+    const cached = principals.get(id);
+    if (cached && (cached.validUntil === null || cached.validUntil > nowIso())) return cached.principal;
+    const user = users.findByPk(id);
+    if (!user) throw new ServerDeclined(401, 'Invalid token: the user no longer exists');
+    const refusal = refusalOf(user);
+    if (refusal) throw new ServerDeclined(401, `Token no longer valid: ${refusal}`);
+    const principal: Principal = {
+      id: user.pk,
+      username: user.username,
+      kind: 'user',
+      grants: new Set(grants.namesOfUser(user.pk)),
+      roleNames: user.roleNames,
+    };
+    principals.set(id, { principal, validUntil: user.expirationDate });
+    return principal;
+  }
+
+  function apiKeyPrincipal(bearer: string): Principal {
+    const key = apiKeys.verify(bearer);
+    const cacheKey = `api-key:${key.pk}`;
+    const cached = principals.get(cacheKey);
+    if (cached) return cached.principal;
+    const principal: Principal = {
+      id: key.pk,
+      username: `api-key:${key.name}`,
+      kind: 'api-key',
+      grants: new Set(grants.namesOfRole(key.rolePk)),
+      roleNames: [key.roleName],
+    };
+    principals.set(cacheKey, { principal, validUntil: null });
+    return principal;
+  }
+
+  return {
+    /** The password grant of `POST /oauth/token`. */
+    async login(username: string, password: string): Promise<IssuedToken> {
+      const user = users.findByName(username);
+      if (!user || !user.passwordHash) {
+        await verifyPassword(password, await decoyHash());
+        throw badCredentials();
+      }
+      if (!(await verifyPassword(password, user.passwordHash))) {
+        if (users.recordFailedLogin(user, LOCK_AFTER_FAILURES)) {
+          log.warn({ username }, `account locked after ${LOCK_AFTER_FAILURES} failed logins in a row`);
+          bus.publish('user.locked', { pKey: user.pk, username });
+        }
+        throw badCredentials();
+      }
+      const refusal = refusalOf(user);
+      if (refusal) throw new ServerDeclined(401, `Login refused: ${refusal}`);
+      users.resetFailedLogins(user);
+      return tokens.issue({ id: user.pk, username: user.username, kind: 'user' });
+    },
+
+    /** The caller of a request; synchronous for a token seen before and for API keys. */
+    authenticate(authorization: string | undefined): Principal | Promise<Principal> {
+      const bearer = bearerToken(authorization);
+      if (isApiKey(bearer)) return apiKeyPrincipal(bearer);
+      const known = tokens.cached(bearer);
+      if (known) return userPrincipal(known.id);
+      return tokens.verify(bearer).then((verified) => userPrincipal(verified.id));
+    },
+
+    /** Forget resolved callers (after a change made outside the services, e.g. in a test). */
+    invalidatePrincipals: forget,
+  };
+}
+
+export type Authentication = ReturnType<typeof createAuthentication>;
+
+function refusalOf(user: User): string | undefined {
+  if (user.locked) return 'the account is locked';
+  if (!user.enabled) return 'the account is disabled';
+  if (user.expirationDate && user.expirationDate <= nowIso()) return 'the account has expired';
+  return undefined;
+}
+
+const badCredentials = () => new ServerDeclined(401, 'Bad credentials');

@@ -1,0 +1,83 @@
+import type { Db } from '../../../core/db.ts';
+import type { EventBus } from '../../../core/events.ts';
+import { nowIso } from '../../../core/time.ts';
+import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
+import { checkVersion } from '../../common/shared.ts';
+import type { Grant, GrantStore } from './store.ts';
+
+export const grantNotFound = (name: string) => notFound(`Grant [${name}] does not exist`, [name]);
+
+const systemGrant = (name: string) =>
+  new ApiError(403, 'grant.immutable', `Grant [${name}] is needed by the appliance; it cannot be renamed or deleted`, {
+    obj: [name],
+  });
+
+export function createGrantService(db: Db, store: GrantStore, bus: EventBus) {
+  function byPKey(pKey: string): Grant {
+    const grant = store.byPk(pKey);
+    if (!grant) throw notFound(`Grant with pKey [${pKey}] does not exist`, [pKey]);
+    return grant;
+  }
+  function byName(name: string): Grant {
+    const grant = store.byName(name);
+    if (!grant) throw grantNotFound(name);
+    return grant;
+  }
+  function requireUnique(name: string, ownPk?: string) {
+    const existing = store.byName(name);
+    if (existing && existing.pk !== ownPk) throw alreadyExists(`Grant [${name}] already exists`, [name]);
+  }
+  const changed = (pKey: string) => bus.publish('grant.changed', { pKey });
+
+  return {
+    all: () => store.all(),
+    byPKey,
+    byName,
+    ofUser: (userPk: string) => store.ofUser(userPk),
+    namesOfUser: (userPk: string) => store.namesOfUser(userPk),
+    namesOfRole: (rolePk: string) => store.namesOfRole(rolePk),
+
+    create(input: { name: string; description?: string | null | undefined }): Grant {
+      const pk = db.transaction(() => {
+        requireUnique(input.name);
+        return store.insert(input.name, input.description ?? null, false, nowIso());
+      })();
+      changed(pk);
+      return byPKey(pk);
+    },
+
+    /** A system grant keeps its name; its description may change. */
+    update(pKey: string, input: { name: string; description?: string | null | undefined; ol?: number | undefined }): Grant {
+      db.transaction(() => {
+        const current = byPKey(pKey);
+        checkVersion('Grant', current, input.ol);
+        if (current.system && input.name !== current.name) throw systemGrant(current.name);
+        requireUnique(input.name, current.pk);
+        store.update(current.pk, input.name, input.description === undefined ? current.description : input.description, nowIso());
+      })();
+      changed(pKey);
+      return byPKey(pKey);
+    },
+
+    delete(pKey: string): void {
+      db.transaction(() => {
+        const grant = byPKey(pKey);
+        if (grant.system) throw systemGrant(grant.name);
+        store.delete(grant.pk);
+      })();
+      changed(pKey);
+    },
+
+    /** Start-up: every grant the route table names exists and is marked as a system grant; returns their pKeys. */
+    ensureSystemGrants(grants: readonly { name: string; description: string }[], now: string): string[] {
+      return grants.map((g) => {
+        const existing = store.byName(g.name);
+        if (!existing) return store.insert(g.name, g.description, true, now);
+        store.markSystem(existing.pk);
+        return existing.pk;
+      });
+    },
+  };
+}
+
+export type GrantService = ReturnType<typeof createGrantService>;

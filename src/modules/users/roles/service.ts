@@ -1,0 +1,121 @@
+import type { Db } from '../../../core/db.ts';
+import type { EventBus } from '../../../core/events.ts';
+import { nowIso } from '../../../core/time.ts';
+import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
+import { checkVersion, inUse } from '../../common/shared.ts';
+import type { GrantService } from '../grants/service.ts';
+import type { Role, RoleStore } from './store.ts';
+
+export interface RoleInput {
+  name: string;
+  description?: string | null | undefined;
+  immutable?: boolean | undefined;
+  /** Grant names; replaces the role's grants when given. */
+  grants?: readonly string[] | undefined;
+  /** Usernames; replaces the role's members when given. */
+  users?: readonly string[] | undefined;
+}
+
+export const roleNotFound = (name: string) => notFound(`Role [${name}] does not exist`, [name]);
+
+/** Resolves usernames to user pKeys for the role service (users live beside roles in this module). */
+export type UserResolver = (username: string) => string;
+
+export function createRoleService(db: Db, store: RoleStore, grants: GrantService, resolveUser: UserResolver, bus: EventBus) {
+  function byPKey(pKey: string): Role {
+    const role = store.byPk(pKey);
+    if (!role) throw notFound(`Role with pKey [${pKey}] does not exist`, [pKey]);
+    return role;
+  }
+  function byName(name: string): Role {
+    const role = store.byName(name);
+    if (!role) throw roleNotFound(name);
+    return role;
+  }
+  function requireUnique(name: string, ownPk?: string) {
+    const existing = store.byName(name);
+    if (existing && existing.pk !== ownPk) throw alreadyExists(`Role [${name}] already exists`, [name]);
+  }
+  function requireMutable(role: Role) {
+    if (role.immutable) {
+      throw new ApiError(403, 'role.immutable', `Role [${role.name}] is immutable; it cannot be changed or deleted`, {
+        obj: [role.name],
+      });
+    }
+  }
+  function assign(pk: string, input: RoleInput) {
+    if (input.grants) store.setGrants(pk, input.grants.map((g) => grants.byName(g).pk));
+    if (input.users) store.setUsers(pk, input.users.map(resolveUser));
+  }
+  const changed = (pKey: string) => bus.publish('role.changed', { pKey });
+
+  return {
+    all: () => store.all(),
+    byPKey,
+    byName,
+    ofUser: (userPk: string) => store.ofUser(userPk),
+
+    create(input: RoleInput): Role {
+      const pk = db.transaction(() => {
+        requireUnique(input.name);
+        const pk = store.insert(
+          { name: input.name, description: input.description ?? null, immutable: input.immutable ?? false },
+          nowIso(),
+        );
+        assign(pk, input);
+        return pk;
+      })();
+      changed(pk);
+      return byPKey(pk);
+    },
+
+    /** Replaces name, description and flag; grants and users when the request names them. */
+    update(pKey: string, input: RoleInput & { ol?: number | undefined }): Role {
+      db.transaction(() => {
+        const current = byPKey(pKey);
+        requireMutable(current);
+        checkVersion('Role', current, input.ol);
+        requireUnique(input.name, current.pk);
+        store.update(
+          current.pk,
+          {
+            name: input.name,
+            description: input.description === undefined ? current.description : input.description,
+            immutable: input.immutable ?? current.immutable,
+          },
+          nowIso(),
+        );
+        assign(current.pk, input);
+      })();
+      changed(pKey);
+      return byPKey(pKey);
+    },
+
+    delete(pKey: string): void {
+      db.transaction(() => {
+        const role = byPKey(pKey);
+        requireMutable(role);
+        // Revoked keys stay listed with their role, so they keep it as well as active ones do.
+        const keys = store.apiKeyCounts(role.pk);
+        if (keys.active + keys.revoked > 0) {
+          throw inUse(
+            'role.inUse',
+            `Role [${role.name}] is named by ${keys.active} active and ${keys.revoked} revoked API key(s); keys stay listed with their role`,
+            [role.name],
+          );
+        }
+        store.delete(role.pk);
+      })();
+      changed(pKey);
+    },
+
+    /** Start-up: the role exists, immutable, and holds these grants (pKeys). */
+    ensure(name: string, description: string, grantPks: readonly string[], now: string): string {
+      const pk = store.byName(name)?.pk ?? store.insert({ name, description, immutable: true }, now);
+      for (const grantPk of grantPks) store.addGrant(pk, grantPk);
+      return pk;
+    },
+  };
+}
+
+export type RoleService = ReturnType<typeof createRoleService>;

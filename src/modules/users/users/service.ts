@@ -1,0 +1,222 @@
+import type { Db } from '../../../core/db.ts';
+import type { EventBus } from '../../../core/events.ts';
+import { nowIso } from '../../../core/time.ts';
+import { hashPassword } from '../../../auth/passwords.ts';
+import { ApiError, alreadyExists, notFound, validationError } from '../../../http/errors.ts';
+import { checkVersion } from '../../common/shared.ts';
+import type { RoleService } from '../roles/service.ts';
+import { ACCEPTED_IMAGES, imageTypeOf } from './image.ts';
+import type { EmailAddress, User, UserFields, UserStore } from './store.ts';
+
+export const ADMIN_ROLE = 'ADMIN';
+
+export interface UserInput {
+  username: string;
+  externalUser?: boolean | undefined;
+  locked?: boolean | undefined;
+  enabled?: boolean | undefined;
+  expirationDate?: string | null | undefined;
+  fullname?: string | null | undefined;
+  details?: Record<string, unknown> | undefined;
+  emailAddresses?: readonly EmailAddress[] | undefined;
+  roleNames?: readonly string[] | undefined;
+  /** Only on create: the first password. */
+  password?: string | undefined;
+}
+
+export interface UserServiceOptions {
+  imageMaxBytes: number;
+}
+
+export function createUserService(db: Db, store: UserStore, roles: RoleService, bus: EventBus, options: UserServiceOptions) {
+  function byPKey(pKey: string): User {
+    const user = store.byPk(pKey);
+    if (!user) throw notFound(`User with pKey [${pKey}] does not exist`, [pKey]);
+    return user;
+  }
+  function requireUnique(username: string, ownPk?: string) {
+    const existing = store.byName(username);
+    if (existing && existing.pk !== ownPk) {
+      throw new ApiError(409, 'user.already.exists', `User with username [${username}] already exists`, { obj: [username] });
+    }
+  }
+  function checkEmails(emails: readonly EmailAddress[] | undefined) {
+    if (!emails) return;
+    if (emails.filter((e) => e.primary).length > 1) {
+      throw new ApiError(400, 'user.email.multiplePrimary', 'A user has at most one primary e-mail address', {
+        obj: emails.filter((e) => e.primary).map((e) => e.emailAddress),
+      });
+    }
+    const seen = new Set<string>();
+    for (const e of emails) {
+      const key = e.emailAddress.toLowerCase();
+      if (seen.has(key)) throw validationError(`Validation failed: emailAddresses: [${e.emailAddress}] is given twice`);
+      seen.add(key);
+    }
+  }
+  const isActiveAdmin = (u: User | undefined) => !!u && u.enabled && !u.locked && u.roleNames.includes(ADMIN_ROLE);
+  /**
+   * The appliance must stay administrable: a change that takes an enabled, unlocked
+   * user out of the role ADMIN (locks, disables, deletes or demotes it) must leave
+   * another one. Checked inside the change's transaction, so a change that breaks it
+   * rolls back. A change to a user that was no active administrator takes none away.
+   */
+  function requireAnAdministrator(before: User) {
+    if (!isActiveAdmin(before)) return;
+    const admin = roles.byName(ADMIN_ROLE);
+    const remaining = store.otherActiveMembers(admin.pk, before.pk);
+    if (remaining === 0 && !isActiveAdmin(store.byPk(before.pk))) {
+      throw new ApiError(409, 'user.lastAdministrator', 'This would leave no enabled, unlocked user in the role ADMIN', {
+        obj: [ADMIN_ROLE],
+      });
+    }
+  }
+  const changed = (type: string, user: { pk: string; username: string }) =>
+    bus.publish(type, { pKey: user.pk, username: user.username });
+
+  return {
+    all: () => store.all(),
+    byPKey,
+    findByPk: (pk: string) => store.byPk(pk),
+    findByName: (username: string) => store.byName(username),
+
+    /** Counts a failed login; at `limit` failures in a row the account locks. Returns whether it locked now. */
+    recordFailedLogin(user: User, limit: number): boolean {
+      return db.transaction(() => {
+        const failures = store.failedLogin(user.pk);
+        if (failures < limit || user.locked) return false;
+        store.lock(user.pk, nowIso());
+        return true;
+      })();
+    },
+    resetFailedLogins: (user: User) => {
+      if (user.failedLogins > 0) store.resetFailedLogins(user.pk);
+    },
+    /** Username → pKey, 404 when unknown (for role membership). */
+    pkOf(username: string): string {
+      const user = store.byName(username);
+      if (!user) throw notFound(`User [${username}] does not exist`, [username]);
+      return user.pk;
+    },
+
+    async create(input: UserInput): Promise<User> {
+      checkEmails(input.emailAddresses);
+      const hash = input.password !== undefined ? await hashPassword(input.password) : undefined;
+      const pk = db.transaction(() => {
+        requireUnique(input.username);
+        const now = nowIso();
+        const fields: UserFields = {
+          username: input.username,
+          externalUser: input.externalUser ?? false,
+          locked: input.locked ?? false,
+          enabled: input.enabled ?? true,
+          expirationDate: input.expirationDate ?? null,
+          fullname: input.fullname ?? null,
+          details: input.details ?? {},
+        };
+        const pk = store.insert(fields, now);
+        store.setEmails(pk, input.emailAddresses ?? []);
+        store.setRoles(pk, (input.roleNames ?? []).map((r) => roles.byName(r).pk));
+        if (hash) store.setPassword(pk, hash, now);
+        return pk;
+      })();
+      const user = byPKey(pk);
+      changed('user.created', user);
+      return user;
+    },
+
+    /** Changes the fields the request carries; absent ones keep their values. */
+    update(pKey: string, input: Omit<UserInput, 'password'> & { ol?: number | undefined }): User {
+      checkEmails(input.emailAddresses);
+      db.transaction(() => {
+        const current = byPKey(pKey);
+        checkVersion('User', current, input.ol);
+        requireUnique(input.username, current.pk);
+        store.update(
+          current.pk,
+          {
+            username: input.username,
+            externalUser: input.externalUser ?? current.externalUser,
+            locked: input.locked ?? current.locked,
+            enabled: input.enabled ?? current.enabled,
+            expirationDate: input.expirationDate === undefined ? current.expirationDate : input.expirationDate,
+            fullname: input.fullname === undefined ? current.fullname : input.fullname,
+            details: input.details ?? current.details,
+          },
+          nowIso(),
+        );
+        if (input.emailAddresses) store.setEmails(current.pk, input.emailAddresses);
+        if (input.roleNames) store.setRoles(current.pk, input.roleNames.map((r) => roles.byName(r).pk));
+        requireAnAdministrator(current);
+      })();
+      const user = byPKey(pKey);
+      changed('user.changed', user);
+      return user;
+    },
+
+    async setPassword(pKey: string, password: string): Promise<User> {
+      byPKey(pKey);
+      const hash = await hashPassword(password);
+      db.transaction(() => store.setPassword(byPKey(pKey).pk, hash, nowIso()))();
+      const user = byPKey(pKey);
+      changed('user.passwordChanged', user);
+      return user;
+    },
+
+    saveImage(pKey: string, bytes: Buffer): User {
+      if (bytes.length === 0) throw validationError('Validation failed: the image is empty');
+      if (bytes.length > options.imageMaxBytes) {
+        throw new ApiError(413, 'user.image.tooLarge', `The image has ${bytes.length} bytes; at most ${options.imageMaxBytes} are accepted`, {
+          obj: [bytes.length, options.imageMaxBytes],
+        });
+      }
+      const type = imageTypeOf(bytes);
+      if (!type) {
+        throw new ApiError(400, 'user.image.notAnImage', `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
+      }
+      db.transaction(() => store.saveImage(byPKey(pKey).pk, type, bytes, nowIso()))();
+      const user = byPKey(pKey);
+      changed('user.changed', user);
+      return user;
+    },
+
+    image(pKey: string): { contentType: string; bytes: Buffer } {
+      const user = byPKey(pKey);
+      const image = store.image(user.pk);
+      if (!image) throw notFound(`User [${user.username}] has no image`, [pKey]);
+      return { contentType: image.content_type, bytes: image.bytes };
+    },
+
+    deleteImage(pKey: string): void {
+      db.transaction(() => store.deleteImage(byPKey(pKey).pk, nowIso()))();
+    },
+
+    delete(pKey: string): void {
+      const user = db.transaction(() => {
+        const user = byPKey(pKey);
+        store.delete(user.pk);
+        requireAnAdministrator(user);
+        return user;
+      })();
+      changed('user.deleted', user);
+    },
+
+    /** Start-up: the first administrator, on an empty user table. */
+    async ensureFirstAdmin(username: string, password: string, adminRolePk: string): Promise<boolean> {
+      if (store.count() > 0) return false;
+      const hash = await hashPassword(password);
+      db.transaction(() => {
+        const now = nowIso();
+        const pk = store.insert(
+          { username, externalUser: false, locked: false, enabled: true, expirationDate: null, fullname: null, details: {} },
+          now,
+        );
+        store.setPassword(pk, hash, now);
+        store.addRole(pk, adminRolePk);
+      })();
+      return true;
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;
