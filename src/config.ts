@@ -102,6 +102,8 @@ export class ConfigError extends Error {}
 
 export interface Flags {
   printConfig: boolean;
+  /** Restore the user admin (unlocked, enabled, in ADMIN) with WMS_ADMIN_PASSWORD, then run. */
+  resetAdmin: boolean;
   help: boolean;
   version: boolean;
   /** Config keys set on the command line, by dotted path. */
@@ -110,12 +112,13 @@ export interface Flags {
 
 /** Splits the command line into config values and the action flags. */
 export function parseFlags(argv: readonly string[]): Flags {
-  const flags: Flags = { printConfig: false, help: false, version: false, values: {} };
+  const flags: Flags = { printConfig: false, resetAdmin: false, help: false, version: false, values: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     if (name === '--print-config') flags.printConfig = true;
+    else if (name === '--reset-admin') flags.resetAdmin = true;
     else if (name === '--help' || name === '-h') flags.help = true;
     else if (name === '--version' || name === '-v') flags.version = true;
     else if (KEY_FLAGS[name]) {
@@ -129,12 +132,15 @@ export function parseFlags(argv: readonly string[]): Flags {
   return flags;
 }
 
-export const USAGE = `Usage: wms [--port N] [--host ADDR] [--data-dir DIR] [--print-config] [--help] [--version]
+export const USAGE = `Usage: wms [--port N] [--host ADDR] [--data-dir DIR] [--print-config] [--reset-admin] [--help] [--version]
 
 Starts the warehouse appliance. Settings come from defaults, <data-dir>/${CONFIG_FILE_NAME},
 WMS_<SECTION>_<KEY> environment variables (short forms: WMS_PORT, WMS_HOST, WMS_DATA_DIR,
 WMS_ADMIN_PASSWORD) and these flags, later ones winning.
-  --print-config  print the effective settings (secrets redacted) and exit`;
+  --print-config  print the effective settings (secrets redacted) and exit
+  --reset-admin   restore the user admin (unlocked, enabled, role ADMIN) with the password
+                  of WMS_ADMIN_PASSWORD, then run: the way back in when every administrator
+                  is locked out`;
 
 interface Leaf {
   path: string;

@@ -31,6 +31,8 @@ import { VERSION } from './version.ts';
 export interface StartOptions {
   /** Where log lines go (tests read them); stdout when absent. */
   logDestination?: NodeJS.WritableStream;
+  /** Restore the user admin with `auth.adminPassword` (the recovery path of `--reset-admin`). */
+  resetAdmin?: boolean;
   /** Notes from loading the config, logged once the logger exists. */
   configNotes?: string[];
 }
@@ -76,8 +78,10 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const router = new Router(routes);
 
     if (common.seed()) log.info('first start: default account, root location group and type catalogues written');
-    const seeded = await users.seed(grantCatalogue(routes), config.auth.adminPassword);
-    if (seeded.generatedPassword) {
+    const seeded = await users.seed(grantCatalogue(routes), config.auth.adminPassword, options.resetAdmin);
+    if (seeded.adminReset) {
+      log.warn({ username: 'admin' }, 'user admin restored from the command line: unlocked, enabled, role ADMIN, new password');
+    } else if (seeded.generatedPassword) {
       log.warn(
         { username: 'admin', password: seeded.generatedPassword },
         'first start: generated the password of user admin; it is shown this once, change it after the first login',
@@ -144,6 +148,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 /** The command line: `wms [flags]`. Exit codes: 0 ok, 1 failed to start, 2 bad config or flags. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let loaded;
+  let resetAdmin = false;
   try {
     const flags = parseFlags(argv);
     if (flags.help) {
@@ -159,6 +164,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       process.stdout.write(`${JSON.stringify(redactedConfig(loaded.config), null, 2)}\n`);
       return;
     }
+    if (flags.resetAdmin && !loaded.config.auth.adminPassword) {
+      throw new ConfigError('--reset-admin needs the new password in WMS_ADMIN_PASSWORD');
+    }
+    resetAdmin = flags.resetAdmin;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`wms: ${err.message}\n`);
@@ -183,7 +192,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings });
+    appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings, resetAdmin });
   } catch (err) {
     const reason = err instanceof StartupError || (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? (err as Error).message : (err as Error).stack;
     process.stderr.write(`wms: cannot start: ${reason}\n`);

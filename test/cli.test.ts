@@ -357,3 +357,34 @@ describe('wms with a database of a newer build', () => {
     expect(existsSync(backups) ? readdirSync(backups) : []).toEqual([]);
   });
 });
+
+describe('wms --reset-admin: the way back in when every administrator is locked out', () => {
+  it('refuses to run without the new password in WMS_ADMIN_PASSWORD (exit 2, one line)', async () => {
+    const cwd = workDir();
+    const exit = await run(['--reset-admin'], cwd);
+    expect(exit.code).toBe(2);
+    expect(stderrLines(exit)).toHaveLength(1);
+    expect(exit.stderr).toMatch(/--reset-admin needs the new password in WMS_ADMIN_PASSWORD/);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('unlocks the locked-out admin and gives it the new password', async () => {
+    const cwd = workDir();
+    const first = await start(cwd, { WMS_ADMIN_PASSWORD: 'first-password' });
+    for (let i = 0; i < 5; i++) expect((await login(first.url, 'admin', 'wrong-password')).status).toBe(401);
+    const locked = await login(first.url, 'admin', 'first-password');
+    expect(locked.status).toBe(401);
+    expect(String(locked.body.message)).toMatch(/locked/);
+    expect((await first.stop()).code).toBe(0);
+
+    const second = await start(cwd, { WMS_ADMIN_PASSWORD: 'second-password' }, ['--reset-admin']);
+    expect(logLines(second.stdout()).some((l) => l.msg === 'user admin restored from the command line: unlocked, enabled, role ADMIN, new password')).toBe(true);
+    expect((await login(second.url, 'admin', 'first-password')).status).toBe(401);
+    const token = await login(second.url, 'admin', 'second-password');
+    expect(token.status).toBe(200);
+    const users = await fetch(`${second.url}/users`, { headers: { Authorization: `Bearer ${String(token.body.access_token)}` } });
+    const admin = ((await users.json()) as { username: string; locked: boolean; roleNames: string[] }[]).find((u) => u.username === 'admin');
+    expect(admin).toMatchObject({ locked: false, roleNames: ['ADMIN'] });
+    expect((await second.stop()).code).toBe(0);
+  });
+});

@@ -71,7 +71,7 @@ describe('envName', () => {
 
 describe('parseFlags', () => {
   it('takes no flags as no action and no values', () => {
-    expect(parseFlags([])).toEqual({ printConfig: false, help: false, version: false, values: {} });
+    expect(parseFlags([])).toEqual({ printConfig: false, resetAdmin: false, help: false, version: false, values: {} });
   });
 
   it('reads --port, --host and --data-dir in the "--flag value" form', () => {
@@ -100,8 +100,10 @@ describe('parseFlags', () => {
     expect(parseFlags(['-h']).help).toBe(true);
     expect(parseFlags(['--version']).version).toBe(true);
     expect(parseFlags(['-v']).version).toBe(true);
+    expect(parseFlags(['--reset-admin']).resetAdmin).toBe(true);
     expect(parseFlags(['--port', '0', '--print-config'])).toEqual({
       printConfig: true,
+      resetAdmin: false,
       help: false,
       version: false,
       values: { 'server.port': '0' },

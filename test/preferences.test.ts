@@ -718,6 +718,39 @@ describe('user preferences belong to their owner only', () => {
 
 // ---- events -------------------------------------------------------------------
 
+describe('user and role preferences follow their owner', () => {
+  const ownedBy = (kind: string, owner: string) =>
+    wms.app.db.prepare('SELECT key FROM preferences WHERE kind = ? AND owner = ? ORDER BY key').pluck().all(kind, owner);
+
+  it('a renamed user keeps its preferences under the new name; a deleted user takes them along', async () => {
+    const created = await wms.post('/users', { username: 'pref-mover', password: 'pref-mover-password', roleNames: ['PREF_EDITOR'] });
+    expect(created.status, created.text).toBe(201);
+    const token = await login('pref-mover', 'pref-mover-password');
+    await create({ '@class': USER, key: 'moving.pref', value: 'x', type: 'STRING' }, token);
+
+    const renamed = await wms.put('/users', { pKey: created.body.pKey, username: 'pref-moved' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(ownedBy('USER', 'pref-mover')).toEqual([]);
+    const mine = await wms.get('/v1/preferences?user=pref-moved', { token: await login('pref-moved', 'pref-mover-password') });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body).toEqual([expect.objectContaining({ key: 'moving.pref', owner: 'pref-moved' })]);
+
+    expect((await wms.del(`/users/${created.body.pKey}`)).status).toBe(204);
+    expect(ownedBy('USER', 'pref-moved')).toEqual([]);
+  });
+
+  it('a renamed role keeps its preferences under the new name; a deleted role takes them along', async () => {
+    const role = await wms.post('/roles', { name: 'PREF_ROLE_OLD' });
+    expect(role.status, role.text).toBe(201);
+    await create({ '@class': ROLE, owner: 'PREF_ROLE_OLD', key: 'role.pref', value: '1', type: 'INT' });
+    expect((await wms.put('/roles', { pKey: role.body.pKey, name: 'PREF_ROLE_NEW' })).status).toBe(200);
+    expect(ownedBy('ROLE', 'PREF_ROLE_OLD')).toEqual([]);
+    expect(ownedBy('ROLE', 'PREF_ROLE_NEW')).toEqual(['role.pref']);
+    expect((await wms.del(`/roles/${role.body.pKey}`)).status).toBe(204);
+    expect(ownedBy('ROLE', 'PREF_ROLE_NEW')).toEqual([]);
+  });
+});
+
 describe('events', () => {
   it('publishes preference.created, .changed and .deleted after the change, without the value', async () => {
     const seen: { type: string; data: Record<string, unknown> }[] = [];

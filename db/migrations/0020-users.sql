@@ -2,6 +2,8 @@
 -- route table defines (system grants), and API keys for machines.
 
 ALTER TABLE users ADD COLUMN details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details));
+-- Tokens issued before this instant are refused (set when the password changes).
+ALTER TABLE users ADD COLUMN tokens_not_before TEXT;
 
 CREATE TABLE user_email_addresses (
   user_pk       TEXT NOT NULL REFERENCES users (pk) ON DELETE CASCADE,
@@ -29,7 +31,9 @@ CREATE TABLE api_keys (
   name             TEXT NOT NULL UNIQUE,
   key_id           TEXT NOT NULL UNIQUE,
   secret_hash      TEXT NOT NULL,
-  role_pk          TEXT NOT NULL REFERENCES roles (pk),
+  -- A revoked key stays listed after its role is gone; it keeps the role's name.
+  role_pk          TEXT REFERENCES roles (pk) ON DELETE SET NULL,
+  role_name        TEXT NOT NULL,
   created_by       TEXT NOT NULL,
   expires_at       TEXT,
   revoked_at       TEXT,

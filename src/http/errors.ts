@@ -62,6 +62,9 @@ export const staleVersion = (what: string, pKey: string, sent: number, current: 
     { obj: [pKey, sent, current] },
   );
 
+/** 409 when a delete would leave other records pointing at nothing. */
+export const inUse = (key: string, message: string, obj: readonly unknown[]) => new ApiError(409, key, message, { obj });
+
 /** A zod failure as the spec's validation error, naming every failing field. */
 export function fromZodError(error: z.ZodError, where = 'body'): ApiError {
   const parts = error.issues.map((issue) => {

@@ -1,3 +1,4 @@
+import type { Versioned } from '../core/versioned.ts';
 import type { RequestContext } from './context.ts';
 import { hrefTemplate, type Reply, type Route } from './router.ts';
 
@@ -54,3 +55,21 @@ export function created(ctx: RequestContext, path: string, body?: unknown, type?
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 export const noContent = (): Reply => ({ status: 204 });
+
+/** `pKey`, `ol`, `createDt`, `lastModifiedDt` and the links of a representation. */
+export const technical = (entity: Versioned, links: Link[]) => ({
+  pKey: entity.pk,
+  ol: entity.ol,
+  createDt: entity.createDt,
+  lastModifiedDt: entity.lastModifiedDt,
+  links,
+});
+
+/** Copies the defined values only: optional JSON fields that are absent stay absent. */
+export function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined && value !== null) (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
+}

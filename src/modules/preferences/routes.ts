@@ -1,7 +1,6 @@
 import type { RequestContext } from '../../http/context.ts';
-import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
+import { created, defined, indexRoute, link, noContent, ok, technical } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
-import { defined, technical } from '../common/shared.ts';
 import {
   CLASS_OF,
   createQuery,

@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { nowIso } from '../../core/time.ts';
 import { ApiError, notFound, validationError } from '../../http/errors.ts';
-import { checkVersion } from '../common/shared.ts';
+import { checkVersion } from '../../core/versioned.ts';
 import {
   inferType,
   scopeOfClass,
@@ -44,6 +44,12 @@ export interface CreateResult {
 }
 
 export function createPreferenceService(db: Db, store: PreferenceStore, bus: EventBus) {
+  // User and role preferences belong to their owner by name: they follow a rename and
+  // go with a deletion, so a later user or role of the old name never inherits them.
+  bus.on('user.renamed', (e) => store.renameOwner('USER', String(e.data.from), String(e.data.to), e.at));
+  bus.on('user.deleted', (e) => store.deleteOwner('USER', String(e.data.username)));
+  bus.on('role.renamed', (e) => store.renameOwner('ROLE', String(e.data.from), String(e.data.to), e.at));
+  bus.on('role.deleted', (e) => store.deleteOwner('ROLE', String(e.data.name)));
   function byPKey(caller: Caller, pKey: string): Preference {
     const preference = store.byPk(pKey);
     if (!preference) throw new ApiError(404, NOT_FOUND_BY_PKEY, `Preference with pKey [${pKey}] does not exist`, { obj: [pKey] });

@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import { newPKey } from '../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../common/shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 import type { PreferenceType, Scope } from './schema.ts';
 
 // All SQL of the preferences module. Owners are compared as coalesce(owner, ''), the
@@ -75,6 +75,10 @@ export function createPreferenceStore(db: Db) {
        WHERE pk = @pk`,
     ),
     delete: db.prepare('DELETE FROM preferences WHERE pk = ?'),
+    renameOwner: db.prepare(
+      'UPDATE OR IGNORE preferences SET owner = @to, ol = ol + 1, last_modified_dt = @now WHERE kind = @scope AND owner = @from',
+    ),
+    deleteOwner: db.prepare('DELETE FROM preferences WHERE kind = ? AND owner = ?'),
   };
 
   return {
@@ -99,6 +103,10 @@ export function createPreferenceStore(db: Db) {
       s.update.run({ ...fields, pk, now });
     },
     delete: (pk: string) => s.delete.run(pk).changes > 0,
+    /** The owner (a user or role) was renamed: its preferences follow. Returns how many moved. */
+    renameOwner: (scope: Scope, from: string, to: string, now: string) => s.renameOwner.run({ scope, from, to, now }).changes,
+    /** The owner is gone: its preferences go too. */
+    deleteOwner: (scope: Scope, owner: string) => s.deleteOwner.run(scope, owner).changes,
   };
 }
 

@@ -1,8 +1,7 @@
 import type { RequestContext } from '../../http/context.ts';
-import { created, indexRoute, link, noContent, ok, type Link } from '../../http/hal.ts';
+import { created, defined, indexRoute, link, type Link, noContent, ok, technical } from '../../http/hal.ts';
 import { vendorType } from '../../http/negotiation.ts';
 import type { Route } from '../../http/router.ts';
-import { defined, technical } from '../common/shared.ts';
 import { newTask, taskUpdate } from './schema.ts';
 import { TRANSITIONS, TASK_OPERATIONS, type TaskService } from './service.ts';
 import type { Task } from './store.ts';

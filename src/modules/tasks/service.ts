@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { ApiError, validationError } from '../../http/errors.ts';
-import { checkVersion } from '../common/shared.ts';
+import { checkVersion } from '../../core/versioned.ts';
 import type { NewTaskInput, TaskUpdateInput } from './schema.ts';
 import type { Task, TaskState, TaskStore } from './store.ts';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../common/shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 
 // All SQL of the tasks module (tables `tasks` and `task_sequence`, migration 0040).
 

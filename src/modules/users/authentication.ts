@@ -29,16 +29,28 @@ export interface AuthenticationDeps {
 
 export function createAuthentication(deps: AuthenticationDeps) {
   const { users, grants, apiKeys, tokens, bus, log } = deps;
-  /** Resolved callers, with the instant until which they stay valid (an account's expiration date). */
-  const principals = new Map<string, { principal: Principal; validUntil: string | null }>();
+  /**
+   * Resolved callers, with the instant until which they stay valid (an account's
+   * expiration date) and the instant before which its tokens were issued in vain (the
+   * last password change), in epoch seconds like a token's `iat`.
+   */
+  const principals = new Map<string, { principal: Principal; validUntil: string | null; notBeforeSeconds: number }>();
   const forget = () => principals.clear();
-  for (const type of ['user.changed', 'user.deleted', 'user.locked', 'role.changed', 'grant.changed', 'apiKey.revoked']) {
+  for (const type of ['user.changed', 'user.deleted', 'user.locked', 'user.passwordChanged', 'role.changed', 'grant.changed', 'apiKey.revoked']) {
     bus.on(type, forget);
   }
 
-  function userPrincipal(id: string): Principal {
-    const cached = principals.get(id);
-    if (cached && (cached.validUntil === null || cached.validUntil > nowIso())) return cached.principal;
+  function userPrincipal(id: string, issuedAt: number): Principal {
+    let entry = principals.get(id);
+    if (!entry || (entry.validUntil !== null && entry.validUntil <= nowIso())) entry = loadUser(id);
+    // Seconds, as `iat` has them: a token of the very second of a password change still counts.
+    if (issuedAt < entry.notBeforeSeconds) {
+      throw new ServerDeclined(401, 'Token no longer valid: the password was changed after it was issued');
+    }
+    return entry.principal;
+  }
+
+  function loadUser(id: string) {
     const user = users.findByPk(id);
     if (!user) throw new ServerDeclined(401, 'Invalid token: the user no longer exists');
     const refusal = refusalOf(user);
@@ -50,8 +62,10 @@ export function createAuthentication(deps: AuthenticationDeps) {
       grants: new Set(grants.namesOfUser(user.pk)),
       roleNames: user.roleNames,
     };
-    principals.set(id, { principal, validUntil: user.expirationDate });
-    return principal;
+    const notBeforeSeconds = user.tokensNotBefore ? Math.floor(Date.parse(user.tokensNotBefore) / 1000) : 0;
+    const entry = { principal, validUntil: user.expirationDate, notBeforeSeconds };
+    principals.set(id, entry);
+    return entry;
   }
 
   function apiKeyPrincipal(bearer: string): Principal {
@@ -63,10 +77,10 @@ export function createAuthentication(deps: AuthenticationDeps) {
       id: key.pk,
       username: `api-key:${key.name}`,
       kind: 'api-key',
-      grants: new Set(grants.namesOfRole(key.rolePk)),
+      grants: new Set(key.rolePk ? grants.namesOfRole(key.rolePk) : []),
       roleNames: [key.roleName],
     };
-    principals.set(cacheKey, { principal, validUntil: null });
+    principals.set(cacheKey, { principal, validUntil: null, notBeforeSeconds: 0 });
     return principal;
   }
 
@@ -96,8 +110,8 @@ export function createAuthentication(deps: AuthenticationDeps) {
       const bearer = bearerToken(authorization);
       if (isApiKey(bearer)) return apiKeyPrincipal(bearer);
       const known = tokens.cached(bearer);
-      if (known) return userPrincipal(known.id);
-      return tokens.verify(bearer).then((verified) => userPrincipal(verified.id));
+      if (known) return userPrincipal(known.id, known.iat);
+      return tokens.verify(bearer).then((verified) => userPrincipal(verified.id, verified.iat));
     },
 
     /** Forget resolved callers (after a change made outside the services, e.g. in a test). */

@@ -1,6 +1,5 @@
 import type { RequestContext } from '../../http/context.ts';
-import { link } from '../../http/hal.ts';
-import { defined, technical } from '../common/shared.ts';
+import { defined, link, technical } from '../../http/hal.ts';
 import type { ApiKey } from './api-keys/store.ts';
 import type { Grant } from './grants/store.ts';
 import type { Role } from './roles/store.ts';

@@ -51,19 +51,25 @@ export function createUsersModule(db: Db, tokens: TokenService, bus: EventBus, l
     /**
      * First-start data of this module, kept complete on every start: every grant the
      * route table names (marked as needed by the appliance), the immutable role ADMIN
-     * holding all of them, and, on an empty user table, the user `admin`. Returns the
-     * generated admin password when one had to be made.
+     * holding all of them, and, on an empty user table, the user `admin`. With
+     * `resetAdmin`, `admin` is restored with `adminPassword` (the recovery path).
+     * Returns the generated admin password when one had to be made.
      */
-    async seed(routeGrants: readonly { name: string; description: string }[], adminPassword: string | undefined) {
+    async seed(
+      routeGrants: readonly { name: string; description: string }[],
+      adminPassword: string | undefined,
+      resetAdmin = false,
+    ) {
       const adminRolePk = db.transaction(() => {
         const now = nowIso();
         const grantPks = grants.ensureSystemGrants(routeGrants, now);
         return roles.ensure(ADMIN_ROLE, 'Administrators: every grant', grantPks, now);
       })();
       const password = adminPassword ?? generatePassword();
-      const adminCreated = await users.ensureFirstAdmin(ADMIN_USER, password, adminRolePk);
+      if (resetAdmin && adminPassword) await users.resetAdministrator(ADMIN_USER, adminPassword, adminRolePk);
+      const adminCreated = !resetAdmin && (await users.ensureFirstAdmin(ADMIN_USER, password, adminRolePk));
       authentication.invalidatePrincipals();
-      return { adminCreated, generatedPassword: adminCreated && !adminPassword ? password : undefined };
+      return { adminCreated, adminReset: resetAdmin, generatedPassword: adminCreated && !adminPassword ? password : undefined };
     },
   };
 }

@@ -1,8 +1,7 @@
 import type { RequestContext } from '../../../http/context.ts';
-import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
-import { defined, technical } from '../shared.ts';
 import { errorCodeBody, locationGroupPatch, newLocationGroup, stateQuery } from './schema.ts';
 import type { LocationGroupService } from './service.ts';
 import type { LocationGroup } from './store.ts';

@@ -1,10 +1,10 @@
 import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists, validationError } from '../../../http/errors.ts';
+import { alreadyExists, ApiError, inUse, validationError } from '../../../http/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { checkErrorCode, groupStateAt, type GroupState } from '../error-code.ts';
-import { checkVersion, inUse } from '../shared.ts';
+import { checkVersion } from '../../../core/versioned.ts';
 import type { LocationGroup, LocationGroupFields, LocationGroupStore, OperationMode } from './store.ts';
 
 export interface NewLocationGroup {

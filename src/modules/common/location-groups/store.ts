@@ -1,7 +1,7 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import type { GroupState } from '../error-code.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 export type OperationMode = 'INFEED' | 'OUTFEED' | 'INFEED_AND_OUTFEED' | 'NO_OPERATION';
 

@@ -1,8 +1,7 @@
 import type { RequestContext } from '../../../http/context.ts';
-import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { created, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Reply, Route } from '../../../http/router.ts';
-import { technical } from '../shared.ts';
 import { COORDINATE_PARTS } from './coordinate.ts';
 import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
 import type { LocationService } from './service.ts';

@@ -1,12 +1,12 @@
 import { hasWildcard, likeToGlob, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
+import { alreadyExists, ApiError, inUse, notFound } from '../../../http/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { activeAt, checkErrorCode, groupStateAt } from '../error-code.ts';
 import type { LocationGroupService } from '../location-groups/service.ts';
 import type { LocationTypeService } from '../location-types/service.ts';
-import { checkVersion, inUse } from '../shared.ts';
+import { checkVersion } from '../../../core/versioned.ts';
 import { COORDINATE_PARTS, parseCoordinate, type Coordinate } from './coordinate.ts';
 import type { Location, LocationFields, LocationStore } from './store.ts';
 

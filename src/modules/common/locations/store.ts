@@ -1,7 +1,7 @@
 import { EntityCache } from '../../../core/cache.ts';
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 import type { Coordinate } from './coordinate.ts';
 
 export interface Location extends Versioned, Coordinate {

@@ -1,9 +1,8 @@
 import type { RequestContext } from '../../../http/context.ts';
-import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { validationError } from '../../../http/errors.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
-import { defined, technical } from '../shared.ts';
 import { bkQuery, moveParams, newTransportUnit, transportUnitParams, transportUnitUpdate } from './schema.ts';
 import type { TransportUnitService } from './service.ts';
 import type { TransportUnit, TransportUnitState } from './store.ts';

@@ -5,7 +5,7 @@ import { nowIso } from '../../../core/time.ts';
 import { ApiError, alreadyExists } from '../../../http/errors.ts';
 import type { LocationService } from '../locations/service.ts';
 import type { TransportUnitTypeService } from '../transport-unit-types/service.ts';
-import { checkVersion } from '../shared.ts';
+import { checkVersion } from '../../../core/versioned.ts';
 import type { TransportUnit, TransportUnitState, TransportUnitStore } from './store.ts';
 
 export interface TransportUnitInput {

@@ -1,6 +1,6 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 export type TransportUnitState = 'AVAILABLE' | 'BLOCKED' | 'QUALITY_CHECK';
 export const TRANSPORT_UNIT_STATES = ['AVAILABLE', 'BLOCKED', 'QUALITY_CHECK'] as const;

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { RequestContext } from '../../../http/context.ts';
-import { created, indexRoute, link, noContent, ok } from '../../../http/hal.ts';
+import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
-import { defined, technical } from '../shared.ts';
 import type { CatalogueEntry, CatalogueFields, CatalogueInput, createTypeCatalogue } from './service.ts';
 
 export interface CatalogueRoutesSpec<F extends CatalogueFields> {

@@ -2,8 +2,8 @@ import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists } from '../../../http/errors.ts';
-import { checkVersion, inUse, versionedFrom, type Versioned, type VersionedRow } from '../shared.ts';
+import { alreadyExists, ApiError, inUse } from '../../../http/errors.ts';
+import { checkVersion, versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // Location types and transport unit types are the same kind of thing: a catalogue of
 // named types (`type` is the unique name) with a few descriptive numbers, created,

@@ -2,8 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
-import { ServerDeclined } from '../../../http/errors.ts';
+import { alreadyExists, ApiError, notFound, ServerDeclined } from '../../../http/errors.ts';
 import type { RoleService } from '../roles/service.ts';
 import type { ApiKey, ApiKeyStore } from './store.ts';
 
@@ -50,6 +49,7 @@ export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleServi
             keyId,
             secretHash: hashOf(secret).toString('hex'),
             rolePk: role.pk,
+            roleName: role.name,
             createdBy,
             expiresAt: input.expiresAt ?? null,
           },

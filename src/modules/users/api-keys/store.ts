@@ -1,6 +1,6 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../../common/shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // API keys: long-lived credentials for machines, stored as a hash of their secret.
 
@@ -8,7 +8,8 @@ export interface ApiKey extends Versioned {
   name: string;
   keyId: string;
   secretHash: string;
-  rolePk: string;
+  /** Null once the role of a revoked key was deleted. */
+  rolePk: string | null;
   roleName: string;
   createdBy: string;
   expiresAt: string | null;
@@ -20,7 +21,7 @@ interface Row extends VersionedRow {
   name: string;
   key_id: string;
   secret_hash: string;
-  role_pk: string;
+  role_pk: string | null;
   role_name: string;
   created_by: string;
   expires_at: string | null;
@@ -29,9 +30,9 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT k.pk, k.name, k.key_id, k.secret_hash, k.role_pk, r.name AS role_name, k.created_by, k.expires_at,
-         k.revoked_at, k.last_used_at, k.ol, k.create_dt, k.last_modified_dt
-  FROM api_keys k JOIN roles r ON r.pk = k.role_pk`;
+  SELECT k.pk, k.name, k.key_id, k.secret_hash, k.role_pk, coalesce(r.name, k.role_name) AS role_name, k.created_by,
+         k.expires_at, k.revoked_at, k.last_used_at, k.ol, k.create_dt, k.last_modified_dt
+  FROM api_keys k LEFT JOIN roles r ON r.pk = k.role_pk`;
 
 export function createApiKeyStore(db: Db) {
   const s = {
@@ -40,8 +41,9 @@ export function createApiKeyStore(db: Db) {
     byName: db.prepare<[string], Row>(`${SELECT} WHERE k.name = +?`),
     byKeyId: db.prepare<[string], Row>(`${SELECT} WHERE k.key_id = +?`),
     insert: db.prepare(
-      `INSERT INTO api_keys (pk, name, key_id, secret_hash, role_pk, created_by, expires_at, ol, create_dt, last_modified_dt)
-       VALUES (@pk, @name, @keyId, @secretHash, @rolePk, @createdBy, @expiresAt, 0, @now, @now)`,
+      `INSERT INTO api_keys (pk, name, key_id, secret_hash, role_pk, role_name, created_by, expires_at, ol, create_dt,
+         last_modified_dt)
+       VALUES (@pk, @name, @keyId, @secretHash, @rolePk, @roleName, @createdBy, @expiresAt, 0, @now, @now)`,
     ),
     revoke: db.prepare('UPDATE api_keys SET revoked_at = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ? AND revoked_at IS NULL'),
     used: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE pk = ?'),
@@ -65,7 +67,15 @@ export function createApiKeyStore(db: Db) {
     byName: (name: string) => one(s.byName.get(name)),
     byKeyId: (keyId: string) => one(s.byKeyId.get(keyId)),
     insert(
-      fields: { name: string; keyId: string; secretHash: string; rolePk: string; createdBy: string; expiresAt: string | null },
+      fields: {
+        name: string;
+        keyId: string;
+        secretHash: string;
+        rolePk: string;
+        roleName: string;
+        createdBy: string;
+        expiresAt: string | null;
+      },
       now: string,
     ): string {
       const pk = newPKey();

@@ -2,7 +2,7 @@ import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
 import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
-import { checkVersion } from '../../common/shared.ts';
+import { checkVersion } from '../../../core/versioned.ts';
 import type { Grant, GrantStore } from './store.ts';
 
 export const grantNotFound = (name: string) => notFound(`Grant [${name}] does not exist`, [name]);

@@ -1,6 +1,6 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../../common/shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // Grants (security objects). System grants are the ones the route table names.
 

@@ -1,8 +1,8 @@
 import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
-import { checkVersion, inUse } from '../../common/shared.ts';
+import { alreadyExists, ApiError, inUse, notFound } from '../../../http/errors.ts';
+import { checkVersion } from '../../../core/versioned.ts';
 import type { GrantService } from '../grants/service.ts';
 import type { Role, RoleStore } from './store.ts';
 
@@ -71,7 +71,7 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
 
     /** Replaces name, description and flag; grants and users when the request names them. */
     update(pKey: string, input: RoleInput & { ol?: number | undefined }): Role {
-      db.transaction(() => {
+      const previous = db.transaction(() => {
         const current = byPKey(pKey);
         requireMutable(current);
         checkVersion('Role', current, input.ol);
@@ -86,27 +86,27 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
           nowIso(),
         );
         assign(current.pk, input);
+        return current;
       })();
       changed(pKey);
+      if (previous.name !== input.name) bus.publish('role.renamed', { pKey, from: previous.name, to: input.name });
       return byPKey(pKey);
     },
 
     delete(pKey: string): void {
-      db.transaction(() => {
+      const deleted = db.transaction(() => {
         const role = byPKey(pKey);
         requireMutable(role);
-        // Revoked keys stay listed with their role, so they keep it as well as active ones do.
-        const keys = store.apiKeyCounts(role.pk);
-        if (keys.active + keys.revoked > 0) {
-          throw inUse(
-            'role.inUse',
-            `Role [${role.name}] is named by ${keys.active} active and ${keys.revoked} revoked API key(s); keys stay listed with their role`,
-            [role.name],
-          );
+        // Active keys act in the role; revoked ones only remember its name.
+        const { active } = store.apiKeyCounts(role.pk);
+        if (active > 0) {
+          throw inUse('role.inUse', `Role [${role.name}] is the scope of ${active} API key(s); revoke them first`, [role.name]);
         }
         store.delete(role.pk);
+        return role;
       })();
       changed(pKey);
+      bus.publish('role.deleted', { pKey, name: deleted.name });
     },
 
     /** Start-up: the role exists, immutable, and holds these grants (pKeys). */

@@ -1,6 +1,6 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../../common/shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // Roles and the grants and users assigned to them.
 
@@ -77,7 +77,7 @@ export function createRoleStore(db: Db) {
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byName: (name: string) => one(s.byName.get(name)),
     ofUser: (userPk: string) => s.ofUser.all(userPk).map(toRole),
-    /** API keys acting in the role, and revoked ones that still name it (they stay listed). */
+    /** API keys acting in the role, and revoked ones that name it. */
     apiKeyCounts: (pk: string) => s.apiKeyCounts.get(pk)!,
     insert(fields: RoleFields, now: string): string {
       const pk = newPKey();

@@ -3,7 +3,7 @@ import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
 import { hashPassword } from '../../../auth/passwords.ts';
 import { ApiError, alreadyExists, notFound, validationError } from '../../../http/errors.ts';
-import { checkVersion } from '../../common/shared.ts';
+import { checkVersion } from '../../../core/versioned.ts';
 import type { RoleService } from '../roles/service.ts';
 import { ACCEPTED_IMAGES, imageTypeOf } from './image.ts';
 import type { EmailAddress, User, UserFields, UserStore } from './store.ts';
@@ -128,7 +128,7 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
     /** Changes the fields the request carries; absent ones keep their values. */
     update(pKey: string, input: Omit<UserInput, 'password'> & { ol?: number | undefined }): User {
       checkEmails(input.emailAddresses);
-      db.transaction(() => {
+      const previous = db.transaction(() => {
         const current = byPKey(pKey);
         checkVersion('User', current, input.ol);
         requireUnique(input.username, current.pk);
@@ -143,14 +143,19 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
             fullname: input.fullname === undefined ? current.fullname : input.fullname,
             details: input.details ?? current.details,
           },
+          current.locked && input.locked === false,
           nowIso(),
         );
         if (input.emailAddresses) store.setEmails(current.pk, input.emailAddresses);
         if (input.roleNames) store.setRoles(current.pk, input.roleNames.map((r) => roles.byName(r).pk));
         requireAnAdministrator(current);
+        return current;
       })();
       const user = byPKey(pKey);
       changed('user.changed', user);
+      if (previous.username !== user.username) {
+        bus.publish('user.renamed', { pKey: user.pk, from: previous.username, to: user.username });
+      }
       return user;
     },
 
@@ -204,17 +209,27 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
     /** Start-up: the first administrator, on an empty user table. */
     async ensureFirstAdmin(username: string, password: string, adminRolePk: string): Promise<boolean> {
       if (store.count() > 0) return false;
+      await this.resetAdministrator(username, password, adminRolePk);
+      return true;
+    },
+
+    /**
+     * The recovery path of an appliance whose administrators are locked out: the user
+     * exists (created when missing), is enabled and unlocked, holds the role ADMIN and
+     * has this password. Only reachable from the box's command line (`--reset-admin`).
+     */
+    async resetAdministrator(username: string, password: string, adminRolePk: string): Promise<void> {
       const hash = await hashPassword(password);
       db.transaction(() => {
         const now = nowIso();
-        const pk = store.insert(
-          { username, externalUser: false, locked: false, enabled: true, expirationDate: null, fullname: null, details: {} },
-          now,
-        );
+        const existing = store.byName(username);
+        const fields = { username, externalUser: false, locked: false, enabled: true, expirationDate: null };
+        const pk = existing
+          ? (store.update(existing.pk, { ...existing, ...fields }, true, now), existing.pk)
+          : store.insert({ ...fields, fullname: null, details: {} }, now);
         store.setPassword(pk, hash, now);
         store.addRole(pk, adminRolePk);
       })();
-      return true;
     },
   };
 }

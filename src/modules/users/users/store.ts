@@ -1,6 +1,6 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
-import { versionedFrom, type Versioned, type VersionedRow } from '../../common/shared.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // Users, their e-mail addresses, details, image and role memberships.
 
@@ -14,6 +14,8 @@ export interface User extends Versioned {
   username: string;
   passwordHash: string | null;
   lastPasswordChange: string | null;
+  /** Tokens issued before this instant are refused. */
+  tokensNotBefore: string | null;
   externalUser: boolean;
   locked: boolean;
   enabled: boolean;
@@ -40,6 +42,7 @@ interface Row extends VersionedRow {
   username: string;
   password_hash: string | null;
   last_password_change: string | null;
+  tokens_not_before: string | null;
   external_user: number;
   locked: number;
   enabled: number;
@@ -52,7 +55,7 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT u.pk, u.username, u.password_hash, u.last_password_change, u.external_user, u.locked, u.enabled,
+  SELECT u.pk, u.username, u.password_hash, u.last_password_change, u.tokens_not_before, u.external_user, u.locked, u.enabled,
          u.expiration_date, u.fullname, u.failed_logins, u.details, i.content_type AS image_type,
          length(i.bytes) AS image_size, u.ol, u.create_dt, u.last_modified_dt
   FROM users u LEFT JOIN user_images i ON i.user_pk = u.pk`;
@@ -79,13 +82,14 @@ export function createUserStore(db: Db) {
     update: db.prepare(
       `UPDATE users SET username = @username, external_user = @externalUser, locked = @locked, enabled = @enabled,
          expiration_date = @expirationDate, fullname = @fullname, details = @details,
-         failed_logins = CASE WHEN @locked = 0 THEN 0 ELSE failed_logins END,
+         failed_logins = CASE WHEN @unlocks = 1 THEN 0 ELSE failed_logins END,
          ol = ol + 1, last_modified_dt = @now
        WHERE pk = @pk`,
     ),
     setPassword: db.prepare(
-      `UPDATE users SET password_hash = ?, last_password_change = ?, failed_logins = 0, ol = ol + 1, last_modified_dt = ?
-       WHERE pk = ?`,
+      `UPDATE users SET password_hash = @hash, last_password_change = @now, tokens_not_before = @now, failed_logins = 0,
+         ol = ol + 1, last_modified_dt = @now
+       WHERE pk = @pk`,
     ),
     deleteEmails: db.prepare('DELETE FROM user_email_addresses WHERE user_pk = ?'),
     insertEmail: db.prepare(
@@ -124,6 +128,7 @@ export function createUserStore(db: Db) {
     username: row.username,
     passwordHash: row.password_hash,
     lastPasswordChange: row.last_password_change,
+    tokensNotBefore: row.tokens_not_before,
     externalUser: row.external_user === 1,
     locked: row.locked === 1,
     enabled: row.enabled === 1,
@@ -158,8 +163,11 @@ export function createUserStore(db: Db) {
       s.insert.run({ ...flags(fields), pk, now });
       return pk;
     },
-    update: (pk: string, fields: UserFields, now: string) => s.update.run({ ...flags(fields), pk, now }),
-    setPassword: (pk: string, hash: string, now: string) => s.setPassword.run(hash, now, now, pk),
+    /** `unlocks`: the update releases a locked account, which also forgets its failed logins. */
+    update: (pk: string, fields: UserFields, unlocks: boolean, now: string) =>
+      s.update.run({ ...flags(fields), unlocks: unlocks ? 1 : 0, pk, now }),
+    /** Sets the password; tokens issued before now stop working. */
+    setPassword: (pk: string, hash: string, now: string) => s.setPassword.run({ hash, now, pk }),
     setEmails(pk: string, emails: readonly EmailAddress[]) {
       s.deleteEmails.run(pk);
       emails.forEach((e, i) => s.insertEmail.run(pk, i, e.emailAddress, e.primary ? 1 : 0, e.fullname ?? null));
