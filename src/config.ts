@@ -68,6 +68,12 @@ export const configSchema = z.strictObject({
       types: z.array(z.string().trim().min(1, 'must not be empty')).min(1, 'at least one type').default(['MANUAL', 'USERTASK']),
     })
     .prefault({}),
+  inventory: z
+    .strictObject({
+      /** A load unit carries one product only: one reserved for or holding another product refuses a new one (409). */
+      oneProductPerLoadUnit: z.boolean().default(false),
+    })
+    .prefault({}),
   log: z
     .strictObject({
       level: logLevel.default('info'),

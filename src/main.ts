@@ -15,6 +15,17 @@ import { Router, type Route } from './http/router.ts';
 import { createHttpServer } from './http/server.ts';
 import { commonIndexLinks, commonRoutes } from './modules/common/routes.ts';
 import { createCommonServices, type CommonServices } from './modules/common/service.ts';
+import { inventoryIndexLinks, inventoryRoutes } from './modules/inventory/routes.ts';
+import { createInventory, type InventoryServices } from './modules/inventory/service.ts';
+import { movementIndexLinks, movementRoutes } from './modules/movements/routes.ts';
+import { shippingIndexLinks, shippingRoutes } from './modules/shipping/routes.ts';
+import { createShippingService } from './modules/shipping/service.ts';
+import { createShippingStore } from './modules/shipping/store.ts';
+import { receivingIndexLinks, receivingRoutes } from './modules/receiving/routes.ts';
+import { createReceivingService } from './modules/receiving/service.ts';
+import { createReceivingStore } from './modules/receiving/store.ts';
+import { createMovementService } from './modules/movements/service.ts';
+import { createMovementStore } from './modules/movements/store.ts';
 import { preferenceRoutes, preferencesIndexLinks } from './modules/preferences/routes.ts';
 import { createPreferenceService } from './modules/preferences/service.ts';
 import { createPreferenceStore } from './modules/preferences/store.ts';
@@ -47,6 +58,7 @@ export interface Appliance {
   bus: EventBus;
   users: UsersModule;
   common: CommonServices;
+  inventory: InventoryServices;
   routes: readonly Route[];
   close(): Promise<void>;
 }
@@ -67,14 +79,35 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
     const users = createUsersModule(db, tokens, bus, log, { imageMaxBytes: config.users.imageMaxBytes });
     const common = createCommonServices(db, bus);
+    const inventory = createInventory({ db, common, bus, options: config.inventory });
     const preferences = createPreferenceService(db, createPreferenceStore(db), bus);
     const tasks = createTaskService({ db, store: createTaskStore(db), bus, types: config.tasks.types });
+    const movements = createMovementService({ db, store: createMovementStore(db), common, bus });
 
-    const moduleRoutes = [...usersRoutes(users), ...commonRoutes(common), ...preferenceRoutes(preferences), ...taskRoutes(tasks)];
-    const routes = [
-      ...systemRoutes({ db, version: VERSION, indexLinks: { ...usersIndexLinks, ...commonIndexLinks, ...preferencesIndexLinks, ...taskIndexLinks }, startedAt }),
-      ...moduleRoutes,
+    const shipping = createShippingService({ db, store: createShippingStore(db), products: inventory.products, common, bus });
+    const receiving = createReceivingService({ db, store: createReceivingStore(db), inventory, common, bus });
+
+    const moduleRoutes = [
+      ...usersRoutes(users),
+      ...commonRoutes(common),
+      ...preferenceRoutes(preferences),
+      ...taskRoutes(tasks),
+      ...inventoryRoutes(inventory),
+      ...movementRoutes(movements),
+      ...shippingRoutes(shipping),
+      ...receivingRoutes(receiving),
     ];
+    const indexLinks = {
+      ...preferencesIndexLinks,
+      ...usersIndexLinks,
+      ...taskIndexLinks,
+      ...commonIndexLinks,
+      ...inventoryIndexLinks,
+      ...movementIndexLinks,
+      ...shippingIndexLinks,
+      ...receivingIndexLinks,
+    };
+    const routes = [...systemRoutes({ db, version: VERSION, indexLinks, startedAt }), ...moduleRoutes];
     const router = new Router(routes);
 
     if (common.seed()) log.info('first start: default account, root location group and type catalogues written');
@@ -115,6 +148,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       bus,
       users,
       common,
+      inventory,
       routes,
       close() {
         closing ??= (async () => {

@@ -139,6 +139,7 @@ describe('loadConfig: defaults', () => {
       auth: { tokenTtlSeconds: 3600, issuer: 'wms-appliance' },
       api: { messageKeys: 'dotted' },
       tasks: { types: ['MANUAL', 'USERTASK'] },
+      inventory: { oneProductPerLoadUnit: false },
       users: { imageMaxBytes: 256 * 1024 },
       log: { level: 'info' },
     });
@@ -259,6 +260,7 @@ describe('loadConfig: WMS_* environment variables', () => {
     'auth.issuer': { text: () => 'box-7', value: () => 'box-7' },
     'api.messageKeys': { text: () => 'upper-case', value: () => 'upper-case' },
     'tasks.types': { text: () => '["PICK","PACK"]', value: () => ['PICK', 'PACK'] },
+    'inventory.oneProductPerLoadUnit': { text: () => 'true', value: () => true },
     'users.imageMaxBytes': { text: () => '65536', value: () => 65536 },
     'log.level': { text: () => 'debug', value: () => 'debug' },
   };

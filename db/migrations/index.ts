@@ -3,6 +3,10 @@ import foundation from './0010-foundation.sql';
 import users from './0020-users.sql';
 import preferences from './0030-preferences.sql';
 import tasks from './0040-tasks.sql';
+import inventory from './0050-inventory.sql';
+import movements from './0060-movements.sql';
+import shipping from './0070-shipping.sql';
+import receiving from './0080-receiving.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -11,4 +15,8 @@ export const migrations: readonly Migration[] = [
   { version: 20, name: '0020-users', sql: users },
   { version: 30, name: '0030-preferences', sql: preferences },
   { version: 40, name: '0040-tasks', sql: tasks },
+  { version: 50, name: '0050-inventory', sql: inventory },
+  { version: 60, name: '0060-movements', sql: movements },
+  { version: 70, name: '0070-shipping', sql: shipping },
+  { version: 80, name: '0080-receiving', sql: receiving },
 ];

@@ -53,6 +53,10 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
  * and the plan is made once. `scripts/bench.ts` shows the difference.
  */
 
+/** True for the error of a write that would leave a foreign key pointing at nothing. */
+export const isForeignKeyViolation = (err: unknown): boolean =>
+  (err as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+
 /** SQLite stores booleans as 0/1. */
 export const bool = (value: unknown): boolean => value === 1 || value === true;
 export const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);

@@ -138,6 +138,21 @@ export function convert(q: Quantity, unit: string): Quantity {
 
 export const sameFamily = (a: Quantity, b: Quantity) => a.family === b.family;
 
+/**
+ * The unit a quantity is best shown in: its own when it is a whole number of it (a
+ * remainder of 2 DOZ stays 2 DOZ), else the family's base unit, else its smallest
+ * (7 PC of a dozen-counted stock are shown as 7 PC).
+ */
+export function tidy(q: Quantity): Quantity {
+  const family = FAMILIES[q.family];
+  if (Number.isInteger(q.base / family.units[q.unit]!)) return q;
+  if (Number.isInteger(q.base / family.units[family.baseSymbol]!)) return { ...q, unit: family.baseSymbol };
+  return { ...q, unit: Object.entries(family.units).find(([, factor]) => factor === 1)![0] };
+}
+
+/** `12.5 KG`, for messages. */
+export const describeQuantity = (q: Quantity) => `${magnitudeIn(q)} ${q.unit}`;
+
 /** The JSON form of a quantity. */
 export function quantityVO(q: Quantity) {
   const family = FAMILIES[q.family];

@@ -21,6 +21,8 @@ export interface Reply {
   /** Content type; set for `raw`, otherwise negotiated. */
   type?: string;
   headers?: Record<string, string>;
+  /** A 201 that names no single new resource (a bulk create of several): sent without `Location`. */
+  withoutLocation?: boolean;
 }
 
 export interface Route {

@@ -197,7 +197,7 @@ function send(
   reply: Reply,
   headers: Record<string, string>,
 ): void {
-  if (reply.status === 201 && !reply.headers?.Location) {
+  if (reply.status === 201 && !reply.headers?.Location && !reply.withoutLocation) {
     throw new Error(`${route.method} ${route.path} answered 201 without a Location header`);
   }
   Object.assign(headers, reply.headers);

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import type { Db } from '../../../core/db.ts';
+import { isForeignKeyViolation, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists } from '../../../http/errors.ts';
+import { ApiError, alreadyExists, inUse } from '../../../http/errors.ts';
 import type { LocationService } from '../locations/service.ts';
 import type { TransportUnitTypeService } from '../transport-unit-types/service.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -171,10 +171,18 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
       return store.byPk(unit.pk)!;
     },
 
+    /** Deletes a unit nothing else refers to any more (e.g. one that still carries load units is refused). */
     delete(pKey: string): void {
       const unit = db.transaction(() => {
         const unit = byPKey(pKey);
-        store.delete(unit.pk);
+        try {
+          store.delete(unit.pk);
+        } catch (err) {
+          if (!isForeignKeyViolation(err)) throw err;
+          throw inUse('svc.common.common.tu.inUse', `TransportUnit [${unit.barcode}] still carries load units or stock; empty it first`, [
+            unit.barcode,
+          ]);
+        }
         return unit;
       })();
       bus.publish('transportUnit.deleted', { barcode: unit.barcode, pKey });

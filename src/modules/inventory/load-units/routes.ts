@@ -1,0 +1,92 @@
+import type { RequestContext } from '../../../http/context.ts';
+import { validationError } from '../../../http/errors.ts';
+import { created, defined, indexRoute, link, ok, technical } from '../../../http/hal.ts';
+import { vendorType } from '../../../http/negotiation.ts';
+import type { Route } from '../../../http/router.ts';
+import { productSkuMissing, transportUnitBKMissing } from '../errors.ts';
+import { packagingUnitVO } from '../packaging-units/routes.ts';
+import type { PackagingUnitService } from '../packaging-units/service.ts';
+import { divideForm, parseOrRefuse, reservation } from '../schema.ts';
+import type { LoadUnit, LoadUnitService } from './service.ts';
+
+export const LOAD_UNIT_TYPE = vendorType('inventory', 'load-unit');
+const READ = 'load-units:read';
+const WRITE = 'load-units:write';
+const BASE = '/v1/load-units';
+const enc = encodeURIComponent;
+
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+export function loadUnitRoutes(loadUnits: LoadUnitService, packagingUnits: PackagingUnitService): Route[] {
+  /** The LoadUnit representation, with the packaging units it holds. */
+  const loadUnitVO = (ctx: RequestContext, lu: LoadUnit) => ({
+    ...technical(lu, [
+      link(ctx, 'lu-findbypkey', `${BASE}/${lu.pk}`),
+      link(ctx, 'transport-unit', `/v1/transport-units?bk=${enc(lu.transportUnitBK)}`),
+    ]),
+    transportUnitBK: lu.transportUnitBK,
+    physicalPosition: lu.physicalPosition,
+    ...defined({ label: lu.label }),
+    type: lu.type,
+    locked: lu.locked,
+    ...(lu.productPk ? { product: { sku: lu.productSku, pKey: lu.productPk } } : {}),
+    ...defined({ length: lu.length, width: lu.width, height: lu.height }),
+    packagingUnits: packagingUnits.inLoadUnit(lu.pk).map((pu) => packagingUnitVO(ctx, pu)),
+  });
+  const list = (ctx: RequestContext, items: LoadUnit[]) => ok(items.map((lu) => loadUnitVO(ctx, lu)));
+  const reserve = (ctx: RequestContext) => {
+    const body = ctx.fields() ?? {};
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw validationError('Validation failed: body: a JSON object with sku (and baseUnit) is required');
+    }
+    if (isBlank((body as Record<string, unknown>).sku)) throw productSkuMissing();
+    const request = parseOrRefuse(reservation, body);
+    return ok(loadUnitVO(ctx, loadUnits.reserve(ctx.param('pKey'), request)));
+  };
+
+  const routes: Route[] = [
+    {
+      method: 'POST', path: '/v1/transport-unit', body: 'form', grant: WRITE, link: 'lu-divide',
+      summary: 'Divide a transport unit into load units (form: transportUnitBK, loadUnitType, parts; transportUnitType and actualLocation create the unit).',
+      handler: (ctx) => {
+        const fields = (ctx.fields() ?? {}) as Record<string, string>;
+        if (isBlank(fields.transportUnitBK)) throw transportUnitBKMissing();
+        const form = parseOrRefuse(divideForm, fields);
+        const { transportUnit } = loadUnits.divide({
+          transportUnitBK: form.transportUnitBK,
+          loadUnitType: form.loadUnitType,
+          parts: form.parts,
+          transportUnitType: form.transportUnitType || undefined,
+          actualLocation: form.actualLocation || undefined,
+        });
+        return created(ctx, `/v1/transport-units/${enc(transportUnit.barcode)}/load-units`);
+      },
+    },
+    {
+      method: 'PUT', path: `${BASE}/{pKey}`, grant: WRITE, link: 'lu-put-product', vendorTypes: [LOAD_UNIT_TYPE],
+      summary: 'Reserve a load unit for a product (body: sku, baseUnit).',
+      handler: reserve,
+    },
+    {
+      method: 'POST', path: `${BASE}/{pKey}`, grant: WRITE, vendorTypes: [LOAD_UNIT_TYPE],
+      summary: 'Reserve a load unit for a product (the POST the spec text names).',
+      handler: reserve,
+    },
+    {
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'lu-findbypkey', vendorTypes: [LOAD_UNIT_TYPE],
+      summary: 'A load unit by its persistent key, with its packaging units.',
+      handler: (ctx) => ok(loadUnitVO(ctx, loadUnits.byPKey(ctx.param('pKey')))),
+    },
+    {
+      method: 'GET', path: BASE, grant: READ, link: 'lu-findall', vendorTypes: [LOAD_UNIT_TYPE],
+      summary: 'All load units.',
+      handler: (ctx) => list(ctx, loadUnits.all()),
+    },
+    {
+      method: 'GET', path: '/v1/transport-units/{transportUnitBK}/load-units', grant: READ, link: 'lu-findontu', vendorTypes: [LOAD_UNIT_TYPE],
+      summary: 'The load units of a transport unit, by position.',
+      handler: (ctx) => list(ctx, loadUnits.onTransportUnit(ctx.param('transportUnitBK'))),
+    },
+  ];
+  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the load unit operations.'), ...routes];
+}

@@ -1,0 +1,182 @@
+import type { Db } from '../../../core/db.ts';
+import type { EventBus } from '../../../core/events.ts';
+import type { Quantity } from '../../../core/quantity.ts';
+import { nowIso } from '../../../core/time.ts';
+import { alreadyExists, validationError } from '../../../http/errors.ts';
+import type { CommonServices } from '../../common/service.ts';
+import {
+  actualLocationMissing,
+  loadUnitNotFound,
+  loadUnitTypeMissing,
+  otherProductOnLoadUnit,
+  transportUnitTypeMissing,
+  wrongFamily,
+} from '../errors.ts';
+import type { Product, ProductService } from '../products/service.ts';
+import type { LoadUnitRecord, LoadUnitStore } from './store.ts';
+
+// Load units (spec Document 3, "Load units"): the carrier areas a transport unit is
+// divided into. Transport units belong to the common module and are reached only
+// through its services.
+
+/** A load unit with the business key of its transport unit. */
+export interface LoadUnit extends LoadUnitRecord {
+  transportUnitBK: string;
+}
+
+type TransportUnit = ReturnType<CommonServices['transportUnits']['byBarcode']>;
+
+export interface DivideInput {
+  transportUnitBK: string;
+  loadUnitType: string;
+  parts: number;
+  /** With `actualLocation`: the type of a transport unit to create when none has the barcode. */
+  transportUnitType?: string | undefined;
+  /** ERP code of the location a transport unit to create stands on. */
+  actualLocation?: string | undefined;
+}
+
+export interface LoadUnitServiceDeps {
+  db: Db;
+  store: LoadUnitStore;
+  common: Pick<CommonServices, 'transportUnits' | 'transportUnitTypes' | 'locations'>;
+  products: ProductService;
+  bus: EventBus;
+  /** Config `inventory.oneProductPerLoadUnit`. */
+  oneProductPerLoadUnit: boolean;
+}
+
+const BARCODE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export function createLoadUnitService({ db, store, common, products, bus, oneProductPerLoadUnit }: LoadUnitServiceDeps) {
+  /** Transport unit pk → barcode, for one reply (a unit's barcode may change between requests). */
+  function shower() {
+    const barcodes = new Map<string, string>();
+    return (record: LoadUnitRecord): LoadUnit => {
+      let barcode = barcodes.get(record.transportUnitPk);
+      if (barcode === undefined) {
+        barcode = common.transportUnits.byPKey(record.transportUnitPk).barcode;
+        barcodes.set(record.transportUnitPk, barcode);
+      }
+      return { ...record, transportUnitBK: barcode };
+    };
+  }
+  const show = (record: LoadUnitRecord) => shower()(record);
+
+  function byPKey(pKey: string): LoadUnit {
+    const record = store.byPk(pKey);
+    if (!record) throw loadUnitNotFound(pKey);
+    return show(record);
+  }
+
+  /**
+   * With `inventory.oneProductPerLoadUnit`, a load unit carries one product only: one
+   * reserved for or holding another product refuses this one (409).
+   */
+  function requireOnlyProduct(tu: TransportUnit, lu: LoadUnitRecord, product: Product): void {
+    if (!oneProductPerLoadUnit) return;
+    const other = lu.productPk !== null && lu.productPk !== product.pk ? lu.productSku! : store.carriedSkus(lu.pk).find((sku) => sku !== product.sku);
+    if (other !== undefined) throw otherProductOnLoadUnit(tu.barcode, lu.physicalPosition, other, product.sku);
+  }
+
+  /** Dimensions of `parts` load units side by side on a transport unit of this type (millimetres). */
+  function partDimensions(tu: TransportUnit, parts: number) {
+    const type = common.transportUnitTypes.byType(tu.transportUnitType);
+    return {
+      length: type.length === null ? null : Math.floor(type.length / parts),
+      width: type.width,
+      height: type.height,
+    };
+  }
+
+  return {
+    all: (): LoadUnit[] => {
+      const toLoadUnit = shower();
+      return store.all().map(toLoadUnit);
+    },
+    byPKey,
+
+    /** The load units of a transport unit (404 `svc.common.common.tu.notFoundByBK` when unknown). */
+    onTransportUnit(barcode: string): LoadUnit[] {
+      const tu = common.transportUnits.byBarcode(barcode);
+      return store.onTransportUnit(tu.pk).map((lu) => ({ ...lu, transportUnitBK: tu.barcode }));
+    },
+
+    /**
+     * `POST /v1/transport-unit`: divides a transport unit into `parts` load units at
+     * positions "1" … "n". An unknown transport unit is created first when the request
+     * says where it stands and what type it is (goods-in onto a new carrier).
+     */
+    divide(input: DivideInput): { transportUnit: TransportUnit; loadUnits: LoadUnit[] } {
+      const { tu, pks } = db.transaction(() => {
+        let tu = common.transportUnits.findByBarcode(input.transportUnitBK);
+        if (!tu) {
+          if (!input.transportUnitType && !input.actualLocation) common.transportUnits.byBarcode(input.transportUnitBK);
+          if (!input.transportUnitType) throw transportUnitTypeMissing(input.transportUnitBK);
+          if (!input.actualLocation) throw actualLocationMissing(input.transportUnitBK);
+          if (!BARCODE.test(input.transportUnitBK)) {
+            throw validationError('Validation failed: transportUnitBK: must be 1-64 characters of A-Z a-z 0-9 _ . -');
+          }
+          const location = common.locations.byErpCode(input.actualLocation);
+          tu = common.transportUnits.create({
+            barcode: input.transportUnitBK,
+            actualLocation: location.locationId,
+            transportUnitType: input.transportUnitType,
+          });
+        }
+        if (store.countOn(tu.pk) > 0) {
+          throw alreadyExists(`TransportUnit [${tu.barcode}] is already divided into load units`, [tu.barcode]);
+        }
+        const now = nowIso();
+        const dimensions = partDimensions(tu, input.parts);
+        const pks: string[] = [];
+        for (let i = 1; i <= input.parts; i++) {
+          pks.push(store.insert({ transportUnitPk: tu.pk, physicalPosition: String(i), label: null, type: input.loadUnitType, ...dimensions }, now));
+        }
+        return { tu, pks };
+      })();
+      const loadUnits = pks.map((pk) => ({ ...store.byPk(pk)!, transportUnitBK: tu.barcode }));
+      bus.publish('transportUnit.divided', { barcode: tu.barcode, parts: input.parts, loadUnitType: input.loadUnitType });
+      return { transportUnit: tu, loadUnits };
+    },
+
+    /**
+     * The load unit at a position of a transport unit, created when it does not exist
+     * and a type is given (else 400 `svc.wms.inv.pu.loadUnitTypeMissing`). Runs in the
+     * caller's transaction.
+     */
+    ensureAt(tu: TransportUnit, luPos: string, loadUnitType: string | null | undefined, label?: string | null): LoadUnitRecord {
+      const existing = store.atPosition(tu.pk, luPos);
+      if (existing) return existing;
+      if (!loadUnitType) throw loadUnitTypeMissing(tu.barcode, luPos);
+      const pk = store.insert(
+        { transportUnitPk: tu.pk, physicalPosition: luPos, label: label ?? null, type: loadUnitType, length: null, width: null, height: null },
+        nowIso(),
+      );
+      return store.byPk(pk)!;
+    },
+
+    requireOnlyProduct,
+
+    /** Reserves a load unit for a product (`PUT|POST /v1/load-units/{pKey}`). */
+    reserve(pKey: string, request: { sku: string; baseUnit?: Quantity | null | undefined }): LoadUnit {
+      const changed = db.transaction(() => {
+        const lu = store.byPk(pKey);
+        if (!lu) throw loadUnitNotFound(pKey);
+        const product = products.bySku(request.sku);
+        if (request.baseUnit && request.baseUnit.family !== product.baseUnit.family) {
+          throw wrongFamily('baseUnit', request.baseUnit, product.sku, product.baseUnit);
+        }
+        requireOnlyProduct(common.transportUnits.byPKey(lu.transportUnitPk), lu, product);
+        if (lu.productPk === product.pk) return false;
+        store.reserve(lu.pk, product.pk, nowIso());
+        return true;
+      })();
+      const lu = byPKey(pKey);
+      if (changed) bus.publish('loadUnit.reserved', { pKey, transportUnitBK: lu.transportUnitBK, physicalPosition: lu.physicalPosition, sku: lu.productSku });
+      return lu;
+    },
+  };
+}
+
+export type LoadUnitService = ReturnType<typeof createLoadUnitService>;

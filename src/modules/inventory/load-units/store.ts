@@ -1,0 +1,105 @@
+import type { Db } from '../../../core/db.ts';
+import { bool } from '../../../core/db.ts';
+import { newPKey } from '../../../core/ids.ts';
+import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
+
+// All SQL of load units (table `load_units`).
+
+export interface LoadUnitRecord extends Versioned {
+  transportUnitPk: string;
+  physicalPosition: string;
+  label: string | null;
+  type: string;
+  locked: boolean;
+  /** The product the load unit is reserved for. */
+  productPk: string | null;
+  productSku: string | null;
+  length: number | null;
+  width: number | null;
+  height: number | null;
+}
+
+export interface NewLoadUnit {
+  transportUnitPk: string;
+  physicalPosition: string;
+  label: string | null;
+  type: string;
+  length: number | null;
+  width: number | null;
+  height: number | null;
+}
+
+interface Row extends VersionedRow {
+  transport_unit_pk: string;
+  physical_position: string;
+  label: string | null;
+  type: string;
+  locked: number;
+  product_pk: string | null;
+  product_sku: string | null;
+  length: number | null;
+  width: number | null;
+  height: number | null;
+}
+
+const SELECT = `
+  SELECT lu.pk, lu.transport_unit_pk, lu.physical_position, lu.label, lu.type, lu.locked, lu.product_pk, p.sku AS product_sku,
+         lu.length, lu.width, lu.height, lu.ol, lu.create_dt, lu.last_modified_dt
+  FROM load_units lu
+  LEFT JOIN products p ON p.pk = lu.product_pk`;
+
+// Positions "1" … "n" sort as numbers, other names after them by text.
+const ORDER = `ORDER BY lu.transport_unit_pk, CAST(lu.physical_position AS INTEGER) = 0, CAST(lu.physical_position AS INTEGER), lu.physical_position`;
+
+const toLoadUnit = (row: Row): LoadUnitRecord => ({
+  ...versionedFrom(row),
+  transportUnitPk: row.transport_unit_pk,
+  physicalPosition: row.physical_position,
+  label: row.label,
+  type: row.type,
+  locked: bool(row.locked),
+  productPk: row.product_pk,
+  productSku: row.product_sku,
+  length: row.length,
+  width: row.width,
+  height: row.height,
+});
+
+export function createLoadUnitStore(db: Db) {
+  const s = {
+    all: db.prepare<[], Row>(`${SELECT} ${ORDER}`),
+    byPk: db.prepare<[string], Row>(`${SELECT} WHERE lu.pk = +?`),
+    onTransportUnit: db.prepare<[string], Row>(`${SELECT} WHERE lu.transport_unit_pk = +? ${ORDER}`),
+    atPosition: db.prepare<[string, string], Row>(`${SELECT} WHERE lu.transport_unit_pk = +? AND lu.physical_position = +?`),
+    countOn: db.prepare<[string], number>('SELECT count(*) FROM load_units WHERE transport_unit_pk = ?').pluck(),
+    /** SKUs of the products in the load unit's packaging units. */
+    carried: db
+      .prepare<[string], string>(
+        `SELECT DISTINCT p.sku FROM packaging_units pu JOIN products p ON p.pk = pu.product_pk
+         WHERE pu.load_unit_pk = +? ORDER BY p.sku`,
+      )
+      .pluck(),
+    insert: db.prepare(
+      `INSERT INTO load_units (pk, transport_unit_pk, physical_position, label, type, length, width, height, ol, create_dt, last_modified_dt)
+       VALUES (@pk, @transportUnitPk, @physicalPosition, @label, @type, @length, @width, @height, 0, @now, @now)`,
+    ),
+    reserve: db.prepare('UPDATE load_units SET product_pk = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ?'),
+  };
+  const one = (row: Row | undefined) => row && toLoadUnit(row);
+  return {
+    all: () => s.all.all().map(toLoadUnit),
+    byPk: (pk: string) => one(s.byPk.get(pk)),
+    onTransportUnit: (transportUnitPk: string) => s.onTransportUnit.all(transportUnitPk).map(toLoadUnit),
+    atPosition: (transportUnitPk: string, position: string) => one(s.atPosition.get(transportUnitPk, position)),
+    countOn: (transportUnitPk: string): number => s.countOn.get(transportUnitPk)!,
+    carriedSkus: (pk: string): string[] => s.carried.all(pk),
+    insert(fields: NewLoadUnit, now: string): string {
+      const pk = newPKey();
+      s.insert.run({ ...fields, pk, now });
+      return pk;
+    },
+    reserve: (pk: string, productPk: string, now: string) => s.reserve.run(productPk, now, pk),
+  };
+}
+
+export type LoadUnitStore = ReturnType<typeof createLoadUnitStore>;

@@ -1,0 +1,47 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { CommonServices } from '../common/service.ts';
+import { createLoadUnitService } from './load-units/service.ts';
+import { createLoadUnitStore } from './load-units/store.ts';
+import { createPackagingUnitService } from './packaging-units/service.ts';
+import { createPackagingUnitStore } from './packaging-units/store.ts';
+import { createProductService } from './products/service.ts';
+import { createProductStore } from './products/store.ts';
+
+// The inventory module as the rest of the appliance sees it (receiving, shipping,
+// movements): products, load units and packaging units. It reaches the common module
+// (accounts, locations, groups, transport units and their types) only through
+// `CommonServices`.
+
+export type { LoadUnit } from './load-units/service.ts';
+export type { ForProductOptions, NewPackagingUnit, PackagingUnit, StockMove } from './packaging-units/service.ts';
+export type { Product } from './products/service.ts';
+export type { ProductUnit, StackingRule } from './products/store.ts';
+
+export interface InventoryOptions {
+  /** Config `inventory.oneProductPerLoadUnit`: a load unit carries one product only. */
+  oneProductPerLoadUnit: boolean;
+}
+
+export interface InventoryDeps {
+  db: Db;
+  common: CommonServices;
+  bus: EventBus;
+  options: InventoryOptions;
+}
+
+export function createInventory({ db, common, bus, options }: InventoryDeps) {
+  const products = createProductService({ db, store: createProductStore(db), common, bus });
+  const loadUnits = createLoadUnitService({
+    db,
+    store: createLoadUnitStore(db),
+    common,
+    products,
+    bus,
+    oneProductPerLoadUnit: options.oneProductPerLoadUnit,
+  });
+  const packagingUnits = createPackagingUnitService({ db, store: createPackagingUnitStore(db), common, products, loadUnits, bus });
+  return { products, loadUnits, packagingUnits };
+}
+
+export type InventoryServices = ReturnType<typeof createInventory>;

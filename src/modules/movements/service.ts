@@ -1,0 +1,353 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { newPKey } from '../../core/ids.ts';
+import { nowIso } from '../../core/time.ts';
+import { checkVersion } from '../../core/versioned.ts';
+import { ApiError, validationError } from '../../http/errors.ts';
+import { groupNotFoundByName } from '../common/location-groups/service.ts';
+import { locationNotFoundByName } from '../common/locations/service.ts';
+import type { CommonServices } from '../common/service.ts';
+import { transportUnitNotFoundByBK } from '../common/transport-units/service.ts';
+import type { CompletionInput, MovementPatchInput, NewMovementInput } from './schema.ts';
+import {
+  MOVEMENT_STATES,
+  type MovementFields,
+  type MovementMode,
+  type MovementState,
+  type MovementType,
+  type MovementStore,
+  type StoredMovement,
+  type TargetKind,
+} from './store.ts';
+
+// The rules of the movements module (spec Document 3, "Movements module" and "States
+// and transitions / Movement"; decisions in docs/movements.md). The transport unit,
+// the locations and the groups belong to the common base module and are reached only
+// through its services.
+
+/** A movement as the API shows it: the names of the unit, locations and groups as they are now. */
+export type Movement = StoredMovement;
+
+export const DEFAULT_PRIORITY = 50;
+export const DEFAULT_TYPE: MovementType = 'MANUAL';
+export const DEFAULT_MODE: MovementMode = 'MANUAL';
+
+/** "CANCELLED or higher": the final states. */
+export const isCompleted = (state: MovementState): boolean =>
+  MOVEMENT_STATES.indexOf(state) >= MOVEMENT_STATES.indexOf('CANCELLED');
+
+const completedNotMoved = (m: Movement) =>
+  new ApiError(409, 'svc.wms.mov.mov.completedNotMoved', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be changed or moved`, {
+    obj: [m.pk],
+  });
+
+const completedNotCancelled = (m: Movement) =>
+  new ApiError(409, 'svc.wms.mov.mov.completedNotCancelled', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be cancelled`, {
+    obj: [m.pk],
+  });
+
+/** The fields a client sees; a PATCH that changes none of them writes nothing. */
+const VISIBLE: readonly (keyof MovementFields)[] = [
+  'transportUnitBk',
+  'type',
+  'initiator',
+  'mode',
+  'sku',
+  'priority',
+  'state',
+  'sourceLocation',
+  'sourceLocationGroupName',
+  'target',
+  'targetLocationGroup',
+  'startedAt',
+  'latestDueAt',
+  'finishedAt',
+];
+
+interface Target {
+  targetKind: TargetKind;
+  targetPk: string;
+  target: string;
+  targetLocationGroup: string;
+}
+
+export interface MovementServiceDeps {
+  db: Db;
+  store: MovementStore;
+  common: CommonServices;
+  bus: EventBus;
+}
+
+export function createMovementService({ db, store, common, bus }: MovementServiceDeps) {
+  /** Runs a lookup of the common module that throws 404 for a missing record; `undefined` then. */
+  function absentOn404<T>(lookup: () => T): T | undefined {
+    try {
+      return lookup();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  const unitByPk = (pk: string) => absentOn404(() => common.transportUnits.byPKey(pk));
+
+  /**
+   * The movement with the current names of what it refers to: a renamed unit, location
+   * or group shows its new name; a deleted one the name recorded when the movement was
+   * last written.
+   */
+  function live(m: StoredMovement): Movement {
+    const unit = unitByPk(m.transportUnitPk);
+    const source = common.locations.findByPk(m.sourceLocationPk);
+    let target: Pick<Movement, 'target' | 'targetLocationGroup'> = m;
+    if (m.targetKind === 'LOCATION') {
+      const location = common.locations.findByPk(m.targetPk);
+      if (location) target = { target: location.locationId, targetLocationGroup: location.groupName };
+    } else {
+      const group = absentOn404(() => common.locationGroups.byPKey(m.targetPk));
+      if (group) target = { target: group.name, targetLocationGroup: group.name };
+    }
+    return {
+      ...m,
+      transportUnitBk: unit?.barcode ?? m.transportUnitBk,
+      sourceLocation: source?.locationId ?? m.sourceLocation,
+      sourceLocationGroupName: source?.groupName ?? m.sourceLocationGroupName,
+      target: target.target,
+      targetLocationGroup: target.targetLocationGroup,
+    };
+  }
+
+  function stored(pKey: string): StoredMovement {
+    const movement = store.byPk(pKey);
+    if (!movement) throw new ApiError(404, 'not.found', `Movement with pKey [${pKey}] does not exist`, { obj: [pKey] });
+    return movement;
+  }
+
+  const byPKey = (pKey: string): Movement => live(stored(pKey));
+
+  /** A target: a location by coordinate, else a location group by name. */
+  function resolveTarget(value: string): Target {
+    const location = common.locations.findByLocationId(value);
+    if (location) {
+      return { targetKind: 'LOCATION', targetPk: location.pk, target: location.locationId, targetLocationGroup: location.groupName };
+    }
+    const group = common.locationGroups.byNames([value])[0];
+    if (group) return { targetKind: 'GROUP', targetPk: group.pk, target: group.name, targetLocationGroup: group.name };
+    // Neither: a value with a slash was meant as a coordinate, anything else as a group name.
+    throw value.includes('/') ? locationNotFoundByName(value) : groupNotFoundByName(value);
+  }
+
+  /** Where a completed movement put its unit down: a coordinate, else an ERP code. */
+  function completionLocation(value: string) {
+    const location =
+      common.locations.findByLocationId(value) ?? absentOn404(() => common.locations.byErpCode(value));
+    if (location) return location;
+    if (common.locationGroups.byNames([value])[0]) {
+      throw validationError(
+        `Validation failed: target: [${value}] is a location group; a movement is completed onto a location (coordinate or ERP code)`,
+      );
+    }
+    throw locationNotFoundByName(value);
+  }
+
+  function sourceFields(locationId: string): Pick<MovementFields, 'sourceLocationPk' | 'sourceLocation' | 'sourceLocationGroupName'> {
+    const source = common.locations.resolve(locationId);
+    return { sourceLocationPk: source.pk, sourceLocation: source.locationId, sourceLocationGroupName: source.groupName };
+  }
+
+  const changedFields = (before: MovementFields, after: MovementFields) => VISIBLE.filter((f) => before[f] !== after[f]);
+
+  const event = (m: Movement) => ({ pKey: m.pk, transportUnitBk: m.transportUnitBk, type: m.type, state: m.state });
+
+  return {
+    /** Every movement, oldest first. */
+    all: (): Movement[] => store.all().map(live),
+    byPKey,
+
+    /** The movement at `/v1/transport-units/{bk}/movements/{pKey}`: it must belong to that unit. */
+    byUnitAndPKey(barcode: string, pKey: string): Movement {
+      const movement = byPKey(pKey);
+      if (movement.transportUnitBk !== barcode) {
+        throw new ApiError(404, 'not.found', `Movement with pKey [${pKey}] does not exist for TransportUnit [${barcode}]`, {
+          obj: [pKey],
+        });
+      }
+      return movement;
+    },
+
+    /**
+     * The movements of a transport unit of those types and in those states (`undefined`
+     * = any). A barcode that names no unit lists the movements recorded for it (of a
+     * unit since deleted) — usually none.
+     */
+    forUnit(barcode: string, types?: readonly string[], states?: readonly string[]): Movement[] {
+      const unit = common.transportUnits.findByBarcode(barcode);
+      return (unit ? store.forUnit(unit.pk, types, states) : store.forBarcode(barcode, types, states)).map(live);
+    },
+
+    /**
+     * Movements in those states and of those types whose source is the location named
+     * by `source` (a coordinate), or lies in the group named by `source` or in a group
+     * below it; in work order (priority, latestDueAt, age). A source that names
+     * nothing lists nothing.
+     */
+    forSource(states?: readonly string[], types?: readonly string[], source?: string): Movement[] {
+      let sourcePks: string[] | undefined;
+      if (source !== undefined) {
+        const location = common.locations.findByLocationId(source);
+        const group = location ? undefined : common.locationGroups.byNames([source])[0];
+        sourcePks = location ? [location.pk] : group ? common.locations.inGroupTree(group.pk).map((l) => l.pk) : [];
+      }
+      return store.forSources(states, types, sourcePks).map(live);
+    },
+
+    /** A new movement of the unit, INACTIVE. */
+    create(barcode: string, input: NewMovementInput): Movement {
+      if (input.transportUnitBk !== undefined && input.transportUnitBk !== barcode) {
+        throw validationError(
+          `Validation failed: transportUnitBk: [${input.transportUnitBk}] differs from the transport unit of the path [${barcode}]`,
+        );
+      }
+      const pk = db.transaction(() => {
+        const unit = common.transportUnits.byBarcode(barcode);
+        const fields: MovementFields = {
+          transportUnitPk: unit.pk,
+          transportUnitBk: unit.barcode,
+          type: input.type ?? DEFAULT_TYPE,
+          initiator: input.initiator ?? null,
+          mode: input.mode ?? DEFAULT_MODE,
+          sku: input.sku ?? null,
+          priority: input.priority ?? DEFAULT_PRIORITY,
+          state: 'INACTIVE',
+          ...sourceFields(input.sourceLocation),
+          ...resolveTarget(input.target),
+          startedAt: null,
+          latestDueAt: input.latestDueAt ?? null,
+          finishedAt: null,
+        };
+        const pk = newPKey();
+        store.insert(pk, fields, nowIso());
+        return pk;
+      })();
+      const movement = byPKey(pk);
+      bus.publish('movement.created', { ...event(movement), sourceLocation: movement.sourceLocation, target: movement.target });
+      return movement;
+    },
+
+    /**
+     * Changes the given fields. `state` moves INACTIVE → ACTIVE (startedAt set) or
+     * ACTIVE → INACTIVE (startedAt cleared); DONE is reached by complete, CANCELLED by
+     * cancel (400 here). A completed movement: 409 `completedNotMoved`. A stale `ol`:
+     * 409. A PATCH that changes nothing writes nothing (ol stays).
+     */
+    modify(pKey: string, patch: MovementPatchInput): Movement {
+      const result = db.transaction(() => {
+        const current = byPKey(pKey);
+        checkVersion('Movement', current, patch.ol);
+        if (isCompleted(current.state)) throw completedNotMoved(current);
+        const now = nowIso();
+        const next: MovementFields = { ...current };
+        if (patch.state !== undefined && patch.state !== current.state) {
+          if (patch.state !== 'ACTIVE' && patch.state !== 'INACTIVE') {
+            const how = patch.state === 'DONE' ? 'POST /v1/movements/{pKey}/complete' : 'DELETE /v1/movements/{pKey}';
+            throw validationError(`Validation failed: state: a movement becomes ${patch.state} by ${how}, not by PATCH`);
+          }
+          next.state = patch.state;
+          next.startedAt = patch.state === 'ACTIVE' ? now : null;
+        }
+        if (patch.transportUnitBk !== undefined && patch.transportUnitBk !== current.transportUnitBk) {
+          const unit = common.transportUnits.byBarcode(patch.transportUnitBk);
+          next.transportUnitPk = unit.pk;
+          next.transportUnitBk = unit.barcode;
+        }
+        if (patch.sourceLocation !== undefined && patch.sourceLocation !== current.sourceLocation) {
+          Object.assign(next, sourceFields(patch.sourceLocation));
+        }
+        if (patch.target !== undefined && patch.target !== current.target) Object.assign(next, resolveTarget(patch.target));
+        if (patch.type !== undefined) next.type = patch.type;
+        if (patch.mode !== undefined) next.mode = patch.mode;
+        if (patch.priority !== undefined) next.priority = patch.priority;
+        if (patch.initiator !== undefined) next.initiator = patch.initiator;
+        if (patch.sku !== undefined) next.sku = patch.sku;
+        if (patch.latestDueAt !== undefined) next.latestDueAt = patch.latestDueAt;
+        const fields = changedFields(current, next);
+        if (fields.length > 0) store.update(current.pk, next, now);
+        return { from: current.state, fields };
+      })();
+      const movement = byPKey(pKey);
+      if (result.fields.length > 0) {
+        bus.publish('movement.changed', { ...event(movement), from: result.from, fields: result.fields });
+      }
+      return movement;
+    },
+
+    /** DELETE: an INACTIVE or ACTIVE movement becomes CANCELLED (finishedAt set). */
+    cancel(pKey: string): Movement {
+      const from = db.transaction(() => {
+        const current = byPKey(pKey);
+        if (isCompleted(current.state)) throw completedNotCancelled(current);
+        const now = nowIso();
+        store.update(current.pk, { ...current, state: 'CANCELLED', finishedAt: now }, now);
+        return current.state;
+      })();
+      const movement = byPKey(pKey);
+      bus.publish('movement.cancelled', { ...event(movement), from });
+      return movement;
+    },
+
+    /**
+     * Completes an INACTIVE or ACTIVE movement: books the unit onto the location the
+     * caller names (or the movement's own target location) in the same transaction,
+     * sets that location as `target`, state DONE and `finishedAt`. Publishes the unit's
+     * `transportUnit.moved` (when it really moved) and `movement.completed` after commit.
+     */
+    complete(pKey: string, input: CompletionInput): Movement {
+      const { moved, from } = db.transaction(() => {
+        const current = byPKey(pKey);
+        checkVersion('Movement', current, input?.ol);
+        if (isCompleted(current.state)) throw completedNotMoved(current);
+        if (input?.target !== undefined && input.targetLocation !== undefined && input.target !== input.targetLocation) {
+          throw validationError(
+            `Validation failed: target [${input.target}] and targetLocation [${input.targetLocation}] differ; send one of them`,
+          );
+        }
+        const wanted = input?.target ?? input?.targetLocation;
+        let location;
+        if (wanted !== undefined) {
+          location = completionLocation(wanted);
+        } else if (current.targetKind === 'LOCATION') {
+          location = common.locations.findByPk(current.targetPk);
+          if (!location) throw locationNotFoundByName(current.target);
+        } else {
+          throw validationError(
+            `Validation failed: target: required, the movement's target [${current.target}] is a location group; name the location the unit was put on`,
+          );
+        }
+        const unit = unitByPk(current.transportUnitPk);
+        if (!unit) throw transportUnitNotFoundByBK(current.transportUnitBk);
+        const now = nowIso();
+        const moved = common.transportUnits.moveInTransaction(unit, location.pk, location.locationId, now);
+        store.update(
+          current.pk,
+          {
+            ...current,
+            targetKind: 'LOCATION',
+            targetPk: location.pk,
+            target: location.locationId,
+            targetLocationGroup: location.groupName,
+            state: 'DONE',
+            finishedAt: now,
+          },
+          now,
+        );
+        return { moved, from: current.state };
+      })();
+      if (moved) bus.publish('transportUnit.moved', moved);
+      const movement = byPKey(pKey);
+      bus.publish('movement.completed', { ...event(movement), from, target: movement.target });
+      return movement;
+    },
+  };
+}
+
+export type MovementService = ReturnType<typeof createMovementService>;

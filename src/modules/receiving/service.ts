@@ -1,0 +1,246 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { describeQuantity, tidy, type Quantity } from '../../core/quantity.ts';
+import { nowIso } from '../../core/time.ts';
+import { ApiError, alreadyExists, notFound } from '../../http/errors.ts';
+import type { CommonServices } from '../common/service.ts';
+import type { InventoryServices, PackagingUnit, Product } from '../inventory/service.ts';
+import { genericValidationError, type CaptureRequest, type NewReceivingOrder } from './schema.ts';
+import type { OrderState, Position, ReceivingOrder, ReceivingStore } from './store.ts';
+
+// The rules of the receiving module (spec Document 3, "Receiving module", "States and
+// transitions / Receiving order", "Receiving orders"). Products and packaging units are
+// the inventory module's, transport units the common module's: reached only through
+// their services. docs/receiving.md describes the decisions.
+
+/** The message keys of the receiving module. */
+export const RECEIVING_KEYS = {
+  /** Spec: captured (or announced) product unknown, or no open position demands it. */
+  product404: 'svc.wms.rec.product404',
+  /** Spec: cancelling an order that is not CREATED. */
+  cancellationDenied: 'CANCELLATION.DENIED',
+  /** Ours: capturing on a PROCESSED or CANCELED order. */
+  captureDenied: 'svc.wms.rec.order.captureDenied',
+  /** Ours: more was captured than the open positions demand and the product does not allow overbooking. */
+  overbookingNotAllowed: 'svc.wms.rec.overbookingNotAllowed',
+} as const;
+
+/** A load unit position used when a capture names none: the first one, as a division numbers them "1" … "n". */
+export const DEFAULT_LOAD_UNIT_LABEL = '1';
+
+/** Order states in which goods can still be captured. */
+const CAPTURABLE: readonly OrderState[] = ['CREATED', 'PROCESSING'];
+
+export interface ReceivingDeps {
+  db: Db;
+  store: ReceivingStore;
+  inventory: Pick<InventoryServices, 'products' | 'packagingUnits'>;
+  common: Pick<CommonServices, 'transportUnits'>;
+  bus: EventBus;
+}
+
+
+/** The quantity received on a position so far, in the unit of its expected quantity where that is whole. */
+export const quantityReceived = (p: Position): Quantity =>
+  tidy({ family: p.quantityExpected.family, unit: p.quantityExpected.unit, base: p.receivedBase });
+
+const productNotFound = (sku: string) =>
+  new ApiError(404, RECEIVING_KEYS.product404, `Product with SKU [${sku}] does not exist`, { obj: [sku] });
+
+const wrongFamily = (field: string, q: Quantity, product: Product) =>
+  `${field}: [${q.unit}] is a unit of ${q.family}, but product [${product.sku}] is kept in ${product.baseUnit.family} (base unit ${product.baseUnit.unit})`;
+
+/** What one capture request did, for the event. */
+interface Booked {
+  sku: string;
+  quantity: string;
+  transportUnitBK: string;
+  loadUnitLabel: string;
+  packagingUnitPKey: string;
+  positions: { positionId: string; quantity: string }[];
+}
+
+export function createReceivingService({ db, store, inventory, common, bus }: ReceivingDeps) {
+  function byPKey(pKey: string): ReceivingOrder {
+    const order = store.byPk(pKey);
+    if (!order) throw notFound(`ReceivingOrder with pKey [${pKey}] does not exist`, [pKey]);
+    return order;
+  }
+
+  /** Books one capture request inside the capture's transaction; the positions are updated in place. */
+  function book(order: ReceivingOrder, request: CaptureRequest, field: string, loadUnitType: string | undefined, now: string) {
+    const product = inventory.products.findBySku(request.product.sku);
+    if (!product) throw productNotFound(request.product.sku);
+    const q = request.quantityReceived;
+    if (q.family !== product.baseUnit.family) throw genericValidationError([wrongFamily(`${field}quantityReceived`, q, product)]);
+    const demanding = order.positions.filter(
+      (p) => p.productPk === product.pk && p.receivedBase < p.quantityExpected.base && p.state !== 'CANCELED',
+    );
+    if (demanding.length === 0) {
+      throw new ApiError(
+        404,
+        RECEIVING_KEYS.product404,
+        `No open position of ReceivingOrder [${order.orderId}] demands the Product with SKU [${product.sku}]`,
+        { obj: [product.sku, order.orderId] },
+      );
+    }
+    // A product's base unit may have changed family since the order was announced.
+    const open = demanding.filter((p) => p.quantityExpected.family === q.family);
+    if (open.length === 0) {
+      const p = demanding[0]!;
+      throw genericValidationError([
+        `${field}quantityReceived: [${q.unit}] is a unit of ${q.family}, but position [${p.positionId}] expects ${p.quantityExpected.family}`,
+      ]);
+    }
+    const openBase = open.reduce((sum, p) => sum + p.quantityExpected.base - p.receivedBase, 0);
+    if (q.base > openBase && !product.overbookingAllowed) {
+      const stillOpen = describeQuantity(tidy({ ...q, base: openBase }));
+      throw new ApiError(
+        409,
+        RECEIVING_KEYS.overbookingNotAllowed,
+        `ReceivingOrder [${order.orderId}] still expects ${stillOpen} of Product [${product.sku}]; ${describeQuantity(q)} were captured ` +
+          'and the product does not allow overbooking',
+        { obj: [order.orderId, product.sku, describeQuantity(q), stillOpen] },
+      );
+    }
+    const tu = common.transportUnits.byBarcode(request.barcode);
+    const luPos = request.loadUnitLabel ?? DEFAULT_LOAD_UNIT_LABEL;
+    const pu = inventory.packagingUnits.create({
+      transportUnitBK: tu.barcode,
+      luPos,
+      sku: product.sku,
+      quantity: q,
+      loadUnitType,
+      loadUnitLabel: request.loadUnitLabel,
+      message: `Received with ReceivingOrder [${order.orderId}]`,
+    });
+    // Fill the open positions in the order they were announced; what is left goes onto the last one (overbooking).
+    let remaining = q.base;
+    const positions: Booked['positions'] = [];
+    open.forEach((p, i) => {
+      if (remaining === 0) return;
+      const take = i === open.length - 1 ? remaining : Math.min(remaining, p.quantityExpected.base - p.receivedBase);
+      remaining -= take;
+      p.receivedBase += take;
+      p.state = p.receivedBase >= p.quantityExpected.base ? 'PROCESSED' : 'PROCESSING';
+      store.receive(p.pk, p.receivedBase, p.state, now);
+      const part = tidy({ ...q, base: take });
+      store.insertCapture(
+        { orderPk: order.pk, positionPk: p.pk, packagingUnitPk: pu.pk, transportUnitBK: tu.barcode, luPos, quantity: part },
+        now,
+      );
+      positions.push({ positionId: p.positionId, quantity: describeQuantity(part) });
+    });
+    const booked: Booked = {
+      sku: product.sku,
+      quantity: describeQuantity(q),
+      transportUnitBK: tu.barcode,
+      loadUnitLabel: luPos,
+      packagingUnitPKey: pu.pk,
+      positions,
+    };
+    return { pu, booked };
+  }
+
+  return {
+    byPKey,
+    byOrderId(orderId: string): ReceivingOrder {
+      const order = store.byOrderId(orderId);
+      if (!order) throw notFound(`ReceivingOrder with orderId [${orderId}] does not exist`, [orderId]);
+      return order;
+    },
+    all: (): ReceivingOrder[] => store.all(),
+    /** The product a position names (for representations). */
+    product: (pk: string): Product => inventory.products.byPKey(pk),
+
+    /**
+     * Announces a goods receipt: every position names a known product and expects a
+     * quantity of the family of that product's base unit.
+     */
+    create(input: NewReceivingOrder): ReceivingOrder {
+      const pk = db.transaction(() => {
+        if (store.byOrderId(input.orderId)) {
+          throw alreadyExists(`ReceivingOrder with orderId [${input.orderId}] already exists`, [input.orderId]);
+        }
+        const products = input.positions.map((p) => {
+          const product = inventory.products.findBySku(p.product.sku);
+          if (!product) throw productNotFound(p.product.sku);
+          return product;
+        });
+        const problems: string[] = [];
+        input.positions.forEach((p, i) => {
+          if (p.quantityExpected.family !== products[i]!.baseUnit.family) {
+            problems.push(wrongFamily(`positions[${i}].quantityExpected`, p.quantityExpected, products[i]!));
+          }
+        });
+        if (problems.length > 0) throw genericValidationError(problems);
+        return store.insertOrder(
+          input.orderId,
+          input.details ?? {},
+          input.positions.map((p, i) => ({ positionId: p.positionId, productPk: products[i]!.pk, quantityExpected: p.quantityExpected })),
+          nowIso(),
+        );
+      })();
+      const order = byPKey(pk);
+      bus.publish('receivingOrder.created', { pKey: pk, orderId: order.orderId, positions: order.positions.length });
+      return order;
+    },
+
+    /** Cancels a CREATED order; any other state → 403 `CANCELLATION.DENIED` [orderId, state, pKey]. */
+    cancel(pKey: string): ReceivingOrder {
+      db.transaction(() => {
+        const order = byPKey(pKey);
+        if (order.state !== 'CREATED') {
+          const why = order.state === 'CANCELED' ? 'is already cancelled' : order.state === 'PROCESSING' ? 'is in process' : 'is processed';
+          throw new ApiError(403, RECEIVING_KEYS.cancellationDenied, `ReceivingOrder [${order.orderId}] ${why} and cannot be cancelled`, {
+            obj: [order.orderId, order.state, order.pk],
+          });
+        }
+        const now = nowIso();
+        store.setOrderState(order.pk, 'CANCELED', now);
+        store.cancelPositions(order.pk, now);
+      })();
+      const order = byPKey(pKey);
+      bus.publish('receivingOrder.canceled', { pKey, orderId: order.orderId });
+      return order;
+    },
+
+    /**
+     * Captures received goods: each request is booked against the open positions that
+     * demand its product and put as a packaging unit onto a load unit of its transport
+     * unit. All requests, the packaging units and the order's state change in one
+     * transaction: a request that fails leaves everything as it was.
+     */
+    capture(pKey: string, requests: readonly CaptureRequest[], single: boolean, loadUnitType: string | undefined): ReceivingOrder {
+      const { after, units, booked } = db.transaction(() => {
+        const order = byPKey(pKey);
+        if (!CAPTURABLE.includes(order.state)) {
+          throw new ApiError(
+            409,
+            RECEIVING_KEYS.captureDenied,
+            `ReceivingOrder [${order.orderId}] is ${order.state}; goods can be captured only while it is CREATED or PROCESSING`,
+            { obj: [order.orderId, order.state, order.pk] },
+          );
+        }
+        const now = nowIso();
+        const units: PackagingUnit[] = [];
+        const booked: Booked[] = [];
+        requests.forEach((request, i) => {
+          const done = book(order, request, single ? '' : `[${i}].`, loadUnitType, now);
+          units.push(done.pu);
+          booked.push(done.booked);
+        });
+        const after: OrderState = order.positions.every((p) => p.state === 'PROCESSED') ? 'PROCESSED' : 'PROCESSING';
+        store.setOrderState(order.pk, after, now);
+        return { after, units, booked };
+      })();
+      for (const pu of units) inventory.packagingUnits.announceCreated(pu);
+      const order = byPKey(pKey);
+      bus.publish('receivingOrder.captured', { pKey, orderId: order.orderId, state: after, captures: booked });
+      if (after === 'PROCESSED') bus.publish('receivingOrder.processed', { pKey, orderId: order.orderId });
+      return order;
+    },
+  };
+}
+
+export type ReceivingService = ReturnType<typeof createReceivingService>;
