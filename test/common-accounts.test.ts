@@ -156,3 +156,29 @@ describe('upper-case message keys (api.messageKeys = upper-case)', () => {
     expect(reply.body).toMatchObject({ identifier: 'D', name: 'Default' });
   });
 });
+
+// Accounts are not changed over the API; a database brought over from another system
+// may still lack a default one. Every lookup that needs it then says so.
+describe('a database without a default account', () => {
+  for (const [family, key] of [
+    ['dotted', 'svc.common.common.account.noDefaultAccount'],
+    ['upper-case', 'COMMON.ACCOUNT_NO_DEFAULT'],
+  ] as const) {
+    it(`answers ?default=true and a location create that names no account with 404 ${key}`, async () => {
+      const box = await startTestAppliance({ api: { messageKeys: family } });
+      try {
+        box.app.db.prepare('UPDATE accounts SET is_default = 0').run();
+        const lookup = await box.get('/v1/accounts?default=true');
+        expectApiError(lookup, 404, key);
+        expect(lookup.body.obj).toBeUndefined();
+
+        const before = (await box.get('/v1/locations')).body;
+        const create = await box.post('/v1/locations', { locationId: 'NDEF/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE' });
+        expectApiError(create, 404, key);
+        expect((await box.get('/v1/locations')).body).toEqual(before);
+      } finally {
+        await box.close();
+      }
+    });
+  }
+});
