@@ -10,7 +10,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADDON, BUNDLE, DIST, ROOT, bundle, replaceAtomically, sqlitePrebuild } from './build.ts';
+import { SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
+import { ADDON, BUNDLE, DIST, ROOT, SERIAL_ADDON, bundle, replaceAtomically, serialPrebuild, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 export const BINARY = path.join(DIST, 'wms');
@@ -38,7 +39,10 @@ function baseBinary(arch: string): string {
 export async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<string> {
   if (process.platform !== 'linux') throw new Error('the single binary is built for Linux edge boxes');
   await bundle();
-  if (arch !== process.arch) replaceAtomically(sqlitePrebuild('linux', arch), ADDON);
+  if (arch !== process.arch) {
+    replaceAtomically(sqlitePrebuild('linux', arch), ADDON);
+    replaceAtomically(serialPrebuild('linux', arch), SERIAL_ADDON);
+  }
 
   const blob = path.join(DIST, 'sea-prep.blob');
   const seaConfig = path.join(DIST, 'sea-config.json');
@@ -50,7 +54,7 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
       disableExperimentalSEAWarning: true,
       // V8's code cache is specific to the CPU it was made on.
       useCodeCache: arch === process.arch,
-      assets: { 'better_sqlite3.node': ADDON },
+      assets: { [SQLITE_ASSET]: ADDON, [SERIAL_ASSET]: SERIAL_ADDON },
     }),
   );
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });

@@ -1,5 +1,5 @@
 // Bundles the appliance into one CommonJS file, dist/wms.cjs, with SQL migrations
-// inlined as text and SQLite's native addon copied beside it. `npm start` runs this
+// inlined as text and the native addons (SQLite, serial lines) copied beside it. `npm start` runs this
 // bundle; `npm run build:bin` wraps the same bundle into the single executable.
 //
 //   node scripts/build.ts [--quiet]
@@ -8,12 +8,13 @@ import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(ROOT, 'dist');
 export const BUNDLE = path.join(DIST, 'wms.cjs');
 export const ADDON = path.join(DIST, 'better_sqlite3.node');
+export const SERIAL_ADDON = path.join(DIST, 'serialport.node');
 
 /** The prebuilt SQLite addon shipped inside the better-sqlite3 package for this platform. */
 export function sqlitePrebuild(platform = process.platform, arch = process.arch): string {
@@ -21,6 +22,36 @@ export function sqlitePrebuild(platform = process.platform, arch = process.arch)
   const pkg = path.dirname(require.resolve('better-sqlite3/package.json'));
   return path.join(pkg, 'prebuilds', `${platform}-${arch}.node`);
 }
+
+/** The prebuilt serial line addon of @serialport/bindings-cpp for this platform (glibc). */
+export function serialPrebuild(platform = process.platform, arch = process.arch): string {
+  const require = createRequire(import.meta.url);
+  const pkg = path.dirname(require.resolve('@serialport/bindings-cpp/package.json'));
+  const variant = arch === 'arm64' ? 'armv8.glibc' : arch === 'arm' ? 'armv7.glibc' : 'glibc';
+  return path.join(pkg, 'prebuilds', `${platform}-${arch}`, `@serialport+bindings-cpp.${variant}.node`);
+}
+
+/**
+ * @serialport/bindings-cpp finds its addon with `node-gyp-build(<its own folder>)`, a
+ * folder a bundle does not have. Inside the bundle that call is answered by the
+ * appliance's own loader (src/core/native.ts), which knows where the addon is.
+ */
+const serialBindingLoader: Plugin = {
+  name: 'serial-binding-loader',
+  setup(b) {
+    b.onResolve({ filter: /^node-gyp-build$/ }, (args) =>
+      args.importer.includes(`${path.sep}@serialport${path.sep}bindings-cpp${path.sep}`)
+        ? { path: 'serial-binding', namespace: 'wms-native' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'wms-native' }, () => ({
+      contents: `const { serialBinding } = require(${JSON.stringify(path.join(ROOT, 'src/core/native.ts'))});
+module.exports = () => serialBinding();`,
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
 
 export async function bundle(): Promise<void> {
   mkdirSync(DIST, { recursive: true });
@@ -34,6 +65,7 @@ export async function bundle(): Promise<void> {
     target: 'node24',
     loader: { '.sql': 'text' },
     define: { __WMS_BUNDLE__: 'true' },
+    plugins: [serialBindingLoader],
     // pino's transport worker and optional pretty printer are never used.
     external: ['pino-pretty'],
     sourcemap: 'inline',
@@ -42,6 +74,7 @@ export async function bundle(): Promise<void> {
   });
   renameSync(partial, BUNDLE);
   replaceAtomically(sqlitePrebuild(), ADDON);
+  replaceAtomically(serialPrebuild(), SERIAL_ADDON);
 }
 
 /**
