@@ -29,7 +29,13 @@ import { createMovementStore } from './modules/movements/store.ts';
 import { preferenceRoutes, preferencesIndexLinks } from './modules/preferences/routes.ts';
 import { createPreferenceService } from './modules/preferences/service.ts';
 import { createPreferenceStore } from './modules/preferences/store.ts';
+import { routingIndexLinks, routingRoutes } from './modules/routing/routes.ts';
+import { createRoutingService, type RoutingService } from './modules/routing/service.ts';
+import { createRoutingStore } from './modules/routing/store.ts';
 import { systemRoutes } from './modules/system/routes.ts';
+import { transportOrderIndexLinks, transportOrderRoutes } from './modules/transport-orders/routes.ts';
+import { createTransportOrderService, type TransportOrderService } from './modules/transport-orders/service.ts';
+import { createTransportOrderStore } from './modules/transport-orders/store.ts';
 import { taskIndexLinks, taskRoutes } from './modules/tasks/routes.ts';
 import { createTaskService } from './modules/tasks/service.ts';
 import { createTaskStore } from './modules/tasks/store.ts';
@@ -59,6 +65,8 @@ export interface Appliance {
   users: UsersModule;
   common: CommonServices;
   inventory: InventoryServices;
+  routing: RoutingService;
+  transportOrders: TransportOrderService;
   routes: readonly Route[];
   close(): Promise<void>;
 }
@@ -86,6 +94,9 @@ export async function startAppliance(config: Config, options: StartOptions = {})
 
     const shipping = createShippingService({ db, store: createShippingStore(db), products: inventory.products, common, bus });
     const receiving = createReceivingService({ db, store: createReceivingStore(db), inventory, common, bus });
+    // Placeholder until the transport-orders module is connected: no unit has a STARTED order.
+    const transportOrders = createTransportOrderService({ db, store: createTransportOrderStore(db), common, bus });
+    const routing = createRoutingService({ db, store: createRoutingStore(db), common, bus, orders: transportOrders });
 
     const moduleRoutes = [
       ...usersRoutes(users),
@@ -96,6 +107,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...movementRoutes(movements),
       ...shippingRoutes(shipping),
       ...receivingRoutes(receiving),
+      ...routingRoutes(routing),
+      ...transportOrderRoutes(transportOrders),
     ];
     const indexLinks = {
       ...preferencesIndexLinks,
@@ -106,6 +119,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...movementIndexLinks,
       ...shippingIndexLinks,
       ...receivingIndexLinks,
+      ...routingIndexLinks,
+      ...transportOrderIndexLinks,
     };
     const routes = [...systemRoutes({ db, version: VERSION, indexLinks, startedAt }), ...moduleRoutes];
     const router = new Router(routes);
@@ -149,6 +164,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       users,
       common,
       inventory,
+      routing,
+      transportOrders,
       routes,
       close() {
         closing ??= (async () => {

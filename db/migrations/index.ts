@@ -7,6 +7,8 @@ import inventory from './0050-inventory.sql';
 import movements from './0060-movements.sql';
 import shipping from './0070-shipping.sql';
 import receiving from './0080-receiving.sql';
+import routing from './0090-routing.sql';
+import transportOrders from './0100-transport-orders.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -19,4 +21,6 @@ export const migrations: readonly Migration[] = [
   { version: 60, name: '0060-movements', sql: movements },
   { version: 70, name: '0070-shipping', sql: shipping },
   { version: 80, name: '0080-receiving', sql: receiving },
+  { version: 90, name: '0090-routing', sql: routing },
+  { version: 100, name: '0100-transport-orders', sql: transportOrders },
 ];

@@ -53,9 +53,16 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
  * and the plan is made once. `scripts/bench.ts` shows the difference.
  */
 
-/** True for the error of a write that would leave a foreign key pointing at nothing. */
-export const isForeignKeyViolation = (err: unknown): boolean =>
-  (err as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+/**
+ * True for the error of a write that would leave a foreign key pointing at nothing.
+ * SQLite reports the default action as SQLITE_CONSTRAINT_FOREIGNKEY and an
+ * `ON DELETE RESTRICT` as SQLITE_CONSTRAINT_TRIGGER with the same message.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return true;
+  return e?.code === 'SQLITE_CONSTRAINT_TRIGGER' && e.message === 'FOREIGN KEY constraint failed';
+}
 
 /** SQLite stores booleans as 0/1. */
 export const bool = (value: unknown): boolean => value === 1 || value === true;

@@ -1,4 +1,4 @@
-import type { Db } from '../../../core/db.ts';
+import { isForeignKeyViolation, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, ApiError, inUse, validationError } from '../../../http/errors.ts';
@@ -154,7 +154,7 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
     },
 
     delete(pKey: string): void {
-      db.transaction(() => {
+      const group = db.transaction(() => {
         const group = byPKey(pKey);
         if (group.childNames.length > 0) {
           throw inUse('svc.common.common.lg.notEmpty', `LocationGroup [${group.name}] still has child groups: ${group.childNames.join(', ')}`, [group.name]);
@@ -163,9 +163,17 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
         if (locations > 0) {
           throw inUse('svc.common.common.lg.notEmpty', `LocationGroup [${group.name}] still holds ${locations} location(s)`, [group.name]);
         }
-        store.delete(group.pk);
-        bus.publish('locationGroup.deleted', { name: group.name, pKey });
+        try {
+          store.delete(group.pk);
+        } catch (err) {
+          if (!isForeignKeyViolation(err)) throw err;
+          throw inUse('svc.common.common.lg.inUse', `LocationGroup [${group.name}] is still named by a route, a default hop or another record; remove those references first`, [
+            group.name,
+          ]);
+        }
+        return group;
       })();
+      bus.publish('locationGroup.deleted', { name: group.name, pKey });
     },
 
     /** Changes `groupStateIn`/`groupStateOut` of a group and its descendants. */

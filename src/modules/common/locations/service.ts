@@ -1,4 +1,4 @@
-import { hasWildcard, likeToGlob, type Db } from '../../../core/db.ts';
+import { hasWildcard, isForeignKeyViolation, likeToGlob, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, ApiError, inUse, notFound } from '../../../http/errors.ts';
@@ -147,7 +147,7 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
     },
 
     delete(pKey: string): void {
-      db.transaction(() => {
+      const location = db.transaction(() => {
         const location = byPKey(pKey);
         const units = store.transportUnitCount(location.pk);
         if (units > 0) {
@@ -155,9 +155,17 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
             location.locationId,
           ]);
         }
-        store.delete(location.pk);
-        bus.publish('location.deleted', { locationId: location.locationId, pKey });
+        try {
+          store.delete(location.pk);
+        } catch (err) {
+          if (!isForeignKeyViolation(err)) throw err;
+          throw inUse('svc.common.common.loc.inUse', `Location [${location.locationId}] is still named by a route, a hop or another record; remove those references first`, [
+            location.locationId,
+          ]);
+        }
+        return location;
       })();
+      bus.publish('location.deleted', { locationId: location.locationId, pKey });
     },
 
     /**

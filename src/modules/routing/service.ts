@@ -1,0 +1,515 @@
+import type { Db } from '../../core/db.ts';
+import type { DomainEvent, EventBus } from '../../core/events.ts';
+import { newPKey } from '../../core/ids.ts';
+import { nowIso } from '../../core/time.ts';
+import { checkVersion, type Versioned } from '../../core/versioned.ts';
+import { alreadyExists, notFound, validationError } from '../../http/errors.ts';
+import type { CommonServices } from '../common/service.ts';
+import { buildModel, decide, type Decision, type GroupDef, type OrderTarget, type RoutingModel, type RoutingModelInput } from './decision.ts';
+import type { DefaultHopInput, HopInput, NewRouteInput, RouteUpdateInput } from './schema.ts';
+import type { RouteEnds, RouteFields, RoutingStore, StoredDefaultHop, StoredHop, StoredRoute } from './store.ts';
+
+// The rules of the routing module (spec Document 2, "Routing module"; plc-osip.md §A8,
+// §B5; decisions in docs/routing.md). Locations and groups belong to the common base
+// module and are reached only through its services; the transport order of a unit
+// comes from the transport-orders module through the `OrderLookup` it implements.
+
+/** What routing asks the transport-orders module. */
+export interface OrderLookup {
+  /** The STARTED transport order of the unit (at most one), with the coordinate / name of its target. */
+  startedOrderOf(transportUnitBK: string): OrderTarget | undefined;
+}
+
+/** Until the transport-orders module is connected: no unit has an order. */
+export const NO_ORDERS: OrderLookup = { startedOrderOf: () => undefined };
+
+/** A route as the API shows it: locations by coordinate, groups by name (null = not set). */
+export interface RouteResource extends Versioned {
+  key: string;
+  name: string;
+  description: string | null;
+  sourceLocationName: string | null;
+  sourceLocationGroupName: string | null;
+  targetLocationName: string | null;
+  targetLocationGroupName: string | null;
+  enabled: boolean;
+}
+
+export interface HopResource {
+  pos: number;
+  source: string;
+  next: string;
+}
+
+export interface DefaultHopResource {
+  pos: number;
+  source?: string;
+  sourceGroup?: string;
+  next: string;
+}
+
+/** A decision with the order it was made for. */
+export type RoutingDecision = Decision & { order: OrderTarget | undefined };
+
+/** The fields a client sees; an update that changes none of them writes nothing. */
+const VISIBLE: readonly (keyof RouteFields)[] = [
+  'name',
+  'description',
+  'sourceLocationPk',
+  'sourceGroupPk',
+  'targetLocationPk',
+  'targetGroupPk',
+  'enabled',
+];
+
+/** Field names as the API spells them, for the `fields` of `route.changed`. */
+const FIELD_NAMES: Record<keyof RouteFields, string> = {
+  name: 'name',
+  description: 'description',
+  sourceLocationPk: 'sourceLocationName',
+  sourceGroupPk: 'sourceLocationGroupName',
+  targetLocationPk: 'targetLocationName',
+  targetGroupPk: 'targetLocationGroupName',
+  enabled: 'enabled',
+};
+
+const routeNotFound = (key: string) => notFound(`Route with key [${key}] does not exist`, [key]);
+
+/**
+ * What a common-module event makes stale: the routes' and default hops' names (a renamed,
+ * moved or deleted location or group), the group tree with its states, or nothing.
+ * Location flags are read live (the common module's location cache is exact), so a LOCU
+ * storm rebuilds nothing; a group state change (SYSU) re-reads only the groups.
+ */
+function staleAfter(event: DomainEvent): { names: boolean; groups: boolean } {
+  if (event.type.startsWith('locationGroup.')) {
+    return { names: event.type !== 'locationGroup.stateChanged' && event.type !== 'locationGroup.created', groups: true };
+  }
+  const names = event.type.startsWith('location.') && event.type !== 'location.stateChanged';
+  return { names, groups: false };
+}
+
+export interface RoutingServiceDeps {
+  db: Db;
+  store: RoutingStore;
+  common: CommonServices;
+  bus: EventBus;
+  /** The transport-orders module; `NO_ORDERS` until it is connected (see `connectOrders`). */
+  orders?: OrderLookup;
+}
+
+export function createRoutingService({ db, store, common, bus, orders = NO_ORDERS }: RoutingServiceDeps) {
+  let orderLookup = orders;
+
+  // ---- names <-> pKeys of the common module -----------------------------------
+
+  /** Coordinate / group name of a pKey, memoised for one reply. */
+  function namer() {
+    const groups = new Map<string, string>();
+    return {
+      location: (pk: string | null): string | null => (pk === null ? null : (common.locations.findByPk(pk)?.locationId ?? null)),
+      group(pk: string | null): string | null {
+        if (pk === null) return null;
+        let name = groups.get(pk);
+        if (name === undefined) {
+          name = common.locationGroups.byPKey(pk).name;
+          groups.set(pk, name);
+        }
+        return name;
+      },
+    };
+  }
+
+  function view(r: StoredRoute, names = namer()): RouteResource {
+    return {
+      pk: r.pk,
+      ol: r.ol,
+      createDt: r.createDt,
+      lastModifiedDt: r.lastModifiedDt,
+      key: r.pk,
+      name: r.name,
+      description: r.description,
+      sourceLocationName: names.location(r.sourceLocationPk),
+      sourceLocationGroupName: names.group(r.sourceGroupPk),
+      targetLocationName: names.location(r.targetLocationPk),
+      targetLocationGroupName: names.group(r.targetGroupPk),
+      enabled: r.enabled,
+    };
+  }
+
+  function stored(key: string): StoredRoute {
+    const route = store.byPk(key);
+    if (!route) throw routeNotFound(key);
+    return route;
+  }
+
+  /** The structural rules of source and target (400), checked before anything is looked up. */
+  function checkEnds(input: NewRouteInput): void {
+    if (input.sourceLocationName && input.sourceLocationGroupName) {
+      throw validationError(
+        'Validation failed: a route starts at a location (sourceLocationName) or at a location group (sourceLocationGroupName), not both',
+      );
+    }
+    if (!input.targetLocationName && !input.targetLocationGroupName) {
+      throw validationError('Validation failed: a route needs a target: targetLocationName or targetLocationGroupName');
+    }
+    if (input.targetLocationName && input.targetLocationGroupName) {
+      throw validationError(
+        'Validation failed: a route ends at a location (targetLocationName) or at a location group (targetLocationGroupName), not both',
+      );
+    }
+    const self =
+      (input.sourceLocationName && input.sourceLocationName === input.targetLocationName) ||
+      (input.sourceLocationGroupName && input.sourceLocationGroupName === input.targetLocationGroupName);
+    if (self) {
+      throw validationError(
+        `Validation failed: a route's source and target must differ; [${input.sourceLocationName ?? input.sourceLocationGroupName}] is both`,
+      );
+    }
+  }
+
+  /** Source and target as pKeys; an unknown location or group: 404 `loc.notFoundByName` / `lg.notFoundByName`. */
+  function resolveEnds(input: NewRouteInput): RouteEnds {
+    const location = (name: string | null | undefined) => (name ? common.locations.resolve(name).pk : null);
+    const group = (name: string | null | undefined) => (name ? common.locationGroups.byName(name).pk : null);
+    return {
+      sourceLocationPk: location(input.sourceLocationName),
+      sourceGroupPk: group(input.sourceLocationGroupName),
+      targetLocationPk: location(input.targetLocationName),
+      targetGroupPk: group(input.targetLocationGroupName),
+    };
+  }
+
+  function requireUniqueName(name: string, ownPk?: string): void {
+    const clash = store.byName(name);
+    if (clash && clash.pk !== ownPk) throw alreadyExists(`Route with name [${name}] already exists`);
+  }
+
+  /** At most one enabled route per source and target: the decision must not depend on chance. */
+  function requireUnambiguous(ends: RouteEnds, ownPk?: string): void {
+    const other = store.enabledWithEnds(ends).find((r) => r.pk !== ownPk);
+    if (other) {
+      throw alreadyExists(
+        `The enabled route [${other.name}] already leads from the same source to the same target; disable it first or disable this one`,
+      );
+    }
+  }
+
+  // ---- the routing model, cached ------------------------------------------------
+
+  // Two parts, rebuilt separately: the routes, hops and default hops with their names
+  // (read from the database; stale after routing changes and renames), and the group
+  // tree with its states (stale after any group event). The model is indexed from both.
+  type Definitions = Pick<RoutingModelInput, 'routes' | 'defaultHops'>;
+  let definitions: Definitions | undefined;
+  let groupDefs: GroupDef[] | undefined;
+  let model: RoutingModel | undefined;
+  const invalidate = () => {
+    definitions = undefined;
+    model = undefined;
+  };
+  bus.on('*', (event) => {
+    const stale = staleAfter(event);
+    if (stale.names) definitions = undefined;
+    if (stale.groups) groupDefs = undefined;
+    if (stale.names || stale.groups) model = undefined;
+  });
+
+  function readDefinitions(): Definitions {
+    const names = namer();
+    const allHops = store.allHops();
+    const coordinate = (pk: string) => common.locations.findByPk(pk)?.locationId;
+    const hopsOf = (hops: readonly StoredHop[]) =>
+      hops.flatMap((h) => {
+        const source = coordinate(h.sourcePk);
+        const next = coordinate(h.nextPk);
+        return source && next ? [{ source, next }] : [];
+      });
+    return {
+      routes: store.all().map((r) => {
+        const v = view(r, names);
+        return {
+          key: v.key,
+          name: v.name,
+          enabled: v.enabled,
+          sourceLocation: v.sourceLocationName,
+          sourceGroup: v.sourceLocationGroupName,
+          targetLocation: v.targetLocationName,
+          targetGroup: v.targetLocationGroupName,
+          hops: hopsOf(allHops.get(r.pk) ?? []),
+        };
+      }),
+      defaultHops: store.defaultHops().flatMap((d) => {
+        const next = coordinate(d.nextPk);
+        if (!next) return [];
+        return [{ source: names.location(d.sourceLocationPk), sourceGroup: names.group(d.sourceGroupPk), next }];
+      }),
+    };
+  }
+
+  const readGroups = (): GroupDef[] =>
+    common.locationGroups.all().map((g) => ({ name: g.name, parentName: g.parentName, groupStateIn: g.groupStateIn }));
+
+  /** The model for the current data; each part read at most once per change (nothing is cached inside a transaction). */
+  function currentModel(): RoutingModel {
+    if (model) return model;
+    const keep = !db.inTransaction;
+    const defs = definitions ?? readDefinitions();
+    const groups = groupDefs ?? readGroups();
+    const built = buildModel({
+      ...defs,
+      groups,
+      // Live: the common module's location cache is exact, flags included.
+      locations: (locationId) => common.locations.findByLocationId(locationId),
+    });
+    if (keep) {
+      definitions = defs;
+      groupDefs = groups;
+      model = built;
+    }
+    return built;
+  }
+
+  function decideFor(transportUnitBK: string | undefined, locationId: string): RoutingDecision {
+    const order = transportUnitBK === undefined ? undefined : orderLookup.startedOrderOf(transportUnitBK);
+    return { ...decide(currentModel(), { location: locationId, order }), order };
+  }
+
+  const routeEvent = (r: RouteResource) => ({ key: r.key, name: r.name });
+
+  // ---- hops -----------------------------------------------------------------------
+
+  const checkPositions = (list: readonly { pos?: number | undefined }[]) =>
+    list.forEach((h, i) => {
+      if (h.pos !== undefined && h.pos !== i) {
+        throw validationError(`Validation failed: [${i}].pos: is ${h.pos}, but the position of an entry is its index in the array (${i})`);
+      }
+    });
+
+  /** A cycle of first-choice hops (source → its first next → …) as a path, or undefined. */
+  function firstChoiceCycle(hops: readonly HopInput[]): string[] | undefined {
+    const first = new Map<string, string>();
+    for (const h of hops) if (!first.has(h.source)) first.set(h.source, h.next);
+    const done = new Set<string>();
+    for (const start of first.keys()) {
+      const path: string[] = [];
+      let at: string | undefined = start;
+      while (at !== undefined && !done.has(at)) {
+        const seen = path.indexOf(at);
+        if (seen >= 0) return [...path.slice(seen), at];
+        path.push(at);
+        at = first.get(at);
+      }
+      for (const p of path) done.add(p);
+    }
+    return undefined;
+  }
+
+  function checkHops(hops: readonly HopInput[]): void {
+    checkPositions(hops);
+    const pairs = new Set<string>();
+    hops.forEach((h, i) => {
+      if (h.source === h.next) throw validationError(`Validation failed: [${i}]: a hop from [${h.source}] to itself`);
+      const pair = `${h.source}\u0000${h.next}`;
+      if (pairs.has(pair)) throw validationError(`Validation failed: [${i}]: the hop [${h.source}] → [${h.next}] is listed twice`);
+      pairs.add(pair);
+    });
+    const cycle = firstChoiceCycle(hops);
+    if (cycle) {
+      throw validationError(`Validation failed: the first-choice hops run in a circle: ${cycle.join(' → ')}; a unit would never arrive`);
+    }
+  }
+
+  function checkDefaultHops(hops: readonly DefaultHopInput[]): void {
+    checkPositions(hops);
+    const entries = new Set<string>();
+    hops.forEach((h, i) => {
+      if (h.source !== undefined && h.source === h.next) {
+        throw validationError(`Validation failed: [${i}]: a hop from [${h.source}] to itself`);
+      }
+      const entry = `${h.source !== undefined ? `L${h.source}` : `G${h.sourceGroup}`}\u0000${h.next}`;
+      if (entries.has(entry)) {
+        throw validationError(`Validation failed: [${i}]: the entry [${h.source ?? h.sourceGroup}] → [${h.next}] is listed twice`);
+      }
+      entries.add(entry);
+    });
+  }
+
+  const hopsView = (hops: readonly StoredHop[], names = namer()): HopResource[] =>
+    hops.map((h, pos) => ({ pos, source: names.location(h.sourcePk)!, next: names.location(h.nextPk)! }));
+
+  function defaultHopsView(): DefaultHopResource[] {
+    const names = namer();
+    return store.defaultHops().map((d, pos) => ({
+      pos,
+      ...(d.sourceLocationPk !== null ? { source: names.location(d.sourceLocationPk)! } : { sourceGroup: names.group(d.sourceGroupPk)! }),
+      next: names.location(d.nextPk)!,
+    }));
+  }
+
+  return {
+    /** Every route, by name. */
+    all(): RouteResource[] {
+      const names = namer();
+      return store.all().map((r) => view(r, names));
+    },
+
+    byKey: (key: string): RouteResource => view(stored(key)),
+
+    /**
+     * Creates a route (enabled unless `enabled: false`). Refusals, in this order: 400 for
+     * the shape of source and target (both of one kind, no target, source = target); 409
+     * `already.exists` for a taken key or name; 404 for an unknown location or group; 409
+     * `already.exists` when an enabled route already joins the same source and target.
+     */
+    create(input: NewRouteInput): RouteResource {
+      checkEnds(input);
+      const key = db.transaction(() => {
+        const key = input.key ?? newPKey();
+        if (store.byPk(key)) throw alreadyExists(`Route with key [${key}] already exists`);
+        requireUniqueName(input.name);
+        const ends = resolveEnds(input);
+        const enabled = input.enabled ?? true;
+        if (enabled) requireUnambiguous(ends);
+        store.insert(key, { ...ends, name: input.name, description: input.description ?? null, enabled }, nowIso());
+        return key;
+      })();
+      invalidate();
+      const route = view(stored(key));
+      bus.publish('route.created', { ...routeEvent(route), enabled: route.enabled });
+      return route;
+    },
+
+    /**
+     * Replaces the route named by `key` (PUT): absent description, source and target
+     * fields are cleared, absent `enabled` keeps the flag. A stale `ol`: 409. An update
+     * that changes nothing writes nothing (`ol` stays).
+     */
+    update(input: RouteUpdateInput): RouteResource {
+      const fields = db.transaction(() => {
+        const current = stored(input.key);
+        checkVersion('Route', current, input.ol);
+        checkEnds(input);
+        requireUniqueName(input.name, current.pk);
+        const next: RouteFields = {
+          ...resolveEnds(input),
+          name: input.name,
+          description: input.description ?? null,
+          enabled: input.enabled ?? current.enabled,
+        };
+        const fields = VISIBLE.filter((f) => next[f] !== current[f]);
+        if (fields.length === 0) return fields;
+        if (next.enabled) requireUnambiguous(next, current.pk);
+        store.update(current.pk, next, nowIso());
+        return fields;
+      })();
+      const route = view(stored(input.key));
+      if (fields.length > 0) {
+        invalidate();
+        bus.publish('route.changed', { ...routeEvent(route), fields: fields.map((f) => FIELD_NAMES[f]) });
+      }
+      return route;
+    },
+
+    /** Deletes the route and its hops. */
+    delete(key: string): void {
+      const route = db.transaction(() => {
+        const route = view(stored(key));
+        store.delete(route.pk);
+        return route;
+      })();
+      invalidate();
+      bus.publish('route.deleted', routeEvent(route));
+    },
+
+    /** Enables or disables the route; setting the flag it has changes nothing. */
+    setEnabled(key: string, enabled: boolean): RouteResource {
+      const changed = db.transaction(() => {
+        const current = stored(key);
+        if (current.enabled === enabled) return false;
+        if (enabled) requireUnambiguous(current, current.pk);
+        store.update(current.pk, { ...current, enabled }, nowIso());
+        return true;
+      })();
+      const route = view(stored(key));
+      if (changed) {
+        invalidate();
+        bus.publish('route.changed', { ...routeEvent(route), fields: ['enabled'], enabled });
+      }
+      return route;
+    },
+
+    /** The hops of a route in order. */
+    hops: (key: string): HopResource[] => hopsView(store.hopsOf(stored(key).pk)),
+
+    /**
+     * Replaces the hops of a route with the list (position = index). Refused, changing
+     * nothing: a hop from a location to itself, a hop listed twice, first-choice hops
+     * that run in a circle (400), an unknown location (404 `loc.notFoundByName`). Raises
+     * the route's `ol`.
+     */
+    replaceHops(key: string, hops: readonly HopInput[]): HopResource[] {
+      const route = db.transaction(() => {
+        const route = stored(key);
+        checkHops(hops);
+        const resolved = hops.map((h) => ({ sourcePk: common.locations.resolve(h.source).pk, nextPk: common.locations.resolve(h.next).pk }));
+        store.replaceHops(route.pk, resolved);
+        store.touch(route.pk, nowIso());
+        return route;
+      })();
+      invalidate();
+      bus.publish('route.hopsReplaced', { key: route.pk, name: route.name, hops: hops.length });
+      return hopsView(store.hopsOf(route.pk));
+    },
+
+    /** The default hop table in order. */
+    defaultHops: (): DefaultHopResource[] => defaultHopsView(),
+
+    /**
+     * Replaces the default hop table (position = index). Refused, changing nothing: a
+     * location entry pointing at itself, an entry listed twice (400), an unknown location
+     * or group (404).
+     */
+    replaceDefaultHops(hops: readonly DefaultHopInput[]): DefaultHopResource[] {
+      checkDefaultHops(hops);
+      db.transaction(() => {
+        const resolved: StoredDefaultHop[] = hops.map((h) => ({
+          sourceLocationPk: h.source !== undefined ? common.locations.resolve(h.source).pk : null,
+          sourceGroupPk: h.sourceGroup !== undefined ? common.locationGroups.byName(h.sourceGroup).pk : null,
+          nextPk: common.locations.resolve(h.next).pk,
+        }));
+        store.replaceDefaultHops(resolved);
+      })();
+      invalidate();
+      bus.publish('routing.defaultHopsReplaced', { entries: hops.length });
+      return defaultHopsView();
+    },
+
+    /**
+     * The routing decision for the PLC adapter (plc-osip.md §B4.1 step 5, §B5): where the
+     * unit `transportUnitBK` (undefined: a unit without barcode, i.e. no order) standing
+     * at `locationId` goes next. Never throws for an unknown unit or location: an unknown
+     * location is the kind `unknown-location`, a unit without STARTED order is routed by
+     * the default hop table.
+     */
+    decide: decideFor,
+
+    /**
+     * The diagnostic lookup behind `GET /v1/api/routes/decision`: as `decide`, but an
+     * unknown location (404 `loc.notFoundByName`) or transport unit (404
+     * `tu.notFoundByBK`) is refused.
+     */
+    lookup(transportUnitBK: string | undefined, locationId: string): RoutingDecision {
+      const location = common.locations.resolve(locationId);
+      if (transportUnitBK !== undefined) common.transportUnits.byBarcode(transportUnitBK);
+      return decideFor(transportUnitBK, location.locationId);
+    },
+
+    /** Connects the transport-orders module (the composition root does, once it exists). */
+    connectOrders(lookup: OrderLookup): void {
+      orderLookup = lookup;
+    },
+  };
+}
+
+export type RoutingService = ReturnType<typeof createRoutingService>;

@@ -1,0 +1,559 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { newPKey } from '../../core/ids.ts';
+import { nowIso } from '../../core/time.ts';
+import { checkVersion } from '../../core/versioned.ts';
+import { ApiError, validationError } from '../../http/errors.ts';
+import type { CommonServices } from '../common/service.ts';
+import type { NewTransportOrderInput, TransportOrderPatchInput } from './schema.ts';
+import {
+  ENDED_STATES,
+  PRIORITIES,
+  type OrderFields,
+  type OrderState,
+  type Priority,
+  type StoredOrder,
+  type TransportOrderStore,
+} from './store.ts';
+
+// The rules of the transport-orders module (spec Document 2, "Transportation module";
+// plc-osip.md §A8 last paragraph and §B4.1; decisions and the transition table in
+// docs/transport-orders.md). The transport unit, the locations and the groups belong to
+// the common base module and are reached only through its services.
+//
+// Invariant kept by every write of this module: a transport unit has at most one
+// STARTED order, and a unit without a STARTED order has no INITIALIZED one (the next
+// order starts the moment the previous one ends). Orders are started, and finished on
+// arrival, by `advance`, the one routine every path ends with.
+
+/** An order as the API shows it: the names of the unit, locations and group as they are now. */
+export type TransportOrder = StoredOrder;
+
+export const DEFAULT_PRIORITY: Priority = 'NORMAL';
+
+/**
+ * Moves the table allows (PATCH; DELETE is CANCELED). CREATED → INITIALIZED →
+ * STARTED also happen on their own: an order is validated when it is created and
+ * starts when its unit has no STARTED order. The four last states end an order.
+ */
+export const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
+  CREATED: ['INITIALIZED', 'ONFAILURE', 'CANCELED'],
+  INITIALIZED: ['STARTED', 'ONFAILURE', 'CANCELED'],
+  STARTED: ['INTERRUPTED', 'ONFAILURE', 'CANCELED', 'FINISHED'],
+  INTERRUPTED: [],
+  ONFAILURE: [],
+  CANCELED: [],
+  FINISHED: [],
+};
+
+export const isEnded = (state: OrderState): boolean => ENDED_STATES.includes(state);
+
+/** The spec: unknown transport unit or target on create → 404 `not.found` whose message is the key; no `obj`. */
+const notFoundPlain = () => new ApiError(404, 'not.found', 'not.found');
+
+const orderNotFound = (pKey: string) =>
+  new ApiError(404, 'not.found', `TransportOrder with pKey [${pKey}] does not exist`, { obj: [pKey] });
+
+/** The spec: 400 `core.invalid.parameter` when the priority level is not defined; no `obj`. */
+function priorityOf(value: unknown): Priority {
+  if (typeof value === 'string' && (PRIORITIES as readonly string[]).includes(value)) return value as Priority;
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  throw new ApiError(400, 'core.invalid.parameter', `Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
+}
+
+const invalidTransition = (o: TransportOrder, to: OrderState) => {
+  const allowed = TRANSITIONS[o.state];
+  return new ApiError(
+    409,
+    'svc.tms.to.invalidStateTransition',
+    `TransportOrder [${o.pk}] cannot go from ${o.state} to ${to}; from ${o.state} it can go to ${allowed.join(', ') || 'nothing (it has ended)'}`,
+    { obj: [o.pk, o.state, to] },
+  );
+};
+
+const alreadyStartedForTu = (o: TransportOrder, started: StoredOrder) =>
+  new ApiError(
+    409,
+    'svc.tms.to.alreadyStartedForTu',
+    `TransportOrder [${o.pk}] cannot start: TransportUnit [${o.transportUnitBK}] already has the STARTED order [${started.pk}]`,
+    { obj: [o.pk, o.transportUnitBK, started.pk] },
+  );
+
+const endedNotRedirected = (o: TransportOrder) =>
+  new ApiError(409, 'svc.tms.to.endedNotRedirected', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be redirected`, {
+    obj: [o.pk, o.state],
+  });
+
+const endedNotChanged = (o: TransportOrder) =>
+  new ApiError(409, 'svc.tms.to.endedNotChanged', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be changed`, {
+    obj: [o.pk, o.state],
+  });
+
+const endedNotCancelled = (o: TransportOrder) =>
+  new ApiError(409, 'svc.tms.to.endedNotCancelled', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be cancelled`, {
+    obj: [o.pk, o.state],
+  });
+
+const alreadyAtTarget = (barcode: string, locationId: string) =>
+  new ApiError(
+    400,
+    'svc.tms.to.tuAlreadyAtTarget',
+    `TransportUnit [${barcode}] already stands at [${locationId}], the target of the order that would be STARTED`,
+    { obj: [barcode, locationId] },
+  );
+
+type Target = Pick<OrderFields, 'targetLocationPk' | 'targetLocation' | 'targetGroupPk' | 'targetLocationGroup'>;
+
+/** Where a unit stands, as far as reaching a target goes. */
+interface Place {
+  pk: string;
+  locationId: string;
+  groupPk: string;
+}
+
+/** A domain event to publish once the transaction that caused it committed. */
+export interface PendingEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** Changes made inside a caller's transaction: publish `events` with `announce` after its commit. */
+export interface Pending {
+  events: PendingEvent[];
+}
+
+/** What a transport unit's arrival at a location did to its orders. */
+export interface Arrival extends Pending {
+  /** Orders FINISHED by the arrival (more than one when the next order's target is reached as well). */
+  finished: TransportOrder[];
+  /** Orders STARTED because the ones before them ended. */
+  started: TransportOrder[];
+  /** The unit's STARTED order after the arrival (the one routing follows), if any. */
+  current: TransportOrder | undefined;
+}
+
+/** The STARTED order of a unit as routing reads it. */
+export interface StartedOrder {
+  pKey: string;
+  /** Coordinate of the location the unit stood at when the order was created: where its route starts. */
+  sourceLocation: string | null;
+  /** Coordinate of the target location. */
+  targetLocation: string | null;
+  /** Name of the target location group. */
+  targetLocationGroup: string | null;
+}
+
+/** The fields a client sees; a PATCH that changes none of them writes nothing. */
+const VISIBLE: readonly (keyof OrderFields)[] = [
+  'priority',
+  'state',
+  'targetLocation',
+  'targetLocationGroup',
+  'startDate',
+  'endDate',
+  'message',
+];
+const TARGET_FIELDS: readonly (keyof OrderFields)[] = ['targetLocation', 'targetLocationGroup'];
+const STATE_FIELDS: readonly (keyof OrderFields)[] = ['state', 'startDate', 'endDate'];
+
+/** States with an event of their own; INTERRUPTED and ONFAILURE are announced as `transportOrder.changed`. */
+const STATE_EVENTS: Partial<Record<OrderState, string>> = {
+  STARTED: 'transportOrder.started',
+  FINISHED: 'transportOrder.finished',
+  CANCELED: 'transportOrder.canceled',
+};
+
+export interface TransportOrderServiceDeps {
+  db: Db;
+  store: TransportOrderStore;
+  common: CommonServices;
+  bus: EventBus;
+}
+
+export function createTransportOrderService({ db, store, common, bus }: TransportOrderServiceDeps) {
+  /** Runs a lookup of the common module that throws 404 for a missing record; `undefined` then. */
+  function absentOn404<T>(lookup: () => T): T | undefined {
+    try {
+      return lookup();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  const unitByPk = (pk: string) => absentOn404(() => common.transportUnits.byPKey(pk));
+
+  /** Where a unit stands now; `undefined` when the unit is gone. */
+  function placeOf(unitPk: string): Place | undefined {
+    const unit = unitByPk(unitPk);
+    const location = unit && common.locations.findByPk(unit.actualLocationPk);
+    return location && { pk: location.pk, locationId: location.locationId, groupPk: location.groupPk };
+  }
+
+  /**
+   * The order with the current names of what it refers to: a renamed unit, location or
+   * group shows its new name; a deleted one the name recorded when the order was last written.
+   */
+  function live(o: StoredOrder): TransportOrder {
+    const unit = unitByPk(o.transportUnitPk);
+    const source = common.locations.findByPk(o.sourceLocationPk);
+    const target = o.targetLocationPk === null ? undefined : common.locations.findByPk(o.targetLocationPk);
+    const group = o.targetGroupPk === null ? undefined : absentOn404(() => common.locationGroups.byPKey(o.targetGroupPk!));
+    return {
+      ...o,
+      transportUnitBK: unit?.barcode ?? o.transportUnitBK,
+      sourceLocation: source?.locationId ?? o.sourceLocation,
+      targetLocation: target?.locationId ?? o.targetLocation,
+      targetLocationGroup: group?.name ?? o.targetLocationGroup,
+    };
+  }
+
+  function byPKey(pKey: string): TransportOrder {
+    const order = store.byPk(pKey);
+    if (!order) throw orderNotFound(pKey);
+    return live(order);
+  }
+
+  /** True when a location lies in the group or in a group below it. */
+  const inGroupTree = (locationGroupPk: string, groupPk: string) =>
+    locationGroupPk === groupPk || common.locationGroups.ancestors(locationGroupPk).includes(groupPk);
+
+  /**
+   * True when a unit standing at `place` has reached the order's target: the target
+   * location itself, or (an order with only a group target) any location in the group's subtree.
+   */
+  function reached(target: Target, place: Place): boolean {
+    if (target.targetLocationPk !== null) return target.targetLocationPk === place.pk;
+    return target.targetGroupPk !== null && inGroupTree(place.groupPk, target.targetGroupPk);
+  }
+
+  /** A target by coordinate and/or group name (404 `not.found` for an unknown one; both: the location must lie in the group). */
+  function resolveTarget(locationId: string | null, groupName: string | null): Target {
+    if (locationId === null && groupName === null) {
+      throw validationError('Validation failed: targetLocation, targetLocationGroup: name at least one target');
+    }
+    const location = locationId === null ? undefined : common.locations.findByLocationId(locationId);
+    if (locationId !== null && !location) throw notFoundPlain();
+    const group = groupName === null ? undefined : common.locationGroups.byNames([groupName])[0];
+    if (groupName !== null && !group) throw notFoundPlain();
+    if (location && group && !inGroupTree(location.groupPk, group.pk)) {
+      throw validationError(
+        `Validation failed: targetLocation: [${location.locationId}] does not lie in targetLocationGroup [${group.name}] or a group below it`,
+      );
+    }
+    return {
+      targetLocationPk: location?.pk ?? null,
+      targetLocation: location?.locationId ?? null,
+      targetGroupPk: group?.pk ?? null,
+      targetLocationGroup: group?.name ?? null,
+    };
+  }
+
+  const eventData = (o: TransportOrder) => ({
+    pKey: o.pk,
+    transportUnitBK: o.transportUnitBK,
+    state: o.state,
+    priority: o.priority,
+    targetLocation: o.targetLocation,
+    targetLocationGroup: o.targetLocationGroup,
+  });
+
+  interface Collector extends Pending {
+    finished: TransportOrder[];
+    started: TransportOrder[];
+  }
+  const collector = (): Collector => ({ events: [], finished: [], started: [] });
+
+  /** Writes a new state (with its dates) and records the event; inside a transaction. */
+  function setState(current: TransportOrder, to: OrderState, now: string, out: Collector, message?: string): TransportOrder {
+    const next: OrderFields = {
+      ...current,
+      state: to,
+      startDate: to === 'STARTED' ? now : current.startDate,
+      endDate: isEnded(to) ? now : current.endDate,
+      message: message ?? current.message,
+    };
+    store.update(current.pk, next, now);
+    const written = live(store.byPk(current.pk)!);
+    const type = STATE_EVENTS[to] ?? 'transportOrder.changed';
+    out.events.push({ type, data: { ...eventData(written), from: current.state, ...(STATE_EVENTS[to] ? {} : { fields: ['state', 'endDate'] }) } });
+    if (to === 'STARTED') out.started.push(written);
+    if (to === 'FINISHED') out.finished.push(written);
+    return written;
+  }
+
+  /**
+   * Sets a unit's orders going from where it stands: without a STARTED order the next
+   * INITIALIZED one starts (highest priority, then oldest); a STARTED order whose
+   * target the unit has reached is FINISHED, and the next one starts — repeatedly.
+   */
+  function advance(unitPk: string, place: Place | undefined, now: string, out: Collector): void {
+    for (;;) {
+      let started: TransportOrder | undefined = store.startedOf(unitPk);
+      if (started) {
+        started = live(started);
+      } else {
+        const next = store.nextInitializedOf(unitPk);
+        if (!next) return;
+        started = setState(live(next), 'STARTED', now, out);
+      }
+      if (!place || !reached(started, place)) return;
+      setState(started, 'FINISHED', now, out);
+    }
+  }
+
+  function announce(pending: Pending): void {
+    for (const event of pending.events) bus.publish(event.type, event.data);
+  }
+
+  /** After a booking over REST (or a movement's completion): finish and start the unit's orders. */
+  function onMoved(unitPk: string): void {
+    const out = db.transaction(() => {
+      const out = collector();
+      if (!store.startedOf(unitPk) && !store.nextInitializedOf(unitPk)) return out;
+      advance(unitPk, placeOf(unitPk), nowIso(), out);
+      return out;
+    })();
+    announce(out);
+  }
+
+  /** A deleted unit's open orders cannot be carried out any more: CANCELED, with a message saying why. */
+  function onDeleted(unitPk: string, barcode: string): void {
+    const out = db.transaction(() => {
+      const out = collector();
+      const now = nowIso();
+      // The STARTED one last: no INITIALIZED order may start in between.
+      const open = store.openOf(unitPk).sort((a, b) => Number(a.state === 'STARTED') - Number(b.state === 'STARTED'));
+      for (const order of open) setState(live(order), 'CANCELED', now, out, `TransportUnit [${barcode}] was deleted`);
+      return out;
+    })();
+    announce(out);
+  }
+
+  bus.on('transportUnit.moved', (event) => {
+    if (typeof event.data.pKey === 'string') onMoved(event.data.pKey);
+  });
+  bus.on('transportUnit.deleted', (event) => {
+    if (typeof event.data.pKey === 'string') onDeleted(event.data.pKey, String(event.data.barcode));
+  });
+
+  return {
+    /** Every order, oldest first. */
+    all: (): TransportOrder[] => store.all().map(live),
+    byPKey,
+
+    /** Orders in one of the states, oldest first. */
+    inStates: (states: readonly OrderState[]): TransportOrder[] => store.inStates(states).map(live),
+
+    /**
+     * The orders of a transport unit (in those states; `undefined` = any), oldest first.
+     * A barcode that names no unit lists the orders recorded for it (of a unit since
+     * deleted) — usually none.
+     */
+    forBarcode(barcode: string, states?: readonly OrderState[]): TransportOrder[] {
+      const unit = common.transportUnits.findByBarcode(barcode);
+      return (unit ? store.forUnit(unit.pk, states) : store.forBarcode(barcode, states)).map(live);
+    },
+
+    /**
+     * A new order for the unit, from where it stands to the target. It is validated
+     * (CREATED → INITIALIZED) and STARTED at once when the unit has no STARTED order;
+     * then the unit must not stand at the target already (400).
+     */
+    create(input: NewTransportOrderInput): TransportOrder {
+      const priority = input.priority === undefined ? DEFAULT_PRIORITY : priorityOf(input.priority);
+      const wanted = { location: input.targetLocation ?? null, group: input.targetLocationGroup ?? null };
+      if (wanted.location === null && wanted.group === null) {
+        throw validationError('Validation failed: targetLocation, targetLocationGroup: name at least one target');
+      }
+      const { pk, out } = db.transaction(() => {
+        const unit = common.transportUnits.findByBarcode(input.barcode);
+        if (!unit) throw notFoundPlain();
+        const target = resolveTarget(wanted.location, wanted.group);
+        const source = placeOf(unit.pk)!;
+        const startsNow = store.startedOf(unit.pk) === undefined;
+        if (startsNow && reached(target, source)) throw alreadyAtTarget(unit.barcode, source.locationId);
+        const now = nowIso();
+        const pk = newPKey();
+        store.insert(
+          pk,
+          {
+            transportUnitPk: unit.pk,
+            transportUnitBK: unit.barcode,
+            priority,
+            state: startsNow ? 'STARTED' : 'INITIALIZED',
+            sourceLocationPk: source.pk,
+            sourceLocation: source.locationId,
+            ...target,
+            startDate: startsNow ? now : null,
+            endDate: null,
+            message: input.problem ?? null,
+          },
+          now,
+        );
+        const order = live(store.byPk(pk)!);
+        const out = collector();
+        out.events.push({ type: 'transportOrder.created', data: { ...eventData(order), sourceLocation: order.sourceLocation } });
+        if (startsNow) out.events.push({ type: 'transportOrder.started', data: { ...eventData(order), from: 'INITIALIZED' } });
+        return { pk, out };
+      })();
+      announce(out);
+      return byPKey(pk);
+    },
+
+    /**
+     * PATCH: changes priority, target (redirect), state (along the table) and the
+     * problem text (`message`). Ended orders cannot change (409); a PATCH that changes
+     * nothing writes nothing, also for an ended order.
+     */
+    modify(pKey: string, patch: TransportOrderPatchInput): TransportOrder {
+      const priority = patch.priority === undefined ? undefined : priorityOf(patch.priority);
+      const out = db.transaction(() => {
+        const out = collector();
+        const current = byPKey(pKey);
+        if (patch.pKey != null && patch.pKey !== current.pk) {
+          throw validationError(`Validation failed: pKey: [${patch.pKey}] differs from the order of the path [${current.pk}]`);
+        }
+        if (patch.barcode !== undefined && patch.barcode !== current.transportUnitBK) {
+          throw validationError(
+            `Validation failed: barcode: [${patch.barcode}] differs from the order's transport unit [${current.transportUnitBK}]; an order keeps its unit`,
+          );
+        }
+        const wantedLocation = patch.targetLocation === undefined ? current.targetLocation : patch.targetLocation;
+        const wantedGroup = patch.targetLocationGroup === undefined ? current.targetLocationGroup : patch.targetLocationGroup;
+        if (wantedLocation === null && wantedGroup === null) {
+          throw validationError('Validation failed: targetLocation, targetLocationGroup: an order keeps at least one target');
+        }
+        checkVersion('TransportOrder', current, patch.ol);
+
+        const state = patch.state ?? current.state;
+        const stateChange = state !== current.state;
+        const redirect = wantedLocation !== current.targetLocation || wantedGroup !== current.targetLocationGroup;
+        const message = patch.problem === undefined ? current.message : patch.problem;
+        if (stateChange && !TRANSITIONS[current.state].includes(state)) throw invalidTransition(current, state);
+        if (isEnded(current.state)) {
+          if (redirect) throw endedNotRedirected(current);
+          if ((priority !== undefined && priority !== current.priority) || message !== current.message) throw endedNotChanged(current);
+          return out;
+        }
+
+        const next: TransportOrder = { ...current, priority: priority ?? current.priority, message };
+        if (redirect) Object.assign(next, resolveTarget(wantedLocation, wantedGroup));
+        const now = nowIso();
+        if (stateChange) {
+          if (state === 'STARTED') {
+            const started = store.startedOf(current.transportUnitPk);
+            if (started) throw alreadyStartedForTu(current, started);
+            next.startDate = now;
+          }
+          if (isEnded(state)) next.endDate = now;
+          next.state = state;
+        }
+        const place = placeOf(current.transportUnitPk);
+        // A STARTED order heads for its target: one the unit stands at already is refused, as at creation.
+        if (next.state === 'STARTED' && (redirect || stateChange) && place && reached(next, place)) {
+          throw alreadyAtTarget(next.transportUnitBK, place.locationId);
+        }
+        const fields = VISIBLE.filter((f) => next[f] !== current[f]);
+        if (fields.length === 0) return out;
+        store.update(current.pk, next, now);
+        const written = live(store.byPk(current.pk)!);
+        if (redirect) {
+          out.events.push({
+            type: 'transportOrder.redirected',
+            data: {
+              ...eventData(written),
+              from: { targetLocation: current.targetLocation, targetLocationGroup: current.targetLocationGroup },
+            },
+          });
+        }
+        const stateEvent = stateChange ? STATE_EVENTS[state] : undefined;
+        if (stateEvent) {
+          out.events.push({ type: stateEvent, data: { ...eventData(written), from: current.state } });
+          if (state === 'STARTED') out.started.push(written);
+          if (state === 'FINISHED') out.finished.push(written);
+        }
+        const others = fields.filter((f) => !TARGET_FIELDS.includes(f) && !(stateEvent && STATE_FIELDS.includes(f)));
+        if (others.length > 0) {
+          out.events.push({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: others } });
+        }
+        // The unit's STARTED order ended: the next one starts.
+        if (current.state === 'STARTED' && isEnded(state)) advance(current.transportUnitPk, place, now, out);
+        return out;
+      })();
+      announce(out);
+      return byPKey(pKey);
+    },
+
+    /** DELETE: an order that has not ended becomes CANCELED (endDate set); the unit's next order starts. */
+    cancel(pKey: string): TransportOrder {
+      const out = db.transaction(() => {
+        const out = collector();
+        const current = byPKey(pKey);
+        if (isEnded(current.state)) throw endedNotCancelled(current);
+        const now = nowIso();
+        setState(current, 'CANCELED', now, out);
+        if (current.state === 'STARTED') advance(current.transportUnitPk, placeOf(current.transportUnitPk), now, out);
+        return out;
+      })();
+      announce(out);
+      return byPKey(pKey);
+    },
+
+    /** The STARTED order of a unit (routing, the PLC adapter); `undefined` for none or an unknown barcode. */
+    startedOrderOf(transportUnitBK: string): StartedOrder | undefined {
+      const unit = common.transportUnits.findByBarcode(transportUnitBK);
+      const stored = unit && store.startedOf(unit.pk);
+      if (!stored) return undefined;
+      const order = live(stored);
+      return {
+        pKey: order.pk,
+        sourceLocation: order.sourceLocation,
+        targetLocation: order.targetLocation,
+        targetLocationGroup: order.targetLocationGroup,
+      };
+    },
+
+    /**
+     * For callers that run a transaction and have booked the unit onto the location
+     * (the PLC adapter: one transaction per telegram): finishes the unit's STARTED order
+     * when the location is its target (or lies in its target group, for an order with
+     * only a group target), starts the next one, and so on. Unknown unit or location:
+     * 404 (`svc.common.common.tu.notFoundByBK`, `svc.common.common.loc.notFoundByName`).
+     * Publishes nothing: call `announce(arrival)` after the commit.
+     */
+    arrivedInTransaction(transportUnitBK: string, locationId: string): Arrival {
+      return db.transaction(() => {
+        const unit = common.transportUnits.byBarcode(transportUnitBK);
+        const location = common.locations.resolve(locationId);
+        const out = collector();
+        advance(unit.pk, { pk: location.pk, locationId: location.locationId, groupPk: location.groupPk }, nowIso(), out);
+        const current = store.startedOf(unit.pk);
+        return { ...out, current: current && live(current) };
+      })();
+    },
+
+    /**
+     * For callers that run a transaction (routing: "no route at L"): records a problem
+     * text as the order's `message`. An ended order: 409 `svc.tms.to.endedNotChanged`.
+     * Publishes nothing: call `announce(result)` after the commit.
+     */
+    recordProblemInTransaction(pKey: string, message: string | null): Pending {
+      return db.transaction(() => {
+        const out = collector();
+        const current = byPKey(pKey);
+        if (current.message === message) return out;
+        if (isEnded(current.state)) throw endedNotChanged(current);
+        store.update(current.pk, { ...current, message }, nowIso());
+        const written = live(store.byPk(current.pk)!);
+        out.events.push({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'] } });
+        return out;
+      })();
+    },
+
+    /** Publishes the events of changes made inside a caller's transaction, after its commit. */
+    announce,
+  };
+}
+
+export type TransportOrderService = ReturnType<typeof createTransportOrderService>;
