@@ -24,3 +24,28 @@ export const timestamp = z.string().transform((value, ctx) => {
 
 /** A non-negative integer measure (millimetres). */
 export const millimetres = z.number().int().min(0).max(1_000_000);
+
+/**
+ * A list of enumeration values in a query: comma-separated (`states=A,B`) and/or the
+ * parameter repeated (`states=A&states=B`). Blank entries are dropped; unknown values
+ * are refused naming the allowed ones.
+ */
+export const enumList = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((raw) =>
+      (Array.isArray(raw) ? raw : [raw])
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    )
+    .pipe(z.array(z.enum(values, { error: (issue) => `[${String(issue.input)}] is not one of ${values.join(', ')}` })));
+
+/** Optional text where an empty value means absent (`?loadUnitType=`). */
+export const blankAsAbsent = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .optional()
+    .transform((v) => (v ? v : undefined));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dimensionSchema, FAMILIES, quantitySchema, type Quantity } from '../../core/quantity.ts';
-import { name, ol, text, timestamp } from '../../core/schema.ts';
+import { blankAsAbsent, name, ol, text, timestamp } from '../../core/schema.ts';
 import { validationError } from '../../http/errors.ts';
 
 // Request schemas of the inventory module (spec Document 3, "Inventory module").
@@ -150,14 +150,7 @@ export const newPackagingUnit = z
 export type PackagingUnitInput = z.infer<typeof newPackagingUnit>;
 
 /** `?loadUnitType=` of the packaging unit create; empty is the same as absent. */
-export const loadUnitTypeQuery = z.object({
-  loadUnitType: z
-    .string()
-    .trim()
-    .max(64)
-    .optional()
-    .transform((v) => (v ? v : undefined)),
-});
+export const loadUnitTypeQuery = z.object({ loadUnitType: blankAsAbsent(64) });
 
 /** `?sku=&amount=&sort=`. */
 export const forProductQuery = z.object({

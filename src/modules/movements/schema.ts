@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { name, ol, timestamp } from '../../core/schema.ts';
+import { enumList, name, ol, timestamp } from '../../core/schema.ts';
 import { MOVEMENT_MODES, MOVEMENT_STATES, MOVEMENT_TYPES } from './store.ts';
 
 export const movementType = z.enum(MOVEMENT_TYPES);
@@ -62,21 +62,9 @@ export const completion = z
   })
   .optional();
 
-/**
- * A comma-separated list (`types=INBOUND,OUTBOUND`; the parameter may also be
- * repeated) of enumeration values. Empty = no restriction.
- */
+/** `types=INBOUND,OUTBOUND` (or repeated); empty = no restriction. */
 const csv = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .transform((raw) =>
-      (Array.isArray(raw) ? raw : [raw])
-        .flatMap((v) => v.split(','))
-        .map((v) => v.trim())
-        .filter((v) => v !== ''),
-    )
-    .pipe(z.array(z.enum(values, { error: (issue) => `[${String(issue.input)}] is not one of ${values.join(', ')}` })))
-    .transform((list) => (list.length === 0 ? undefined : list));
+  enumList(values).transform((list) => (list.length === 0 ? undefined : list));
 
 /** Unknown query parameters are refused rather than ignored: a misspelt filter must not list everything. */
 const lookups = {

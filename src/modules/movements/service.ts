@@ -79,17 +79,7 @@ export interface MovementServiceDeps {
 }
 
 export function createMovementService({ db, store, common, bus }: MovementServiceDeps) {
-  /** Runs a lookup of the common module that throws 404 for a missing record; `undefined` then. */
-  function absentOn404<T>(lookup: () => T): T | undefined {
-    try {
-      return lookup();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return undefined;
-      throw err;
-    }
-  }
-
-  const unitByPk = (pk: string) => absentOn404(() => common.transportUnits.byPKey(pk));
+  const unitByPk = (pk: string) => common.transportUnits.findByPk(pk);
 
   /**
    * The movement with the current names of what it refers to: a renamed unit, location
@@ -104,7 +94,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
       const location = common.locations.findByPk(m.targetPk);
       if (location) target = { target: location.locationId, targetLocationGroup: location.groupName };
     } else {
-      const group = absentOn404(() => common.locationGroups.byPKey(m.targetPk));
+      const group = common.locationGroups.findByPk(m.targetPk);
       if (group) target = { target: group.name, targetLocationGroup: group.name };
     }
     return {
@@ -140,7 +130,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
   /** Where a completed movement put its unit down: a coordinate, else an ERP code. */
   function completionLocation(value: string) {
     const location =
-      common.locations.findByLocationId(value) ?? absentOn404(() => common.locations.byErpCode(value));
+      common.locations.findByLocationId(value) ?? common.locations.findByErpCode(value);
     if (location) return location;
     if (common.locationGroups.byNames([value])[0]) {
       throw validationError(

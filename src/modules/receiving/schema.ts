@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { quantitySchema, type Quantity } from '../../core/quantity.ts';
-import { name } from '../../core/schema.ts';
+import { blankAsAbsent, name } from '../../core/schema.ts';
 import { ApiError } from '../../http/errors.ts';
 
 // Request schemas of the receiving module (spec Document 3, "Receiving module").
@@ -51,14 +51,7 @@ export type CaptureRequest = z.infer<typeof captureRequest>;
 const captureList = z.array(captureRequest).min(1, 'at least one capture request is required').max(1000, 'at most 1000 capture requests');
 
 /** `?loadUnitType=`; empty is the same as absent. */
-export const loadUnitTypeQuery = z.object({
-  loadUnitType: z
-    .string()
-    .trim()
-    .max(64)
-    .optional()
-    .transform((v) => (v ? v : undefined)),
-});
+export const loadUnitTypeQuery = z.object({ loadUnitType: blankAsAbsent(64) });
 
 /** A field path as clients write it: `positions[0].quantityExpected`. */
 export function fieldPath(path: readonly PropertyKey[]): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { quantitySchema } from '../../core/quantity.ts';
-import { name, ol, timestamp } from '../../core/schema.ts';
+import { enumList, name, ol, timestamp } from '../../core/schema.ts';
 import { ORDER_STATES } from './store.ts';
 
 export const PRODUCT_POSITION = 'org.vendor.wms.shipping.api.ShippingOrderPositionVO';
@@ -85,10 +85,7 @@ export const positionPatch = z.object({
 });
 export type PositionPatch = z.infer<typeof positionPatch>;
 
-const statesList = z
-  .string()
-  .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(orderState).min(1, 'name at least one state'));
+const statesList = enumList(ORDER_STATES).pipe(z.array(orderState).min(1, 'name at least one state'));
 
 /** `?states=CREATED,PROCESSING`. */
 export const statesQuery = z.object({ states: statesList });

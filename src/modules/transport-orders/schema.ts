@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { name, ol, text } from '../../core/schema.ts';
+import { enumList, name, ol, text } from '../../core/schema.ts';
 import { ORDER_STATES } from './store.ts';
 
 export const orderState = z.enum(ORDER_STATES);
@@ -68,19 +68,7 @@ const lookups = {
 };
 
 /** `state=STARTED,INITIALIZED` (the parameter may also be repeated); at least one state. */
-const states = z
-  .union([z.string(), z.array(z.string())])
-  .transform((raw) =>
-    (Array.isArray(raw) ? raw : [raw])
-      .flatMap((v) => v.split(','))
-      .map((v) => v.trim())
-      .filter((v) => v !== ''),
-  )
-  .pipe(
-    z
-      .array(z.enum(ORDER_STATES, { error: (issue) => `[${String(issue.input)}] is not one of ${ORDER_STATES.join(', ')}` }))
-      .min(1, 'name at least one state'),
-  );
+const states = enumList(ORDER_STATES).pipe(z.array(z.enum(ORDER_STATES)).min(1, 'name at least one state'));
 
 /** `GET /v1/transport-orders` (all): no parameters. */
 export const findAllQuery = z.strictObject({}, lookups);

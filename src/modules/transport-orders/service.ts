@@ -171,17 +171,7 @@ export interface TransportOrderServiceDeps {
 }
 
 export function createTransportOrderService({ db, store, common, bus }: TransportOrderServiceDeps) {
-  /** Runs a lookup of the common module that throws 404 for a missing record; `undefined` then. */
-  function absentOn404<T>(lookup: () => T): T | undefined {
-    try {
-      return lookup();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return undefined;
-      throw err;
-    }
-  }
-
-  const unitByPk = (pk: string) => absentOn404(() => common.transportUnits.byPKey(pk));
+  const unitByPk = (pk: string) => common.transportUnits.findByPk(pk);
 
   /** Where a unit stands now; `undefined` when the unit is gone. */
   function placeOf(unitPk: string): Place | undefined {
@@ -198,7 +188,7 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
     const unit = unitByPk(o.transportUnitPk);
     const source = common.locations.findByPk(o.sourceLocationPk);
     const target = o.targetLocationPk === null ? undefined : common.locations.findByPk(o.targetLocationPk);
-    const group = o.targetGroupPk === null ? undefined : absentOn404(() => common.locationGroups.byPKey(o.targetGroupPk!));
+    const group = o.targetGroupPk === null ? undefined : common.locationGroups.findByPk(o.targetGroupPk);
     return {
       ...o,
       transportUnitBK: unit?.barcode ?? o.transportUnitBK,

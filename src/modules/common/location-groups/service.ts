@@ -86,6 +86,8 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
   return {
     all: () => store.all(),
     byPKey,
+    /** Unthrowing lookup for modules that keep a group's pKey. */
+    findByPk: (pk: string) => store.byPk(pk),
     byName,
     byNames: (names: readonly string[]) =>
       names.map((n) => store.byName(n)).filter((g): g is LocationGroup => g !== undefined),

@@ -93,6 +93,7 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
     findByLocationId: (locationId: string) => store.byLocationId(locationId),
     findByPlcCode: (plcCode: string) => store.byPlcCode(plcCode),
     findByPk: (pk: string) => store.byPk(pk),
+    findByErpCode: (erpCode: string) => store.byErpCode(erpCode),
 
     byPlcCode(plcCode: string): Location {
       const location = store.byPlcCode(plcCode);

@@ -72,6 +72,8 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
     byPKey,
     byBarcode,
     findByBarcode: (barcode: string) => store.byBarcode(barcode),
+    /** Unthrowing lookup for modules that keep a unit's pKey (movements, transport orders). */
+    findByPk: (pk: string) => store.byPk(pk),
     byBarcodes: (barcodes: readonly string[]) => store.byBarcodes(barcodes),
     onLocation: (locationId: string) => store.onLocation(locations.resolve(locationId).pk),
 
