@@ -12,6 +12,7 @@ import { StartupError, migrate } from './core/migrations.ts';
 import { sqliteBinding } from './core/native.ts';
 import { grantCatalogue } from './auth/grants.ts';
 import { Router, type Route } from './http/router.ts';
+import { HttpMetrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { commonIndexLinks, commonRoutes } from './modules/common/routes.ts';
 import { createCommonServices, type CommonServices } from './modules/common/service.ts';
@@ -122,7 +123,11 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...routingIndexLinks,
       ...transportOrderIndexLinks,
     };
-    const routes = [...systemRoutes({ db, version: VERSION, indexLinks, startedAt }), ...moduleRoutes];
+    const metrics = new HttpMetrics();
+    const routes: Route[] = [
+      ...systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes: () => routes }),
+      ...moduleRoutes,
+    ];
     const router = new Router(routes);
 
     if (common.seed()) log.info('first start: default account, root location group and type catalogues written');
@@ -147,6 +152,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       publicUrl: config.server.publicUrl,
       messageKeys: config.api.messageKeys,
       requestTimeoutMs: config.server.requestTimeoutMs,
+      metrics,
     });
     const address = await listen(server, config.server.port, config.server.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

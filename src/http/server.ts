@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
+import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
 import {
   ApiError,
@@ -35,6 +36,8 @@ export interface HttpOptions {
   publicUrl: string | undefined;
   messageKeys: MessageKeyFamily;
   requestTimeoutMs: number;
+  /** Counts answered requests for /metrics. */
+  metrics?: HttpMetrics | undefined;
 }
 
 const VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
@@ -77,7 +80,9 @@ class Exchange {
   private accept: readonly string[] = [];
   private representation: Representation = 'json';
   private principal: Principal | undefined;
-  private readonly fail = (err: unknown) => sendError(this.options, this.req, this.res, err, this.rawPath, this.requestId, this.headers);
+  private readonly arrived = process.hrtime.bigint();
+  private readonly fail = (err: unknown) =>
+    this.done(sendError(this.options, this.req, this.res, err, this.rawPath, this.requestId, this.headers));
 
   constructor(options: HttpOptions, req: IncomingMessage, res: ServerResponse) {
     this.options = options;
@@ -183,9 +188,16 @@ class Exchange {
   private reply(reply: Reply): void {
     try {
       send(this.res, this.route!, this.accept, this.representation, reply, this.headers);
+      this.done(reply.status);
     } catch (err) {
       this.fail(err);
     }
+  }
+
+  /** Counts the answered request for /metrics, by route template. */
+  private done(status: number): void {
+    const seconds = Number(process.hrtime.bigint() - this.arrived) / 1e9;
+    this.options.metrics?.observe(this.req.method ?? 'GET', this.route?.path ?? 'unmatched', status, seconds);
   }
 }
 
@@ -227,7 +239,7 @@ function sendError(
   rawPath: string,
   requestId: string,
   headers: Record<string, string>,
-): void {
+): number {
   let status: number;
   let body: unknown;
   let type: string;
@@ -253,7 +265,7 @@ function sendError(
     type = JSON_TYPE;
     options.log.error({ requestId, method: req.method, path: rawPath, err }, 'request failed');
   }
-  if (res.headersSent || res.destroyed) return;
+  if (res.headersSent || res.destroyed) return status;
   const payload = JSON.stringify(body);
   headers['Content-Type'] = type;
   headers['Content-Length'] = String(Buffer.byteLength(payload));
@@ -261,6 +273,7 @@ function sendError(
   if (status === 413) headers.Connection = 'close';
   res.writeHead(status, headers);
   res.end(payload);
+  return status;
 }
 
 function applyCors(options: HttpOptions, req: IncomingMessage, headers: Record<string, string>): boolean {
