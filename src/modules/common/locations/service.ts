@@ -176,34 +176,43 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
      * `plcState`, when given, is set as well. One event per field that really changed.
      */
     changeState(pKey: string, errorCode: string, plcState?: number) {
+      const change = db.transaction(() => this.changeStateInTransaction(pKey, errorCode, plcState))();
+      change.publish();
+      return { changed: change.changed, groupChanges: change.groupChanges };
+    },
+
+    /**
+     * The state change for callers that already run a transaction (the PLC adapter:
+     * one transaction per telegram). Nothing is published: the caller calls `publish`
+     * after its commit.
+     */
+    changeStateInTransaction(pKey: string, errorCode: string, plcState?: number) {
       checkErrorCode(errorCode);
-      const { location, changed, groupChanges } = db.transaction(() => {
-        const current = byPKey(pKey);
-        const wanted = {
-          incomingActive: activeAt(errorCode, 0),
-          outgoingActive: activeAt(errorCode, 1),
-          plcState,
-        };
-        const changed: { field: string; value: unknown }[] = [];
-        if (wanted.incomingActive !== undefined && wanted.incomingActive !== current.incomingActive) {
-          changed.push({ field: 'incomingActive', value: wanted.incomingActive });
-        }
-        if (wanted.outgoingActive !== undefined && wanted.outgoingActive !== current.outgoingActive) {
-          changed.push({ field: 'outgoingActive', value: wanted.outgoingActive });
-        }
-        if (plcState !== undefined && plcState !== current.plcState) changed.push({ field: 'plcState', value: plcState });
-        if (changed.length > 0) store.setFlags(current.pk, wanted, nowIso());
-        const groupChanges = groups.applyStateInTransaction(groups.byPKey(current.groupPk), {
-          groupStateIn: groupStateAt(errorCode, 2),
-          groupStateOut: groupStateAt(errorCode, 3),
-        });
-        return { location: current, changed, groupChanges };
-      })();
-      for (const c of changed) {
-        bus.publish('location.stateChanged', { locationId: location.locationId, pKey: location.pk, field: c.field, value: c.value });
+      const location = byPKey(pKey);
+      const wanted = { incomingActive: activeAt(errorCode, 0), outgoingActive: activeAt(errorCode, 1), plcState };
+      const changed: { field: string; value: unknown }[] = [];
+      if (wanted.incomingActive !== undefined && wanted.incomingActive !== location.incomingActive) {
+        changed.push({ field: 'incomingActive', value: wanted.incomingActive });
       }
-      groups.publishStateChanges(groupChanges);
-      return { changed, groupChanges };
+      if (wanted.outgoingActive !== undefined && wanted.outgoingActive !== location.outgoingActive) {
+        changed.push({ field: 'outgoingActive', value: wanted.outgoingActive });
+      }
+      if (plcState !== undefined && plcState !== location.plcState) changed.push({ field: 'plcState', value: plcState });
+      if (changed.length > 0) store.setFlags(location.pk, wanted, nowIso());
+      const groupChanges = groups.applyStateInTransaction(groups.byPKey(location.groupPk), {
+        groupStateIn: groupStateAt(errorCode, 2),
+        groupStateOut: groupStateAt(errorCode, 3),
+      });
+      return {
+        changed,
+        groupChanges,
+        publish() {
+          for (const c of changed) {
+            bus.publish('location.stateChanged', { locationId: location.locationId, pKey: location.pk, field: c.field, value: c.value });
+          }
+          groups.publishStateChanges(groupChanges);
+        },
+      };
     },
 
     /** Marks that a transport unit arrived at or left the location (inside the caller's transaction). */

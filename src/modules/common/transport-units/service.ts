@@ -78,30 +78,36 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
     onLocation: (locationId: string) => store.onLocation(locations.resolve(locationId).pk),
 
     create(input: TransportUnitInput): TransportUnit {
-      const pk = db.transaction(() => {
-        if (input.barcode !== undefined && store.byBarcode(input.barcode)) {
-          throw alreadyExists(`TransportUnit with barcode [${input.barcode}] already exists`, [input.barcode]);
-        }
-        const location = locations.resolve(input.actualLocation);
-        const now = nowIso();
-        const pk = store.insert(
-          {
-            barcode: input.barcode ?? freeBarcode(),
-            typePk: types.byType(input.transportUnitType).pk,
-            actualLocationPk: location.pk,
-            actualLocationDate: now,
-            targetLocationPk: input.targetLocation ? locations.resolve(input.targetLocation).pk : null,
-            state: input.state ?? 'AVAILABLE',
-            weight: input.weight ?? null,
-          },
-          now,
-        );
-        locations.touch(location.pk, now);
-        return pk;
-      })();
+      const created = db.transaction(() => this.createInTransaction(input))();
+      created.publish();
+      return created.unit;
+    },
+
+    /** The create for callers that already run a transaction; `publish` after their commit. */
+    createInTransaction(input: TransportUnitInput) {
+      if (input.barcode !== undefined && store.byBarcode(input.barcode)) {
+        throw alreadyExists(`TransportUnit with barcode [${input.barcode}] already exists`, [input.barcode]);
+      }
+      const location = locations.resolve(input.actualLocation);
+      const now = nowIso();
+      const pk = store.insert(
+        {
+          barcode: input.barcode ?? freeBarcode(),
+          typePk: types.byType(input.transportUnitType).pk,
+          actualLocationPk: location.pk,
+          actualLocationDate: now,
+          targetLocationPk: input.targetLocation ? locations.resolve(input.targetLocation).pk : null,
+          state: input.state ?? 'AVAILABLE',
+          weight: input.weight ?? null,
+        },
+        now,
+      );
+      locations.touch(location.pk, now);
       const unit = store.byPk(pk)!;
-      bus.publish('transportUnit.created', { barcode: unit.barcode, pKey: pk, actualLocation: unit.actualLocation });
-      return unit;
+      return {
+        unit,
+        publish: () => bus.publish('transportUnit.created', { barcode: unit.barcode, pKey: pk, actualLocation: unit.actualLocation }),
+      };
     },
 
     /** Moves a unit to another location (by coordinate): `PATCH /v1/transport-units?bk=&newLocation=`. */
