@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { plcConfigSchema } from '../plc/config.ts';
 
 // One schema holds every setting with its default. Values come, lowest first, from
 // the defaults, the optional `<dataDir>/wms.config.json`, `WMS_<SECTION>_<KEY>`
@@ -79,6 +80,8 @@ export const configSchema = z.strictObject({
       level: logLevel.default('info'),
     })
     .prefault({}),
+  /** The PLC channels and our OSIP host name (plc/config.ts). */
+  plc: plcConfigSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -290,18 +293,21 @@ export function loadConfig(
   const result = configSchema.safeParse(layered);
   if (!result.success) {
     const issue = result.error.issues[0]!;
+    // The source is known per setting (`plc.channels`); the message names the exact
+    // place inside it (`plc.channels.0.port`).
     const keyPath = issue.path.slice(0, 2).join('.');
+    const fullPath = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       // Name the unknown keys themselves (`server.prot`), and the file they came from.
-      const names = issue.keys.map((key) => (keyPath === '' ? key : `${keyPath}.${key}`));
+      const names = issue.keys.map((key) => (fullPath === '' ? key : `${fullPath}.${key}`));
       const where = sources.get(names[0]!) ?? sources.get(keyPath);
-      const what = keyPath === '' ? 'section' : 'key';
+      const what = fullPath === '' ? 'section' : 'key';
       throw new ConfigError(
         `invalid config ${names.join(', ')}${where ? ` (from ${where})` : ''}: unknown ${what}${names.length > 1 ? 's' : ''}`,
       );
     }
     const where = sources.get(keyPath);
-    const subject = keyPath === '' ? 'config' : keyPath;
+    const subject = fullPath === '' ? 'config' : fullPath;
     throw new ConfigError(`invalid config ${subject}${where ? ` (from ${where})` : ''}: ${issue.message}`);
   }
   return { config: result.data, file: { path: filePath, found }, warnings };

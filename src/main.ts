@@ -3,6 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
+import { createAdapter } from '../plc/adapter.ts';
+import { PlcChannels } from '../plc/channels.ts';
+import type { ChannelDirectory, TelegramHandler } from '../plc/port.ts';
+import { plcIndexLinks, plcRoutes } from '../plc/routes.ts';
 import { TokenService } from './auth/tokens.ts';
 import { ConfigError, USAGE, loadConfig, parseFlags, redactedConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './core/db.ts';
@@ -44,7 +48,25 @@ import { usersIndexLinks, usersRoutes } from './modules/users/routes.ts';
 import { createUsersModule, type UsersModule } from './modules/users/service.ts';
 import { VERSION } from './version.ts';
 
-// Composition root: config → database → migrations → stores → services → HTTP.
+// Composition root: config → database → migrations → stores → services → HTTP → PLC channels.
+
+/** What the PLC adapter is built from. */
+export interface PlcHandlerDeps {
+  db: Db;
+  log: Logger;
+  bus: EventBus;
+  common: CommonServices;
+  routing: RoutingService;
+  transportOrders: TransportOrderService;
+  /** For unsolicited telegrams (move orders) to the owning PLC. */
+  channels: ChannelDirectory;
+}
+
+/** Builds the channels' telegram handler; `close` (if any) is called when the appliance stops. */
+export type PlcHandlerFactory = (deps: PlcHandlerDeps) => TelegramHandler & { close?(): void };
+
+/** The telegram handler of the PLC channels: the adapter (plc/adapter.ts) over the module services. */
+const plcHandler: PlcHandlerFactory = createAdapter;
 
 export interface StartOptions {
   /** Where log lines go (tests read them); stdout when absent. */
@@ -53,6 +75,8 @@ export interface StartOptions {
   resetAdmin?: boolean;
   /** Notes from loading the config, logged once the logger exists. */
   configNotes?: string[];
+  /** The PLC channels' telegram handler (tests); default: the adapter. */
+  plcHandler?: PlcHandlerFactory;
 }
 
 export interface Appliance {
@@ -68,6 +92,8 @@ export interface Appliance {
   inventory: InventoryServices;
   routing: RoutingService;
   transportOrders: TransportOrderService;
+  /** The PLC channels (started once the HTTP server listens). */
+  plc: PlcChannels;
   routes: readonly Route[];
   close(): Promise<void>;
 }
@@ -80,7 +106,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   const dataDir = path.resolve(config.storage.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, config.storage.file);
-  const db = openDatabase({ file, busyTimeoutMs: config.storage.busyTimeoutMs, nativeBinding: sqliteBinding(dataDir) });
+  const nativeBinding = sqliteBinding(dataDir);
+  const db = openDatabase({ file, busyTimeoutMs: config.storage.busyTimeoutMs, nativeBinding });
   try {
     migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
 
@@ -99,6 +126,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const transportOrders = createTransportOrderService({ db, store: createTransportOrderStore(db), common, bus });
     const routing = createRoutingService({ db, store: createRoutingStore(db), common, bus, orders: transportOrders });
 
+    const plc = new PlcChannels(config.plc, log);
     const moduleRoutes = [
       ...usersRoutes(users),
       ...commonRoutes(common),
@@ -110,6 +138,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...receivingRoutes(receiving),
       ...routingRoutes(routing),
       ...transportOrderRoutes(transportOrders),
+      ...plcRoutes(plc),
     ];
     const indexLinks = {
       ...preferencesIndexLinks,
@@ -122,6 +151,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...receivingIndexLinks,
       ...routingIndexLinks,
       ...transportOrderIndexLinks,
+      ...plcIndexLinks,
     };
     const metrics = new HttpMetrics();
     const routes: Route[] = [
@@ -157,7 +187,15 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const address = await listen(server, config.server.port, config.server.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-    log.info({ url, version: VERSION, database: file, routes: routes.length }, 'appliance started');
+    const telegramHandler = (options.plcHandler ?? plcHandler)({ db, log, bus, common, routing, transportOrders, channels: plc });
+    try {
+      await plc.start(telegramHandler);
+    } catch (err) {
+      telegramHandler.close?.();
+      await closeServer(server);
+      throw err;
+    }
+    log.info({ url, version: VERSION, database: file, routes: routes.length, plcChannels: plc.list().length }, 'appliance started');
 
     let closing: Promise<void> | undefined;
     return {
@@ -172,13 +210,14 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       inventory,
       routing,
       transportOrders,
+      plc,
       routes,
       close() {
         closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          });
+          // The PLC first: no telegram may reach a closing database.
+          await plc.stop();
+          telegramHandler.close?.();
+          await closeServer(server);
           db.close();
           log.info('appliance stopped');
           log.flush();
@@ -190,6 +229,13 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     db.close();
     throw err;
   }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
@@ -251,7 +297,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   try {
     appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings, resetAdmin });
   } catch (err) {
-    const reason = err instanceof StartupError || (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? (err as Error).message : (err as Error).stack;
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = err instanceof StartupError || code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? (err as Error).message : (err as Error).stack;
     process.stderr.write(`wms: cannot start: ${reason}\n`);
     process.exit(1);
   }

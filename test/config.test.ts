@@ -66,6 +66,8 @@ describe('envName', () => {
     expect(envName('auth.tokenTtlSeconds')).toBe('WMS_AUTH_TOKEN_TTL_SECONDS');
     expect(envName('api.messageKeys')).toBe('WMS_API_MESSAGE_KEYS');
     expect(envName('log.level')).toBe('WMS_LOG_LEVEL');
+    expect(envName('plc.hostName')).toBe('WMS_PLC_HOST_NAME');
+    expect(envName('plc.channels')).toBe('WMS_PLC_CHANNELS');
   });
 });
 
@@ -142,6 +144,7 @@ describe('loadConfig: defaults', () => {
       inventory: { oneProductPerLoadUnit: false },
       users: { imageMaxBytes: 256 * 1024 },
       log: { level: 'info' },
+      plc: { hostName: 'MFC__', timeZone: 'UTC', channels: [] },
     });
     expect(config.auth.adminPassword).toBeUndefined();
     expect(config.server.publicUrl).toBeUndefined();
@@ -263,6 +266,12 @@ describe('loadConfig: WMS_* environment variables', () => {
     'inventory.oneProductPerLoadUnit': { text: () => 'true', value: () => true },
     'users.imageMaxBytes': { text: () => '65536', value: () => 65536 },
     'log.level': { text: () => 'debug', value: () => 'debug' },
+    'plc.hostName': { text: () => 'HOST1', value: () => 'HOST1' },
+    'plc.timeZone': { text: () => 'Europe/Berlin', value: () => 'Europe/Berlin' },
+    'plc.channels': {
+      text: () => '[{"name":"CNV01","transport":"tcp-client","host":"10.0.0.5","port":5020}]',
+      value: () => [expect.objectContaining({ name: 'CNV01', transport: 'tcp-client', host: '10.0.0.5', port: 5020, framing: 'line' })],
+    },
   };
 
   it('the table below names every key of the schema', () => {
@@ -341,7 +350,7 @@ describe('loadConfig: WMS_* environment variables', () => {
       [{ WMS_HOST: '' }, 'server.host (from WMS_HOST)'],
       [{ WMS_SERVER_BODY_LIMIT_BYTES: '10' }, 'server.bodyLimitBytes (from WMS_SERVER_BODY_LIMIT_BYTES)'],
       [{ WMS_SERVER_CORS_ORIGINS: 'http://hmi.local' }, 'server.corsOrigins (from WMS_SERVER_CORS_ORIGINS)'],
-      [{ WMS_SERVER_CORS_ORIGINS: '[1]' }, 'server.corsOrigins (from WMS_SERVER_CORS_ORIGINS)'],
+      [{ WMS_SERVER_CORS_ORIGINS: '[1]' }, 'server.corsOrigins.0 (from WMS_SERVER_CORS_ORIGINS)'],
       [{ WMS_SERVER_PUBLIC_URL: 'not a url' }, 'server.publicUrl (from WMS_SERVER_PUBLIC_URL)'],
       [{ WMS_STORAGE_FILE: '../escape.sqlite' }, 'storage.file (from WMS_STORAGE_FILE)'],
       [{ WMS_STORAGE_BACKUPS_TO_KEEP: '0' }, 'storage.backupsToKeep (from WMS_STORAGE_BACKUPS_TO_KEEP)'],
@@ -349,6 +358,10 @@ describe('loadConfig: WMS_* environment variables', () => {
       [{ WMS_AUTH_TOKEN_TTL_SECONDS: '10' }, 'auth.tokenTtlSeconds (from WMS_AUTH_TOKEN_TTL_SECONDS)'],
       [{ WMS_API_MESSAGE_KEYS: 'camel' }, 'api.messageKeys (from WMS_API_MESSAGE_KEYS)'],
       [{ WMS_LOG_LEVEL: 'loud' }, 'log.level (from WMS_LOG_LEVEL)'],
+      [{ WMS_PLC_HOST_NAME: 'MFC' }, 'plc.hostName (from WMS_PLC_HOST_NAME)'],
+      [{ WMS_PLC_TIME_ZONE: 'Mars/Olympus' }, 'plc.timeZone (from WMS_PLC_TIME_ZONE)'],
+      [{ WMS_PLC_CHANNELS: '{"name":"CNV01"}' }, 'plc.channels (from WMS_PLC_CHANNELS)'],
+      [{ WMS_PLC_CHANNELS: '[{"name":"CNV01"}]' }, 'plc.channels.0.port (from WMS_PLC_CHANNELS)'],
     ];
     for (const [env, named] of cases) {
       const message = configError(() => loadConfig({ WMS_DATA_DIR: dir, ...env }));

@@ -1,0 +1,90 @@
+import { ERR_CODES } from './osip/index.ts';
+import type { Telegram } from './osip/index.ts';
+import type { ChannelContext, ChannelDirectory, HandlingResult, ReplyInput, TelegramHandler } from './port.ts';
+import { errReply, result, type AdapterDeps } from './adapter/shared.ts';
+import { createStates } from './adapter/states.ts';
+import { createTuAtLocation } from './adapter/tu-at-location.ts';
+import { createUnsolicited } from './adapter/unsolicited.ts';
+
+// The PLC adapter (plc-osip.md §B4, §B5, §B6): turns each telegram a channel hands over
+// into effects on the module services and says what to answer. Each telegram's effects
+// are written in one transaction (all or nothing) and its domain events published after
+// the commit; an internal failure rolls back, is logged with the telegram, and is
+// answered as §B6 says. The channels (plc/channel.ts) own framing, decoding, sequence
+// numbers, duplicates and SYNQ; the adapter owns what a telegram means.
+//
+//   REQ_ / UPD_ / UPDX  → adapter/tu-at-location.ts (book the unit, its orders, next hop)
+//   LOCU / SYSU / ERR_  → adapter/states.ts (location and group states)
+//   order events        → adapter/unsolicited.ts (RES_ to the channel owning the unit's location)
+
+export type { AdapterDeps } from './adapter/shared.ts';
+
+export interface PlcAdapter extends TelegramHandler {
+  /** Connects the channels, for unsolicited RES_ (§B5 step 5); until then none are sent. */
+  attach(directory: ChannelDirectory): void;
+  /** Stops listening to domain events. */
+  close(): void;
+}
+
+/**
+ * The adapter over the module services. With `channels` it is attached at once (the
+ * composition root passes the PLC channels); otherwise call `attach` when they exist.
+ */
+export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory | undefined }): PlcAdapter {
+  const { log } = deps;
+  const unsolicited = createUnsolicited(deps);
+  const tuAtLocation = createTuAtLocation(deps, unsolicited.quietly);
+  const states = createStates(deps);
+  if (deps.channels) unsolicited.attach(deps.channels);
+
+  function dispatch(telegram: Telegram, channel: ChannelContext): HandlingResult {
+    switch (telegram.type) {
+      case 'REQ_':
+      case 'UPD_':
+      case 'UPDX':
+        return tuAtLocation(telegram, channel);
+      case 'LOCU':
+        return states.locu(telegram, channel);
+      case 'SYSU':
+      case 'ERR_':
+        return states.sysu(telegram, channel);
+      case 'SYNQ':
+        // The channel answers SYNQ on its fast path; should one come here, it still gets its SYNC.
+        return result('ok', { type: 'SYNC' });
+      case 'RES_':
+      case 'SYNC':
+      case 'ACK_':
+        // Host-to-PLC types: a PLC sending them is not speaking our dialect (§B6, unknown type).
+        return result('unexpected-type', errReply(ERR_CODES.unknownType));
+    }
+  }
+
+  /** §B6, internal failure: nothing was kept; REQ_ → RES_ without target, others → ERR_ 00000099. */
+  function failed(telegram: Telegram, channel: ChannelContext): HandlingResult {
+    if (telegram.type !== 'REQ_') return result('internal', errReply(ERR_CODES.internal));
+    const res: ReplyInput = {
+      type: 'RES_',
+      rawBarcode: telegram.rawBarcode,
+      rawActualLocation: telegram.rawActualLocation,
+      errorCode: channel.options.resReasonCodes ? ERR_CODES.internal : telegram.errorCode,
+    };
+    return result('internal', res);
+  }
+
+  return {
+    handle(telegram, channel) {
+      try {
+        return dispatch(telegram, channel);
+      } catch (err) {
+        try {
+          log.error({ err, telegram, channel: channel.name }, 'PLC telegram failed; its effects were rolled back');
+        } catch {
+          // The answer to the PLC matters more than the log line.
+        }
+        return failed(telegram, channel);
+      }
+    },
+    attach: unsolicited.attach,
+    close: unsolicited.close,
+  };
+}

@@ -1,0 +1,102 @@
+import type { DomainEvent } from '../../src/core/events.ts';
+import { RES_REASONS } from '../osip/index.ts';
+import type { ChannelDirectory, ReplyInput } from '../port.ts';
+import { groupChainOf, groupField, locationField, type AdapterDeps } from './shared.ts';
+
+// Unsolicited RES_ (plc-osip.md §B5 step 5): when a transport unit gets a new route —
+// an order created STARTED, an order started because the one before it ended, an order
+// redirected — and the unit stands at a location a PLC channel owns, that channel is
+// told where the unit goes next, without waiting for the PLC to ask. The PLC would ask
+// at its next decision point anyway; this saves a unit waiting at a location whose PLC
+// has nothing more to report (a buffer, a crane pick-up position).
+//
+// A telegram's own handling (a REQ_ that finished one order and started the next) is
+// not echoed: its RES_ already carries the decision, and a UPD_'s unit is on its way to
+// the next decision point. Events are taken up after the publishing code has finished
+// (a microtask), once per unit however many of its events came together.
+
+const TRIGGERS = ['transportOrder.created', 'transportOrder.started', 'transportOrder.redirected'];
+
+/** 20 characters, the barcode field. */
+const BARCODE_WIDTH = 20;
+
+export function createUnsolicited(deps: AdapterDeps) {
+  const { common, routing, bus, log } = deps;
+  let directory: ChannelDirectory | undefined;
+  /** Units whose events a telegram's handling is publishing right now. */
+  const quiet = new Set<string>();
+  /** Units with a send already queued. */
+  const queued = new Set<string>();
+
+  function onOrderEvent(event: DomainEvent): void {
+    const barcode = event.data.transportUnitBK;
+    if (typeof barcode !== 'string' || !directory || quiet.has(barcode) || queued.has(barcode)) return;
+    // Only a STARTED order is the one routing follows; a queued (INITIALIZED) one changes nothing yet.
+    if (event.type !== 'transportOrder.started' && event.data.state !== 'STARTED') return;
+    queued.add(barcode);
+    queueMicrotask(() => {
+      queued.delete(barcode);
+      try {
+        send(barcode);
+      } catch (err) {
+        log.error({ err, barcode }, 'PLC: unsolicited RES_ failed');
+      }
+    });
+  }
+
+  function send(barcode: string): void {
+    const unit = common.transportUnits.findByBarcode(barcode);
+    const location = unit && common.locations.findByPk(unit.actualLocationPk);
+    if (!directory || !unit || !location) return;
+    const channel = directory.ownerOf(location.locationId, groupChainOf(common, location));
+    if (channel === undefined) return;
+    const decision = routing.decide(unit.barcode, location.locationId);
+    if (decision.kind !== 'next') {
+      log.debug({ barcode, at: location.locationId, decision: decision.kind, channel }, 'PLC: no unsolicited RES_, the unit has no next hop');
+      return;
+    }
+    const actual = locationField(common, location.locationId);
+    const target = locationField(common, decision.next);
+    if (actual === undefined || target === undefined || unit.barcode.length > BARCODE_WIDTH) {
+      log.warn(
+        { barcode, at: location.locationId, next: decision.next, channel },
+        'PLC: no unsolicited RES_, the barcode or a location does not fit its telegram field',
+      );
+      return;
+    }
+    const telegram: ReplyInput = {
+      type: 'RES_',
+      // Written with the channel's barcode padding, as a PLC reads its own barcodes.
+      barcode: unit.barcode,
+      rawActualLocation: actual,
+      rawTargetLocation: target,
+      targetLocationGroup: groupField(decision.order?.targetLocationGroup),
+      errorCode: RES_REASONS.ok,
+    };
+    const sent = directory.sendUnsolicited(channel, telegram);
+    log.info({ barcode, at: location.locationId, next: decision.next, channel, sent }, sent ? 'PLC: unsolicited RES_ sent' : 'PLC: unsolicited RES_ not sent, the channel cannot send now');
+  }
+
+  const unsubscribe = TRIGGERS.map((type) => bus.on(type, onOrderEvent));
+
+  return {
+    attach(channels: ChannelDirectory): void {
+      directory = channels;
+    },
+
+    /** Publishes a telegram's own events for a unit without answering them with an unsolicited RES_. */
+    quietly(barcode: string, publish: () => void): void {
+      quiet.add(barcode);
+      try {
+        publish();
+      } finally {
+        quiet.delete(barcode);
+      }
+    },
+
+    close(): void {
+      for (const off of unsubscribe) off();
+      directory = undefined;
+    },
+  };
+}

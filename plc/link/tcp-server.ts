@@ -1,0 +1,125 @@
+// The appliance listens, the PLC connects (the default, plc-osip.md §B3). Every
+// accepted socket is reported; which one is the channel's active connection (the
+// newest one whose first valid telegram names the right PLC supersedes the older
+// one) is the channel's decision, since only it reads telegrams.
+
+import net, { type AddressInfo } from 'node:net';
+import { connectionId, hostPort, type Connection, type Link, type LinkContext } from './link.ts';
+
+export interface TcpServerOptions {
+  host: string;
+  port: number;
+  /** TCP keep-alive probe delay (default 30 s): a dead peer is noticed even when no telegram is due. */
+  keepAliveMs?: number;
+  /** Sockets held at once; more are refused (default 8: the PLC, its reconnect, a stray client or two). */
+  maxConnections?: number;
+}
+
+/** An accepted or dialled socket as a Connection (also used by tcp-client). */
+export class SocketConnection implements Connection {
+  readonly id = connectionId();
+  readonly peer: string;
+  private readonly socket: net.Socket;
+  private reason: string | undefined;
+
+  constructor(socket: net.Socket, context: LinkContext, keepAliveMs: number) {
+    this.socket = socket;
+    this.peer = hostPort(socket.remoteAddress, socket.remotePort);
+    // Telegrams are small and latency-bound: no Nagle delay.
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, keepAliveMs);
+    socket.on('data', (chunk: Buffer) => context.events.data(this, chunk));
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      this.reason ??= err.code ?? err.message;
+    });
+    socket.on('end', () => {
+      this.reason ??= 'closed by peer';
+    });
+    socket.on('close', () => context.events.closed(this, this.reason ?? 'closed'));
+  }
+
+  get isOpen(): boolean {
+    return this.reason === undefined && !this.socket.destroyed && this.socket.writable;
+  }
+
+  write(bytes: Uint8Array): boolean {
+    if (!this.isOpen) return false;
+    this.socket.write(bytes);
+    return true;
+  }
+
+  close(reason: string): void {
+    this.reason ??= reason;
+    if (this.socket.destroyed) return;
+    // FIN after what is queued (an ERR_ before closing a wrong peer goes out); a
+    // peer that never closes its side is cut off a second later.
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 1000).unref();
+  }
+
+  /** Abrupt close, for stopping. */
+  destroy(reason: string): void {
+    this.reason ??= reason;
+    this.socket.destroy();
+  }
+}
+
+export class TcpServerLink implements Link {
+  private readonly options: Required<TcpServerOptions>;
+  private readonly context: LinkContext;
+  private readonly server: net.Server;
+  private readonly connections = new Set<SocketConnection>();
+
+  constructor(options: TcpServerOptions, context: LinkContext) {
+    this.options = { keepAliveMs: 30_000, maxConnections: 8, ...options };
+    this.context = context;
+    this.server = net.createServer((socket) => this.accept(socket));
+    this.server.maxConnections = this.options.maxConnections;
+    this.server.on('drop', (data) => {
+      context.log.warn({ remote: hostPort(data?.remoteAddress, data?.remotePort), max: this.options.maxConnections }, 'connection refused: too many connections');
+    });
+  }
+
+  get endpoint(): string {
+    const bound = this.address();
+    return `listen ${hostPort(bound?.address ?? this.options.host, bound?.port ?? this.options.port)}`;
+  }
+
+  /** The bound address (the real port when configured with port 0); undefined unless listening. */
+  address(): AddressInfo | undefined {
+    const a = this.server.address();
+    return a && typeof a === 'object' ? a : undefined;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const failed = (err: NodeJS.ErrnoException) => {
+        err.message = `listen on ${hostPort(this.options.host, this.options.port)} failed: ${err.message}`;
+        reject(err);
+      };
+      this.server.once('error', failed);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off('error', failed);
+        this.server.on('error', (err) => this.context.log.error({ err }, 'listener error'));
+        this.context.log.info({ address: this.endpoint }, 'listening for the PLC');
+        this.context.events.waiting();
+        resolve();
+      });
+    });
+  }
+
+  private accept(socket: net.Socket): void {
+    const conn = new SocketConnection(socket, this.context, this.options.keepAliveMs);
+    this.connections.add(conn);
+    socket.on('close', () => this.connections.delete(conn));
+    this.context.events.opened(conn);
+  }
+
+  stop(): Promise<void> {
+    for (const conn of this.connections) conn.destroy('stopped');
+    return new Promise((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+    });
+  }
+}
