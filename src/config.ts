@@ -113,6 +113,8 @@ export interface Flags {
   printConfig: boolean;
   /** Restore the user admin (unlocked, enabled, in ADMIN) with WMS_ADMIN_PASSWORD, then run. */
   resetAdmin: boolean;
+  /** A backup file to restore over the database (appliance stopped), then exit. */
+  restore?: string | undefined;
   help: boolean;
   version: boolean;
   /** Config keys set on the command line, by dotted path. */
@@ -128,6 +130,11 @@ export function parseFlags(argv: readonly string[]): Flags {
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     if (name === '--print-config') flags.printConfig = true;
     else if (name === '--reset-admin') flags.resetAdmin = true;
+    else if (name === '--restore') {
+      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === '') throw new ConfigError('flag --restore needs the backup file');
+      flags.restore = value;
+    }
     else if (name === '--help' || name === '-h') flags.help = true;
     else if (name === '--version' || name === '-v') flags.version = true;
     else if (KEY_FLAGS[name]) {
@@ -141,7 +148,7 @@ export function parseFlags(argv: readonly string[]): Flags {
   return flags;
 }
 
-export const USAGE = `Usage: wms [--port N] [--host ADDR] [--data-dir DIR] [--print-config] [--reset-admin] [--help] [--version]
+export const USAGE = `Usage: wms [--port N] [--host ADDR] [--data-dir DIR] [--print-config] [--reset-admin] [--restore FILE] [--help] [--version]
 
 Starts the warehouse appliance. Settings come from defaults, <data-dir>/${CONFIG_FILE_NAME},
 WMS_<SECTION>_<KEY> environment variables (short forms: WMS_PORT, WMS_HOST, WMS_DATA_DIR,
@@ -149,7 +156,9 @@ WMS_ADMIN_PASSWORD) and these flags, later ones winning.
   --print-config  print the effective settings (secrets redacted) and exit
   --reset-admin   restore the user admin (unlocked, enabled, role ADMIN) with the password
                   of WMS_ADMIN_PASSWORD, then run: the way back in when every administrator
-                  is locked out`;
+                  is locked out
+  --restore FILE  with the appliance stopped: check the backup FILE and put it in place of
+                  the database (the current one is kept in <data-dir>/backups), then exit`;
 
 interface Leaf {
   path: string;

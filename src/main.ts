@@ -13,6 +13,7 @@ import { openDatabase, type Db } from './core/db.ts';
 import { EventBus } from './core/events.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
+import { restoreBackup } from './core/backup.ts';
 import { sqliteBinding } from './core/native.ts';
 import { grantCatalogue } from './auth/grants.ts';
 import { Router, type Route } from './http/router.ts';
@@ -38,6 +39,7 @@ import { routingIndexLinks, routingRoutes } from './modules/routing/routes.ts';
 import { createRoutingService, type RoutingService } from './modules/routing/service.ts';
 import { createRoutingStore } from './modules/routing/store.ts';
 import { systemRoutes } from './modules/system/routes.ts';
+import { backupIndexLinks, backupRoutes } from './modules/backups/routes.ts';
 import { transportOrderIndexLinks, transportOrderRoutes } from './modules/transport-orders/routes.ts';
 import { createTransportOrderService, type TransportOrderService } from './modules/transport-orders/service.ts';
 import { createTransportOrderStore } from './modules/transport-orders/store.ts';
@@ -139,6 +141,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...routingRoutes(routing),
       ...transportOrderRoutes(transportOrders),
       ...plcRoutes(plc),
+      ...backupRoutes({ db, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
     ];
     const indexLinks = {
       ...preferencesIndexLinks,
@@ -152,6 +155,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...routingIndexLinks,
       ...transportOrderIndexLinks,
       ...plcIndexLinks,
+      ...backupIndexLinks,
     };
     const metrics = new HttpMetrics();
     const routes: Route[] = [
@@ -248,6 +252,29 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
+/** `wms --restore FILE`: the backup replaces the database of the (stopped) appliance. */
+function restore(file: string, config: Config): void {
+  const dataDir = path.resolve(config.storage.dataDir);
+  const target = path.join(dataDir, config.storage.file);
+  try {
+    const nativeBinding = sqliteBinding(dataDir);
+    const { keptAs, schema } = restoreBackup({
+      source: path.resolve(file),
+      target,
+      backupDir: path.join(dataDir, 'backups'),
+      latestSchema: migrations.reduce((max, m) => Math.max(max, m.version), 0),
+      openCurrent: () => openDatabase({ file: target, busyTimeoutMs: 100, nativeBinding }),
+      nativeBinding,
+    });
+    process.stdout.write(
+      `restored ${file} (schema ${schema}) as ${target}${keptAs ? `; the previous database is kept as ${keptAs}` : ''}\n`,
+    );
+  } catch (err) {
+    process.stderr.write(`wms: cannot restore: ${err instanceof StartupError ? err.message : (err as Error).stack}\n`);
+    process.exit(1);
+  }
+}
+
 /** The command line: `wms [flags]`. Exit codes: 0 ok, 1 failed to start, 2 bad config or flags. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let loaded;
@@ -270,6 +297,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     if (flags.resetAdmin && !loaded.config.auth.adminPassword) {
       throw new ConfigError('--reset-admin needs the new password in WMS_ADMIN_PASSWORD');
     }
+    if (flags.restore !== undefined) return restore(flags.restore, loaded.config);
     resetAdmin = flags.resetAdmin;
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -18,6 +18,10 @@ export interface Reply {
   body?: unknown;
   /** Ready bytes (e.g. an image); sent as they are with `type`. */
   raw?: Buffer;
+  /** A file streamed as it is with `type` (large downloads, e.g. a database backup). */
+  file?: { path: string; size: number };
+  /** A reply that stays open and is written over time (Server-Sent Events): called after the head is sent. */
+  stream?: (res: import('node:http').ServerResponse) => void;
   /** Content type; set for `raw`, otherwise negotiated. */
   type?: string;
   headers?: Record<string, string>;

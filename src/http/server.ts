@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
@@ -213,6 +214,20 @@ function send(
     throw new Error(`${route.method} ${route.path} answered 201 without a Location header`);
   }
   Object.assign(headers, reply.headers);
+  if (reply.stream) {
+    headers['Content-Type'] = reply.type ?? 'text/event-stream';
+    headers['Cache-Control'] = 'no-cache';
+    res.writeHead(reply.status, headers);
+    reply.stream(res);
+    return;
+  }
+  if (reply.file) {
+    headers['Content-Type'] = reply.type ?? OCTETS;
+    headers['Content-Length'] = String(reply.file.size);
+    res.writeHead(reply.status, headers);
+    createReadStream(reply.file.path).on('error', () => res.destroy()).pipe(res);
+    return;
+  }
   let payload: string | Buffer | undefined;
   if (reply.raw) {
     payload = reply.raw;

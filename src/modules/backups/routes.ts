@@ -1,0 +1,80 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { backupPath, listBackups, takeBackup, type BackupFile } from '../../core/backup.ts';
+import type { Db } from '../../core/db.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { notFound } from '../../http/errors.ts';
+import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
+import type { Route } from '../../http/router.ts';
+
+// Online backups of the database over the API: take one while the appliance runs,
+// list them (with the copies kept before migrations and restores), download, delete.
+// Restoring is done on the box with the appliance stopped: `wms --restore <file>`.
+
+const READ = 'backups:read';
+const WRITE = 'backups:write';
+const BASE = '/v1/backups';
+export const backupIndexLinks = { 'backup-index': `${BASE}/index` };
+
+export interface BackupDeps {
+  db: Db;
+  dir: string;
+  keep: number;
+  /** The SQLite addon the appliance runs with. */
+  nativeBinding: unknown;
+}
+
+const vo = (ctx: RequestContext, b: BackupFile) => ({
+  name: b.name,
+  kind: b.kind,
+  size: b.size,
+  createDt: b.createDt,
+  links: [link(ctx, 'backups-download', `${BASE}/${encodeURIComponent(b.name)}`)],
+});
+
+export function backupRoutes({ db, dir, keep, nativeBinding }: BackupDeps): Route[] {
+  const fileOf = (name: string) => {
+    const file = backupPath(dir, name);
+    if (!file) throw notFound(`Backup [${name}] does not exist`, [name]);
+    return file;
+  };
+  const routes: Route[] = [
+    {
+      method: 'POST', path: BASE, body: 'none', grant: WRITE, link: 'backups-create',
+      summary: `Take an online backup of the database (kept in the data directory; the newest ${keep} are kept).`,
+      handler: async (ctx) => {
+        const backup = await takeBackup(db, dir, keep, nativeBinding);
+        return created(ctx, `${BASE}/${encodeURIComponent(backup.name)}`, vo(ctx, backup));
+      },
+    },
+    {
+      method: 'GET', path: BASE, grant: READ, link: 'backups-findall',
+      summary: 'The backups on the box, newest first: online ones, and those kept before migrations and restores.',
+      handler: (ctx) => ok(listBackups(dir).map((b) => vo(ctx, b))),
+    },
+    {
+      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'backups-download',
+      summary: 'Download a backup (an SQLite database file).',
+      handler: (ctx) => {
+        const name = ctx.param('name');
+        const backup = listBackups(dir).find((b) => b.name === name);
+        const file = fileOf(name);
+        return {
+          status: 200,
+          file: { path: file, size: backup!.size },
+          type: 'application/vnd.sqlite3',
+          headers: { 'Content-Disposition': `attachment; filename="${path.basename(file)}"` },
+        };
+      },
+    },
+    {
+      method: 'DELETE', path: `${BASE}/{name}`, grant: WRITE, link: 'backups-delete',
+      summary: 'Delete a backup.',
+      handler: (ctx) => {
+        rmSync(fileOf(ctx.param('name')));
+        return noContent();
+      },
+    },
+  ];
+  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the backup operations.'), ...routes];
+}
