@@ -11,6 +11,7 @@ import { TokenService } from './auth/tokens.ts';
 import { ConfigError, USAGE, loadConfig, parseFlags, redactedConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './core/db.ts';
 import { EventBus } from './core/events.ts';
+import { EventJournal } from './core/event-journal.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
 import { restoreBackup } from './core/backup.ts';
@@ -40,6 +41,7 @@ import { createRoutingService, type RoutingService } from './modules/routing/ser
 import { createRoutingStore } from './modules/routing/store.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { backupIndexLinks, backupRoutes } from './modules/backups/routes.ts';
+import { eventIndexLinks, eventRoutes } from './modules/events/routes.ts';
 import { transportOrderIndexLinks, transportOrderRoutes } from './modules/transport-orders/routes.ts';
 import { createTransportOrderService, type TransportOrderService } from './modules/transport-orders/service.ts';
 import { createTransportOrderStore } from './modules/transport-orders/store.ts';
@@ -115,6 +117,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
 
     const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
+    // Subscribed before any service can publish: the live stream misses nothing.
+    const journal = new EventJournal(bus);
     const users = createUsersModule(db, tokens, bus, log, { imageMaxBytes: config.users.imageMaxBytes });
     const common = createCommonServices(db, bus);
     const inventory = createInventory({ db, common, bus, options: config.inventory });
@@ -142,6 +146,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...transportOrderRoutes(transportOrders),
       ...plcRoutes(plc),
       ...backupRoutes({ db, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
+      ...eventRoutes(journal),
     ];
     const indexLinks = {
       ...preferencesIndexLinks,
@@ -156,6 +161,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...transportOrderIndexLinks,
       ...plcIndexLinks,
       ...backupIndexLinks,
+      ...eventIndexLinks,
     };
     const metrics = new HttpMetrics();
     const routes: Route[] = [
@@ -221,6 +227,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
           // The PLC first: no telegram may reach a closing database.
           await plc.stop();
           telegramHandler.close?.();
+          // Open event streams would keep the server waiting for ever.
+          journal.shutdown();
           await closeServer(server);
           db.close();
           log.info('appliance stopped');
