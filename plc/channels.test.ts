@@ -100,6 +100,8 @@ describe('the channels in the appliance', () => {
     const wms = await appliance();
     const channel = wms.app.plc.channel('CNV01');
     expect(channel.state).toBe('WAITING');
+    const published: unknown[] = [];
+    wms.app.bus.on('plcChannel.stateChanged', (event) => published.push(event.data));
     const sim = await simulator(channel.address()!.port);
     const sync = await sim.synq();
     expect(sync).toMatchObject({ sender: 'MFC__', receiver: 'CNV01', seq: 2 });
@@ -107,6 +109,11 @@ describe('the channels in the appliance', () => {
     expect(res).toMatchObject({ barcode: '00000000000000004711', actualLocation: HERE, targetLocation: null });
     expect(channel.counters.rxOk).toBe(2);
     expect(wms.app.plc.channel('CNV02').state).toBe('DISABLED');
+    // Live views (GET /v1/events) see the channel come online.
+    expect(published).toEqual([
+      { name: 'CNV01', state: 'LINKED', from: 'WAITING', reason: expect.any(String) },
+      { name: 'CNV01', state: 'ONLINE', from: 'LINKED' },
+    ]);
   });
 
   it('GET /v1/plc-channels shows state, peer, last rx/tx, counters and the telegram log', async () => {

@@ -2,6 +2,7 @@
 // by the diagnostics route, and the directory the adapter sends unsolicited telegrams
 // through (plc/port.ts ChannelDirectory; plc-osip.md §B5 step 5).
 
+import type { EventBus } from '../src/core/events.ts';
 import type { Logger } from '../src/core/log.ts';
 import { Channel, type ChannelSnapshot } from './channel.ts';
 import type { PlcConfig } from './config.ts';
@@ -14,6 +15,8 @@ const MAX_REPORTED = 100_000;
 export interface PlcChannelsOptions {
   /** Link retry delays (tests); default BACKOFF_MS. */
   backoffMs?: readonly number[];
+  /** Where channel state changes are published (`plcChannel.stateChanged`), for live views. */
+  bus?: EventBus;
 }
 
 export class PlcChannels implements ChannelDirectory {
@@ -34,6 +37,12 @@ export class PlcChannels implements ChannelDirectory {
         locationReported: (name, coordinate, field) => this.noteReported(name, coordinate, field),
         ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}),
       });
+      const bus = options.bus;
+      if (bus) {
+        channel.on('state', (state, from, reason) =>
+          bus.publish('plcChannel.stateChanged', { name: channel.name, state, from, ...(reason ? { reason } : {}) }),
+        );
+      }
       this.channels.set(channel.name, channel);
     }
   }

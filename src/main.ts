@@ -132,7 +132,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const transportOrders = createTransportOrderService({ db, store: createTransportOrderStore(db), common, bus });
     const routing = createRoutingService({ db, store: createRoutingStore(db), common, bus, orders: transportOrders });
 
-    const plc = new PlcChannels(config.plc, log);
+    const plc = new PlcChannels(config.plc, log, { bus });
     const moduleRoutes = [
       ...usersRoutes(users),
       ...commonRoutes(common),

@@ -6,8 +6,9 @@ import type { Route } from '../../http/router.ts';
 
 // Live domain events for HMI pages and integrations, as Server-Sent Events: every
 // change the services publish (a location locked, a transport unit moved, an order
-// finished, a PLC channel going online, …), with `Last-Event-ID` replay after a
-// reconnect. `?types=` narrows the stream (`transportUnit.*,location.stateChanged`).
+// finished, a PLC channel going online: `plcChannel.stateChanged`, …), with
+// `Last-Event-ID` replay after a reconnect. `?types=` narrows the stream
+// (`transportUnit.*,location.stateChanged`).
 
 const READ = 'events:read';
 const BASE = '/v1/events';
