@@ -90,6 +90,7 @@ describe('plc config', () => {
       [[{ name: 'CNV01', port: 1 }, { name: 'CNV01', port: 2 }], 'plc.channels.1.name (from WMS_PLC_CHANNELS): the same name as channel 0'],
       [[{ name: 'CNV01', port: 1 }, { name: 'CNV02', port: 1 }], 'plc.channels.1.port (from WMS_PLC_CHANNELS): listens on the same address and port'],
       [[{ name: 'CNV01', transport: 'serial', device: '/dev/ttyS0' }, { name: 'CNV02', transport: 'serial', device: '/dev/ttyS0' }], 'plc.channels.1.device'],
+      [[{ name: 'index', port: 1 }], 'plc.channels.0.name (from WMS_PLC_CHANNELS): index is the name of the module index'],
       [[{ name: 'MFC__', port: 1 }], 'plc.channels.0.name (from WMS_PLC_CHANNELS): is the host\'s own name'],
       [[{ name: 'CNV01', port: 70_000 }], 'plc.channels.0.port'],
       [[{ name: 'CNV01', port: 1, prot: 2 }], 'plc.channels.0.prot (from WMS_PLC_CHANNELS): unknown key'],

@@ -24,7 +24,8 @@ const ms = (min: number) => z.number().int().min(min);
 
 const channelFields = z.strictObject({
   /** The PLC's 5-character name: the sender of its telegrams and the receiver of ours. */
-  name: name5,
+  // `index` would be unreachable: GET /v1/plc-channels/index is the module index.
+  name: name5.refine((n) => n !== 'index', 'index is the name of the module index (/v1/plc-channels/index)'),
   /** Off: configured, but not started (state DISABLED). */
   enabled: z.boolean().default(true),
   transport: z.enum(['tcp-server', 'tcp-client', 'serial']).default('tcp-server'),
