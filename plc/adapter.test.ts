@@ -200,6 +200,7 @@ describe('RES_ error codes: echoed, or our reason codes', () => {
     await unit('K-1', s.INFEED);
     await unit('K-2', s.INFEED);
     await unit('K-3', s.INFEED);
+    await unit('K-4', s.INFEED);
   });
 
   it('echoes the REQ_ code by default, whatever happened', async () => {
@@ -221,6 +222,23 @@ describe('RES_ error codes: echoed, or our reason codes', () => {
     expect(handled.outcome).toBe('no-route');
     expect(resOf(handled)).toMatchObject({ errorCode: '00000002', targetLocation: undefined });
     expect((await orderOf(pKey)).message).toBe(`no route at ${s.INFEED}`);
+  });
+
+  it('the recorded "no route at L" is cleared once the unit has a next hop; an operator\'s problem text stays', async () => {
+    const pKey = await order('K-4', { targetLocation: s.OTHER });
+    expect(adapter.handle(req('K-4', s.INFEED), REASONS).outcome).toBe('no-route');
+    expect((await orderOf(pKey)).message).toBe(`no route at ${s.INFEED}`);
+
+    const route = await wms.post('/v1/api/routes', { name: 'CODE-OTHER', sourceLocationName: s.INFEED, targetLocationName: s.OTHER, enabled: true });
+    expect(route.status, route.text).toBe(201);
+    await hops(route.body.key, [[s.INFEED, s.C1], [s.C1, s.OTHER]]);
+    expect(resOf(adapter.handle(req('K-4', s.INFEED), REASONS))).toMatchObject({ errorCode: '00000000', targetLocation: s.C1 });
+    expect((await orderOf(pKey)).message).toBeUndefined();
+
+    const noted = await wms.patch(`/v1/transport-orders/${pKey}`, { problem: 'pallet damaged, check at C1' });
+    expect(noted.status, noted.text).toBe(204);
+    expect(resOf(adapter.handle(req('K-4', s.C1), REASONS))).toMatchObject({ errorCode: '00000000', targetLocation: s.OTHER });
+    expect((await orderOf(pKey)).message).toBe('pallet damaged, check at C1');
   });
 
   it('00000000: a next hop', async () => {

@@ -18,6 +18,9 @@ import {
 
 export type TuTelegram = ReqTelegram | UpdTelegram | UpdxTelegram;
 
+/** The problem text an order gets when its unit has no route onwards: `no route at <coordinate>`. */
+const NO_ROUTE = 'no route at';
+
 /** Marks the barcodes whose order events a telegram's own handling announces (unsolicited.ts). */
 export type Quietly = (barcode: string, publish: () => void) => void;
 
@@ -130,8 +133,12 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
 
       const decision = routing.decide(barcode, location.locationId);
       if (decision.kind === 'no-route' && decision.order) {
-        const problem: Pending = transportOrders.recordProblemInTransaction(decision.order.pKey, `no route at ${location.locationId}`);
+        const problem: Pending = transportOrders.recordProblemInTransaction(decision.order.pKey, `${NO_ROUTE} ${location.locationId}`);
         after.push(() => transportOrders.announce(problem));
+      } else if (decision.kind === 'next' && decision.order) {
+        // On its way again: the problem this adapter recorded no longer holds.
+        const solved: Pending = transportOrders.clearProblemInTransaction(decision.order.pKey, (m) => m.startsWith(`${NO_ROUTE} `));
+        after.push(() => transportOrders.announce(solved));
       }
       return answer(t, channel, location, decision, arrival);
     })();

@@ -541,6 +541,21 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
       })();
     },
 
+    /**
+     * Clears the order's problem text inside the caller's transaction when `ours` says
+     * the caller wrote it (the PLC adapter's "no route at L", once the unit has a next
+     * hop again); a text an operator wrote stays. Publishes nothing: `announce` after the commit.
+     */
+    clearProblemInTransaction(pKey: string, ours: (message: string) => boolean): Pending {
+      const out = collector();
+      const current = store.byPk(pKey);
+      if (!current?.message || !ours(current.message) || isEnded(current.state)) return out;
+      store.update(current.pk, { ...current, message: null }, nowIso());
+      const written = live(store.byPk(current.pk)!);
+      out.events.push({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'] } });
+      return out;
+    },
+
     /** Publishes the events of changes made inside a caller's transaction, after its commit. */
     announce,
   };
