@@ -184,11 +184,24 @@ describe('REQ_: a transport unit walks a three-hop route', () => {
     );
   });
 
+  it('builds the routing model once, not per REQ_ (the REQ_ decides inside its transaction)', async () => {
+    await unit('W-CACHE', s.INFEED);
+    await order('W-CACHE', { targetLocation: s.STOCK });
+    expect(resOf(adapter.handle(req('W-CACHE', s.INFEED), PLAIN)).targetLocation).toBe(s.C1);
+    const builds = wms.app.routing.modelBuilds();
+    expect(resOf(adapter.handle(req('W-CACHE', s.C1), PLAIN)).targetLocation).toBe(s.C2);
+    expect(resOf(adapter.handle(req('W-CACHE', s.C2), PLAIN)).targetLocation).toBe(s.STOCK);
+    expect(wms.app.routing.modelBuilds()).toBe(builds);
+  });
+
   it('a repeated REQ_ gets the same target and books the unit once', () => {
     const mark = events.length;
     expect(resOf(adapter.handle(req('W-2', s.C1), PLAIN)).targetLocation).toBe(s.C2);
     expect(resOf(adapter.handle(req('W-2', s.C1), PLAIN)).targetLocation).toBe(s.C2);
-    expect(eventsSince(mark, 'transportUnit.moved')).toHaveLength(1);
+    const moved = eventsSince(mark, 'transportUnit.moved');
+    expect(moved).toHaveLength(1);
+    // The orders were settled in the telegram's transaction; the transport-order module need not look again.
+    expect(moved[0]!.data).toMatchObject({ barcode: 'W-2', to: s.C1, ordersSettled: true });
   });
 });
 

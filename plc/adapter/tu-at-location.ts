@@ -102,6 +102,8 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
     // As stored: a known unit may carry the field's zero padding (findUnit).
     const barcode = known?.barcode ?? t.barcode;
 
+    // The routing model from committed data, cached: built inside the transaction it would be thrown away.
+    if (t.type === 'REQ_') routing.prepare();
     const after: AfterCommit = [];
     const booking = db.transaction((): Booking => {
       if (!known) {
@@ -117,7 +119,8 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
         // Physical facts win: a unit the PLC saw at L is booked there, locked or not (§B4.1 step 3).
         const moved = common.transportUnits.moveInTransaction(known, location.pk, location.locationId, nowIso());
         if (moved) {
-          after.push(() => bus.publish('transportUnit.moved', moved));
+          // Its orders are settled below, in this transaction (arrivedInTransaction).
+          after.push(() => bus.publish('transportUnit.moved', { ...moved, ordersSettled: true }));
           if (!location.incomingActive) {
             const warning = { barcode, locationId: location.locationId, channel: channel.name, telegram: t.type };
             after.push(() => {

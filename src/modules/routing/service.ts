@@ -204,6 +204,8 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
   let definitions: Definitions | undefined;
   let groupDefs: GroupDef[] | undefined;
   let model: RoutingModel | undefined;
+  /** How often the model was indexed (diagnostics; a REQ_ should not cause one). */
+  let builds = 0;
   const invalidate = () => {
     definitions = undefined;
     model = undefined;
@@ -256,6 +258,7 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
     const keep = !db.inTransaction;
     const defs = definitions ?? readDefinitions();
     const groups = groupDefs ?? readGroups();
+    builds++;
     const built = buildModel({
       ...defs,
       groups,
@@ -493,6 +496,19 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
      * the default hop table.
      */
     decide: decideFor,
+
+    /**
+     * Brings the cached model up to date from committed data. Callers that decide inside
+     * their own transaction (the PLC adapter, once per REQ_) call it before opening it:
+     * a model built inside a transaction is used once and not kept, as it might hold
+     * that transaction's uncommitted changes.
+     */
+    prepare(): void {
+      if (!db.inTransaction) currentModel();
+    },
+
+    /** How often the routing model has been built since start (diagnostics and tests). */
+    modelBuilds: () => builds,
 
     /**
      * The diagnostic lookup behind `GET /v1/api/routes/decision`: as `decide`, but an

@@ -321,7 +321,8 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
   }
 
   bus.on('transportUnit.moved', (event) => {
-    if (typeof event.data.pKey === 'string') onMoved(event.data.pKey);
+    // `ordersSettled`: the mover already called arrivedInTransaction in its own transaction.
+    if (typeof event.data.pKey === 'string' && event.data.ordersSettled !== true) onMoved(event.data.pKey);
   });
   bus.on('transportUnit.deleted', (event) => {
     if (typeof event.data.pKey === 'string') onDeleted(event.data.pKey, String(event.data.barcode));
