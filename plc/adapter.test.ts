@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/core/events.ts';
+import type { Db } from '../src/core/db.ts';
 import { startTestAppliance, type TestAppliance } from '../test/support/appliance.ts';
 import { createAdapter, type PlcAdapter } from './adapter.ts';
 import { decode, encode, fieldFromCoordinate, type ResTelegram, type Telegram, type TelegramInput } from './osip/index.ts';
@@ -756,3 +757,89 @@ describe('unsolicited RES_ when a unit standing at a channel\'s location gets a 
     linked = true;
   });
 });
+
+// ---- bursts (handleBatch) -------------------------------------------------------------
+
+describe('bursts: unit reports queued together share one commit, each as if handled alone', () => {
+  let s: Site;
+  const batch = (telegrams: Telegram[], ctx = REASONS) => adapter.handleBatch!(telegrams, ctx);
+
+  beforeAll(async () => {
+    s = await site('BTCH');
+    for (const barcode of ['B-1', 'B-2', 'B-3', 'B-4', 'B-5', 'B-6']) {
+      await unit(barcode, s.OTHER);
+      await order(barcode, { targetLocation: s.STOCK });
+    }
+  });
+
+  it('one failing telegram rolls back only itself; the events of the others follow the commit', async () => {
+    const mark = events.length;
+    wms.app.db.exec(`CREATE TRIGGER plc_test_fail BEFORE UPDATE ON transport_units WHEN OLD.barcode = 'B-2'
+      BEGIN SELECT RAISE(ABORT, 'failure forced by the test'); END`);
+    let results: HandlingResult[];
+    try {
+      results = batch([req('B-1', s.INFEED), req('B-2', s.INFEED), upd('B-3', s.C1)]);
+    } finally {
+      wms.app.db.exec('DROP TRIGGER IF EXISTS plc_test_fail');
+    }
+    expect(results.map((r) => r.outcome)).toEqual(['ok', 'internal', 'ok']);
+    expect(resOf(results[0]!)).toMatchObject({ errorCode: '00000000', targetLocation: s.C1 });
+    expect(resOf(results[1]!)).toMatchObject({ errorCode: '00000099', targetLocation: undefined });
+    expect(results[2]!.replies).toEqual([]);
+    expect([await unitAt('B-1'), await unitAt('B-2'), await unitAt('B-3')]).toEqual([s.INFEED, s.OTHER, s.C1]);
+    expect(eventsSince(mark, 'transportUnit.moved').map((e) => e.data.barcode)).toEqual(['B-1', 'B-3']);
+  });
+
+  it('a state telegram in the burst takes effect before the reports after it: a group locked by SYSU holds the next REQ_', async () => {
+    const results = batch([sysu('BTCH', '*******1'), req('B-4', s.INFEED)]);
+    try {
+      expect(results[0]!.outcome).toBe('ok');
+      expect(results[1]!.outcome).toBe('locked');
+      expect(resOf(results[1]!)).toMatchObject({ errorCode: '00000003', targetLocation: undefined });
+    } finally {
+      expect(adapter.handle(sysu('BTCH', '******00'), PLAIN).outcome).toBe('ok');
+    }
+    // Released: the same REQ_ in a burst goes on to C1.
+    expect(resOf(batch([upd('B-5', s.INFEED), req('B-4', s.INFEED)])[1]!)).toMatchObject({ errorCode: '00000000', targetLocation: s.C1 });
+  });
+
+  it('a failed commit keeps none of the burst: every telegram is answered as an internal failure, no events', async () => {
+    const { common, transportOrders, routing, bus, log } = wms.app;
+    const failing = createAdapter({ db: failingCommits(wms.app.db), common, transportOrders, routing, bus, log });
+    try {
+      const mark = events.length;
+      const results = failing.handleBatch!([req('B-6', s.INFEED), upd('B-5', s.C1)], REASONS);
+      expect(results.map((r) => r.outcome)).toEqual(['internal', 'internal']);
+      expect(resOf(results[0]!)).toMatchObject({ errorCode: '00000099', targetLocation: undefined });
+      expect(errOf(results[1]!)).toBe('00000099');
+      expect([await unitAt('B-6'), await unitAt('B-5')]).toEqual([s.OTHER, s.INFEED]);
+      expect(events.length).toBe(mark);
+      expect(wms.logs().some((line) => line.includes('committing a batch of telegrams failed'))).toBe(true);
+    } finally {
+      failing.close();
+    }
+  });
+});
+
+/**
+ * The database as the adapter sees it, with every outermost COMMIT failing after the
+ * work ran (as a full disk or an I/O error would make it; better-sqlite3 then rolls back
+ * and throws). Nested transactions (savepoints) and every other call are the real ones.
+ */
+function failingCommits(db: Db): Db {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'transaction') {
+        return (fn: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+          if (target.inTransaction) return target.transaction(fn)(...args);
+          return target.transaction((...inner: unknown[]) => {
+            fn(...inner);
+            throw new Error('disk I/O error (at COMMIT, simulated)');
+          })(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

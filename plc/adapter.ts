@@ -3,14 +3,16 @@ import type { Telegram } from './osip/index.ts';
 import type { ChannelContext, ChannelDirectory, HandlingResult, ReplyInput, TelegramHandler } from './port.ts';
 import { errReply, result, type AdapterDeps } from './adapter/shared.ts';
 import { createStates } from './adapter/states.ts';
-import { createTuAtLocation } from './adapter/tu-at-location.ts';
+import { createTuAtLocation, type Booked, type TuTelegram } from './adapter/tu-at-location.ts';
 import { createUnsolicited } from './adapter/unsolicited.ts';
 
 // The PLC adapter (plc-osip.md §B4, §B5, §B6): turns each telegram a channel hands over
 // into effects on the module services and says what to answer. Each telegram's effects
 // are written in one transaction (all or nothing) and its domain events published after
 // the commit; an internal failure rolls back, is logged with the telegram, and is
-// answered as §B6 says. The channels (plc/channel.ts) own framing, decoding, sequence
+// answered as §B6 says. Unit reports that queued up together (handleBatch) share one
+// commit, each still all or nothing in a savepoint of its own: under load the fsync,
+// not the work, is what a telegram costs most. The channels (plc/channel.ts) own framing, decoding, sequence
 // numbers, duplicates and SYNQ; the adapter owns what a telegram means.
 //
 //   REQ_ / UPD_ / UPDX  → adapter/tu-at-location.ts (book the unit, its orders, next hop)
@@ -42,7 +44,7 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
       case 'REQ_':
       case 'UPD_':
       case 'UPDX':
-        return tuAtLocation(telegram, channel);
+        return tuAtLocation.handle(telegram, channel);
       case 'LOCU':
         return states.locu(telegram, channel);
       case 'SYSU':
@@ -71,18 +73,75 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
     return result('internal', res);
   }
 
-  return {
-    handle(telegram, channel) {
-      try {
-        return dispatch(telegram, channel);
-      } catch (err) {
-        try {
-          log.error({ err, telegram, channel: channel.name }, 'PLC telegram failed; its effects were rolled back');
-        } catch {
-          // The answer to the PLC matters more than the log line.
+  function logFailure(err: unknown, telegram: Telegram, channel: ChannelContext): void {
+    try {
+      log.error({ err, telegram, channel: channel.name }, 'PLC telegram failed; its effects were rolled back');
+    } catch {
+      // The answer to the PLC matters more than the log line.
+    }
+  }
+
+  function handle(telegram: Telegram, channel: ChannelContext): HandlingResult {
+    try {
+      return dispatch(telegram, channel);
+    } catch (err) {
+      logFailure(err, telegram, channel);
+      return failed(telegram, channel);
+    }
+  }
+
+  /**
+   * A run of REQ_/UPD_/UPDX in one transaction, each in a savepoint of its own: one
+   * commit (one fsync) for the run; the events of all after it. These telegrams change
+   * nothing the routing model holds, so each still decides as if handled alone.
+   */
+  function bookTogether(run: readonly TuTelegram[], channel: ChannelContext): HandlingResult[] {
+    if (run.length === 1) return [handle(run[0]!, channel)];
+    deps.routing.prepare();
+    const booked: Booked[] = [];
+    try {
+      deps.db.transaction(() => {
+        for (const telegram of run) {
+          try {
+            booked.push(tuAtLocation.book(telegram, channel));
+          } catch (err) {
+            // Its savepoint is rolled back; the others stand. Unless SQLite gave up the
+            // whole transaction (disk full, I/O error): then nothing of the run may be kept.
+            if (!deps.db.inTransaction) throw err;
+            logFailure(err, telegram, channel);
+            booked.push({ result: failed(telegram, channel), publish: () => {} });
+          }
         }
-        return failed(telegram, channel);
+      })();
+    } catch (err) {
+      log.error({ err, telegrams: run.length, channel: channel.name }, 'PLC: committing a batch of telegrams failed; none of them was kept');
+      return run.map((telegram) => failed(telegram, channel));
+    }
+    for (const b of booked) b.publish();
+    return booked.map((b) => b.result);
+  }
+
+  return {
+    handle,
+    handleBatch(telegrams, channel) {
+      // Runs of unit reports go together; a state telegram (LOCU, SYSU, ERR_) is handled
+      // on its own, so that its events (a locked group, say) reach routing before the
+      // next REQ_ decides.
+      const results: HandlingResult[] = [];
+      let run: TuTelegram[] = [];
+      const flush = () => {
+        if (run.length > 0) results.push(...bookTogether(run, channel));
+        run = [];
+      };
+      for (const telegram of telegrams) {
+        if (telegram.type === 'REQ_' || telegram.type === 'UPD_' || telegram.type === 'UPDX') run.push(telegram);
+        else {
+          flush();
+          results.push(handle(telegram, channel));
+        }
       }
+      flush();
+      return results;
     },
     attach: unsolicited.attach,
     close: unsolicited.close,

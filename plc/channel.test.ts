@@ -4,7 +4,7 @@ import { ERR_CODES } from './osip/index.ts';
 import { withLengthText, withType } from './simulator/faults.ts';
 import { PlcSimulator, type SimulatorOptions } from './simulator/index.ts';
 import {
-  Cleanup, PtyPair, RawClient, RecordingHandler, captureLog, makeChannel, stateReached, stateTrail, waitFor,
+  BatchRecordingHandler, Cleanup, PtyPair, RawClient, RecordingHandler, captureLog, makeChannel, stateReached, stateTrail, waitFor,
 } from './testing.ts';
 
 // The channel (plc/channel.ts) over real loopback sockets and real socat pty pairs,
@@ -294,6 +294,65 @@ describe('bad telegrams (plc-osip.md §B6): the reply, the counter, and no call 
     expect(channel.counters.bccErrors).toBe(1);
     expect(sim.receivedOf('ERR_')).toEqual([]);
     expect(handler.calls.map((c) => c.telegram.header.seq)).toEqual([sim.sent[1]!.seq]);
+  });
+});
+
+describe('bursts: what queued up together goes to the adapter together', () => {
+  const reqText = (seq: number, barcode: string) =>
+    `###00160CNV01MFC__${String(seq).padStart(5, '0')}REQ_${barcode.padStart(20, '0')}CONV0001000100000000****************************20250312081500${'*'.repeat(51)}\r\n`;
+
+  it('3 REQ_ in one write: one handleBatch call with the 3, answered in arrival order', async () => {
+    const { channel, handler, port } = await serverChannel({}, new BatchRecordingHandler(NEXT));
+    const raw = await RawClient.connect(port);
+    cleanup.add(() => raw.close());
+    await raw.write(reqText(1, '4711') + reqText(2, '4712') + reqText(3, '4713'));
+    const replies = await raw.telegrams(3);
+    expect((handler as BatchRecordingHandler).batches).toEqual([3]);
+    expect(replies.map((r) => [r.type, r.seq, 'barcode' in r ? r.barcode : undefined])).toEqual([
+      ['RES_', 2, '00000000000000004711'],
+      ['RES_', 3, '00000000000000004712'],
+      ['RES_', 4, '00000000000000004713'],
+    ]);
+    expect(channel.snapshot().telegrams.map((t) => `${t.direction} ${t.outcome}`)).toEqual([
+      'in ok', 'out reply', 'in ok', 'out reply', 'in ok', 'out reply',
+    ]);
+  });
+
+  it('a resend in the same burst as its original: handled once, both answered with the same bytes', async () => {
+    const { channel, handler, port } = await serverChannel({}, new BatchRecordingHandler(NEXT));
+    const raw = await RawClient.connect(port);
+    cleanup.add(() => raw.close());
+    await raw.write(reqText(7, '4711') + reqText(7, '4711'));
+    await raw.telegrams(2);
+    expect(handler.calls).toHaveLength(1);
+    expect(raw.frames[0]).toBe(raw.frames[1]);
+    expect(channel.counters.duplicates).toBe(1);
+  });
+
+  it('a garbage frame inside a burst is answered in its place, between the replies of the others', async () => {
+    const { handler, port } = await serverChannel({}, new BatchRecordingHandler(NEXT));
+    const raw = await RawClient.connect(port);
+    cleanup.add(() => raw.close());
+    const unknownType = reqText(2, '4712').replace('REQ_', 'ZZZZ');
+    await raw.write(reqText(1, '4711') + unknownType + reqText(3, '4713'));
+    const replies = await raw.telegrams(3);
+    expect(replies.map((r) => r.type)).toEqual(['RES_', 'ERR_', 'RES_']);
+    expect((handler as BatchRecordingHandler).batches).toEqual([2]);
+  });
+
+  it('a handleBatch that throws: every telegram of the burst is answered as an internal failure', async () => {
+    const failing = new BatchRecordingHandler(NEXT);
+    failing.handleBatch = () => {
+      throw new Error('adapter bug');
+    };
+    const { channel, port, lines } = await serverChannel({}, failing);
+    const raw = await RawClient.connect(port);
+    cleanup.add(() => raw.close());
+    await raw.write(reqText(1, '4711') + reqText(2, '4712'));
+    const replies = await raw.telegrams(2);
+    expect(replies.map((r) => [r.type, 'targetLocation' in r ? r.targetLocation : 'n/a'])).toEqual([['RES_', null], ['RES_', null]]);
+    expect(channel.counters.outcomes).toEqual({ internal: 2 });
+    expect(lines().some((l) => l.msg === 'telegram handler failed' && l.telegrams === 2)).toBe(true);
   });
 });
 

@@ -4,8 +4,11 @@
 // - State machine DISABLED → WAITING → LINKED → ONLINE ⇄ STALE → CLOSED → WAITING …
 //   (no valid telegram for idleTimeoutMs: STALE; for staleTimeoutMs: the connection is
 //   dropped). Every change is logged and counted.
-// - Telegrams are processed one at a time in arrival order; a SYNQ is answered with
-//   SYNC on arrival, ahead of queued work (the heartbeat must not wait behind a burst).
+// - Telegrams are processed in arrival order; a SYNQ is answered with SYNC on arrival,
+//   ahead of queued work (the heartbeat must not wait behind a burst). What queued up
+//   meanwhile is handed to the adapter together (up to MAX_BATCH), so a burst costs
+//   one commit, not one each; every reply is written after its telegram's effects were
+//   committed, in arrival order.
 // - Bad telegrams as §B6 says: ERR_ replies (rate-limited), counters by reason, and the
 //   adapter is never called for them.
 // - An identical resend (same sender, sequence number and payload within
@@ -140,7 +143,14 @@ interface CachedReply {
   replies: { text: string; bytes: Buffer }[];
 }
 
+/** One frame's way through the channel: checked first, then (after the adapter) answered. */
+type Step =
+  | { kind: 'done'; finish: () => void }
+  | { kind: 'handle'; telegram: Telegram; finish: (result: HandlingResult) => void };
+
 const HISTORY = 100;
+/** Queued telegrams handed to the adapter at once, at most (a SYNQ waits for at most one such batch). */
+const MAX_BATCH = 32;
 const DUPLICATE_CACHE = 32;
 const OVERFLOW_LIMIT = 5;
 const OVERFLOW_WINDOW_MS = 60_000;
@@ -408,7 +418,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
     this.lastRx = Date.now();
     for (const frame of frames) {
       // The heartbeat goes first: a SYNQ is answered on arrival, ahead of queued work.
-      if (frame.slice(HEADER_LENGTH, TYPE_END) === 'SYNQ') this.process({ peer, frame });
+      if (frame.slice(HEADER_LENGTH, TYPE_END) === 'SYNQ') this.processBatch([{ peer, frame }]);
       else this.queue.push({ peer, frame });
     }
     this.scheduleDrain();
@@ -502,21 +512,36 @@ export class Channel extends EventEmitter<ChannelEvents> {
 
   private scheduleDrain(): void {
     if (this.drain || this.queue.length === 0 || this.stopped) return;
-    // One telegram per turn of the event loop: a SYNQ arriving meanwhile is read and
-    // answered between two queued telegrams.
+    // What queued up until this turn of the event loop goes together; a SYNQ arriving
+    // meanwhile is read and answered before the next batch.
     this.drain = setImmediate(() => {
       this.drain = undefined;
-      const next = this.queue.shift();
-      if (next) this.process(next);
+      this.processBatch(this.queue.splice(0, MAX_BATCH));
       this.scheduleDrain();
     });
   }
 
-  private process({ peer, frame }: Inbound): void {
+  /**
+   * Checks every frame (codec, addresses, duplicates), hands the valid telegrams to the
+   * adapter in one call, then answers each frame in arrival order. Nothing is written
+   * before the adapter returns, i.e. before the effects are committed.
+   */
+  private processBatch(batch: readonly Inbound[]): void {
+    const steps = batch.map((inbound) => this.check(inbound));
+    const handled = steps.flatMap((step) => (step.kind === 'handle' ? [step.telegram] : []));
+    const results = handled.length > 0 ? this.handleAll(handled) : [];
+    let i = 0;
+    for (const step of steps) {
+      if (step.kind === 'handle') step.finish(results[i++]!);
+      else step.finish();
+    }
+  }
+
+  /** The first half of a frame's processing: what to do with it, and how to answer it afterwards. */
+  private check({ peer, frame }: Inbound): Step {
     const decoded = decode(frame, this.osip);
     if (!decoded.ok) {
-      this.reject(peer, frame, decoded.reason, decoded.detail, decoded.code, decoded.header);
-      return;
+      return { kind: 'done', finish: () => this.reject(peer, frame, decoded.reason, decoded.detail, decoded.code, decoded.header) };
     }
     const telegram = decoded.telegram;
     const wrong = checkAddress(telegram.header, this.osip, this.name);
@@ -524,10 +549,14 @@ export class Channel extends EventEmitter<ChannelEvents> {
       const detail = wrong === 'wrong-host'
         ? `receiver ${JSON.stringify(telegram.header.receiver)} is not ${this.osip.hostName}`
         : `sender ${JSON.stringify(telegram.header.sender)} is not ${this.name}`;
-      this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header);
-      // A connection whose first telegram is not from our PLC is someone else's (§B6).
-      if (wrong === 'wrong-peer' && !peer.bound) this.dropPeer(peer, 'first telegram from another sender');
-      return;
+      return {
+        kind: 'done',
+        finish: () => {
+          this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header);
+          // A connection whose first telegram is not from our PLC is someone else's (§B6).
+          if (wrong === 'wrong-peer' && !peer.bound) this.dropPeer(peer, 'first telegram from another sender');
+        },
+      };
     }
     if (decoded.warnings.length > 0) {
       this.counters.warnings += decoded.warnings.length;
@@ -538,60 +567,87 @@ export class Channel extends EventEmitter<ChannelEvents> {
     this.noteLocation(telegram);
 
     if (telegram.type === 'SYNQ') {
-      this.received(peer, frame, 'sync');
-      this.sendReply(peer, { type: 'SYNC' }, telegram, 'reply');
-      return;
+      return {
+        kind: 'done',
+        finish: () => {
+          this.received(peer, frame, 'sync');
+          this.sendReply(peer, { type: 'SYNC' }, telegram, 'reply');
+        },
+      };
     }
-    if (telegram.type === 'SYNC') {
-      this.received(peer, frame, 'ignored');
-      return;
-    }
+    if (telegram.type === 'SYNC') return { kind: 'done', finish: () => this.received(peer, frame, 'ignored') };
 
     const header = telegram.header;
     const payload = frame.slice(HEADER_LENGTH);
     const window = this.config.duplicateWindowMs;
+    let entry: CachedReply | undefined;
     if (window > 0) {
       const now = Date.now();
       const i = this.cache.findIndex((c) => c.sender === header.sender && c.seq === header.seq && now - c.at <= window);
       const cached = i >= 0 ? this.cache[i]! : undefined;
       if (cached && cached.payload === payload) {
-        this.counters.duplicates++;
-        this.received(peer, frame, 'duplicate');
-        this.log.info({ seq: header.seq, type: telegram.type, replies: cached.replies.length }, 'identical resend: cached reply sent again');
-        for (const r of cached.replies) this.write(peer, r.text, r.bytes, 'cached-reply');
-        return;
+        // Its replies are known by the time this step is answered, also when the
+        // original is in the same batch: steps are answered in order.
+        return {
+          kind: 'done',
+          finish: () => {
+            this.counters.duplicates++;
+            this.received(peer, frame, 'duplicate');
+            this.log.info({ seq: header.seq, type: telegram.type, replies: cached.replies.length }, 'identical resend: cached reply sent again');
+            for (const r of cached.replies) this.write(peer, r.text, r.bytes, 'cached-reply');
+          },
+        };
       }
       if (cached) {
         this.log.warn({ seq: header.seq, type: telegram.type }, 'same sequence number, different telegram: handled as new (PLC counter reset?)');
         this.cache.splice(i, 1);
       }
-    }
-
-    const { texts, outcome } = this.encodeReplies(telegram, this.handle(telegram));
-    this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
-    this.received(peer, frame, outcome);
-    const sent: CachedReply['replies'] = [];
-    for (const text of texts) {
-      if (text.slice(HEADER_LENGTH, TYPE_END) === 'ERR_' && !this.errorBucket.take()) {
-        this.counters.errorRepliesSuppressed++;
-        continue;
-      }
-      sent.push({ text, bytes: this.write(peer, text, undefined, 'reply') });
-    }
-    if (window > 0) {
-      this.cache.push({ sender: header.sender, seq: header.seq, payload, at: Date.now(), replies: sent });
+      // Remembered now, so that a resend later in this batch is recognised; the replies follow.
+      entry = { sender: header.sender, seq: header.seq, payload, at: now, replies: [] };
+      this.cache.push(entry);
       if (this.cache.length > DUPLICATE_CACHE) this.cache.shift();
     }
+
+    return {
+      kind: 'handle',
+      telegram,
+      finish: (result) => {
+        const { texts, outcome } = this.encodeReplies(telegram, result);
+        this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
+        this.received(peer, frame, outcome);
+        for (const text of texts) {
+          if (text.slice(HEADER_LENGTH, TYPE_END) === 'ERR_' && !this.errorBucket.take()) {
+            this.counters.errorRepliesSuppressed++;
+            continue;
+          }
+          const bytes = this.write(peer, text, undefined, 'reply');
+          entry?.replies.push({ text, bytes });
+        }
+      },
+    };
   }
 
-  /** The adapter's verdict; a throwing adapter (it should not) is answered as an internal failure (§B6). */
-  private handle(telegram: Telegram): HandlingResult {
-    try {
-      return this.handler!.handle(telegram, this.context);
-    } catch (err) {
-      this.log.error({ err, type: telegram.type, seq: telegram.header.seq }, 'telegram handler failed');
-      return { replies: internalFailureReplies(telegram), outcome: 'internal' };
+  /** The adapter's verdicts, one per telegram; a throwing adapter (it should not) is answered as an internal failure (§B6). */
+  private handleAll(telegrams: readonly Telegram[]): HandlingResult[] {
+    const handler = this.handler!;
+    if (telegrams.length > 1 && handler.handleBatch) {
+      try {
+        const results = handler.handleBatch(telegrams, this.context);
+        if (results.length !== telegrams.length) throw new Error(`${results.length} results for ${telegrams.length} telegrams`);
+        return results;
+      } catch (err) {
+        this.log.error({ err, telegrams: telegrams.length }, 'telegram handler failed');
+        return telegrams.map(internalFailure);
+      }
     }
+    return telegrams.map((telegram) => {
+      try {
+        return handler.handle(telegram, this.context);
+      } catch (err) {
+        this.log.error({ err, type: telegram.type, seq: telegram.header.seq }, 'telegram handler failed');
+        return internalFailure(telegram);
+      }
+    });
   }
 
   /** The replies as telegram texts; one that cannot be written is an adapter bug, answered as an internal failure. */
@@ -735,6 +791,8 @@ export class Channel extends EventEmitter<ChannelEvents> {
     };
   }
 }
+
+const internalFailure = (telegram: Telegram): HandlingResult => ({ replies: internalFailureReplies(telegram), outcome: 'internal' });
 
 /** §B6 "internal failure": REQ_ → RES_ without target (the PLC holds and asks again); others → ERR_ 00000099. */
 function internalFailureReplies(telegram: Telegram): ReplyInput[] {

@@ -49,6 +49,13 @@ export interface HandlingResult {
  */
 export interface TelegramHandler {
   handle(telegram: Telegram, channel: ChannelContext): HandlingResult;
+  /**
+   * Telegrams of one channel that queued up together, in arrival order: one result each,
+   * as if each had been handled alone (one failing rolls back only its own effects), but
+   * committed together where that is safe, so a burst costs one commit. Optional: without
+   * it the channel calls `handle` for each.
+   */
+  handleBatch?(telegrams: readonly Telegram[], channel: ChannelContext): HandlingResult[];
 }
 
 /** The channels as the adapter sees them, for unsolicited telegrams (§B5 step 5). */

@@ -69,6 +69,16 @@ export class RecordingHandler implements TelegramHandler {
   }
 }
 
+/** A RecordingHandler that also takes batches (TelegramHandler.handleBatch), recording their sizes. */
+export class BatchRecordingHandler extends RecordingHandler {
+  readonly batches: number[] = [];
+
+  handleBatch(telegrams: readonly Telegram[], channel: ChannelContext): HandlingResult[] {
+    this.batches.push(telegrams.length);
+    return telegrams.map((telegram) => this.handle(telegram, channel));
+  }
+}
+
 /** A channel built from a partial config (validated like the real one). */
 export function makeChannel(input: ChannelConfigInput, log: Logger, extras: { hostName?: string; backoffMs?: number[] } = {}): Channel {
   const config = channelSchema.parse(input);

@@ -24,6 +24,12 @@ const NO_ROUTE = 'no route at';
 /** Marks the barcodes whose order events a telegram's own handling announces (unsolicited.ts). */
 export type Quietly = (barcode: string, publish: () => void) => void;
 
+/** A telegram's reply, and its events to publish once its effects are committed. */
+export interface Booked {
+  result: HandlingResult;
+  publish: () => void;
+}
+
 interface Booking {
   /** The RES_ of a REQ_. */
   res?: ReplyInput;
@@ -88,21 +94,27 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
     return { res: res(t, code(t, channel, RES_REASONS.ok), { field, group }), outcome: 'ok' };
   }
 
-  return function handle(t: TuTelegram, channel: ChannelContext): HandlingResult {
-    if (t.barcode === undefined) return noRead(t, channel);
+  /**
+   * The telegram's effects in one transaction — a savepoint when the caller has one open
+   * (a batch, adapter.ts) — and its reply; `publish` sends the events: call it after the
+   * commit, never when the caller's transaction rolls back.
+   */
+  function book(t: TuTelegram, channel: ChannelContext): Booked {
+    if (t.barcode === undefined) return unpublished(noRead(t, channel));
     const location = findLocation(common, channel.options.locationAddressing, t.actualLocation, t.rawActualLocation);
     if (!location) {
-      return refused(t, channel, 'unknown-location', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity);
+      return unpublished(refused(t, channel, 'unknown-location', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity));
     }
 
     const known: TransportUnit | undefined = findUnit(common, t.barcode, t.rawBarcode);
     if (!known && !channel.options.autoCreateTu) {
-      return refused(t, channel, 'unknown-tu', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity);
+      return unpublished(refused(t, channel, 'unknown-tu', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity));
     }
     // As stored: a known unit may carry the field's zero padding (findUnit).
     const barcode = known?.barcode ?? t.barcode;
 
-    // The routing model from committed data, cached: built inside the transaction it would be thrown away.
+    // The routing model from committed data, cached: built inside the transaction it
+    // would be thrown away. (Inside a batch this does nothing; the batch prepared it.)
     if (t.type === 'REQ_') routing.prepare();
     const after: AfterCommit = [];
     const booking = db.transaction((): Booking => {
@@ -147,9 +159,21 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
     })();
 
     // The unit's order events are this telegram's own: the RES_ (or the next REQ_) answers them.
-    quietly(barcode, () => publishAll(after, log));
-    if (t.type === 'REQ_') return result(booking.outcome, booking.res!);
-    if (t.type === 'UPDX' && channel.options.updx) return result(booking.outcome, { type: 'ACK_', errorCode: t.errorCode });
-    return result(booking.outcome);
+    const publish = () => quietly(barcode, () => publishAll(after, log));
+    if (t.type === 'REQ_') return { result: result(booking.outcome, booking.res!), publish };
+    if (t.type === 'UPDX' && channel.options.updx) return { result: result(booking.outcome, { type: 'ACK_', errorCode: t.errorCode }), publish };
+    return { result: result(booking.outcome), publish };
+  }
+
+  return {
+    book,
+    /** One telegram on its own: booked, committed, published. */
+    handle(t: TuTelegram, channel: ChannelContext): HandlingResult {
+      const booked = book(t, channel);
+      booked.publish();
+      return booked.result;
+    },
   };
 }
+
+const unpublished = (handled: HandlingResult): Booked => ({ result: handled, publish: () => {} });
