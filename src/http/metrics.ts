@@ -11,7 +11,9 @@ export class HttpMetrics {
   private readonly durations: client.Histogram<'method' | 'route'>;
 
   constructor() {
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'wms_' });
+    // Event-loop lag sampled every 100 ms, not every 10 ms (the default): an idle edge
+    // box should sleep, and a stall long enough to matter still shows.
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'wms_', eventLoopMonitoringPrecision: 100 });
     this.requests = new client.Counter({
       name: 'wms_http_requests_total',
       help: 'HTTP requests answered, by method, route template and status',
