@@ -841,16 +841,32 @@ describe('renamed and deleted references', () => {
     expect(back.status, back.text).toBe(200);
   });
 
-  it('keeps the movements of a deleted unit under its barcode; completing them is 404', async () => {
+  it('cancels the open movements of a deleted unit and keeps them all under its barcode', async () => {
     const barcode = await newUnit();
-    const m = await create(barcode);
+    const inactive = await create(barcode);
+    const active = await activate((await create(barcode, { target: DST_2 })).pKey);
+    const done = await create(barcode, { target: DST_2 });
+    expect((await completeReply(done.pKey, {})).status).toBe(200);
+    const mark = events.length;
+
     const tu = await unit(barcode);
     expect((await wms.del(`${TU}/${tu.pKey}`)).status).toBe(204);
-    expect((await read(m.pKey)).transportUnitBk).toBe(barcode);
-    expect(keys(await list(`${MV}?barcode=${barcode}&states=INACTIVE`))).toEqual([m.pKey]);
-    await refused(() => completeReply(m.pKey, { target: DST_1 }), apiError(404, 'svc.common.common.tu.notFoundByBK', barcode, [barcode]));
-    // It can still be cancelled.
-    expect((await cancel(m.pKey)).state).toBe('CANCELLED');
+
+    for (const m of [inactive, active]) {
+      const now = await read(m.pKey);
+      expect(now).toMatchObject({ state: 'CANCELLED', transportUnitBk: barcode });
+      expect(now.finishedAt).toMatch(ISO_MS);
+    }
+    expect((await read(done.pKey)).state).toBe('DONE');
+    expect(keys(await list(`${MV}?barcode=${barcode}`))).toEqual([inactive.pKey, active.pKey, done.pKey]);
+    const cancelled = events.slice(mark).filter((e) => e.type === 'movement.cancelled');
+    expect(cancelled.map((e) => [e.data.pKey, e.data.from, e.data.reason])).toEqual([
+      [inactive.pKey, 'INACTIVE', `TransportUnit [${barcode}] was deleted`],
+      [active.pKey, 'ACTIVE', `TransportUnit [${barcode}] was deleted`],
+    ]);
+    // Ended: neither completed nor cancelled again.
+    await refused(() => completeReply(inactive.pKey, { target: DST_1 }), apiError(409, 'svc.wms.mov.mov.completedNotMoved', inactive.pKey, [inactive.pKey]));
+    await refused(() => wms.del(`${MV}/${active.pKey}`), apiError(409, 'svc.wms.mov.mov.completedNotCancelled', active.pKey, [active.pKey]));
   });
 });
 

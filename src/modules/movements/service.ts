@@ -115,6 +115,23 @@ export function createMovementService({ db, store, common, bus }: MovementServic
 
   const byPKey = (pKey: string): Movement => live(stored(pKey));
 
+  // A deleted transport unit cannot be moved any more: its INACTIVE and ACTIVE movements
+  // are CANCELLED (as its open transport orders are), so no one is sent to fetch it.
+  bus.on('transportUnit.deleted', (deleted) => {
+    if (typeof deleted.data.pKey !== 'string') return;
+    const unitPk = deleted.data.pKey;
+    const cancelled = db.transaction(() => {
+      const now = nowIso();
+      return store.forUnit(unitPk, undefined, ['INACTIVE', 'ACTIVE']).map((current) => {
+        store.update(current.pk, { ...current, state: 'CANCELLED', finishedAt: now }, now);
+        return { pKey: current.pk, from: current.state };
+      });
+    })();
+    for (const { pKey, from } of cancelled) {
+      bus.publish('movement.cancelled', { ...event(byPKey(pKey)), from, reason: `TransportUnit [${String(deleted.data.barcode)}] was deleted` });
+    }
+  });
+
   /** A target: a location by coordinate, else a location group by name. */
   function resolveTarget(value: string): Target {
     const location = common.locations.findByLocationId(value);
