@@ -1011,6 +1011,37 @@ describe('the transport unit', () => {
 
 // ---- the service for the PLC adapter and routing -------------------------------------------
 
+describe('the targets of open orders', () => {
+  const L_TMP = 'TOT/0001/0001/0000/0000'; // in TO-OTHER
+  const G_TMP = 'TO-TMP'; // empty
+
+  it('cannot be deleted while an order is open (409 …inUse); once it has ended they can, and it keeps their names', async () => {
+    const location = await wms.post('/v1/locations', { locationId: L_TMP, locationGroupName: 'TO-OTHER' });
+    expect(location.status, location.text).toBe(201);
+    const group = await wms.post('/v1/location-groups', { name: G_TMP, parentName: 'WAREHOUSE' });
+    expect(group.status, group.text).toBe(201);
+    const barcode = await newUnit();
+    const toLocation = await create(barcode, { targetLocation: L_TMP });
+    const toGroup = await create(barcode, { targetLocationGroup: G_TMP });
+    expect([toLocation.state, toGroup.state]).toEqual(['STARTED', 'INITIALIZED']);
+
+    const deleteLocation = () => wms.del(`/v1/locations/${location.body.pKey}`);
+    const deleteGroup = () => wms.del(`/v1/location-groups/${group.body.pKey}`);
+    await refused(deleteLocation, apiError(409, 'svc.common.common.loc.inUse', L_TMP, [L_TMP]));
+    await refused(deleteGroup, apiError(409, 'svc.common.common.lg.inUse', G_TMP, [G_TMP]));
+
+    await cancel(toLocation.pKey);
+    expect(await stateOf(toGroup.pKey)).toBe('STARTED');
+    expect((await deleteLocation()).status).toBe(204);
+    await refused(deleteGroup, apiError(409, 'svc.common.common.lg.inUse', G_TMP, [G_TMP]));
+    await cancel(toGroup.pKey);
+    expect((await deleteGroup()).status).toBe(204);
+
+    expect(await read(toLocation.pKey)).toMatchObject({ state: 'CANCELED', targetLocation: L_TMP });
+    expect(await read(toGroup.pKey)).toMatchObject({ state: 'CANCELED', targetLocationGroup: G_TMP });
+  });
+});
+
 describe('service functions for callers with their own transaction', () => {
   it('startedOrderOf: the STARTED order\'s key, source and target; none for a free or unknown unit', async () => {
     const orders = wms.app.transportOrders;

@@ -169,7 +169,7 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
           store.delete(group.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
-          throw inUse('svc.common.common.lg.inUse', `LocationGroup [${group.name}] is still named by a route, a default hop or another record; remove those references first`, [
+          throw inUse('svc.common.common.lg.inUse', `LocationGroup [${group.name}] is still named by a route, a default hop, an open transport order or another record; remove those references first`, [
             group.name,
           ]);
         }

@@ -160,7 +160,7 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
           store.delete(location.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
-          throw inUse('svc.common.common.loc.inUse', `Location [${location.locationId}] is still named by a route, a hop or another record; remove those references first`, [
+          throw inUse('svc.common.common.loc.inUse', `Location [${location.locationId}] is still named by a route, a hop, an open transport order or another record; remove those references first`, [
             location.locationId,
           ]);
         }
