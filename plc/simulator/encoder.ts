@@ -228,20 +228,20 @@ function printable(what: string, value: string): string {
   return value;
 }
 
-function fit(what: string, value: string, width: number): string {
+function withinWidth(what: string, value: string, width: number): string {
   if (value.length > width) throw new EncodeError(`${what} is longer than ${width} characters: "${value}"`);
   return printable(what, value);
 }
 
 /** A 5-character header name; shorter names are padded with `_` as in `MFC__`. */
 export function encodeName(name: string): string {
-  return fit('name', name, 5).padEnd(5, '_');
+  return withinWidth('name', name, 5).padEnd(5, '_');
 }
 
 /** Barcodes are right-aligned and padded with `0` (§A4); null is a no-read (`?` × 20). */
 export function encodeBarcode(barcode: string | null): string {
   if (barcode === null) return '?'.repeat(20);
-  return fit('barcode', barcode, 20).padStart(20, '0');
+  return withinWidth('barcode', barcode, 20).padStart(20, '0');
 }
 
 /**
@@ -259,7 +259,7 @@ export function encodeLocation(location: string | null): string {
   if (parts.length !== 5) throw new EncodeError(`location must have 5 parts: "${location}"`);
   return parts
     .map((part) => {
-      fit('location part', part, 4);
+      withinWidth('location part', part, 4);
       return /^\d+$/.test(part) ? part.padStart(4, '0') : part.padEnd(4, '_');
     })
     .join('');
@@ -272,7 +272,7 @@ export function decodeLocation(field: string): string | null {
 }
 
 function encodeGroup(name: string | null | undefined, filler: '_' | '*'): string {
-  return fit('group name', name ?? '', 20).padEnd(20, filler);
+  return withinWidth('group name', name ?? '', 20).padEnd(20, filler);
 }
 
 function encodeCode(code: string | undefined): string {
