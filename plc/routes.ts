@@ -1,5 +1,5 @@
 import type { RequestContext } from '../src/http/context.ts';
-import { notFound } from '../src/http/errors.ts';
+import { notFound } from '../src/core/errors.ts';
 import { indexRoute, link, ok } from '../src/http/hal.ts';
 import type { Route } from '../src/http/router.ts';
 import type { ChannelSnapshot } from './channel.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../src/core/events.ts';
-import { ApiError } from '../src/http/errors.ts';
+import { DomainError } from '../src/core/errors.ts';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 
 // Inventory module (spec Document 3, "Shared objects", "Inventory module", endpoints
@@ -1018,7 +1018,7 @@ describe('service API (receiving, shipping)', () => {
     } catch (err) {
       caught = err;
     }
-    expect(caught).toBeInstanceOf(ApiError);
+    expect(caught).toBeInstanceOf(DomainError);
     expect(caught).toMatchObject({ status: 404, messageKey: 'svc.wms.inv.product.notFoundBySku' });
   });
 
@@ -1073,7 +1073,7 @@ describe('service API (receiving, shipping)', () => {
     expect(await listOf(`/v1/packaging-units?sku=${p.sku}`)).toEqual([]);
     expect(packagingUnits.setAllocated(pu.pKey, false).allocated).toBe(false);
     expect((await listOf(`/v1/packaging-units?sku=${p.sku}`)).map((u) => u.pKey)).toEqual([pu.pKey]);
-    expect(() => packagingUnits.setAllocated('nope', true)).toThrow(ApiError);
+    expect(() => packagingUnits.setAllocated('nope', true)).toThrow(DomainError);
   });
 });
 

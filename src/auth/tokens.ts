@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors, exportJWK, generateKeyPair, importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../core/db.ts';
-import { ServerDeclined } from '../http/errors.ts';
+import { AuthenticationError } from '../core/errors.ts';
 
 // Access tokens are EdDSA (Ed25519) JWTs. The signing key is generated at first
 // start and kept in the database, so tokens survive a restart and a restored backup
@@ -102,11 +102,11 @@ export class TokenService {
       ({ payload } = await jwtVerify(token, this.publicKey, { issuer: this.issuer, algorithms: [ALGORITHM] }));
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw expired(Number(err.payload.exp));
-      if (err instanceof errors.JWTClaimValidationFailed) throw new ServerDeclined(401, `Invalid token: ${err.message}`);
-      throw new ServerDeclined(401, 'Invalid token: the signature or format does not verify');
+      if (err instanceof errors.JWTClaimValidationFailed) throw new AuthenticationError(`Invalid token: ${err.message}`);
+      throw new AuthenticationError('Invalid token: the signature or format does not verify');
     }
     if (typeof payload.sub !== 'string' || typeof payload.username !== 'string' || typeof payload.exp !== 'number') {
-      throw new ServerDeclined(401, 'Invalid token: subject or expiry missing');
+      throw new AuthenticationError('Invalid token: subject or expiry missing');
     }
     const verified: VerifiedToken = {
       id: payload.sub,
@@ -124,17 +124,16 @@ export class TokenService {
 /** The third part of a JWT. */
 const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
-function expired(expSeconds: number): ServerDeclined {
-  return new ServerDeclined(
-    401,
+function expired(expSeconds: number): AuthenticationError {
+  return new AuthenticationError(
     `JWT expired at ${new Date(expSeconds * 1000).toISOString()}. Current time: ${new Date().toISOString()}`,
   );
 }
 
 /** The token of an `Authorization: Bearer …` header; 401 when absent or malformed. */
 export function bearerToken(header: string | undefined): string {
-  if (!header) throw new ServerDeclined(401, 'Authentication required: send Authorization: Bearer <token>');
+  if (!header) throw new AuthenticationError('Authentication required: send Authorization: Bearer <token>');
   const match = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
-  if (!match) throw new ServerDeclined(401, 'Malformed Authorization header: expected Bearer <token>');
+  if (!match) throw new AuthenticationError('Malformed Authorization header: expected Bearer <token>');
   return match[1]!;
 }

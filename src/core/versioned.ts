@@ -1,4 +1,4 @@
-import { staleVersion } from '../http/errors.ts';
+import { staleVersion } from '../core/errors.ts';
 
 // Every persistent resource has a technical key and a version counter (spec Document 1:
 // `pKey`, `ol`, `createDt`, `lastModifiedDt`). Stores map their rows with these helpers;

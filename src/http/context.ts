@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
-import { ServerDeclined, fromZodError, validationError } from './errors.ts';
+import { validationError } from '../core/errors.ts';
+import { ServerDeclined, fromZodError } from './errors.ts';
 
 /** Who is calling: resolved from the bearer token before the handler runs. */
 export interface Principal {

@@ -1,35 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { z } from 'zod';
+import { DomainError, validationError } from '../core/errors.ts';
 
 // The two error bodies of spec Document 1, built in one place.
 //
-// - API-declined: raised by validation and module rules (`ApiError`), body
+// - API-declined: raised by validation and module rules (`DomainError` of core), body
 //   `message, messageKey, obj, httpStatus, class`, type application/hal+json.
 // - Server-declined: raised before a request is processed (`ServerDeclined`: no or
 //   bad token, unknown path, body too large, unsupported media type, bad URL) and
 //   for unknown failures; body `timestamp, status, error, message, path, requestId`.
-
-export interface ApiErrorOptions {
-  /** Arguments of the message (`obj`); omitted from the body when absent. */
-  obj?: readonly unknown[];
-  /** Body with `message`, `messageKey` and `httpStatus` only, where the spec shows that shape. */
-  minimal?: boolean;
-}
-
-export class ApiError extends Error {
-  readonly status: number;
-  readonly messageKey: string;
-  readonly obj: readonly unknown[] | undefined;
-  readonly minimal: boolean;
-
-  constructor(status: number, messageKey: string, message: string, options: ApiErrorOptions = {}) {
-    super(message);
-    this.status = status;
-    this.messageKey = messageKey;
-    this.obj = options.obj;
-    this.minimal = options.minimal ?? false;
-  }
-}
 
 export class ServerDeclined extends Error {
   readonly status: number;
@@ -42,31 +21,8 @@ export class ServerDeclined extends Error {
   }
 }
 
-/** 404 with the shared key `not.found`; the message says what was looked for. */
-export const notFound = (message: string, obj?: readonly unknown[]) =>
-  new ApiError(404, 'not.found', message, obj ? { obj } : {});
-
-/** 409 with the shared key `already.exists`. */
-export const alreadyExists = (message: string, obj?: readonly unknown[]) =>
-  new ApiError(409, 'already.exists', message, obj ? { obj } : {});
-
-/** 400 with the shared key `core.validation.error`. */
-export const validationError = (message: string) => new ApiError(400, 'core.validation.error', message);
-
-/** 409 for an update carrying a stale `ol`: someone else changed the resource first. */
-export const staleVersion = (what: string, pKey: string, sent: number, current: number) =>
-  new ApiError(
-    409,
-    'core.optimistic.lock',
-    `${what} [${pKey}] was changed by someone else: sent ol ${sent}, current ol ${current}; read it again and retry`,
-    { obj: [pKey, sent, current] },
-  );
-
-/** 409 when a delete would leave other records pointing at nothing. */
-export const inUse = (key: string, message: string, obj: readonly unknown[]) => new ApiError(409, key, message, { obj });
-
 /** A zod failure as the spec's validation error, naming every failing field. */
-export function fromZodError(error: z.ZodError, where = 'body'): ApiError {
+export function fromZodError(error: z.ZodError, where = 'body'): DomainError {
   const parts = error.issues.map((issue) => {
     const field = issue.path.length ? issue.path.join('.') : where;
     return `${field}: ${issue.message}`;
@@ -93,7 +49,7 @@ export function messageKeyFor(key: string, family: MessageKeyFamily): string {
   return family === 'upper-case' ? (UPPER_CASE_KEYS[key] ?? key) : key;
 }
 
-export function apiDeclinedBody(error: ApiError, family: MessageKeyFamily): Record<string, unknown> {
+export function apiDeclinedBody(error: DomainError, family: MessageKeyFamily): Record<string, unknown> {
   const body: Record<string, unknown> = {
     message: error.message,
     messageKey: messageKeyFor(error.messageKey, family),

@@ -4,8 +4,8 @@ import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
+import { AuthenticationError, DomainError } from '../core/errors.ts';
 import {
-  ApiError,
   ServerDeclined,
   apiDeclinedBody,
   serverDeclinedBody,
@@ -258,7 +258,9 @@ function sendError(
   let status: number;
   let body: unknown;
   let type: string;
-  if (err instanceof ApiError) {
+  // Refusals of the caller's identity are refusals before processing.
+  if (err instanceof AuthenticationError) err = new ServerDeclined(401, err.message);
+  if (err instanceof DomainError) {
     status = err.status;
     body = apiDeclinedBody(err, options.messageKeys);
     type = HAL_JSON;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { backupPath, listBackups, takeBackup, type BackupFile } from '../../core/backup.ts';
 import type { Db } from '../../core/db.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
 

@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.ts';
+import { validationError } from '../../core/errors.ts';
 
 // The 8-character state bitmap of spec Document 3 and plc-osip.md §B4.3: each
 // character is `0` (active / available), `1` (locked / not available) or `*`

@@ -1,4 +1,4 @@
-import { ApiError, notFound, validationError } from '../../http/errors.ts';
+import { DomainError, notFound, validationError } from '../../core/errors.ts';
 import type { Quantity } from '../../core/quantity.ts';
 
 // The message keys of the inventory module (spec Document 3, "Inventory keys"), with
@@ -24,10 +24,10 @@ export const INVENTORY_KEYS = {
 } as const;
 
 export const transportUnitBKMissing = () =>
-  new ApiError(400, INVENTORY_KEYS.tuBk, 'TransportUnit is missing the business key: transportUnitBK is required');
+  new DomainError(400, INVENTORY_KEYS.tuBk, 'TransportUnit is missing the business key: transportUnitBK is required');
 
 export const transportUnitTypeMissing = (barcode: string) =>
-  new ApiError(
+  new DomainError(
     400,
     INVENTORY_KEYS.tuType,
     `TransportUnit [${barcode}] does not exist and is to be created, but transportUnitType is missing`,
@@ -35,7 +35,7 @@ export const transportUnitTypeMissing = (barcode: string) =>
   );
 
 export const actualLocationMissing = (barcode: string) =>
-  new ApiError(
+  new DomainError(
     400,
     INVENTORY_KEYS.tuActualLocation,
     `TransportUnit [${barcode}] does not exist and is to be created, but actualLocation (the ERP code of a location) is missing`,
@@ -43,28 +43,28 @@ export const actualLocationMissing = (barcode: string) =>
   );
 
 export const productPKeyMissing = () =>
-  new ApiError(400, INVENTORY_KEYS.productPKey, 'Product is missing its persistent key: pKey is required to update it');
+  new DomainError(400, INVENTORY_KEYS.productPKey, 'Product is missing its persistent key: pKey is required to update it');
 
-export const productSkuMissing = () => new ApiError(400, INVENTORY_KEYS.productSku, 'Product is missing its SKU: sku is required');
+export const productSkuMissing = () => new DomainError(400, INVENTORY_KEYS.productSku, 'Product is missing its SKU: sku is required');
 
 export const productBaseUnitMissing = () =>
-  new ApiError(400, INVENTORY_KEYS.productBaseUnit, 'Product is missing its base unit: baseUnit is required');
+  new DomainError(400, INVENTORY_KEYS.productBaseUnit, 'Product is missing its base unit: baseUnit is required');
 
 /** A product that another resource or request names by SKU does not exist. */
 export const productNotFoundBySku = (sku: string) =>
-  new ApiError(404, INVENTORY_KEYS.productNotFoundBySku, `Product with sku [${sku}] does not exist`, { obj: [sku] });
+  new DomainError(404, INVENTORY_KEYS.productNotFoundBySku, `Product with sku [${sku}] does not exist`, { obj: [sku] });
 
 /** The product lookups of `/v1/products` answer the shared `not.found`. */
 export const productNotFound = (what: string, value: string) => notFound(`Product with ${what} [${value}] does not exist`, [value]);
 
 export const packagingUnitNotFound = (pKey: string) =>
-  new ApiError(404, INVENTORY_KEYS.puPKeyNotExists, `PackagingUnit with pKey [${pKey}] does not exist`, { obj: [pKey] });
+  new DomainError(404, INVENTORY_KEYS.puPKeyNotExists, `PackagingUnit with pKey [${pKey}] does not exist`, { obj: [pKey] });
 
 export const loadUnitNotFound = (pKey: string) =>
-  new ApiError(404, INVENTORY_KEYS.luPKeyNotExists, `LoadUnit with pKey [${pKey}] does not exist`, { obj: [pKey] });
+  new DomainError(404, INVENTORY_KEYS.luPKeyNotExists, `LoadUnit with pKey [${pKey}] does not exist`, { obj: [pKey] });
 
 export const loadUnitTypeMissing = (barcode: string, luPos: string) =>
-  new ApiError(
+  new DomainError(
     400,
     INVENTORY_KEYS.puLoadUnitTypeMissing,
     `LoadUnit [${luPos}] of TransportUnit [${barcode}] does not exist and must be created, but no loadUnitType was given`,
@@ -72,7 +72,7 @@ export const loadUnitTypeMissing = (barcode: string, luPos: string) =>
   );
 
 export const otherProductOnLoadUnit = (barcode: string, luPos: string, otherSku: string, sku: string) =>
-  new ApiError(
+  new DomainError(
     409,
     INVENTORY_KEYS.luOtherProduct,
     `LoadUnit [${luPos}] of TransportUnit [${barcode}] already carries or is reserved for product [${otherSku}]; ` +
@@ -81,7 +81,7 @@ export const otherProductOnLoadUnit = (barcode: string, luPos: string, otherSku:
   );
 
 export const noPackagingUnitOnLocation = (sku: string, locationId: string) =>
-  new ApiError(
+  new DomainError(
     404,
     INVENTORY_KEYS.puNoPUOnLocation,
     `Product [${sku}] is not on location [${locationId}] (or all of it is allocated) and cannot be moved`,
@@ -89,7 +89,7 @@ export const noPackagingUnitOnLocation = (sku: string, locationId: string) =>
   );
 
 export const notEnoughOnLocation = (sku: string, locationId: string, available: string, requested: string) =>
-  new ApiError(
+  new DomainError(
     409,
     INVENTORY_KEYS.puNotEnoughOnLocation,
     `Only ${available} of product [${sku}] are free on location [${locationId}]; ${requested} were requested`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dimensionSchema, FAMILIES, quantitySchema, type Quantity } from '../../core/quantity.ts';
 import { blankAsAbsent, name, ol, text, timestamp } from '../../core/schema.ts';
-import { validationError } from '../../http/errors.ts';
+import { validationError } from '../../core/errors.ts';
 
 // Request schemas of the inventory module (spec Document 3, "Inventory module").
 // Read-only fields a client echoes from a representation (`links`, `ol` on create,

@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion } from '../../core/versioned.ts';
-import { ApiError, validationError } from '../../http/errors.ts';
+import { DomainError, validationError } from '../../core/errors.ts';
 import { groupNotFoundByName } from '../common/location-groups/service.ts';
 import { locationNotFoundByName } from '../common/locations/service.ts';
 import type { CommonServices } from '../common/service.ts';
@@ -37,12 +37,12 @@ export const isCompleted = (state: MovementState): boolean =>
   MOVEMENT_STATES.indexOf(state) >= MOVEMENT_STATES.indexOf('CANCELLED');
 
 const completedNotMoved = (m: Movement) =>
-  new ApiError(409, 'svc.wms.mov.mov.completedNotMoved', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be changed or moved`, {
+  new DomainError(409, 'svc.wms.mov.mov.completedNotMoved', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be changed or moved`, {
     obj: [m.pk],
   });
 
 const completedNotCancelled = (m: Movement) =>
-  new ApiError(409, 'svc.wms.mov.mov.completedNotCancelled', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be cancelled`, {
+  new DomainError(409, 'svc.wms.mov.mov.completedNotCancelled', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be cancelled`, {
     obj: [m.pk],
   });
 
@@ -109,7 +109,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
 
   function stored(pKey: string): StoredMovement {
     const movement = store.byPk(pKey);
-    if (!movement) throw new ApiError(404, 'not.found', `Movement with pKey [${pKey}] does not exist`, { obj: [pKey] });
+    if (!movement) throw new DomainError(404, 'not.found', `Movement with pKey [${pKey}] does not exist`, { obj: [pKey] });
     return movement;
   }
 
@@ -175,7 +175,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
     byUnitAndPKey(barcode: string, pKey: string): Movement {
       const movement = byPKey(pKey);
       if (movement.transportUnitBk !== barcode) {
-        throw new ApiError(404, 'not.found', `Movement with pKey [${pKey}] does not exist for TransportUnit [${barcode}]`, {
+        throw new DomainError(404, 'not.found', `Movement with pKey [${pKey}] does not exist for TransportUnit [${barcode}]`, {
           obj: [pKey],
         });
       }

@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { nowIso } from '../../core/time.ts';
-import { ApiError, notFound, validationError } from '../../http/errors.ts';
+import { DomainError, notFound, validationError } from '../../core/errors.ts';
 import { checkVersion } from '../../core/versioned.ts';
 import {
   inferType,
@@ -29,11 +29,11 @@ export const ALREADY_EXISTS = 'svc.core.preferences.alreadyExistsWithOwnerAndSco
 
 /** 401 of the spec: user preferences asked for without naming the user; body `message`, `messageKey`, `httpStatus` only. */
 const userNotNamed = () =>
-  new ApiError(401, NOT_ALLOWED, 'Not allowed to fetch user preferences without naming the user', { minimal: true });
+  new DomainError(401, NOT_ALLOWED, 'Not allowed to fetch user preferences without naming the user', { minimal: true });
 
 /** 403: another user's preferences. */
 const notOwner = (owner: string, caller: Caller) =>
-  new ApiError(403, NOT_ALLOWED, `User [${caller.username}] is not allowed to access the user preferences of [${owner}]`);
+  new DomainError(403, NOT_ALLOWED, `User [${caller.username}] is not allowed to access the user preferences of [${owner}]`);
 
 const invalid = (field: string, reason: string) => validationError(`Validation failed: ${field}: ${reason}`);
 
@@ -52,7 +52,7 @@ export function createPreferenceService(db: Db, store: PreferenceStore, bus: Eve
   bus.on('role.deleted', (e) => store.deleteOwner('ROLE', String(e.data.name)));
   function byPKey(caller: Caller, pKey: string): Preference {
     const preference = store.byPk(pKey);
-    if (!preference) throw new ApiError(404, NOT_FOUND_BY_PKEY, `Preference with pKey [${pKey}] does not exist`, { obj: [pKey] });
+    if (!preference) throw new DomainError(404, NOT_FOUND_BY_PKEY, `Preference with pKey [${pKey}] does not exist`, { obj: [pKey] });
     if (preference.scope === 'USER' && preference.owner !== caller.username) throw notOwner(preference.owner!, caller);
     return preference;
   }
@@ -150,7 +150,7 @@ export function createPreferenceService(db: Db, store: PreferenceStore, bus: Eve
         const existing = store.byIdentity(scope, owner, input.key);
         if (!existing) return { pk: store.insert(scope, owner, input.key, fields, nowIso()), created: true, changed: true };
         if (strict) {
-          throw new ApiError(
+          throw new DomainError(
             409,
             ALREADY_EXISTS,
             `Preference with key [${input.key}], owner [${owner ?? ''}] and scope [${scope}] already exists`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { quantitySchema, type Quantity } from '../../core/quantity.ts';
 import { blankAsAbsent, name } from '../../core/schema.ts';
-import { ApiError } from '../../http/errors.ts';
+import { DomainError } from '../../core/errors.ts';
 
 // Request schemas of the receiving module (spec Document 3, "Receiving module").
 // Read-only fields a client echoes from a representation (`links`, `pKey`, `state`, …)
@@ -12,7 +12,7 @@ export const GENERIC_VALIDATION_MESSAGE = 'Generic validation error';
 
 /** 400 `core.validation.error`, message 'Generic validation error', one `obj` entry per failing field ("field: why"). */
 export const genericValidationError = (details: readonly string[]) =>
-  new ApiError(400, 'core.validation.error', GENERIC_VALIDATION_MESSAGE, { obj: details });
+  new DomainError(400, 'core.validation.error', GENERIC_VALIDATION_MESSAGE, { obj: details });
 
 /** More than nothing: an expected or a received amount. */
 const positiveQuantity = quantitySchema.refine((q: Quantity) => q.base > 0, 'must be greater than 0');

@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { describeQuantity, tidy, type Quantity } from '../../core/quantity.ts';
 import { nowIso } from '../../core/time.ts';
-import { ApiError, alreadyExists, notFound } from '../../http/errors.ts';
+import { DomainError, alreadyExists, notFound } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
 import type { InventoryServices, PackagingUnit, Product } from '../inventory/service.ts';
 import { genericValidationError, type CaptureRequest, type NewReceivingOrder } from './schema.ts';
@@ -45,7 +45,7 @@ export const quantityReceived = (p: Position): Quantity =>
   tidy({ family: p.quantityExpected.family, unit: p.quantityExpected.unit, base: p.receivedBase });
 
 const productNotFound = (sku: string) =>
-  new ApiError(404, RECEIVING_KEYS.product404, `Product with SKU [${sku}] does not exist`, { obj: [sku] });
+  new DomainError(404, RECEIVING_KEYS.product404, `Product with SKU [${sku}] does not exist`, { obj: [sku] });
 
 const wrongFamily = (field: string, q: Quantity, product: Product) =>
   `${field}: [${q.unit}] is a unit of ${q.family}, but product [${product.sku}] is kept in ${product.baseUnit.family} (base unit ${product.baseUnit.unit})`;
@@ -77,7 +77,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
       (p) => p.productPk === product.pk && p.receivedBase < p.quantityExpected.base && p.state !== 'CANCELED',
     );
     if (demanding.length === 0) {
-      throw new ApiError(
+      throw new DomainError(
         404,
         RECEIVING_KEYS.product404,
         `No open position of ReceivingOrder [${order.orderId}] demands the Product with SKU [${product.sku}]`,
@@ -95,7 +95,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
     const openBase = open.reduce((sum, p) => sum + p.quantityExpected.base - p.receivedBase, 0);
     if (q.base > openBase && !product.overbookingAllowed) {
       const stillOpen = describeQuantity(tidy({ ...q, base: openBase }));
-      throw new ApiError(
+      throw new DomainError(
         409,
         RECEIVING_KEYS.overbookingNotAllowed,
         `ReceivingOrder [${order.orderId}] still expects ${stillOpen} of Product [${product.sku}]; ${describeQuantity(q)} were captured ` +
@@ -192,7 +192,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
         const order = byPKey(pKey);
         if (order.state !== 'CREATED') {
           const why = order.state === 'CANCELED' ? 'is already cancelled' : order.state === 'PROCESSING' ? 'is in process' : 'is processed';
-          throw new ApiError(403, RECEIVING_KEYS.cancellationDenied, `ReceivingOrder [${order.orderId}] ${why} and cannot be cancelled`, {
+          throw new DomainError(403, RECEIVING_KEYS.cancellationDenied, `ReceivingOrder [${order.orderId}] ${why} and cannot be cancelled`, {
             obj: [order.orderId, order.state, order.pk],
           });
         }
@@ -215,7 +215,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
       const { after, units, booked } = db.transaction(() => {
         const order = byPKey(pKey);
         if (!CAPTURABLE.includes(order.state)) {
-          throw new ApiError(
+          throw new DomainError(
             409,
             RECEIVING_KEYS.captureDenied,
             `ReceivingOrder [${order.orderId}] is ${order.state}; goods can be captured only while it is CREATED or PROCESSING`,

@@ -3,7 +3,7 @@ import type { DomainEvent, EventBus } from '../../core/events.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion, type Versioned } from '../../core/versioned.ts';
-import { alreadyExists, notFound, validationError } from '../../http/errors.ts';
+import { alreadyExists, notFound, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
 import { buildModel, decide, type Decision, type GroupDef, type OrderTarget, type RoutingModel, type RoutingModelInput } from './decision.ts';
 import type { DefaultHopInput, HopInput, NewRouteInput, RouteUpdateInput } from './schema.ts';

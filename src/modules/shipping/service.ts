@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import { sameFamily, type Quantity } from '../../core/quantity.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion, type Versioned } from '../../core/versioned.ts';
-import { ApiError, alreadyExists, notFound, validationError } from '../../http/errors.ts';
+import { DomainError, alreadyExists, notFound, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
 import type { NewShippingOrder, OrderPatch, PositionInput, PositionPatch } from './schema.ts';
 import type { OrderFields, OrderState, Position, PositionFields, ShippingOrder, ShippingStore } from './store.ts';
@@ -59,7 +59,7 @@ export function createShippingService({ db, store, products, common, bus }: Ship
   }
   function requireMove(what: 'order' | 'position', id: string, from: OrderState, to: OrderState | undefined) {
     if (to === undefined || to === from || TRANSITIONS[from].includes(to)) return;
-    throw new ApiError(
+    throw new DomainError(
       409,
       `svc.wms.shp.${what}.invalidStateTransition`,
       `The ${what} [${id}] cannot go from ${from} to ${to}; from ${from} it can go to ${TRANSITIONS[from].join(', ') || 'nothing (final)'}`,
@@ -68,7 +68,7 @@ export function createShippingService({ db, store, products, common, bus }: Ship
   }
   function requireOpen(order: ShippingOrder) {
     if (order.state === 'COMPLETED') {
-      throw new ApiError(409, 'svc.wms.shp.order.completed', `ShippingOrder [${order.orderId}] is COMPLETED and cannot change`, {
+      throw new DomainError(409, 'svc.wms.shp.order.completed', `ShippingOrder [${order.orderId}] is COMPLETED and cannot change`, {
         obj: [order.orderId],
       });
     }

@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
-import { ApiError, validationError } from '../../http/errors.ts';
+import { DomainError, validationError } from '../../core/errors.ts';
 import { checkVersion } from '../../core/versioned.ts';
 import type { NewTaskInput, TaskUpdateInput } from './schema.ts';
 import type { Task, TaskState, TaskStore } from './store.ts';
@@ -72,17 +72,17 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
   function byPKey(pKey: string): Task {
     const task = store.byPk(pKey);
     if (!task) {
-      throw new ApiError(404, 'svc.common.tasks.notFoundByPKey', `Task with pKey [${pKey}] does not exist`, { obj: [pKey] });
+      throw new DomainError(404, 'svc.common.tasks.notFoundByPKey', `Task with pKey [${pKey}] does not exist`, { obj: [pKey] });
     }
     return task;
   }
 
   const alreadyExists = (what: string, value: string) =>
-    new ApiError(409, 'svc.common.tasks.alreadyExists', `Task with ${what} [${value}] already exists`, { obj: [value] });
+    new DomainError(409, 'svc.common.tasks.alreadyExists', `Task with ${what} [${value}] already exists`, { obj: [value] });
 
   function checkType(type: string) {
     if (!supported.has(type)) {
-      throw new ApiError(
+      throw new DomainError(
         400,
         'core.validation.error',
         `Validation failed: type: [${type}] is not a supported task type; supported types: ${types.join(', ')}`,
@@ -114,7 +114,7 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
       const current = byPKey(pKey);
       const next = TRANSITIONS[operation][current.state];
       if (typeof next !== 'string') {
-        throw new ApiError(STATE_CONFLICT, next.key, `Cannot ${operation} task [${current.taskId}]: it ${next.why} (state ${current.state})`, {
+        throw new DomainError(STATE_CONFLICT, next.key, `Cannot ${operation} task [${current.taskId}]: it ${next.why} (state ${current.state})`, {
           obj: [pKey, current.state],
         });
       }
@@ -167,7 +167,7 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
         const current = byPKey(input.pKey);
         checkVersion('Task', current, input.ol);
         if (current.state === 'FINISHED') {
-          throw new ApiError(
+          throw new DomainError(
             STATE_CONFLICT,
             'svc.common.tasks.alreadyFinished',
             `Cannot update task [${current.taskId}]: it is already finished; no further action is possible`,

@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion } from '../../core/versioned.ts';
-import { ApiError, validationError } from '../../http/errors.ts';
+import { DomainError, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
 import type { NewTransportOrderInput, TransportOrderPatchInput } from './schema.ts';
 import {
@@ -49,21 +49,21 @@ export const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
 export const isEnded = (state: OrderState): boolean => ENDED_STATES.includes(state);
 
 /** The spec: unknown transport unit or target on create → 404 `not.found` whose message is the key; no `obj`. */
-const notFoundPlain = () => new ApiError(404, 'not.found', 'not.found');
+const notFoundPlain = () => new DomainError(404, 'not.found', 'not.found');
 
 const orderNotFound = (pKey: string) =>
-  new ApiError(404, 'not.found', `TransportOrder with pKey [${pKey}] does not exist`, { obj: [pKey] });
+  new DomainError(404, 'not.found', `TransportOrder with pKey [${pKey}] does not exist`, { obj: [pKey] });
 
 /** The spec: 400 `core.invalid.parameter` when the priority level is not defined; no `obj`. */
 function priorityOf(value: unknown): Priority {
   if (typeof value === 'string' && (PRIORITIES as readonly string[]).includes(value)) return value as Priority;
   const shown = typeof value === 'string' ? value : JSON.stringify(value);
-  throw new ApiError(400, 'core.invalid.parameter', `Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
+  throw new DomainError(400, 'core.invalid.parameter', `Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
 }
 
 const invalidTransition = (o: TransportOrder, to: OrderState) => {
   const allowed = TRANSITIONS[o.state];
-  return new ApiError(
+  return new DomainError(
     409,
     'svc.tms.to.invalidStateTransition',
     `TransportOrder [${o.pk}] cannot go from ${o.state} to ${to}; from ${o.state} it can go to ${allowed.join(', ') || 'nothing (it has ended)'}`,
@@ -72,7 +72,7 @@ const invalidTransition = (o: TransportOrder, to: OrderState) => {
 };
 
 const alreadyStartedForTu = (o: TransportOrder, started: StoredOrder) =>
-  new ApiError(
+  new DomainError(
     409,
     'svc.tms.to.alreadyStartedForTu',
     `TransportOrder [${o.pk}] cannot start: TransportUnit [${o.transportUnitBK}] already has the STARTED order [${started.pk}]`,
@@ -80,22 +80,22 @@ const alreadyStartedForTu = (o: TransportOrder, started: StoredOrder) =>
   );
 
 const endedNotRedirected = (o: TransportOrder) =>
-  new ApiError(409, 'svc.tms.to.endedNotRedirected', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be redirected`, {
+  new DomainError(409, 'svc.tms.to.endedNotRedirected', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be redirected`, {
     obj: [o.pk, o.state],
   });
 
 const endedNotChanged = (o: TransportOrder) =>
-  new ApiError(409, 'svc.tms.to.endedNotChanged', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be changed`, {
+  new DomainError(409, 'svc.tms.to.endedNotChanged', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be changed`, {
     obj: [o.pk, o.state],
   });
 
 const endedNotCancelled = (o: TransportOrder) =>
-  new ApiError(409, 'svc.tms.to.endedNotCancelled', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be cancelled`, {
+  new DomainError(409, 'svc.tms.to.endedNotCancelled', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be cancelled`, {
     obj: [o.pk, o.state],
   });
 
 const alreadyAtTarget = (barcode: string, locationId: string) =>
-  new ApiError(
+  new DomainError(
     400,
     'svc.tms.to.tuAlreadyAtTarget',
     `TransportUnit [${barcode}] already stands at [${locationId}], the target of the order that would be STARTED`,

@@ -4,7 +4,7 @@ import { nowIso } from '../../core/time.ts';
 import { decoyHash, verifyPassword } from '../../auth/passwords.ts';
 import { bearerToken, type IssuedToken, type TokenService } from '../../auth/tokens.ts';
 import type { Principal } from '../../http/context.ts';
-import { ServerDeclined } from '../../http/errors.ts';
+import { AuthenticationError } from '../../core/errors.ts';
 import { isApiKey, type ApiKeyService } from './api-keys/service.ts';
 import type { GrantService } from './grants/service.ts';
 import type { User } from './users/store.ts';
@@ -45,16 +45,16 @@ export function createAuthentication(deps: AuthenticationDeps) {
     if (!entry || (entry.validUntil !== null && entry.validUntil <= nowIso())) entry = loadUser(id);
     // Seconds, as `iat` has them: a token of the very second of a password change still counts.
     if (issuedAt < entry.notBeforeSeconds) {
-      throw new ServerDeclined(401, 'Token no longer valid: the password was changed after it was issued');
+      throw new AuthenticationError('Token no longer valid: the password was changed after it was issued');
     }
     return entry.principal;
   }
 
   function loadUser(id: string) {
     const user = users.findByPk(id);
-    if (!user) throw new ServerDeclined(401, 'Invalid token: the user no longer exists');
+    if (!user) throw new AuthenticationError('Invalid token: the user no longer exists');
     const refusal = refusalOf(user);
-    if (refusal) throw new ServerDeclined(401, `Token no longer valid: ${refusal}`);
+    if (refusal) throw new AuthenticationError(`Token no longer valid: ${refusal}`);
     const principal: Principal = {
       id: user.pk,
       username: user.username,
@@ -100,7 +100,7 @@ export function createAuthentication(deps: AuthenticationDeps) {
         throw badCredentials();
       }
       const refusal = refusalOf(user);
-      if (refusal) throw new ServerDeclined(401, `Login refused: ${refusal}`);
+      if (refusal) throw new AuthenticationError(`Login refused: ${refusal}`);
       users.resetFailedLogins(user);
       return tokens.issue({ id: user.pk, username: user.username, kind: 'user' });
     },
@@ -128,4 +128,4 @@ function refusalOf(user: User): string | undefined {
   return undefined;
 }
 
-const badCredentials = () => new ServerDeclined(401, 'Bad credentials');
+const badCredentials = () => new AuthenticationError('Bad credentials');

@@ -1,7 +1,7 @@
 import { indexRoute, link, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { RequestContext } from '../../../http/context.ts';
-import { validationError } from '../../../http/errors.ts';
+import { validationError } from '../../../core/errors.ts';
 import type { Route } from '../../../http/router.ts';
 import type { AccountService } from './service.ts';
 import type { Account } from './store.ts';

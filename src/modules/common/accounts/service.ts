@@ -1,11 +1,11 @@
-import { ApiError } from '../../../http/errors.ts';
+import { DomainError } from '../../../core/errors.ts';
 import type { Account, AccountStore } from './store.ts';
 
 // Accounts (cost centres) are read-only over the API: the default one is seeded at
 // first start and used wherever a request names no account.
 
 const notFound = (value: string) =>
-  new ApiError(404, 'svc.common.common.account.notFound', `Account with identifier or name [${value}] does not exist`, {
+  new DomainError(404, 'svc.common.common.account.notFound', `Account with identifier or name [${value}] does not exist`, {
     obj: [value],
   });
 
@@ -16,7 +16,7 @@ export function createAccountService(store: AccountStore) {
     byPKey(pKey: string): Account {
       const account = store.byPk(pKey);
       if (!account) {
-        throw new ApiError(404, 'svc.common.common.account.notFoundByPKey', `Account with pKey [${pKey}] does not exist`, {
+        throw new DomainError(404, 'svc.common.common.account.notFoundByPKey', `Account with pKey [${pKey}] does not exist`, {
           obj: [pKey],
         });
       }
@@ -37,7 +37,7 @@ export function createAccountService(store: AccountStore) {
 
     defaultAccount(): Account {
       const account = store.byDefault();
-      if (!account) throw new ApiError(404, 'svc.common.common.account.noDefaultAccount', 'No default account exists');
+      if (!account) throw new DomainError(404, 'svc.common.common.account.noDefaultAccount', 'No default account exists');
       return account;
     },
 

@@ -1,7 +1,7 @@
 import { isForeignKeyViolation, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, ApiError, inUse, validationError } from '../../../http/errors.ts';
+import { alreadyExists, DomainError, inUse, validationError } from '../../../core/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { checkErrorCode, groupStateAt, type GroupState } from '../error-code.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -25,7 +25,7 @@ export type LocationGroupPatch = Partial<Omit<NewLocationGroup, 'description' | 
 };
 
 export const groupNotFoundByName = (name: string) =>
-  new ApiError(404, 'svc.common.common.lg.notFoundByName', `LocationGroup with name [${name}] does not exist`, {
+  new DomainError(404, 'svc.common.common.lg.notFoundByName', `LocationGroup with name [${name}] does not exist`, {
     obj: [name],
   });
 
@@ -38,7 +38,7 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
   function byPKey(pKey: string): LocationGroup {
     const group = store.byPk(pKey);
     if (!group) {
-      throw new ApiError(404, 'svc.common.common.lg.notFoundByPKey', `LocationGroup with pKey [${pKey}] does not exist`, {
+      throw new DomainError(404, 'svc.common.common.lg.notFoundByPKey', `LocationGroup with pKey [${pKey}] does not exist`, {
         obj: [pKey],
       });
     }

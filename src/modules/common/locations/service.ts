@@ -1,7 +1,7 @@
 import { hasWildcard, isForeignKeyViolation, likeToGlob, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, ApiError, inUse, notFound } from '../../../http/errors.ts';
+import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { activeAt, checkErrorCode, groupStateAt } from '../error-code.ts';
 import type { LocationGroupService } from '../location-groups/service.ts';
@@ -24,7 +24,7 @@ export interface LocationInput {
 
 /** The shared key for a location that another resource names but that does not exist. */
 export const locationNotFoundByName = (locationId: string) =>
-  new ApiError(404, 'svc.common.common.loc.notFoundByName', `Location [${locationId}] does not exist`, {
+  new DomainError(404, 'svc.common.common.loc.notFoundByName', `Location [${locationId}] does not exist`, {
     obj: [locationId],
   });
 

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../../http/context.ts';
 import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
-import { validationError } from '../../../http/errors.ts';
+import { validationError } from '../../../core/errors.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
 import { bkQuery, moveParams, newTransportUnit, transportUnitParams, transportUnitUpdate } from './schema.ts';

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { isForeignKeyViolation, type Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists, inUse } from '../../../http/errors.ts';
+import { DomainError, alreadyExists, inUse } from '../../../core/errors.ts';
 import type { LocationService } from '../locations/service.ts';
 import type { TransportUnitTypeService } from '../transport-unit-types/service.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -21,7 +21,7 @@ export interface TransportUnitInput {
 export type TransportUnitUpdate = Partial<TransportUnitInput> & { ol?: number | undefined };
 
 export const transportUnitNotFoundByBK = (barcode: string) =>
-  new ApiError(404, 'svc.common.common.tu.notFoundByBK', `TransportUnit with barcode [${barcode}] does not exist`, {
+  new DomainError(404, 'svc.common.common.tu.notFoundByBK', `TransportUnit with barcode [${barcode}] does not exist`, {
     obj: [barcode],
   });
 
@@ -43,7 +43,7 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
   function byPKey(pKey: string): TransportUnit {
     const unit = store.byPk(pKey);
     if (!unit) {
-      throw new ApiError(404, 'svc.common.common.tu.notFoundByPKey', `TransportUnit with pKey [${pKey}] does not exist`, {
+      throw new DomainError(404, 'svc.common.common.tu.notFoundByPKey', `TransportUnit with pKey [${pKey}] does not exist`, {
         obj: [pKey],
       });
     }

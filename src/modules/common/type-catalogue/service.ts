@@ -2,7 +2,7 @@ import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, ApiError, inUse } from '../../../http/errors.ts';
+import { alreadyExists, DomainError, inUse } from '../../../core/errors.ts';
 import { checkVersion, versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // Location types and transport unit types are the same kind of thing: a catalogue of
@@ -66,7 +66,7 @@ export function createTypeCatalogue<F extends CatalogueFields>(db: Db, bus: Even
   function byPKey(pKey: string): CatalogueEntry<F> {
     const row = s.byPk.get(pKey);
     if (!row) {
-      throw new ApiError(404, spec.keys.notFoundByPKey, `${spec.what} with pKey [${pKey}] does not exist`, { obj: [pKey] });
+      throw new DomainError(404, spec.keys.notFoundByPKey, `${spec.what} with pKey [${pKey}] does not exist`, { obj: [pKey] });
     }
     return toEntry(row);
   }
@@ -80,7 +80,7 @@ export function createTypeCatalogue<F extends CatalogueFields>(db: Db, bus: Even
     byPKey,
     byType(type: string): CatalogueEntry<F> {
       const row = s.byType.get(type);
-      if (!row) throw new ApiError(404, spec.keys.notFoundByName, `${spec.what} [${type}] does not exist`, { obj: [type] });
+      if (!row) throw new DomainError(404, spec.keys.notFoundByName, `${spec.what} [${type}] does not exist`, { obj: [type] });
       return toEntry(row);
     },
     create(input: CatalogueInput<F>): CatalogueEntry<F> {

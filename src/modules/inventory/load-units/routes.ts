@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../../http/context.ts';
-import { validationError } from '../../../http/errors.ts';
+import { validationError } from '../../../core/errors.ts';
 import { created, defined, indexRoute, link, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';

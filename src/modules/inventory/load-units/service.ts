@@ -2,7 +2,7 @@ import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import type { Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, validationError } from '../../../http/errors.ts';
+import { alreadyExists, validationError } from '../../../core/errors.ts';
 import type { CommonServices } from '../../common/service.ts';
 import {
   actualLocationMissing,

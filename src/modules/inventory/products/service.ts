@@ -4,7 +4,7 @@ import { newPKey } from '../../../core/ids.ts';
 import { FAMILIES, UNIT_SYMBOLS, type Dimension } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import { checkVersion } from '../../../core/versioned.ts';
-import { alreadyExists, ApiError, validationError } from '../../../http/errors.ts';
+import { alreadyExists, DomainError, validationError } from '../../../core/errors.ts';
 import type { CommonServices } from '../../common/service.ts';
 import { INVENTORY_KEYS, productNotFound, productNotFoundBySku } from '../errors.ts';
 import type { ProductInput, ProductUpdateInput } from '../schema.ts';
@@ -180,7 +180,7 @@ export function createProductService({ db, store, common, bus }: ProductServiceD
         }
         const fields = fieldsOf(input, current);
         if (fields.baseUnit.family !== current.baseUnit.family && store.stockCount(current.pk) > 0) {
-          throw new ApiError(
+          throw new DomainError(
             409,
             INVENTORY_KEYS.productBaseUnitInUse,
             `Product [${current.sku}] has stock counted in ${FAMILIES[current.baseUnit.family].baseSymbol} (${current.baseUnit.family}); ` +

@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, ApiError, notFound, ServerDeclined } from '../../../http/errors.ts';
+import { alreadyExists, DomainError, notFound } from '../../../core/errors.ts';
+import { AuthenticationError } from '../../../core/errors.ts';
 import type { RoleService } from '../roles/service.ts';
 import type { ApiKey, ApiKeyStore } from './store.ts';
 
@@ -64,7 +65,7 @@ export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleServi
       db.transaction(() => {
         const key = byPKey(pKey);
         if (key.revokedAt) {
-          throw new ApiError(409, 'apiKey.alreadyRevoked', `API key [${key.name}] was revoked at ${key.revokedAt}`, { obj: [key.name] });
+          throw new DomainError(409, 'apiKey.alreadyRevoked', `API key [${key.name}] was revoked at ${key.revokedAt}`, { obj: [key.name] });
         }
         store.revoke(key.pk, nowIso());
       })();
@@ -78,10 +79,10 @@ export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleServi
       const key = cut > 0 ? store.byKeyId(rest.slice(0, cut)) : undefined;
       const secret = cut > 0 ? rest.slice(cut + 1) : '';
       const expected = key ? Buffer.from(key.secretHash, 'hex') : undefined;
-      if (!key || !expected || !timingSafeEqual(hashOf(secret), expected)) throw new ServerDeclined(401, 'Invalid API key');
-      if (key.revokedAt) throw new ServerDeclined(401, `API key [${key.name}] was revoked`);
+      if (!key || !expected || !timingSafeEqual(hashOf(secret), expected)) throw new AuthenticationError('Invalid API key');
+      if (key.revokedAt) throw new AuthenticationError(`API key [${key.name}] was revoked`);
       const now = nowIso();
-      if (key.expiresAt && key.expiresAt <= now) throw new ServerDeclined(401, `API key [${key.name}] expired at ${key.expiresAt}`);
+      if (key.expiresAt && key.expiresAt <= now) throw new AuthenticationError(`API key [${key.name}] expired at ${key.expiresAt}`);
       const written = lastUseWritten.get(key.pk) ?? 0;
       if (Date.now() - written > 60_000) {
         lastUseWritten.set(key.pk, Date.now());

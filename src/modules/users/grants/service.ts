@@ -1,14 +1,14 @@
 import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { ApiError, alreadyExists, notFound } from '../../../http/errors.ts';
+import { DomainError, alreadyExists, notFound } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { Grant, GrantStore } from './store.ts';
 
 export const grantNotFound = (name: string) => notFound(`Grant [${name}] does not exist`, [name]);
 
 const systemGrant = (name: string) =>
-  new ApiError(403, 'grant.immutable', `Grant [${name}] is needed by the appliance; it cannot be renamed or deleted`, {
+  new DomainError(403, 'grant.immutable', `Grant [${name}] is needed by the appliance; it cannot be renamed or deleted`, {
     obj: [name],
   });
 

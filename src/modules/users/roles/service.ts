@@ -1,7 +1,7 @@
 import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, ApiError, inUse, notFound } from '../../../http/errors.ts';
+import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { GrantService } from '../grants/service.ts';
 import type { Role, RoleStore } from './store.ts';
@@ -38,7 +38,7 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
   }
   function requireMutable(role: Role) {
     if (role.immutable) {
-      throw new ApiError(403, 'role.immutable', `Role [${role.name}] is immutable; it cannot be changed or deleted`, {
+      throw new DomainError(403, 'role.immutable', `Role [${role.name}] is immutable; it cannot be changed or deleted`, {
         obj: [role.name],
       });
     }

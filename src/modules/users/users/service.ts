@@ -2,7 +2,7 @@ import type { Db } from '../../../core/db.ts';
 import type { EventBus } from '../../../core/events.ts';
 import { nowIso } from '../../../core/time.ts';
 import { hashPassword } from '../../../auth/passwords.ts';
-import { ApiError, alreadyExists, notFound, validationError } from '../../../http/errors.ts';
+import { DomainError, alreadyExists, notFound, validationError } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { RoleService } from '../roles/service.ts';
 import { ACCEPTED_IMAGES, imageTypeOf } from './image.ts';
@@ -37,13 +37,13 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
   function requireUnique(username: string, ownPk?: string) {
     const existing = store.byName(username);
     if (existing && existing.pk !== ownPk) {
-      throw new ApiError(409, 'user.already.exists', `User with username [${username}] already exists`, { obj: [username] });
+      throw new DomainError(409, 'user.already.exists', `User with username [${username}] already exists`, { obj: [username] });
     }
   }
   function checkEmails(emails: readonly EmailAddress[] | undefined) {
     if (!emails) return;
     if (emails.filter((e) => e.primary).length > 1) {
-      throw new ApiError(400, 'user.email.multiplePrimary', 'A user has at most one primary e-mail address', {
+      throw new DomainError(400, 'user.email.multiplePrimary', 'A user has at most one primary e-mail address', {
         obj: emails.filter((e) => e.primary).map((e) => e.emailAddress),
       });
     }
@@ -66,7 +66,7 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
     const admin = roles.byName(ADMIN_ROLE);
     const remaining = store.otherActiveMembers(admin.pk, before.pk);
     if (remaining === 0 && !isActiveAdmin(store.byPk(before.pk))) {
-      throw new ApiError(409, 'user.lastAdministrator', 'This would leave no enabled, unlocked user in the role ADMIN', {
+      throw new DomainError(409, 'user.lastAdministrator', 'This would leave no enabled, unlocked user in the role ADMIN', {
         obj: [ADMIN_ROLE],
       });
     }
@@ -171,13 +171,13 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
     saveImage(pKey: string, bytes: Buffer): User {
       if (bytes.length === 0) throw validationError('Validation failed: the image is empty');
       if (bytes.length > options.imageMaxBytes) {
-        throw new ApiError(413, 'user.image.tooLarge', `The image has ${bytes.length} bytes; at most ${options.imageMaxBytes} are accepted`, {
+        throw new DomainError(413, 'user.image.tooLarge', `The image has ${bytes.length} bytes; at most ${options.imageMaxBytes} are accepted`, {
           obj: [bytes.length, options.imageMaxBytes],
         });
       }
       const type = imageTypeOf(bytes);
       if (!type) {
-        throw new ApiError(400, 'user.image.notAnImage', `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
+        throw new DomainError(400, 'user.image.notAnImage', `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
       }
       db.transaction(() => store.saveImage(byPKey(pKey).pk, type, bytes, nowIso()))();
       const user = byPKey(pKey);
