@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
 import type { Db } from '../src/core/db.ts';
-import { startTestAppliance, type TestAppliance } from '../test/support/appliance.ts';
+import { EventLog } from '../src/core/event-log.ts';
+import { UnitOfWork } from '../src/core/unit-of-work.ts';
+import { createCommonServices } from '../src/modules/common/service.ts';
+import { createRoutingService } from '../src/modules/routing/service.ts';
+import { createRoutingStore } from '../src/modules/routing/store.ts';
+import { createTransportOrderService } from '../src/modules/transport-orders/service.ts';
+import { createTransportOrderStore } from '../src/modules/transport-orders/store.ts';
+import { startTestAppliance, type TestAppliance, type RecordedEvent } from '../test/support/appliance.ts';
 import { createAdapter, type PlcAdapter } from './adapter.ts';
 import { decode, encode, fieldFromCoordinate, type ResTelegram, type Telegram, type TelegramInput } from './osip/index.ts';
 import type { AdapterOptions, ChannelContext, ChannelDirectory, HandlingResult, ReplyInput } from './port.ts';
@@ -12,13 +18,13 @@ import type { AdapterOptions, ChannelContext, ChannelDirectory, HandlingResult, 
 
 let wms: TestAppliance;
 let adapter: PlcAdapter;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  const { db, common, transportOrders, routing, bus, log } = wms.app;
-  adapter = createAdapter({ db, common, transportOrders, routing, bus, log });
-  bus.on('*', (event) => events.push(event));
+  const { work, common, transportOrders, routing, bus, log } = wms.app;
+  adapter = createAdapter({ work, common, transportOrders, routing, log });
+  bus.onAny((event) => events.push(event));
 });
 afterAll(async () => {
   adapter.close();
@@ -201,8 +207,8 @@ describe('REQ_: a transport unit walks a three-hop route', () => {
     expect(resOf(adapter.handle(req('W-2', s.C1), PLAIN)).targetLocation).toBe(s.C2);
     const moved = eventsSince(mark, 'transportUnit.moved');
     expect(moved).toHaveLength(1);
-    // The orders were settled in the telegram's transaction; the transport-order module need not look again.
-    expect(moved[0]!.data).toMatchObject({ barcode: 'W-2', to: s.C1, ordersSettled: true });
+    // Booked by the PLC, on the channel's behalf.
+    expect(moved[0]).toMatchObject({ actor: { kind: 'plc', name: 'CNV01' }, data: { barcode: 'W-2', to: s.C1 } });
   });
 });
 
@@ -284,7 +290,7 @@ describe('LOCU: location state, plcState, and routing around a locked location',
   it('0012***1 → plcState 12, incomingActive false, the rest unchanged; one event per changed field', async () => {
     const mark = events.length;
     const handled = adapter.handle(locu(s.C1, '0012***1'), PLAIN);
-    expect(handled).toEqual({ replies: [], outcome: 'ok' });
+    expect(handled).toEqual({ replies: [], outcome: 'ok', facts: { location: s.C1 } });
     const c1 = await location(s.pKey[s.C1]!);
     expect(c1).toMatchObject({ plcState: 12, incomingActive: false, outgoingActive: true });
     expect(await groupStates('LOCK')).toEqual(['LOCK:AVAILABLE/AVAILABLE']);
@@ -555,7 +561,7 @@ describe('auto-create: an unknown unit is created where the PLC saw it', () => {
   });
 
   it('UPD_ creates it too; without autoCreateTu nothing is created', async () => {
-    expect(adapter.handle(upd('A-UPD', s.C1), AUTO)).toEqual({ replies: [], outcome: 'ok' });
+    expect(adapter.handle(upd('A-UPD', s.C1), AUTO)).toEqual({ replies: [], outcome: 'ok', facts: { barcode: 'A-UPD', location: s.C1 } });
     expect(await unitAt('A-UPD')).toBe(s.C1);
     expect(adapter.handle(upd('A-NOT', s.C1), PLAIN).outcome).toBe('unknown-tu');
     expect((await wms.get('/v1/transport-units?bk=A-NOT')).status).toBe(404);
@@ -572,7 +578,8 @@ describe('UPD_ and UPDX: booked, never answered with RES_', () => {
   });
 
   it('UPD_ books the unit and sends nothing', async () => {
-    expect(adapter.handle(upd('U-1', s.C1), PLAIN)).toEqual({ replies: [], outcome: 'ok' });
+    // The facts for the telegram log: the unit, where it was seen, the order it touched.
+    expect(adapter.handle(upd('U-1', s.C1), PLAIN)).toEqual({ replies: [], outcome: 'ok', facts: { barcode: 'U-1', location: s.C1, order: pKey } });
     expect(await unitAt('U-1')).toBe(s.C1);
   });
 
@@ -580,6 +587,7 @@ describe('UPD_ and UPDX: booked, never answered with RES_', () => {
     expect(adapter.handle(upd('U-1', s.C2, 'UPDX', '00000101'), channel({ updx: true }))).toEqual({
       replies: [{ type: 'ACK_', errorCode: '00000101' }],
       outcome: 'ok',
+      facts: { barcode: 'U-1', location: s.C2, order: pKey },
     });
     expect(await unitAt('U-1')).toBe(s.C2);
     expect((await orderOf(pKey)).state).toBe('FINISHED');
@@ -587,7 +595,7 @@ describe('UPD_ and UPDX: booked, never answered with RES_', () => {
   });
 
   it('UPDX with updx off is an UPD_', async () => {
-    expect(adapter.handle(upd('U-1', s.C1, 'UPDX'), PLAIN)).toEqual({ replies: [], outcome: 'ok' });
+    expect(adapter.handle(upd('U-1', s.C1, 'UPDX'), PLAIN)).toMatchObject({ replies: [], outcome: 'ok' });
     expect(await unitAt('U-1')).toBe(s.C1);
   });
 
@@ -804,8 +812,16 @@ describe('bursts: unit reports queued together share one commit, each as if hand
   });
 
   it('a failed commit keeps none of the burst: every telegram is answered as an internal failure, no events', async () => {
-    const { common, transportOrders, routing, bus, log } = wms.app;
-    const failing = createAdapter({ db: failingCommits(wms.app.db), common, transportOrders, routing, bus, log });
+    // The services over a unit of work whose every commit fails, on the same database.
+    const { db, log } = wms.app;
+    const work = new UnitOfWork(failingCommits(db), new EventLog(db), (err) => {
+      throw err;
+    });
+    work.bus.onAny((event) => events.push(event));
+    const common = createCommonServices(db, work);
+    const transportOrders = createTransportOrderService({ work, store: createTransportOrderStore(db), common });
+    const routing = createRoutingService({ work, store: createRoutingStore(db), common, orders: transportOrders });
+    const failing = createAdapter({ work, common, transportOrders, routing, log });
     try {
       const mark = events.length;
       const results = failing.handleBatch!([req('B-6', s.INFEED), upd('B-5', s.C1)], REASONS);

@@ -1,19 +1,21 @@
+import { asActor, type Actor } from '../src/core/actor.ts';
 import { ERR_CODES } from './osip/index.ts';
 import type { Telegram } from './osip/index.ts';
 import type { ChannelContext, ChannelDirectory, HandlingResult, ReplyInput, TelegramHandler } from './port.ts';
 import { errReply, result, type AdapterDeps } from './adapter/shared.ts';
 import { createStates } from './adapter/states.ts';
-import { createTuAtLocation, type Booked, type TuTelegram } from './adapter/tu-at-location.ts';
+import { createTuAtLocation, type TuTelegram } from './adapter/tu-at-location.ts';
 import { createUnsolicited } from './adapter/unsolicited.ts';
 
 // The PLC adapter (plc-osip.md §B4, §B5, §B6): turns each telegram a channel hands over
 // into effects on the module services and says what to answer. Each telegram's effects
-// are written in one transaction (all or nothing) and its domain events published after
-// the commit; an internal failure rolls back, is logged with the telegram, and is
-// answered as §B6 says. Unit reports that queued up together (handleBatch) share one
-// commit, each still all or nothing in a savepoint of its own: under load the fsync,
-// not the work, is what a telegram costs most. The channels (plc/channel.ts) own framing, decoding, sequence
-// numbers, duplicates and SYNQ; the adapter owns what a telegram means.
+// are one unit of work (all or nothing), done as the channel's PLC (actor `plc`); its
+// events are delivered after the commit; an internal failure rolls back, is logged with
+// the telegram, and is answered as §B6 says. Unit reports that queued up together
+// (handleBatch) share one commit, each still all or nothing in a savepoint of its own:
+// under load the fsync, not the work, is what a telegram costs most. The channels
+// (plc/channel.ts) own framing, decoding, sequence numbers, duplicates and SYNQ; the
+// adapter owns what a telegram means.
 //
 //   REQ_ / UPD_ / UPDX  → adapter/tu-at-location.ts (book the unit, its orders, next hop)
 //   LOCU / SYSU / ERR_  → adapter/states.ts (location and group states)
@@ -35,8 +37,12 @@ export interface PlcAdapter extends TelegramHandler {
 export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory | undefined }): PlcAdapter {
   const { log } = deps;
   const unsolicited = createUnsolicited(deps);
-  const tuAtLocation = createTuAtLocation(deps, unsolicited.quietly);
+  const tuAtLocation = createTuAtLocation(deps);
   const states = createStates(deps);
+  const plc = (channel: ChannelContext): Actor => ({ kind: 'plc', name: channel.name });
+  /** The barcodes a telegram names: their order events are its own, answered by its RES_ (unsolicited.ts). */
+  const barcodesOf = (telegrams: readonly Telegram[]) =>
+    telegrams.flatMap((t) => ((t.type === 'REQ_' || t.type === 'UPD_' || t.type === 'UPDX') && t.barcode !== undefined ? [t.barcode, t.rawBarcode] : []));
   if (deps.channels) unsolicited.attach(deps.channels);
 
   function dispatch(telegram: Telegram, channel: ChannelContext): HandlingResult {
@@ -44,7 +50,7 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
       case 'REQ_':
       case 'UPD_':
       case 'UPDX':
-        return tuAtLocation.handle(telegram, channel);
+        return tuAtLocation.book(telegram, channel);
       case 'LOCU':
         return states.locu(telegram, channel);
       case 'SYSU':
@@ -81,7 +87,7 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
     }
   }
 
-  function handle(telegram: Telegram, channel: ChannelContext): HandlingResult {
+  function handleOne(telegram: Telegram, channel: ChannelContext): HandlingResult {
     try {
       return dispatch(telegram, channel);
     } catch (err) {
@@ -90,35 +96,36 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
     }
   }
 
+  function handle(telegram: Telegram, channel: ChannelContext): HandlingResult {
+    return asActor(plc(channel), () => unsolicited.quietly(barcodesOf([telegram]), () => handleOne(telegram, channel)));
+  }
+
   /**
    * A run of REQ_/UPD_/UPDX in one transaction, each in a savepoint of its own: one
    * commit (one fsync) for the run; the events of all after it. These telegrams change
    * nothing the routing model holds, so each still decides as if handled alone.
    */
   function bookTogether(run: readonly TuTelegram[], channel: ChannelContext): HandlingResult[] {
-    if (run.length === 1) return [handle(run[0]!, channel)];
+    if (run.length === 1) return [handleOne(run[0]!, channel)];
     deps.routing.prepare();
-    const booked: Booked[] = [];
     try {
-      deps.db.transaction(() => {
-        for (const telegram of run) {
+      return deps.work.run(() =>
+        run.map((telegram) => {
           try {
-            booked.push(tuAtLocation.book(telegram, channel));
+            return tuAtLocation.book(telegram, channel);
           } catch (err) {
             // Its savepoint is rolled back; the others stand. Unless SQLite gave up the
             // whole transaction (disk full, I/O error): then nothing of the run may be kept.
-            if (!deps.db.inTransaction) throw err;
+            if (!deps.work.transactionOpen) throw err;
             logFailure(err, telegram, channel);
-            booked.push({ result: failed(telegram, channel), publish: () => {} });
+            return failed(telegram, channel);
           }
-        }
-      })();
+        }),
+      );
     } catch (err) {
       log.error({ err, telegrams: run.length, channel: channel.name }, 'PLC: committing a batch of telegrams failed; none of them was kept');
       return run.map((telegram) => failed(telegram, channel));
     }
-    for (const b of booked) b.publish();
-    return booked.map((b) => b.result);
   }
 
   return {
@@ -127,21 +134,25 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
       // Runs of unit reports go together; a state telegram (LOCU, SYSU, ERR_) is handled
       // on its own, so that its events (a locked group, say) reach routing before the
       // next REQ_ decides.
-      const results: HandlingResult[] = [];
-      let run: TuTelegram[] = [];
-      const flush = () => {
-        if (run.length > 0) results.push(...bookTogether(run, channel));
-        run = [];
-      };
-      for (const telegram of telegrams) {
-        if (telegram.type === 'REQ_' || telegram.type === 'UPD_' || telegram.type === 'UPDX') run.push(telegram);
-        else {
+      return asActor(plc(channel), () =>
+        unsolicited.quietly(barcodesOf(telegrams), () => {
+          const results: HandlingResult[] = [];
+          let run: TuTelegram[] = [];
+          const flush = () => {
+            if (run.length > 0) results.push(...bookTogether(run, channel));
+            run = [];
+          };
+          for (const telegram of telegrams) {
+            if (telegram.type === 'REQ_' || telegram.type === 'UPD_' || telegram.type === 'UPDX') run.push(telegram);
+            else {
+              flush();
+              results.push(handleOne(telegram, channel));
+            }
+          }
           flush();
-          results.push(handle(telegram, channel));
-        }
-      }
-      flush();
-      return results;
+          return results;
+        }),
+      );
     },
     attach: unsolicited.attach,
     close: unsolicited.close,

@@ -78,7 +78,16 @@ export interface TelegramLogEntry {
   /** in: `ok`, the adapter's outcome, `duplicate`, `sync`, or the reject reason; out: `reply`, `cached-reply`, `unsolicited`, `error-reply`, `not-sent` … */
   outcome: string;
   connection?: number;
+  /** What the telegram was about, as the adapter resolved it (barcode, coordinate, transport order). */
+  barcode?: string;
+  location?: string;
+  order?: string;
+  /** A reply: milliseconds from its telegram's arrival to the reply's write. */
+  latencyMs?: number;
 }
+
+/** Facts of a log entry besides its text and outcome. */
+type EntryFacts = Pick<TelegramLogEntry, 'barcode' | 'location' | 'order' | 'latencyMs'>;
 
 export interface ChannelSnapshot {
   name: string;
@@ -132,6 +141,8 @@ interface Peer {
 interface Inbound {
   peer: Peer;
   frame: string;
+  /** performance.now() when the frame was read: replies measure their latency from it. */
+  arrived: number;
 }
 
 interface CachedReply {
@@ -210,7 +221,8 @@ export class Channel extends EventEmitter<ChannelEvents> {
   readonly name: string;
   readonly config: ChannelConfig;
   readonly counters: ChannelCounters = zeroCounters();
-  private readonly osip: OsipOptions;
+  /** The codec options of this channel (also used to decode its logged telegrams). */
+  readonly osip: OsipOptions;
   private readonly frameOptions: EncodeFrameOptions;
   private readonly log: Logger;
   private readonly context: ChannelContext;
@@ -416,10 +428,11 @@ export class Channel extends EventEmitter<ChannelEvents> {
     }
     if (frames.length === 0) return;
     this.lastRx = Date.now();
+    const arrived = performance.now();
     for (const frame of frames) {
       // The heartbeat goes first: a SYNQ is answered on arrival, ahead of queued work.
-      if (frame.slice(HEADER_LENGTH, TYPE_END) === 'SYNQ') this.processBatch([{ peer, frame }]);
-      else this.queue.push({ peer, frame });
+      if (frame.slice(HEADER_LENGTH, TYPE_END) === 'SYNQ') this.processBatch([{ peer, frame, arrived }]);
+      else this.queue.push({ peer, frame, arrived });
     }
     this.scheduleDrain();
   }
@@ -538,10 +551,11 @@ export class Channel extends EventEmitter<ChannelEvents> {
   }
 
   /** The first half of a frame's processing: what to do with it, and how to answer it afterwards. */
-  private check({ peer, frame }: Inbound): Step {
+  private check({ peer, frame, arrived }: Inbound): Step {
+    const since = (): EntryFacts => ({ latencyMs: Math.round((performance.now() - arrived) * 1000) / 1000 });
     const decoded = decode(frame, this.osip);
     if (!decoded.ok) {
-      return { kind: 'done', finish: () => this.reject(peer, frame, decoded.reason, decoded.detail, decoded.code, decoded.header) };
+      return { kind: 'done', finish: () => this.reject(peer, frame, decoded.reason, decoded.detail, decoded.code, decoded.header, since) };
     }
     const telegram = decoded.telegram;
     const wrong = checkAddress(telegram.header, this.osip, this.name);
@@ -552,7 +566,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       return {
         kind: 'done',
         finish: () => {
-          this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header);
+          this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header, since);
           // A connection whose first telegram is not from our PLC is someone else's (§B6).
           if (wrong === 'wrong-peer' && !peer.bound) this.dropPeer(peer, 'first telegram from another sender');
         },
@@ -571,7 +585,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
         kind: 'done',
         finish: () => {
           this.received(peer, frame, 'sync');
-          this.sendReply(peer, { type: 'SYNC' }, telegram, 'reply');
+          this.sendReply(peer, { type: 'SYNC' }, telegram, 'reply', since());
         },
       };
     }
@@ -594,7 +608,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
             this.counters.duplicates++;
             this.received(peer, frame, 'duplicate');
             this.log.info({ seq: header.seq, type: telegram.type, replies: cached.replies.length }, 'identical resend: cached reply sent again');
-            for (const r of cached.replies) this.write(peer, r.text, r.bytes, 'cached-reply');
+            for (const r of cached.replies) this.write(peer, r.text, r.bytes, 'cached-reply', since());
           },
         };
       }
@@ -614,13 +628,14 @@ export class Channel extends EventEmitter<ChannelEvents> {
       finish: (result) => {
         const { texts, outcome } = this.encodeReplies(telegram, result);
         this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
-        this.received(peer, frame, outcome);
+        const facts: EntryFacts = { ...result.facts };
+        this.received(peer, frame, outcome, facts);
         for (const text of texts) {
           if (text.slice(HEADER_LENGTH, TYPE_END) === 'ERR_' && !this.errorBucket.take()) {
             this.counters.errorRepliesSuppressed++;
             continue;
           }
-          const bytes = this.write(peer, text, undefined, 'reply');
+          const bytes = this.write(peer, text, undefined, 'reply', { ...facts, ...since() });
           entry?.replies.push({ text, bytes });
         }
       },
@@ -666,12 +681,20 @@ export class Channel extends EventEmitter<ChannelEvents> {
     return encode({ ...reply, header } as TelegramInput, this.osip);
   }
 
-  private sendReply(peer: Peer, reply: ReplyInput, request: Telegram, outcome: string): void {
+  private sendReply(peer: Peer, reply: ReplyInput, request: Telegram, outcome: string, facts: EntryFacts): void {
     const text = this.encodeReply(reply, request);
-    this.write(peer, text, undefined, outcome);
+    this.write(peer, text, undefined, outcome, facts);
   }
 
-  private reject(peer: Peer, frame: string, reason: ChannelRejectReason, detail: string, code: string, address: ReplyAddress | undefined): void {
+  private reject(
+    peer: Peer,
+    frame: string,
+    reason: ChannelRejectReason,
+    detail: string,
+    code: string,
+    address: ReplyAddress | undefined,
+    since: () => EntryFacts,
+  ): void {
     this.counters.rxRejected[reason]++;
     this.received(peer, frame, reason);
     this.noisyWarn(`reject-${reason}`, { connection: peer.conn.id, reason, detail, telegram: frame }, 'telegram rejected');
@@ -681,7 +704,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       return;
     }
     const text = errorTelegram(code, address, this.osip, { seqRule: this.config.replySeq });
-    this.write(peer, text, undefined, 'error-reply');
+    this.write(peer, text, undefined, 'error-reply', since());
   }
 
   private noteLocation(telegram: Telegram): void {
@@ -703,25 +726,25 @@ export class Channel extends EventEmitter<ChannelEvents> {
   // ---- writing and the telegram log --------------------------------------------------
 
   /** Writes a telegram (framed here unless `bytes` are given); returns the framed bytes. */
-  private write(peer: Peer, text: string, bytes: Buffer | undefined, outcome: string): Buffer {
+  private write(peer: Peer, text: string, bytes: Buffer | undefined, outcome: string, facts?: EntryFacts): Buffer {
     const framed = bytes ?? encodeFrame(text, this.frameOptions);
     if (peer.conn.write(framed)) {
       this.counters.tx++;
       this.lastTx = Date.now();
-      this.logTelegram('out', text, outcome, peer.conn.id);
+      this.logTelegram('out', text, outcome, peer.conn.id, facts);
     } else {
       this.counters.repliesDropped++;
-      this.logTelegram('out', text, 'not-sent', peer.conn.id);
+      this.logTelegram('out', text, 'not-sent', peer.conn.id, facts);
     }
     return framed;
   }
 
-  private received(peer: Peer, frame: string, outcome: string): void {
-    this.logTelegram('in', frame, outcome, peer.conn.id);
+  private received(peer: Peer, frame: string, outcome: string, facts?: EntryFacts): void {
+    this.logTelegram('in', frame, outcome, peer.conn.id, facts);
   }
 
-  private logTelegram(direction: 'in' | 'out', text: string, outcome: string, connection: number | undefined): void {
-    const entry: TelegramLogEntry = { direction, at: new Date().toISOString(), text, outcome };
+  private logTelegram(direction: 'in' | 'out', text: string, outcome: string, connection: number | undefined, facts?: EntryFacts): void {
+    const entry: TelegramLogEntry = { direction, at: new Date().toISOString(), text, outcome, ...facts };
     if (connection !== undefined) entry.connection = connection;
     this.history.push(entry);
     if (this.history.length > HISTORY) this.history.shift();
@@ -760,7 +783,8 @@ export class Channel extends EventEmitter<ChannelEvents> {
     if (!peer.conn.write(framed)) return false;
     this.counters.tx++;
     this.lastTx = Date.now();
-    this.logTelegram('out', text, 'unsolicited', peer.conn.id);
+    const barcode = 'barcode' in telegram && typeof telegram.barcode === 'string' ? { barcode: telegram.barcode } : {};
+    this.logTelegram('out', text, 'unsolicited', peer.conn.id, barcode);
     return true;
   }
 

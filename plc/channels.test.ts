@@ -159,7 +159,7 @@ describe('the channels in the appliance', () => {
     expect(entry.body._links['plc-channel-index']).toEqual({ href: `${wms.url}/v1/plc-channels/index` });
     const index = await wms.get('/v1/plc-channels/index');
     expect(index.status).toBe(200);
-    expect(Object.keys(index.body._links).sort()).toEqual(['plc-channels-findall', 'plc-channels-findbyname', 'plc-serial-ports']);
+    expect(Object.keys(index.body._links).sort()).toEqual(['plc-channel-telegrams', 'plc-channels-findall', 'plc-channels-findbyname', 'plc-serial-ports']);
     const ports = await wms.get('/v1/plc-serial-ports');
     expect(ports.status).toBe(200);
     expect(Array.isArray(ports.body)).toBe(true);

@@ -2,12 +2,14 @@
 // by the diagnostics route, and the directory the adapter sends unsolicited telegrams
 // through (plc/port.ts ChannelDirectory; plc-osip.md §B5 step 5).
 
-import type { EventBus } from '../src/core/events.ts';
+import { asActor } from '../src/core/actor.ts';
 import type { Logger } from '../src/core/log.ts';
+import type { UnitOfWork } from '../src/core/unit-of-work.ts';
 import { Channel, type ChannelSnapshot } from './channel.ts';
 import type { PlcConfig } from './config.ts';
 import { fieldFromCoordinate } from './osip/index.ts';
 import type { ChannelDirectory, ReplyInput, TelegramHandler } from './port.ts';
+import type { TelegramLog } from './telegram-log.ts';
 
 /** Locations remembered with the channel that last reported them (a warehouse has fewer). */
 const MAX_REPORTED = 100_000;
@@ -15,8 +17,10 @@ const MAX_REPORTED = 100_000;
 export interface PlcChannelsOptions {
   /** Link retry delays (tests); default BACKOFF_MS. */
   backoffMs?: readonly number[];
-  /** Where channel state changes are published (`plcChannel.stateChanged`), for live views. */
-  bus?: EventBus;
+  /** Records channel state changes as events (`plcChannel.stateChanged`), for live views and alarms. */
+  work?: UnitOfWork;
+  /** Keeps every telegram received and sent. */
+  telegramLog?: TelegramLog;
 }
 
 export class PlcChannels implements ChannelDirectory {
@@ -37,12 +41,17 @@ export class PlcChannels implements ChannelDirectory {
         locationReported: (name, coordinate, field) => this.noteReported(name, coordinate, field),
         ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}),
       });
-      const bus = options.bus;
-      if (bus) {
+      const { work, telegramLog } = options;
+      if (work) {
         channel.on('state', (state, from, reason) =>
-          bus.publish('plcChannel.stateChanged', { name: channel.name, state, from, ...(reason ? { reason } : {}) }),
+          asActor({ kind: 'plc', name: channel.name }, () =>
+            work.run(() =>
+              work.emit({ type: 'plcChannel.stateChanged', key: channel.name, data: { name: channel.name, state, from, ...(reason ? { reason } : {}) } }),
+            ),
+          ),
         );
       }
+      if (telegramLog) channel.on('telegram', (entry) => telegramLog.record(channel.name, entry));
       this.channels.set(channel.name, channel);
     }
   }

@@ -42,6 +42,7 @@ describe('plc config', () => {
     expect(config.plc).toEqual({
       hostName: 'MFC__',
       timeZone: 'UTC',
+      telegramLog: { keepDays: 7, maxRows: 5_000_000 },
       channels: [{
         name: 'CNV01', enabled: true, transport: 'tcp-server', host: '127.0.0.1', port: 5020, baudRate: 38_400,
         framing: 'line', terminator: 'CRLF', bcc: false, telegramLength: 160, replySeq: 'plus-one',

@@ -105,6 +105,13 @@ export const plcConfigSchema = z
     hostName: name5.default('MFC__'),
     /** IANA zone of the 14-digit telegram dates. */
     timeZone: z.string().refine(isTimeZone, 'not a known IANA time zone').default('UTC'),
+    /** The durable telegram log of every channel: how long and how many telegrams are kept. */
+    telegramLog: z
+      .strictObject({
+        keepDays: z.number().int().min(1).max(365).default(7),
+        maxRows: z.number().int().min(1000).default(5_000_000),
+      })
+      .prefault({}),
     /** The PLC channels (none by default: the appliance then speaks no OSIP). */
     channels: z
       .array(channelSchema)

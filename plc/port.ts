@@ -34,17 +34,28 @@ export interface ChannelContext {
   options: AdapterOptions;
 }
 
+/** What a telegram was about, as the adapter resolved it: kept in the telegram log. */
+export interface TelegramFacts {
+  /** The transport unit's barcode as stored. */
+  barcode?: string;
+  /** The location's coordinate. */
+  location?: string;
+  /** pKey of the transport order the telegram touched. */
+  order?: string;
+}
+
 export interface HandlingResult {
   /** Sent on the same channel, in order. */
   replies: ReplyInput[];
   /** For counters and the telegram log: `ok`, or why nothing or less happened (`unknown-location`, `no-route`, `internal`, …). */
   outcome: string;
+  facts?: TelegramFacts;
 }
 
 /**
  * The adapter's side. `handle` processes one valid telegram that is not SYNQ/SYNC,
- * runs its effects in one transaction (all or nothing), publishes the domain events after
- * the commit, and never throws: an internal failure rolls back and answers as §B6 says
+ * runs its effects as one unit of work (all or nothing; its events are delivered after
+ * the commit), and never throws: an internal failure rolls back and answers as §B6 says
  * (REQ_: RES_ without target; others: ERR_ 00000099).
  */
 export interface TelegramHandler {

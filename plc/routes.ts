@@ -1,14 +1,22 @@
-import type { RequestContext } from '../src/http/context.ts';
+import { z } from 'zod';
 import { notFound } from '../src/core/errors.ts';
-import { indexRoute, link, ok } from '../src/http/hal.ts';
+import { decodeCursor, DEFAULT_PAGE, encodeCursor, MAX_PAGE } from '../src/core/paging.ts';
+import { pageParams, timestampParam } from '../src/core/schema.ts';
+import type { RequestContext } from '../src/http/context.ts';
+import { indexRoute, link, ok, pageReply } from '../src/http/hal.ts';
 import type { Route } from '../src/http/router.ts';
+import type { ModuleDescriptor } from '../src/modules/module.ts';
 import type { ChannelSnapshot } from './channel.ts';
 import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
+import { osipOptions } from './osip/index.ts';
+import type { TelegramHandler } from './port.ts';
+import { decoded, type TelegramLog } from './telegram-log.ts';
 
 // PLC channel diagnostics (plc-osip.md §B3): state, peer, counters and the last 100
-// telegrams of every configured channel, read-only. Plus the serial devices of the
-// box, for whoever configures a serial channel.
+// telegrams of every configured channel, read-only; the durable telegram log of a
+// channel, paged and decoded. Plus the serial devices of the box, for whoever
+// configures a serial channel.
 
 const READ = 'plc-channels:read';
 const BASE = '/v1/plc-channels';
@@ -21,7 +29,16 @@ const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot) => ({
   links: [link(ctx, 'plc-channels-findbyname', `${BASE}/${encodeURIComponent(snapshot.name)}`)],
 });
 
-export function plcRoutes(channels: PlcChannels): Route[] {
+const telegramQuery = z.object({
+  direction: z.enum(['in', 'out']).optional(),
+  type: z.string().regex(/^[A-Z_]{4}$/, 'a telegram type of four characters, e.g. REQ_').optional(),
+  barcode: z.string().min(1).max(64).optional(),
+  from: timestampParam.optional(),
+  to: timestampParam.optional(),
+  ...pageParams(DEFAULT_PAGE, MAX_PAGE),
+});
+
+export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Route[] {
   const routes: Route[] = [
     {
       method: 'GET', path: BASE, grant: READ, link: 'plc-channels-findall',
@@ -38,6 +55,7 @@ export function plcRoutes(channels: PlcChannels): Route[] {
         return ok(channelVO(ctx, channel.snapshot()));
       },
     },
+    ...(telegramLog ? [telegramRoute(channels, telegramLog)] : []),
     {
       method: 'GET', path: '/v1/plc-serial-ports', optionalQuery: ['details'], grant: READ, link: 'plc-serial-ports',
       summary: 'The serial devices of this box (/dev/serial/by-id, ttyS, ttyUSB, ttyACM) for a serial channel\'s device; details=true adds maker and serial number where udev can tell.',
@@ -46,4 +64,47 @@ export function plcRoutes(channels: PlcChannels): Route[] {
     },
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the PLC channel diagnostics.'), ...routes];
+}
+
+function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
+  return {
+    method: 'GET', path: `${BASE}/{name}/telegrams`, grant: READ, link: 'plc-channel-telegrams',
+    optionalQuery: ['direction', 'type', 'barcode', 'from', 'to', 'limit', 'after'],
+    summary:
+      'The telegram log of a channel, oldest first, paged (limit ≤ 1000, default 100; Link rel="next"): time, direction, type, sequence number, text, ' +
+      'decoded fields, outcome, barcode, location, transport order, and for a reply the milliseconds since its telegram arrived.',
+    handler: async (ctx) => {
+      const name = ctx.param('name');
+      const channel = channels.find(name);
+      const q = ctx.queryAs(telegramQuery);
+      const after = q.after === undefined ? 0 : decodeCursor(q.after, ['id'] as const).id;
+      const page = await telegramLog.page({ channel: name, direction: q.direction, type: q.type, barcode: q.barcode, from: q.from, to: q.to }, after, q.limit);
+      if (!channel && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
+      // Decoded with the channel's options as configured now (a channel since removed: the defaults).
+      const options = channel?.osip ?? osipOptions();
+      return pageReply(ctx, page.items.map((r) => decoded(r, options)), page.next === undefined ? undefined : encodeCursor({ id: page.next }));
+    },
+  };
+}
+
+/** The PLC channels as the composition root plugs them in: started last, stopped first (no telegram reaches a closing database). */
+export function plcModule(channels: PlcChannels, handler: TelegramHandler & { close?(): void }, telegramLog?: TelegramLog): ModuleDescriptor {
+  return {
+    name: 'plc',
+    routes: plcRoutes(channels, telegramLog),
+    indexLinks: plcIndexLinks,
+    start: async () => {
+      try {
+        await channels.start(handler);
+      } catch (err) {
+        handler.close?.();
+        throw err;
+      }
+    },
+    stop: async () => {
+      await channels.stop();
+      handler.close?.();
+      telegramLog?.flush();
+    },
+  };
 }

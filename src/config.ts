@@ -80,6 +80,22 @@ export const configSchema = z.strictObject({
       level: logLevel.default('info'),
     })
     .prefault({}),
+  events: z
+    .strictObject({
+      /** Events older than this many days are pruned (history, audit, replay reach back this far). */
+      keepDays: z.number().int().min(1).max(3650).default(30),
+      /** At most this many events are kept; the oldest go first. */
+      maxRows: z.number().int().min(1000).default(10_000_000),
+    })
+    .prefault({}),
+  alarms: z
+    .strictObject({
+      /** A PLC channel not ONLINE for this long raises an alarm. */
+      channelDownSeconds: z.number().int().min(1).max(86_400).default(10),
+      /** Free space of the data directory below this raises an alarm (0 = never). */
+      minFreeDiskMb: z.number().int().min(0).default(1024),
+    })
+    .prefault({}),
   /** The PLC channels and our OSIP host name (plc/config.ts). */
   plc: plcConfigSchema,
 });

@@ -6,59 +6,69 @@ import { migrations } from '../db/migrations/index.ts';
 import { createAdapter } from '../plc/adapter.ts';
 import { PlcChannels } from '../plc/channels.ts';
 import type { ChannelDirectory, TelegramHandler } from '../plc/port.ts';
-import { plcIndexLinks, plcRoutes } from '../plc/routes.ts';
+import { plcModule } from '../plc/routes.ts';
+import { TelegramLog } from '../plc/telegram-log.ts';
 import { TokenService } from './auth/tokens.ts';
 import { ConfigError, USAGE, loadConfig, parseFlags, redactedConfig, type Config } from './config.ts';
 import { openDatabase, type Db } from './core/db.ts';
-import { EventBus } from './core/events.ts';
-import { EventJournal } from './core/event-journal.ts';
+import { EventLog } from './core/event-log.ts';
+import type { EventBus } from './core/events.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
 import { restoreBackup } from './core/backup.ts';
 import { sqliteBinding } from './core/native.ts';
+import { Retention } from './core/retention.ts';
+import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
 import { Router, type Route } from './http/router.ts';
 import { HttpMetrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
-import { commonIndexLinks, commonRoutes } from './modules/common/routes.ts';
+import { alarmsModule } from './modules/alarms/routes.ts';
+import { createAlarmService, type AlarmService } from './modules/alarms/service.ts';
+import { createAlarmStore } from './modules/alarms/store.ts';
+import { backupsModule } from './modules/backups/routes.ts';
+import { commonModule } from './modules/common/routes.ts';
 import { createCommonServices, type CommonServices } from './modules/common/service.ts';
-import { inventoryIndexLinks, inventoryRoutes } from './modules/inventory/routes.ts';
+import { createHistory } from './modules/events/history.ts';
+import { eventsModule } from './modules/events/routes.ts';
+import { LiveStreams } from './modules/events/streams.ts';
+import { EventTickets } from './modules/events/tickets.ts';
+import { inventoryModule } from './modules/inventory/routes.ts';
 import { createInventory, type InventoryServices } from './modules/inventory/service.ts';
-import { movementIndexLinks, movementRoutes } from './modules/movements/routes.ts';
-import { shippingIndexLinks, shippingRoutes } from './modules/shipping/routes.ts';
-import { createShippingService } from './modules/shipping/service.ts';
-import { createShippingStore } from './modules/shipping/store.ts';
-import { receivingIndexLinks, receivingRoutes } from './modules/receiving/routes.ts';
-import { createReceivingService } from './modules/receiving/service.ts';
-import { createReceivingStore } from './modules/receiving/store.ts';
+import type { ModuleDescriptor } from './modules/module.ts';
+import { movementsModule } from './modules/movements/routes.ts';
 import { createMovementService } from './modules/movements/service.ts';
 import { createMovementStore } from './modules/movements/store.ts';
-import { preferenceRoutes, preferencesIndexLinks } from './modules/preferences/routes.ts';
+import { preferencesModule } from './modules/preferences/routes.ts';
 import { createPreferenceService } from './modules/preferences/service.ts';
 import { createPreferenceStore } from './modules/preferences/store.ts';
-import { routingIndexLinks, routingRoutes } from './modules/routing/routes.ts';
+import { receivingModule } from './modules/receiving/routes.ts';
+import { createReceivingService } from './modules/receiving/service.ts';
+import { createReceivingStore } from './modules/receiving/store.ts';
+import { routingModule } from './modules/routing/routes.ts';
 import { createRoutingService, type RoutingService } from './modules/routing/service.ts';
 import { createRoutingStore } from './modules/routing/store.ts';
+import { shippingModule } from './modules/shipping/routes.ts';
+import { createShippingService } from './modules/shipping/service.ts';
+import { createShippingStore } from './modules/shipping/store.ts';
 import { systemRoutes } from './modules/system/routes.ts';
-import { backupIndexLinks, backupRoutes } from './modules/backups/routes.ts';
-import { eventIndexLinks, eventRoutes } from './modules/events/routes.ts';
-import { transportOrderIndexLinks, transportOrderRoutes } from './modules/transport-orders/routes.ts';
-import { createTransportOrderService, type TransportOrderService } from './modules/transport-orders/service.ts';
-import { createTransportOrderStore } from './modules/transport-orders/store.ts';
-import { taskIndexLinks, taskRoutes } from './modules/tasks/routes.ts';
+import { tasksModule } from './modules/tasks/routes.ts';
 import { createTaskService } from './modules/tasks/service.ts';
 import { createTaskStore } from './modules/tasks/store.ts';
-import { usersIndexLinks, usersRoutes } from './modules/users/routes.ts';
+import { transportOrdersModule } from './modules/transport-orders/routes.ts';
+import { createTransportOrderService, type TransportOrderService } from './modules/transport-orders/service.ts';
+import { createTransportOrderStore } from './modules/transport-orders/store.ts';
+import { usersModule } from './modules/users/routes.ts';
 import { createUsersModule, type UsersModule } from './modules/users/service.ts';
 import { VERSION } from './version.ts';
 
-// Composition root: config → database → migrations → stores → services → HTTP → PLC channels.
+// Composition root: config → database → migrations → unit of work → services → the
+// list of module descriptors → HTTP → modules started (the PLC channels last).
 
 /** What the PLC adapter is built from. */
 export interface PlcHandlerDeps {
-  db: Db;
+  work: UnitOfWork;
   log: Logger;
-  bus: EventBus;
   common: CommonServices;
   routing: RoutingService;
   transportOrders: TransportOrderService;
@@ -90,14 +100,23 @@ export interface Appliance {
   port: number;
   db: Db;
   log: Logger;
+  /** The one transaction runner; `work.bus` hands out committed events. */
+  work: UnitOfWork;
   bus: EventBus;
+  events: EventLog;
   users: UsersModule;
   common: CommonServices;
   inventory: InventoryServices;
   routing: RoutingService;
   transportOrders: TransportOrderService;
+  alarms: AlarmService;
   /** The PLC channels (started once the HTTP server listens). */
   plc: PlcChannels;
+  telegramLog: TelegramLog;
+  /** Prunes the event log, the telegram log and cleared alarms. */
+  retention: Retention;
+  /** Event streams open now. */
+  streams: LiveStreams;
   routes: readonly Route[];
   close(): Promise<void>;
 }
@@ -115,58 +134,70 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   try {
     migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
 
-    const bus = new EventBus((err, event) => log.error({ err, event: event.type }, 'event listener failed'));
+    // Every change from here on runs through the unit of work and leaves its events in the log.
+    const events = new EventLog(db);
+    const work = new UnitOfWork(db, events, (err, event) => log.error({ err, event: event.type, id: event.id }, 'event subscriber failed'));
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
-    // Subscribed before any service can publish: the live stream misses nothing.
-    const journal = new EventJournal(bus);
-    const users = createUsersModule(db, tokens, bus, log, { imageMaxBytes: config.users.imageMaxBytes });
-    const common = createCommonServices(db, bus);
-    const inventory = createInventory({ db, common, bus, options: config.inventory });
-    const preferences = createPreferenceService(db, createPreferenceStore(db), bus);
-    const tasks = createTaskService({ db, store: createTaskStore(db), bus, types: config.tasks.types });
-    const movements = createMovementService({ db, store: createMovementStore(db), common, bus });
+    const users = createUsersModule(db, work, tokens, log, { imageMaxBytes: config.users.imageMaxBytes });
+    const common = createCommonServices(db, work);
+    const inventory = createInventory({ db, work, common, options: config.inventory });
+    const preferences = createPreferenceService(work, createPreferenceStore(db));
+    const tasks = createTaskService({ work, store: createTaskStore(db), types: config.tasks.types });
+    const movements = createMovementService({ work, store: createMovementStore(db), common });
+    const shipping = createShippingService({ work, store: createShippingStore(db), products: inventory.products, common });
+    const receiving = createReceivingService({ work, store: createReceivingStore(db), inventory, common });
+    const transportOrders = createTransportOrderService({ work, store: createTransportOrderStore(db), common });
+    const routing = createRoutingService({ work, store: createRoutingStore(db), common, orders: transportOrders });
 
-    const shipping = createShippingService({ db, store: createShippingStore(db), products: inventory.products, common, bus });
-    const receiving = createReceivingService({ db, store: createReceivingStore(db), inventory, common, bus });
-    // Placeholder until the transport-orders module is connected: no unit has a STARTED order.
-    const transportOrders = createTransportOrderService({ db, store: createTransportOrderStore(db), common, bus });
-    const routing = createRoutingService({ db, store: createRoutingStore(db), common, bus, orders: transportOrders });
+    const telegramLog = new TelegramLog(db, work);
+    const plc = new PlcChannels(config.plc, log, { work, telegramLog });
+    const alarms = createAlarmService({
+      work,
+      store: createAlarmStore(db),
+      log,
+      options: { ...config.alarms, dataDir },
+      groupAvailable: (name) => {
+        const group = common.locationGroups.byNames([name])[0];
+        return !!group && group.groupStateIn === 'AVAILABLE' && group.groupStateOut === 'AVAILABLE';
+      },
+      channels: () => plc.list().map((c) => ({ name: c.name, state: c.state })),
+    });
+    const streams = new LiveStreams(events, work.bus, users.currentPrincipal, log);
+    const tickets = new EventTickets();
+    const retention = new Retention(log);
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    retention.add({ name: 'events', prune: (batch) => events.prune(daysAgo(config.events.keepDays), config.events.maxRows, batch) });
+    retention.add({
+      name: 'telegram log',
+      prune: (batch) => telegramLog.prune(daysAgo(config.plc.telegramLog.keepDays), config.plc.telegramLog.maxRows, batch),
+    });
+    retention.add({ name: 'cleared alarms', prune: (batch) => alarms.prune(daysAgo(config.events.keepDays), batch) });
 
-    const plc = new PlcChannels(config.plc, log, { bus });
-    const moduleRoutes = [
-      ...usersRoutes(users),
-      ...commonRoutes(common),
-      ...preferenceRoutes(preferences),
-      ...taskRoutes(tasks),
-      ...inventoryRoutes(inventory),
-      ...movementRoutes(movements),
-      ...shippingRoutes(shipping),
-      ...receivingRoutes(receiving),
-      ...routingRoutes(routing),
-      ...transportOrderRoutes(transportOrders),
-      ...plcRoutes(plc),
-      ...backupRoutes({ db, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
-      ...eventRoutes(journal),
+    const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc });
+    // The appliance is this list. Started in order once HTTP listens, stopped in reverse:
+    // the PLC channels last in, first out, so no telegram reaches a closing database.
+    const modules: ModuleDescriptor[] = [
+      usersModule(users),
+      preferencesModule(preferences),
+      tasksModule(tasks),
+      commonModule(common),
+      inventoryModule(inventory),
+      movementsModule(movements),
+      shippingModule(shipping),
+      receivingModule(receiving),
+      routingModule(routing),
+      transportOrdersModule(transportOrders),
+      backupsModule({ db, work, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
+      eventsModule({ streams, tickets, history: createHistory(events, telegramLog), stop: () => streams.shutdown() }),
+      alarmsModule(alarms),
+      { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },
+      plcModule(plc, telegramHandler, telegramLog),
     ];
-    const indexLinks = {
-      ...preferencesIndexLinks,
-      ...usersIndexLinks,
-      ...taskIndexLinks,
-      ...commonIndexLinks,
-      ...inventoryIndexLinks,
-      ...movementIndexLinks,
-      ...shippingIndexLinks,
-      ...receivingIndexLinks,
-      ...routingIndexLinks,
-      ...transportOrderIndexLinks,
-      ...plcIndexLinks,
-      ...backupIndexLinks,
-      ...eventIndexLinks,
-    };
+    const indexLinks = Object.assign({}, ...modules.map((m) => m.indexLinks ?? {})) as Record<string, string>;
     const metrics = new HttpMetrics();
     const routes: Route[] = [
       ...systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes: () => routes }),
-      ...moduleRoutes,
+      ...modules.flatMap((m) => m.routes),
     ];
     const router = new Router(routes);
 
@@ -186,6 +217,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const server = createHttpServer({
       router,
       authenticate: (authorization) => users.authenticate(authorization),
+      redeemTicket: (ticket) => users.currentPrincipalOrRefuse(tickets.redeem(ticket)),
       log,
       bodyLimitBytes: config.server.bodyLimitBytes,
       corsOrigins: config.server.corsOrigins,
@@ -197,11 +229,24 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const address = await listen(server, config.server.port, config.server.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-    const telegramHandler = (options.plcHandler ?? plcHandler)({ db, log, bus, common, routing, transportOrders, channels: plc });
+    const started: ModuleDescriptor[] = [];
+    const stopModules = async () => {
+      for (const module of started.reverse()) {
+        try {
+          await module.stop?.();
+        } catch (err) {
+          log.error({ err, module: module.name }, 'stopping a module failed');
+        }
+      }
+      started.length = 0;
+    };
     try {
-      await plc.start(telegramHandler);
+      for (const module of modules) {
+        await module.start?.();
+        started.push(module);
+      }
     } catch (err) {
-      telegramHandler.close?.();
+      await stopModules();
       await closeServer(server);
       throw err;
     }
@@ -214,21 +259,25 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       port: address.port,
       db,
       log,
-      bus,
+      work,
+      bus: work.bus,
+      events,
       users,
       common,
       inventory,
       routing,
       transportOrders,
+      alarms,
       plc,
+      telegramLog,
+      retention,
+      streams,
       routes,
       close() {
         closing ??= (async () => {
-          // The PLC first: no telegram may reach a closing database.
-          await plc.stop();
-          telegramHandler.close?.();
-          // Open event streams would keep the server waiting for ever.
-          journal.shutdown();
+          // Modules in reverse: the PLC first, open event streams before the server
+          // (they would keep it waiting for ever).
+          await stopModules();
           await closeServer(server);
           db.close();
           log.info('appliance stopped');

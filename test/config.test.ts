@@ -144,7 +144,9 @@ describe('loadConfig: defaults', () => {
       inventory: { oneProductPerLoadUnit: false },
       users: { imageMaxBytes: 256 * 1024 },
       log: { level: 'info' },
-      plc: { hostName: 'MFC__', timeZone: 'UTC', channels: [] },
+      events: { keepDays: 30, maxRows: 10_000_000 },
+      alarms: { channelDownSeconds: 10, minFreeDiskMb: 1024 },
+      plc: { hostName: 'MFC__', timeZone: 'UTC', telegramLog: { keepDays: 7, maxRows: 5_000_000 }, channels: [] },
     });
     expect(config.auth.adminPassword).toBeUndefined();
     expect(config.server.publicUrl).toBeUndefined();
@@ -266,7 +268,12 @@ describe('loadConfig: WMS_* environment variables', () => {
     'inventory.oneProductPerLoadUnit': { text: () => 'true', value: () => true },
     'users.imageMaxBytes': { text: () => '65536', value: () => 65536 },
     'log.level': { text: () => 'debug', value: () => 'debug' },
+    'events.keepDays': { text: () => '90', value: () => 90 },
+    'events.maxRows': { text: () => '50000', value: () => 50_000 },
+    'alarms.channelDownSeconds': { text: () => '30', value: () => 30 },
+    'alarms.minFreeDiskMb': { text: () => '0', value: () => 0 },
     'plc.hostName': { text: () => 'HOST1', value: () => 'HOST1' },
+    'plc.telegramLog': { text: () => '{"keepDays":3}', value: () => ({ keepDays: 3, maxRows: 5_000_000 }) },
     'plc.timeZone': { text: () => 'Europe/Berlin', value: () => 'Europe/Berlin' },
     'plc.channels': {
       text: () => '[{"name":"CNV01","transport":"tcp-client","host":"10.0.0.5","port":5020}]',

@@ -118,7 +118,8 @@ describe('GET /v1/events', () => {
     expect((await wms.post('/v1/locations', { locationId: 'EVNT/0001/0000/0000/0000', locationGroupName: 'WAREHOUSE' })).status).toBe(201);
     const events = await stream.until(named('location.created'));
     const created = events.find((e) => e.event === 'location.created')!;
-    expect(created.id).toMatch(/^[0-9a-f]{8}-\d+$/);
+    expect(created.id).toMatch(/^\d+$/);
+    expect(dataOf(created)).toMatchObject({ id: Number(created.id), actor: { kind: 'user', name: 'admin' }, subject: { kind: 'location', key: 'EVNT/0001/0000/0000/0000' } });
     expect(dataOf(created)).toMatchObject({ type: 'location.created', data: { locationId: 'EVNT/0001/0000/0000/0000' } });
     expect(dataOf(created).at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
@@ -163,11 +164,13 @@ describe('GET /v1/events', () => {
     ]);
   });
 
-  it('tells a view with an id of an earlier start to reload (event reset)', async () => {
-    const { stream } = await open('', { 'Last-Event-ID': '00000000-42' });
-    const events = await stream.until(named('reset'));
-    expect(events[0]!.event).toBe('reset');
-    expect(JSON.parse(events[0]!.data!)).toEqual({ bootId: expect.stringMatching(/^[0-9a-f]{8}$/) });
+  it('tells a view whose id the log cannot place to reload (event reset): not an id of this log, or newer than it', async () => {
+    for (const lastId of ['00000000-42', '99999999']) {
+      const { stream } = await open('', { 'Last-Event-ID': lastId });
+      const events = await stream.until(named('reset'));
+      expect(events[0]!.event).toBe('reset');
+      expect(JSON.parse(events[0]!.data!)).toEqual({ lastEventId: lastId, oldest: expect.any(Number), newest: expect.any(Number) });
+    }
   });
 
   it('refuses a malformed types list with 400 and a token-less request with 401', async () => {
@@ -179,7 +182,7 @@ describe('GET /v1/events', () => {
     const index = await wms.get('/index');
     expect(index.body._links['event-index'].href).toBe(`${wms.url}/v1/events/index`);
     const own = await wms.get('/v1/events/index');
-    expect(own.body._links['events-stream'].href).toBe(`${wms.url}/v1/events?types={types}&lastEventId={lastEventId}`);
+    expect(own.body._links['events-stream'].href).toBe(`${wms.url}/v1/events?types={types}&lastEventId={lastEventId}&ticket={ticket}`);
   });
 });
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
 import { DomainError } from '../src/core/errors.ts';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Inventory module (spec Document 3, "Shared objects", "Inventory module", endpoints
 // "Products", "Load units", "Packaging units" and the inventory keys; decisions in
@@ -32,11 +31,11 @@ const LOC_EMPTY = 'INV/0003/0001/0001/0001';
 const ERP_DOCK = 'ERP-DOCK';
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => events.push(event));
+  wms.app.bus.onAny((event) => events.push(event));
   for (const [name, parentName] of [['INV-STOCK', 'WAREHOUSE'], ['INV-AISLE', 'INV-STOCK'], ['INV-OTHER', 'WAREHOUSE']]) {
     const reply = await wms.post('/v1/location-groups', { name, parentName });
     expect(reply.status, reply.text).toBe(201);
@@ -1041,26 +1040,26 @@ describe('service API (receiving, shipping)', () => {
     expect((await loadUnitsOf(bk))[0]).toMatchObject({ label: 'LU-LABEL', type: 'CARTON' });
   });
 
-  it('packagingUnits.create runs in the caller transaction: rolled back with it', async () => {
+  it('packagingUnits.create joins the caller\'s unit of work: rolled back with it, announced after its commit', async () => {
     const { packagingUnits } = wms.app.inventory;
+    const { work } = wms.app;
     const p = await newProduct();
     const bk = await newTransportUnit();
     const before = await state();
     const eventsBefore = events.length;
     expect(() =>
-      wms.app.db.transaction(() => {
+      work.run(() => {
         packagingUnits.create({ transportUnitBK: bk, luPos: '1', sku: p.sku, quantity: { family: 'Piece', unit: 'PC', base: 1 }, loadUnitType: 'CARTON' });
         throw new Error('the caller fails later');
-      })(),
+      }),
     ).toThrow('the caller fails later');
     expect(await state()).toEqual(before);
     expect(events.length).toBe(eventsBefore);
-    // Committed by the caller, announced by the caller.
-    const pu = wms.app.db.transaction(() =>
-      packagingUnits.create({ transportUnitBK: bk, luPos: '1', sku: p.sku, quantity: { family: 'Piece', unit: 'PC', base: 2 }, loadUnitType: 'CARTON' }),
-    )();
-    expect(events.length).toBe(eventsBefore);
-    packagingUnits.announceCreated(pu);
+    const { pu, delivered } = work.run(() => ({
+      pu: packagingUnits.create({ transportUnitBK: bk, luPos: '1', sku: p.sku, quantity: { family: 'Piece', unit: 'PC', base: 2 }, loadUnitType: 'CARTON' }),
+      delivered: events.length,
+    }));
+    expect(delivered).toBe(eventsBefore);
     expect(events.at(-1)).toMatchObject({ type: 'packagingUnit.created', data: { pKey: pu.pk, sku: p.sku, quantity: '2 PC' } });
   });
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Movements module (spec Document 3, "Movements module", "States and transitions /
 // Movement", endpoints "Movements"; decisions in docs/movements.md), black-box over
@@ -44,11 +43,11 @@ interface Movement {
 }
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => {
+  wms.app.bus.onAny((event) => {
     if (event.type.startsWith('movement.') || event.type === 'transportUnit.moved') events.push(event);
   });
   for (const [name, parentName] of [
@@ -860,7 +859,7 @@ describe('renamed and deleted references', () => {
     expect((await read(done.pKey)).state).toBe('DONE');
     expect(keys(await list(`${MV}?barcode=${barcode}`))).toEqual([inactive.pKey, active.pKey, done.pKey]);
     const cancelled = events.slice(mark).filter((e) => e.type === 'movement.cancelled');
-    expect(cancelled.map((e) => [e.data.pKey, e.data.from, e.data.reason])).toEqual([
+    expect(cancelled.map((e) => [e.data.pKey, e.data.from, e.reason])).toEqual([
       [inactive.pKey, 'INACTIVE', `TransportUnit [${barcode}] was deleted`],
       [active.pKey, 'ACTIVE', `TransportUnit [${barcode}] was deleted`],
     ]);

@@ -3,9 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
 import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index.ts';
-import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // The appliance and a simulated conveyor PLC end to end (plc-osip.md §B7, scenarios 1–4
 // and 6): the simulator (its own encoder and framing) talks to the appliance's PLC
@@ -16,7 +15,7 @@ let wms: TestAppliance;
 let socat: ChildProcess | undefined;
 let ptyDir: string | undefined;
 const ttys = { host: '', plc: '' };
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 /** A socat pty pair: the appliance opens ttyHOST, the simulator ttyPLC. */
 async function ptyPair(): Promise<void> {
@@ -47,7 +46,7 @@ beforeAll(async () => {
       ],
     },
   });
-  wms.app.bus.on('*', (event) => events.push(event));
+  wms.app.bus.onAny((event) => events.push(event));
 });
 
 afterAll(async () => {

@@ -754,7 +754,7 @@ describe('user and role preferences follow their owner', () => {
 describe('events', () => {
   it('publishes preference.created, .changed and .deleted after the change, without the value', async () => {
     const seen: { type: string; data: Record<string, unknown> }[] = [];
-    const off = wms.app.bus.on('*', (event) => {
+    const off = wms.app.bus.onAny((event) => {
       if (event.type.startsWith('preference.')) seen.push({ type: event.type, data: event.data });
     });
     try {

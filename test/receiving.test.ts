@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Receiving module (spec Document 3, "Receiving module", "States and transitions /
 // Receiving order", endpoints "Receiving orders", errors; decisions in
@@ -24,11 +23,11 @@ const g = (magnitude: number) => ({ '@class': WEIGHT, unitType: [WEIGHT_UNIT, 'G
 const enc = encodeURIComponent;
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => events.push(event));
+  wms.app.bus.onAny((event) => events.push(event));
   const reply = await wms.post('/v1/locations', { locationId: LOC_DOCK, locationGroupName: 'WAREHOUSE' });
   expect(reply.status, reply.text).toBe(201);
 });

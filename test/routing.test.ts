@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Routing module (spec Document 2, "Routing module"; plc-osip.md §B5; decisions in
 // docs/routing.md), black-box over real HTTP. Every refused request is shown to change
@@ -36,11 +35,11 @@ const DC2 = 'DXC/0002/0000/0000/0000'; // DX-CONV
 const DS1 = 'DXS/0001/0000/0000/0000'; // DX-STOCK
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => {
+  wms.app.bus.onAny((event) => {
     if (/^(route|routing|location|locationGroup)\./.test(event.type)) events.push(event);
   });
   for (const [name, parentName] of [

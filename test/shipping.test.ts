@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Shipping module (spec Document 3, "Shipping module", "States and transitions /
 // Shipping order", endpoints "Shipping orders"; decisions and the state transition
@@ -69,7 +68,7 @@ const g = (magnitude: number) => ({ '@class': WEIGHT, unitType: [WEIGHT_UNIT, 'G
 const q = encodeURIComponent;
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 /** A piece product and a weight product, and two transport units (EURO). */
 let pieceSku: string;
 let pieceProduct: any;
@@ -95,7 +94,7 @@ async function newTransportUnit(transportUnitType = 'EURO'): Promise<string> {
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => {
+  wms.app.bus.onAny((event) => {
     if (event.type.startsWith('shippingOrder')) events.push(event);
   });
   const location = await wms.post('/v1/locations', { locationId: LOC, locationGroupName: 'WAREHOUSE' });

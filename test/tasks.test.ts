@@ -1,14 +1,13 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import type { DomainEvent } from '../src/core/events.ts';
 import {
   expectApiError,
   expectServerError,
   startTestAppliance,
   tempDir,
   type Reply,
-  type TestAppliance,
+  type TestAppliance, type RecordedEvent,
 } from './support/appliance.ts';
 
 // Tasks module (spec Document 2, "Tasks module", "States and transitions / Task" and
@@ -40,10 +39,10 @@ const TASK_ID = /^T-\d{6,}$/;
 const taskNumber = (taskId: string) => Number(taskId.slice(2));
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => {
+  wms.app.bus.onAny((event) => {
     if (event.type.startsWith('task.')) events.push(event);
   });
 });

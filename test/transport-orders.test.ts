@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainEvent } from '../src/core/events.ts';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Transport-orders module (spec Document 2, "Transportation module"; plc-osip.md §A8
 // and §B4.1; decisions and the transition table in docs/transport-orders.md),
@@ -44,11 +43,11 @@ interface Order {
 }
 
 let wms: TestAppliance;
-const events: DomainEvent[] = [];
+const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.on('*', (event) => {
+  wms.app.bus.onAny((event) => {
     if (event.type.startsWith('transportOrder.')) events.push(event);
   });
   for (const [name, parentName] of [
@@ -1065,64 +1064,55 @@ describe('service functions for callers with their own transaction', () => {
     });
   });
 
-  it('arrivedInTransaction finishes and starts in the caller\'s transaction; announce publishes after the commit', async () => {
-    const { db, common, transportOrders: orders, bus } = wms.app;
+  it('a unit booked inside a caller\'s unit of work settles its orders there; the events follow the commit', async () => {
+    const { work, common, transportOrders: orders } = wms.app;
     const barcode = await newUnit();
     const a = await create(barcode, { targetLocation: L_ZONE });
     const b = await create(barcode, { targetLocation: L_OTHER });
     const from = events.length;
-    // As the PLC adapter does for one telegram: book the unit and drive its orders in one transaction.
-    const { moved, arrival } = db.transaction(() => {
-      const tu = common.transportUnits.byBarcode(barcode);
-      const location = common.locations.resolve(L_ZONE);
-      const moved = common.transportUnits.moveInTransaction(tu, location.pk, location.locationId, new Date().toISOString());
-      return { moved, arrival: orders.arrivedInTransaction(barcode, L_ZONE) };
-    })();
-    expect(events.length).toBe(from); // nothing published yet
-    expect(arrival.finished.map((o) => o.pk)).toEqual([a.pKey]);
-    expect(arrival.started.map((o) => o.pk)).toEqual([b.pKey]);
-    expect(arrival.current?.pk).toBe(b.pKey);
-    expect(arrival.events.map((e) => e.type)).toEqual(['transportOrder.finished', 'transportOrder.started']);
-    expect(await stateOf(a.pKey)).toBe('FINISHED');
-    expect(await stateOf(b.pKey)).toBe('STARTED');
-    orders.announce(arrival);
-    if (moved) bus.publish('transportUnit.moved', moved);
-    // The unit's moved event, handled again by the module, changes nothing more.
+    // As the PLC adapter does for one telegram: book the unit and look at its orders in one unit of work.
+    const inside = work.run(() => {
+      const moved = common.transportUnits.moveTo(common.transportUnits.byBarcode(barcode), common.locations.resolve(L_ZONE));
+      return { moved, a: orders.byPKey(a.pKey).state, b: orders.byPKey(b.pKey).state, delivered: events.length };
+    });
+    expect(inside).toEqual({ moved: true, a: 'FINISHED', b: 'STARTED', delivered: from }); // settled inside, nothing delivered yet
     expect(eventsSince(from)).toEqual([`transportOrder.finished ${a.pKey}`, `transportOrder.started ${b.pKey}`]);
     expect(await stateOf(b.pKey)).toBe('STARTED');
   });
 
-  it('arrivedInTransaction rolls back with the caller, and reports nothing for a location that is no target', async () => {
-    const { db, transportOrders: orders } = wms.app;
+  it('the booking and its orders roll back with the caller; a location that is no target changes no order', async () => {
+    const { work, common } = wms.app;
     const barcode = await newUnit();
     const a = await create(barcode, { targetLocation: L_ZONE });
     const before = await snapshot();
+    const from = events.length;
     expect(() =>
-      db.transaction(() => {
-        orders.arrivedInTransaction(barcode, L_ZONE);
+      work.run(() => {
+        common.transportUnits.moveTo(common.transportUnits.byBarcode(barcode), common.locations.resolve(L_ZONE));
         throw new Error('telegram refused');
-      })(),
+      }),
     ).toThrow('telegram refused');
     expect(await snapshot()).toEqual(before);
-    const none = db.transaction(() => orders.arrivedInTransaction(barcode, L_WH))();
-    expect(none).toMatchObject({ finished: [], started: [], events: [] });
-    expect(none.current?.pk).toBe(a.pKey);
-    expect(() => orders.arrivedInTransaction('TO-NO-SUCH-TU', L_WH)).toThrow(/does not exist/);
-    expect(() => orders.arrivedInTransaction(barcode, LOC_UNKNOWN)).toThrow(/does not exist/);
-    expect(await snapshot()).toEqual(before);
+    expect(events.length).toBe(from);
+    expect(work.run(() => common.transportUnits.moveTo(common.transportUnits.byBarcode(barcode), common.locations.resolve(L_WH)))).toBe(true);
+    expect(eventTypesSince(from)).toEqual([]);
+    expect(await stateOf(a.pKey)).toBe('STARTED');
   });
 
-  it('recordProblemInTransaction sets the message; announce publishes the change', async () => {
-    const { db, transportOrders: orders } = wms.app;
+  it('recordProblem sets the message in the running unit of work; an ended order refuses it', async () => {
+    const { work, transportOrders: orders } = wms.app;
     const a = await create(await newUnit());
     const from = events.length;
-    const pending = db.transaction(() => orders.recordProblemInTransaction(a.pKey, `no route at ${SRC}`))();
-    expect(events.length).toBe(from);
-    orders.announce(pending);
+    const delivered = work.run(() => {
+      orders.recordProblem(a.pKey, `no route at ${SRC}`);
+      return events.length;
+    });
+    expect(delivered).toBe(from);
     expect(eventTypesSince(from)).toEqual(['transportOrder.changed']);
+    expect(events.at(-1)!.data).toMatchObject({ fields: ['message'], message: `no route at ${SRC}` });
     expect((await read(a.pKey)).message).toBe(`no route at ${SRC}`);
     const ended = await orderIn('FINISHED');
-    expect(() => orders.recordProblemInTransaction(ended.pKey, 'late')).toThrow(/has ended/);
+    expect(() => orders.recordProblem(ended.pKey, 'late')).toThrow(/has ended/);
   });
 });
 

@@ -10,6 +10,7 @@ import receiving from './0080-receiving.sql';
 import routing from './0090-routing.sql';
 import transportOrders from './0100-transport-orders.sql';
 import openOrderTargets from './0110-open-order-targets.sql';
+import eventLog from './0120-event-log.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   { version: 90, name: '0090-routing', sql: routing },
   { version: 100, name: '0100-transport-orders', sql: transportOrders },
   { version: 110, name: '0110-open-order-targets', sql: openOrderTargets },
+  { version: 120, name: '0120-event-log', sql: eventLog },
 ];

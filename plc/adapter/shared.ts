@@ -1,21 +1,19 @@
-import type { Db } from '../../src/core/db.ts';
-import type { EventBus } from '../../src/core/events.ts';
 import type { Logger } from '../../src/core/log.ts';
+import type { UnitOfWork } from '../../src/core/unit-of-work.ts';
 import type { CommonServices } from '../../src/modules/common/service.ts';
 import type { RoutingService } from '../../src/modules/routing/service.ts';
 import type { TransportOrderService } from '../../src/modules/transport-orders/service.ts';
 import { CoordinateNotWritableError, fieldFromCoordinate, isAbsent } from '../osip/index.ts';
-import type { AdapterOptions, HandlingResult, ReplyInput } from '../port.ts';
+import type { AdapterOptions, HandlingResult, ReplyInput, TelegramFacts } from '../port.ts';
 
 // What the adapter's parts share: the services they call, the lookups of a reported
 // location and transport unit, and writing a location into a 20-character field.
 
 export interface AdapterDeps {
-  db: Db;
+  work: UnitOfWork;
   common: CommonServices;
   transportOrders: TransportOrderService;
   routing: RoutingService;
-  bus: EventBus;
   log: Logger;
 }
 
@@ -23,26 +21,13 @@ export type Location = NonNullable<ReturnType<CommonServices['locations']['findB
 export type TransportUnit = NonNullable<ReturnType<CommonServices['transportUnits']['findByBarcode']>>;
 export type LocationGroup = ReturnType<CommonServices['locationGroups']['byPKey']>;
 
-/**
- * What a telegram's handling publishes once its transaction committed, in order.
- * Nothing in here runs when the transaction rolls back.
- */
-export type AfterCommit = (() => void)[];
-
-/** Runs the steps after the commit; one failing step is logged and does not stop the others. */
-export function publishAll(after: AfterCommit, log: Logger): void {
-  for (const step of after) {
-    try {
-      step();
-    } catch (err) {
-      log.error({ err }, 'PLC: publishing the events of a committed telegram failed');
-    }
-  }
-}
-
 export const LOCATION_FIELD_WIDTH = 20;
 
-export const result = (outcome: string, ...replies: ReplyInput[]): HandlingResult => ({ replies, outcome });
+export const result = (outcome: string, reply?: ReplyInput, facts?: TelegramFacts): HandlingResult => ({
+  replies: reply ? [reply] : [],
+  outcome,
+  ...(facts ? { facts } : {}),
+});
 
 /** An ERR_ reply with one of our codes; the group field stays `*` × 20 (§B6). */
 export const errReply = (code: string): ReplyInput => ({ type: 'ERR_', errorCode: code });

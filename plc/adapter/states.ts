@@ -2,7 +2,7 @@ import type { GroupStateChange } from '../../src/modules/common/location-groups/
 import { ERR_CODES, isAbsent } from '../osip/index.ts';
 import type { ErrTelegram, LocuTelegram, SysuTelegram } from '../osip/index.ts';
 import type { ChannelContext, HandlingResult } from '../port.ts';
-import { errReply, findLocation, publishAll, result, type AdapterDeps, type AfterCommit, type LocationGroup } from './shared.ts';
+import { errReply, findLocation, result, type AdapterDeps, type LocationGroup } from './shared.ts';
 
 // LOCU, SYSU and ERR_: state bitmaps (plc-osip.md §B4.2, §B4.3). Positions count from
 // the right: applied to a location c0 = incomingActive, c1 = outgoingActive, c2/c3 =
@@ -30,14 +30,10 @@ function groupChange(code: string, i: number): GroupStateChange | undefined {
 }
 
 export function createStates(deps: AdapterDeps) {
-  const { db, common, bus, log } = deps;
+  const { work, common, log } = deps;
   const groupByName = (name: string): LocationGroup | undefined => common.locationGroups.byNames([name])[0];
-
-  /** A group's state in one transaction, its state events after the commit. */
-  function applyGroupState(group: LocationGroup, change: GroupStateChange, after: AfterCommit): void {
-    const changes = db.transaction(() => common.locationGroups.applyStateInTransaction(group, change))();
-    after.push(() => common.locationGroups.publishStateChanges(changes));
-  }
+  /** Kept on the state events: which telegram with which code said so (the actor names the channel). */
+  const reasonOf = (t: LocuTelegram | SysuTelegram | ErrTelegram) => `${t.type} ${t.errorCode}`;
 
   function locu(t: LocuTelegram, channel: ChannelContext): HandlingResult {
     const code = t.errorCode;
@@ -50,54 +46,58 @@ export function createStates(deps: AdapterDeps) {
 
     const group = t.locationGroupName === undefined ? undefined : groupByName(t.locationGroupName);
     if (t.locationGroupName !== undefined && !group) return result('unknown-group', errReply(ERR_CODES.unknownEntity));
-    const after: AfterCommit = [];
     if (isAbsent(t.rawLocation)) {
       // No location: the code addresses the group, as SYSU does (plcState has nowhere to go).
       if (!group) return result('unknown-location', errReply(ERR_CODES.unknownEntity));
-      applyGroupState(group, groupChange(code, 0)!, after);
-      publishAll(after, log);
+      common.locationGroups.changeState(group.pk, groupChange(code, 0)!, reasonOf(t));
       return result('ok');
     }
 
     const location = findLocation(common, channel.options.locationAddressing, t.location, t.rawLocation);
     if (!location) return result('unknown-location', errReply(ERR_CODES.unknownEntity));
-    db.transaction(() => {
+    work.run(() => {
       if (!group || group.pk === location.groupPk) {
         // The location's flags and plcState, c2/c3 on its own group.
-        after.push(common.locations.changeStateInTransaction(location.pk, `****${bits}`, plcState).publish);
+        common.locations.changeState(location.pk, `****${bits}`, plcState, reasonOf(t));
         return;
       }
       // c2/c3 go to the named group instead of the location's own.
-      const changes = common.locationGroups.applyStateInTransaction(group, groupChange(code, 2)!);
-      after.push(() => common.locationGroups.publishStateChanges(changes));
-      after.push(common.locations.changeStateInTransaction(location.pk, `******${bits.slice(2)}`, plcState).publish);
-    })();
-    publishAll(after, log);
-    return result('ok');
+      common.locationGroups.changeState(group.pk, groupChange(code, 2)!, reasonOf(t));
+      common.locations.changeState(location.pk, `******${bits.slice(2)}`, plcState, reasonOf(t));
+    });
+    return result('ok', undefined, { location: location.locationId });
   }
 
   function sysu(t: SysuTelegram | ErrTelegram, channel: ChannelContext): HandlingResult {
     const name = t.locationGroupName;
-    const error = t.type === 'ERR_' ? { name: name ?? null, code: t.errorCode, channel: channel.name } : undefined;
+    const error = t.type === 'ERR_' ? { channel: channel.name, name: name ?? null, code: t.errorCode } : undefined;
     // ERR_ without a group: the error is only recorded.
     if (error && name === undefined) {
-      publishAll([() => announceError(error)], log);
+      announceError(error);
       return result('ok');
     }
     const group = name === undefined ? undefined : groupByName(name);
     if (!group) return result('unknown-group', errReply(ERR_CODES.unknownEntity));
     const change = groupChange(t.errorCode, 0);
     if (!change) return result('bad-field', errReply(ERR_CODES.badField));
-    const after: AfterCommit = [];
-    applyGroupState(group, change, after);
-    if (error) after.push(() => announceError({ ...error, pKey: group.pk }));
-    publishAll(after, log);
+    work.run(() => {
+      common.locationGroups.changeState(group.pk, change, reasonOf(t));
+      if (error) announceError({ ...error, pKey: group.pk });
+    });
     return result('ok');
   }
 
-  function announceError(error: Record<string, unknown>): void {
+  /** An ERR_ of the PLC: recorded as an event of the channel (naming the group), and logged. */
+  function announceError(error: { channel: string; name: string | null; code: string; pKey?: string }): void {
+    work.run(() =>
+      work.emit({
+        type: 'plc.groupError',
+        key: error.channel,
+        data: error,
+        refs: error.name === null ? undefined : [{ kind: 'locationGroup', key: error.name }],
+      }),
+    );
     log.warn(error, 'PLC reported an error');
-    bus.publish('plc.groupError', error);
   }
 
   return { locu, sysu };

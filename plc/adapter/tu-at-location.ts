@@ -1,43 +1,35 @@
-import { nowIso } from '../../src/core/time.ts';
 import { reasonCode } from '../../src/modules/routing/decision.ts';
 import type { RoutingDecision } from '../../src/modules/routing/service.ts';
-import type { Arrival, Pending } from '../../src/modules/transport-orders/service.ts';
+import { NO_ROUTE_PROBLEM } from '../../src/modules/transport-orders/service.ts';
 import { ERR_CODES, RES_REASONS } from '../osip/index.ts';
 import type { ReqTelegram, UpdTelegram, UpdxTelegram } from '../osip/index.ts';
-import type { ChannelContext, HandlingResult, ReplyInput } from '../port.ts';
+import type { ChannelContext, HandlingResult, ReplyInput, TelegramFacts } from '../port.ts';
 import {
-  errReply, findLocation, findUnit, groupField, locationField, publishAll, result,
-  type AdapterDeps, type AfterCommit, type Location, type TransportUnit,
+  errReply, findLocation, findUnit, groupField, locationField, result,
+  type AdapterDeps, type Location, type TransportUnit,
 } from './shared.ts';
 
 // REQ_, UPD_ and UPDX: transport unit B reported at location L (plc-osip.md §B4.1).
 // The effects — B booked onto L, its orders finished and started, the problem text of
-// an order without route — are written in one transaction; the events go out after
-// the commit. Only REQ_ is answered with a RES_; UPD_ never is; UPDX gets an ACK_
-// when the channel says so.
+// an order without route — are one unit of work; its events go out after the commit.
+// Only REQ_ is answered with a RES_; UPD_ never is; UPDX gets an ACK_ when the channel
+// says so.
 
 export type TuTelegram = ReqTelegram | UpdTelegram | UpdxTelegram;
 
 /** The problem text an order gets when its unit has no route onwards: `no route at <coordinate>`. */
-const NO_ROUTE = 'no route at';
-
-/** Marks the barcodes whose order events a telegram's own handling announces (unsolicited.ts). */
-export type Quietly = (barcode: string, publish: () => void) => void;
-
-/** A telegram's reply, and its events to publish once its effects are committed. */
-export interface Booked {
-  result: HandlingResult;
-  publish: () => void;
-}
+const NO_ROUTE = NO_ROUTE_PROBLEM;
 
 interface Booking {
   /** The RES_ of a REQ_. */
   res?: ReplyInput;
   outcome: string;
+  /** The transport order the telegram touched, for the telegram log. */
+  order?: string | undefined;
 }
 
-export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
-  const { db, common, transportOrders, routing, bus, log } = deps;
+export function createTuAtLocation(deps: AdapterDeps) {
+  const { work, common, transportOrders, routing, log } = deps;
 
   /** A RES_ echoing the request's barcode and location fields exactly (§A5.2). */
   function res(t: ReqTelegram, errorCode: string, target?: { field: string; group: string | undefined }): ReplyInput {
@@ -72,10 +64,9 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
     return result('no-read', res(t, reason, { field, group: undefined }));
   }
 
-  /** The RES_ for a routing decision made after the unit was booked. */
-  function answer(t: ReqTelegram, channel: ChannelContext, location: Location, decision: RoutingDecision, arrival: Arrival): Booking {
-    // The request that finished the order: the unit is where it should be, not "without order".
-    const arrived = decision.kind === 'arrived' || (decision.kind === 'no-order' && arrival.finished.length > 0);
+  /** The RES_ for a routing decision made after the unit was booked; `finished`: the booking finished the unit's order. */
+  function answer(t: ReqTelegram, channel: ChannelContext, location: Location, decision: RoutingDecision, finished: boolean): Booking {
+    const arrived = decision.kind === 'arrived' || finished;
     if (arrived) return { res: res(t, code(t, channel, RES_REASONS.ok)), outcome: 'ok' };
     if (decision.kind !== 'next') return { res: res(t, code(t, channel, reasonCode(decision))), outcome: decision.kind };
     const field = locationField(common, decision.next);
@@ -95,85 +86,61 @@ export function createTuAtLocation(deps: AdapterDeps, quietly: Quietly) {
   }
 
   /**
-   * The telegram's effects in one transaction — a savepoint when the caller has one open
-   * (a batch, adapter.ts) — and its reply; `publish` sends the events: call it after the
-   * commit, never when the caller's transaction rolls back.
+   * The telegram's effects in one unit of work — joining the caller's when one runs (a
+   * batch, adapter.ts) — and its reply. Booking the unit settles its orders in the same
+   * unit of work (the transport-orders module reacts to the move), as for any move.
    */
-  function book(t: TuTelegram, channel: ChannelContext): Booked {
-    if (t.barcode === undefined) return unpublished(noRead(t, channel));
+  function book(t: TuTelegram, channel: ChannelContext): HandlingResult {
+    if (t.barcode === undefined) return noRead(t, channel);
     const location = findLocation(common, channel.options.locationAddressing, t.actualLocation, t.rawActualLocation);
     if (!location) {
-      return unpublished(refused(t, channel, 'unknown-location', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity));
+      return refused(t, channel, 'unknown-location', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity);
     }
 
     const known: TransportUnit | undefined = findUnit(common, t.barcode, t.rawBarcode);
     if (!known && !channel.options.autoCreateTu) {
-      return unpublished(refused(t, channel, 'unknown-tu', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity));
+      return refused(t, channel, 'unknown-tu', RES_REASONS.unknownLocationOrTu, ERR_CODES.unknownEntity);
     }
     // As stored: a known unit may carry the field's zero padding (findUnit).
     const barcode = known?.barcode ?? t.barcode;
+    const facts: TelegramFacts = { barcode, location: location.locationId };
 
     // The routing model from committed data, cached: built inside the transaction it
     // would be thrown away. (Inside a batch this does nothing; the batch prepared it.)
     if (t.type === 'REQ_') routing.prepare();
-    const after: AfterCommit = [];
-    const booking = db.transaction((): Booking => {
+    const startedBefore = known && transportOrders.startedOrderOf(barcode);
+    let lockedWarning: Record<string, unknown> | undefined;
+    const booking = work.run((): Booking => {
       if (!known) {
-        // A unit first seen by the PLC is created standing at L, in the same transaction
+        // A unit first seen by the PLC is created standing at L, in the same unit of work
         // as the rest of the telegram's effects: a failure later leaves no orphan unit.
-        const created = common.transportUnits.createInTransaction({
-          barcode,
-          actualLocation: location.locationId,
-          transportUnitType: channel.options.autoCreateTuType,
-        });
-        after.push(created.publish);
-      } else {
+        common.transportUnits.create({ barcode, actualLocation: location.locationId, transportUnitType: channel.options.autoCreateTuType });
+      } else if (common.transportUnits.moveTo(known, location) && !location.incomingActive) {
         // Physical facts win: a unit the PLC saw at L is booked there, locked or not (§B4.1 step 3).
-        const moved = common.transportUnits.moveInTransaction(known, location.pk, location.locationId, nowIso());
-        if (moved) {
-          // Its orders are settled below, in this transaction (arrivedInTransaction).
-          after.push(() => bus.publish('transportUnit.moved', { ...moved, ordersSettled: true }));
-          if (!location.incomingActive) {
-            const warning = { barcode, locationId: location.locationId, channel: channel.name, telegram: t.type };
-            after.push(() => {
-              log.warn(warning, 'PLC: transport unit booked onto a location that does not accept incoming units');
-              bus.publish('plc.bookedOntoLockedLocation', warning);
-            });
-          }
-        }
+        const warning = { barcode, locationId: location.locationId, channel: channel.name, telegram: t.type };
+        work.emit({ type: 'plc.bookedOntoLockedLocation', key: barcode, data: warning, refs: [{ kind: 'location', key: location.locationId }] });
+        lockedWarning = warning;
       }
-      const arrival = transportOrders.arrivedInTransaction(barcode, location.locationId);
-      after.push(() => transportOrders.announce(arrival));
-      if (t.type !== 'REQ_') return { outcome: 'ok' };
+      if (t.type !== 'REQ_') return { outcome: 'ok', order: startedBefore?.pKey };
 
       const decision = routing.decide(barcode, location.locationId);
       if (decision.kind === 'no-route' && decision.order) {
-        const problem: Pending = transportOrders.recordProblemInTransaction(decision.order.pKey, `${NO_ROUTE} ${location.locationId}`);
-        after.push(() => transportOrders.announce(problem));
+        transportOrders.recordProblem(decision.order.pKey, `${NO_ROUTE} ${location.locationId}`);
       } else if (decision.kind === 'next' && decision.order) {
         // On its way again: the problem this adapter recorded no longer holds.
-        const solved: Pending = transportOrders.clearProblemInTransaction(decision.order.pKey, (m) => m.startsWith(`${NO_ROUTE} `));
-        after.push(() => transportOrders.announce(solved));
+        transportOrders.clearProblem(decision.order.pKey, (m) => m.startsWith(`${NO_ROUTE} `));
       }
-      return answer(t, channel, location, decision, arrival);
-    })();
+      // The request that finished the order: the unit is where it should be, not "without order".
+      const finished = decision.kind === 'no-order' && !!startedBefore && transportOrders.byPKey(startedBefore.pKey).state === 'FINISHED';
+      return { ...answer(t, channel, location, decision, finished), order: decision.order?.pKey ?? startedBefore?.pKey };
+    });
+    if (lockedWarning) log.warn(lockedWarning, 'PLC: transport unit booked onto a location that does not accept incoming units');
 
-    // The unit's order events are this telegram's own: the RES_ (or the next REQ_) answers them.
-    const publish = () => quietly(barcode, () => publishAll(after, log));
-    if (t.type === 'REQ_') return { result: result(booking.outcome, booking.res!), publish };
-    if (t.type === 'UPDX' && channel.options.updx) return { result: result(booking.outcome, { type: 'ACK_', errorCode: t.errorCode }), publish };
-    return { result: result(booking.outcome), publish };
+    if (booking.order) Object.assign(facts, { order: booking.order });
+    if (t.type === 'REQ_') return result(booking.outcome, booking.res!, facts);
+    if (t.type === 'UPDX' && channel.options.updx) return result(booking.outcome, { type: 'ACK_', errorCode: t.errorCode }, facts);
+    return result(booking.outcome, undefined, facts);
   }
 
-  return {
-    book,
-    /** One telegram on its own: booked, committed, published. */
-    handle(t: TuTelegram, channel: ChannelContext): HandlingResult {
-      const booked = book(t, channel);
-      booked.publish();
-      return booked.result;
-    },
-  };
+  return { book };
 }
-
-const unpublished = (handled: HandlingResult): Booked => ({ result: handled, publish: () => {} });

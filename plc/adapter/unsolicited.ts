@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../src/core/events.ts';
+import type { EventRecord } from '../../src/core/event-catalogue.ts';
 import { RES_REASONS } from '../osip/index.ts';
 import type { ChannelDirectory, ReplyInput } from '../port.ts';
 import { groupChainOf, groupField, locationField, type AdapterDeps } from './shared.ts';
@@ -15,22 +15,22 @@ import { groupChainOf, groupField, locationField, type AdapterDeps } from './sha
 // the next decision point. Events are taken up after the publishing code has finished
 // (a microtask), once per unit however many of its events came together.
 
-const TRIGGERS = ['transportOrder.created', 'transportOrder.started', 'transportOrder.redirected'];
+const TRIGGERS = ['transportOrder.created', 'transportOrder.started', 'transportOrder.redirected'] as const;
 
 /** 20 characters, the barcode field. */
 const BARCODE_WIDTH = 20;
 
 export function createUnsolicited(deps: AdapterDeps) {
-  const { common, routing, bus, log } = deps;
+  const { common, routing, work, log } = deps;
   let directory: ChannelDirectory | undefined;
   /** Units whose events a telegram's handling is publishing right now. */
   const quiet = new Set<string>();
   /** Units with a send already queued. */
   const queued = new Set<string>();
 
-  function onOrderEvent(event: DomainEvent): void {
+  function onOrderEvent(event: EventRecord<(typeof TRIGGERS)[number]>): void {
     const barcode = event.data.transportUnitBK;
-    if (typeof barcode !== 'string' || !directory || quiet.has(barcode) || queued.has(barcode)) return;
+    if (!directory || quiet.has(barcode) || queued.has(barcode)) return;
     // Only a STARTED order is the one routing follows; a queued (INITIALIZED) one changes nothing yet.
     if (event.type !== 'transportOrder.started' && event.data.state !== 'STARTED') return;
     queued.add(barcode);
@@ -77,20 +77,20 @@ export function createUnsolicited(deps: AdapterDeps) {
     log.info({ barcode, at: location.locationId, next: decision.next, channel, sent }, sent ? 'PLC: unsolicited RES_ sent' : 'PLC: unsolicited RES_ not sent, the channel cannot send now');
   }
 
-  const unsubscribe = TRIGGERS.map((type) => bus.on(type, onOrderEvent));
+  const unsubscribe = TRIGGERS.map((type) => work.bus.on(type, onOrderEvent));
 
   return {
     attach(channels: ChannelDirectory): void {
       directory = channels;
     },
 
-    /** Publishes a telegram's own events for a unit without answering them with an unsolicited RES_. */
-    quietly(barcode: string, publish: () => void): void {
-      quiet.add(barcode);
+    /** Handles telegrams naming these units: the order events their commit delivers get no unsolicited RES_. */
+    quietly<T>(barcodes: readonly string[], handle: () => T): T {
+      for (const barcode of barcodes) quiet.add(barcode);
       try {
-        publish();
+        return handle();
       } finally {
-        quiet.delete(barcode);
+        for (const barcode of barcodes) quiet.delete(barcode);
       }
     },
 

@@ -1,43 +1,68 @@
-// In-process domain events. Services publish after their transaction committed, so
-// a listener never sees a change that was rolled back. Listeners (routing caches,
-// transport orders, the PLC adapter, live views) subscribe by type.
+import type { EventRecord, EventType } from './event-catalogue.ts';
 
-export interface DomainEvent {
-  type: string;
-  /** ISO timestamp of the change. */
-  at: string;
-  /** What changed, in API terms (business keys, not table rows). */
-  data: Record<string, unknown>;
-}
+// Subscribers of committed events: live streams, caches, unsolicited PLC telegrams,
+// the alarm timers. The unit of work (core/unit-of-work.ts) delivers a unit's events
+// here after its commit, so a subscriber never sees a change that was rolled back.
+// Rules that must hold together with the change are reactions of the unit of work, not
+// subscribers here.
 
-type Listener = (event: DomainEvent) => void;
+type Listener = (event: EventRecord) => void;
 
 export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly any = new Set<Listener>();
-  private readonly onError: (err: unknown, event: DomainEvent) => void;
+  private readonly onError: (err: unknown, event: EventRecord) => void;
+  /** Events waiting while a delivery is under way: a subscriber that starts a unit of work of its own
+   *  does not get its events ahead of the ones being delivered. */
+  private readonly queue: EventRecord[] = [];
+  private delivering = false;
 
-  constructor(onError: (err: unknown, event: DomainEvent) => void) {
+  constructor(onError: (err: unknown, event: EventRecord) => void) {
     this.onError = onError;
   }
 
-  /** Subscribes to one event type, or to every type with `*`; returns the unsubscribe function. */
-  on(type: string, listener: Listener): () => void {
-    const set = type === '*' ? this.any : (this.listeners.get(type) ?? new Set());
-    if (type !== '*') this.listeners.set(type, set);
-    set.add(listener);
-    return () => set.delete(listener);
+  /** Subscribes to one event type; returns the unsubscribe function. */
+  on<T extends EventType>(type: T, listener: (event: EventRecord<T>) => void): () => void {
+    let set = this.listeners.get(type);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(type, set);
+    }
+    const l = listener as Listener;
+    set.add(l);
+    return () => set.delete(l);
   }
 
-  publish(type: string, data: Record<string, unknown>): void {
-    const event: DomainEvent = { type, at: new Date().toISOString(), data };
-    // A failing listener must not undo the change that already committed, nor stop the others.
-    for (const listener of [...(this.listeners.get(type) ?? []), ...this.any]) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.onError(err, event);
+  /** Subscribes to every event; returns the unsubscribe function. */
+  onAny(listener: (event: EventRecord) => void): () => void {
+    this.any.add(listener);
+    return () => this.any.delete(listener);
+  }
+
+  /** Hands committed events to the subscribers, in order. */
+  deliver(events: readonly EventRecord[]): void {
+    this.queue.push(...events);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let i = 0; i < this.queue.length; i++) {
+        const event = this.queue[i]!;
+        const typed = this.listeners.get(event.type);
+        if (typed) for (const listener of [...typed]) this.call(listener, event);
+        for (const listener of [...this.any]) this.call(listener, event);
       }
+    } finally {
+      this.queue.length = 0;
+      this.delivering = false;
+    }
+  }
+
+  private call(listener: Listener, event: EventRecord): void {
+    // A failing subscriber must not undo what committed, nor keep the others from hearing of it.
+    try {
+      listener(event);
+    } catch (err) {
+      this.onError(err, event);
     }
   }
 }

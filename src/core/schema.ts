@@ -49,3 +49,20 @@ export const blankAsAbsent = (max = 255) =>
     .max(max)
     .optional()
     .transform((v) => (v ? v : undefined));
+
+/**
+ * `limit` and `after` of a paged list (core/paging.ts): `limit` 1–max (default
+ * `fallback`), `after` the opaque cursor a previous page's `Link: rel="next"` gave.
+ */
+export const pageParams = (fallback: number, max: number) => ({
+  limit: z
+    .string()
+    .regex(/^\d{1,7}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`))
+    .default(fallback),
+  after: z.string().max(512).optional(),
+});
+
+/** A query parameter holding a timestamp (see `timestamp`). */
+export const timestampParam = timestamp;

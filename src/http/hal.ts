@@ -73,3 +73,17 @@ export function defined<T extends Record<string, unknown>>(fields: T): Partial<T
   }
   return out;
 }
+
+/**
+ * A page of a list: the items as a JSON array and, while more exist, a
+ * `Link: <…>; rel="next"` header repeating the request's query with the next cursor.
+ */
+export function pageReply(ctx: RequestContext, items: unknown[], nextCursor: string | undefined): Reply {
+  const reply: Reply = { status: 200, body: items };
+  if (nextCursor !== undefined) {
+    const query = new URLSearchParams(ctx.query);
+    query.set('after', nextCursor);
+    reply.headers = { Link: `<${ctx.baseUrl}${ctx.path}?${query.toString()}>; rel="next"` };
+  }
+  return reply;
+}

@@ -46,7 +46,9 @@ export type Representation = 'json' | 'xml';
  * Returns the representation, or `undefined` for 406.
  */
 export function acceptable(route: Route, accept: readonly string[]): Representation | undefined {
-  if (accept.length === 0) return 'json';
+  // An event stream has one form, and browsers' EventSource sends `text/event-stream`;
+  // whatever else a client asks, the stream is what it gets (errors stay JSON).
+  if (accept.length === 0 || route.eventStream) return 'json';
   for (const type of accept) {
     if (type === XML || type === 'text/xml') {
       if (route.index) return 'xml';

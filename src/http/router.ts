@@ -51,6 +51,13 @@ export interface Route {
   vendorTypes?: readonly string[];
   /** Index resources may answer XML when asked for it. */
   index?: boolean;
+  /** A Server-Sent Events stream: answered whatever the `Accept` header says. */
+  eventStream?: boolean;
+  /**
+   * The caller may authenticate with `?ticket=` instead of an `Authorization` header
+   * (a browser's EventSource cannot set headers); see POST /v1/events/tickets.
+   */
+  ticket?: boolean;
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
 

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { asActor, type Actor } from '../core/actor.ts';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
 import type { HttpMetrics } from './metrics.ts';
@@ -29,8 +30,10 @@ import type { BodyKind, Reply, Route, Router } from './router.ts';
 
 export interface HttpOptions {
   router: Router;
-  /** Resolves the caller from the `Authorization` header (synchronously when it can); throws `ServerDeclined(401)`. */
+  /** Resolves the caller from the `Authorization` header (synchronously when it can); throws `AuthenticationError`. */
   authenticate: (authorization: string | undefined) => Promise<Principal> | Principal;
+  /** Resolves the caller from a single-use ticket (routes with `ticket: true`); throws `AuthenticationError`. */
+  redeemTicket?: ((ticket: string) => Principal) | undefined;
   log: Logger;
   bodyLimitBytes: number;
   corsOrigins: readonly string[];
@@ -42,7 +45,7 @@ export interface HttpOptions {
 }
 
 const VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
-const EXPOSED = 'Location, X-Request-Id';
+const EXPOSED = 'Location, X-Request-Id, Link';
 const ALLOWED_HEADERS = ['authorization', 'content-type', 'accept', 'x-request-id', 'last-event-id'];
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
@@ -130,6 +133,8 @@ class Exchange {
       this.representation = representation;
 
       if (route.grant === 'public') return this.authorised(undefined);
+      const ticket = route.ticket && !req.headers.authorization ? query.get('ticket') : null;
+      if (ticket !== null && this.options.redeemTicket) return this.authorised(this.options.redeemTicket(ticket));
       const principal = this.options.authenticate(req.headers.authorization);
       if (principal instanceof Promise) principal.then((p) => this.authorised(p), this.fail);
       else this.authorised(principal);
@@ -178,7 +183,8 @@ class Exchange {
         contentType,
         accept: this.accept,
       });
-      const reply = route.handler(ctx);
+      // The handler and whatever it awaits act as the caller: the events it causes name it.
+      const reply = this.principal ? asActor(actorOf(this.principal), () => route.handler(ctx)) : route.handler(ctx);
       if (reply instanceof Promise) reply.then((r) => this.reply(r), this.fail);
       else this.reply(reply);
     } catch (err) {
@@ -200,6 +206,13 @@ class Exchange {
     const seconds = Number(process.hrtime.bigint() - this.arrived) / 1e9;
     this.options.metrics?.observe(this.req.method ?? 'GET', this.route?.path ?? 'unmatched', status, seconds);
   }
+}
+
+/** The actor of the events a caller causes: a user by name, an API key by its name. */
+function actorOf(principal: Principal): Actor {
+  return principal.kind === 'api-key'
+    ? { kind: 'apiKey', name: principal.username.replace(/^api-key:/, '') }
+    : { kind: 'user', name: principal.username };
 }
 
 function send(

@@ -153,3 +153,14 @@ export function expectServerError(reply: Reply, status: number): void {
     typeof body.requestId === 'string';
   if (!ok) throw new Error(`expected server-declined ${status}, got ${reply.status}: ${reply.text}`);
 }
+
+/** A committed event as tests look at it: any type, data by name. */
+export interface RecordedEvent {
+  id: number;
+  type: string;
+  at: string;
+  actor: { kind: string; name: string };
+  reason?: string;
+  subject: { kind: string; key: string };
+  data: Record<string, any>;
+}

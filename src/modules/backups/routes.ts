@@ -2,10 +2,12 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { backupPath, listBackups, takeBackup, type BackupFile } from '../../core/backup.ts';
 import type { Db } from '../../core/db.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { notFound } from '../../core/errors.ts';
 import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Online backups of the database over the API: take one while the appliance runs,
 // list them (with the copies kept before migrations and restores), download, delete.
@@ -18,6 +20,7 @@ export const backupIndexLinks = { 'backup-index': `${BASE}/index` };
 
 export interface BackupDeps {
   db: Db;
+  work: UnitOfWork;
   dir: string;
   keep: number;
   /** The SQLite addon the appliance runs with. */
@@ -32,7 +35,7 @@ const vo = (ctx: RequestContext, b: BackupFile) => ({
   links: [link(ctx, 'backups-download', `${BASE}/${encodeURIComponent(b.name)}`)],
 });
 
-export function backupRoutes({ db, dir, keep, nativeBinding }: BackupDeps): Route[] {
+export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps): Route[] {
   const fileOf = (name: string) => {
     const file = backupPath(dir, name);
     if (!file) throw notFound(`Backup [${name}] does not exist`, [name]);
@@ -43,7 +46,15 @@ export function backupRoutes({ db, dir, keep, nativeBinding }: BackupDeps): Rout
       method: 'POST', path: BASE, body: 'none', grant: WRITE, link: 'backups-create',
       summary: `Take an online backup of the database (kept in the data directory; the newest ${keep} are kept).`,
       handler: async (ctx) => {
-        const backup = await takeBackup(db, dir, keep, nativeBinding);
+        let backup: BackupFile;
+        try {
+          backup = await takeBackup(db, dir, keep, nativeBinding);
+        } catch (err) {
+          // Recorded (and raised as an alarm) before the request fails.
+          work.run(() => work.emit({ type: 'backup.failed', key: 'backup', data: { error: (err as Error).message } }));
+          throw err;
+        }
+        work.run(() => work.emit({ type: 'backup.created', key: backup.name, data: { name: backup.name, bytes: backup.size } }));
         return created(ctx, `${BASE}/${encodeURIComponent(backup.name)}`, vo(ctx, backup));
       },
     },
@@ -71,10 +82,15 @@ export function backupRoutes({ db, dir, keep, nativeBinding }: BackupDeps): Rout
       method: 'DELETE', path: `${BASE}/{name}`, grant: WRITE, link: 'backups-delete',
       summary: 'Delete a backup.',
       handler: (ctx) => {
-        rmSync(fileOf(ctx.param('name')));
+        const name = ctx.param('name');
+        rmSync(fileOf(name));
+        work.run(() => work.emit({ type: 'backup.deleted', key: name, data: { name } }));
         return noContent();
       },
     },
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the backup operations.'), ...routes];
 }
+
+/** The backups module as the composition root plugs it in. */
+export const backupsModule = (deps: BackupDeps): ModuleDescriptor => ({ name: 'backups', routes: backupRoutes(deps), indexLinks: backupIndexLinks });

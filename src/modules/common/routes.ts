@@ -6,6 +6,7 @@ import { locationRoutes } from './locations/routes.ts';
 import type { CommonServices } from './service.ts';
 import { transportUnitTypeRoutes } from './transport-unit-types/routes.ts';
 import { transportUnitRoutes } from './transport-units/routes.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 /** Entry-index links of the common base module (spec Document 1), plus location types. */
 export const commonIndexLinks = {
@@ -27,3 +28,6 @@ export function commonRoutes(common: CommonServices): Route[] {
     ...transportUnitRoutes(common.transportUnits),
   ];
 }
+
+/** The common module as the composition root plugs it in. */
+export const commonModule = (common: CommonServices): ModuleDescriptor => ({ name: 'common', routes: commonRoutes(common), indexLinks: commonIndexLinks });

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { nowIso } from '../../core/time.ts';
 import type { AccountStore } from './accounts/store.ts';
 import type { LocationGroupService } from './location-groups/service.ts';
@@ -32,9 +32,9 @@ interface SeedServices {
   transportUnitTypes: TransportUnitTypeService;
 }
 
-export function seedTopology(db: Db, accounts: AccountStore, services: SeedServices): boolean {
+export function seedTopology(work: UnitOfWork, accounts: AccountStore, services: SeedServices): boolean {
   if (accounts.count() > 0) return false;
-  db.transaction(() => {
+  work.run(() => {
     accounts.insert(DEFAULT_ACCOUNT.identifier, DEFAULT_ACCOUNT.name, true, nowIso());
     services.locationGroups.create({
       name: ROOT_GROUP,
@@ -43,6 +43,6 @@ export function seedTopology(db: Db, accounts: AccountStore, services: SeedServi
     });
     for (const type of DEFAULT_LOCATION_TYPES) services.locationTypes.create(type);
     for (const type of DEFAULT_TRANSPORT_UNIT_TYPES) services.transportUnitTypes.create(type);
-  })();
+  });
   return true;
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { createAccountService } from './accounts/service.ts';
 import { createAccountStore } from './accounts/store.ts';
 import { createLocationGroupService } from './location-groups/service.ts';
@@ -15,30 +15,23 @@ import { createTransportUnitStore } from './transport-units/store.ts';
 // The common base module as other modules and the PLC adapter see it. They reach
 // accounts, locations, groups and transport units only through these services.
 
-export function createCommonServices(db: Db, bus: EventBus) {
+export function createCommonServices(db: Db, work: UnitOfWork) {
   const accounts = createAccountService(createAccountStore(db));
-  const locationGroups = createLocationGroupService(db, createLocationGroupStore(db), accounts, bus);
-  const locationTypes = createLocationTypeService(db, bus);
+  const locationGroups = createLocationGroupService(work, createLocationGroupStore(db), accounts);
+  const locationTypes = createLocationTypeService(db, work);
   const locationStore = createLocationStore(db);
-  // Locations show their group's and type's names: a change there is a change of what they show.
-  for (const type of ['locationGroup.changed', 'locationGroup.deleted', 'locationType.changed', 'locationType.deleted']) {
-    bus.on(type, () => locationStore.forgetAll());
+  // Locations show their group's and type's names: a change there is a change of what
+  // they show. Forgotten at once, so that the rest of the same unit of work reads them anew.
+  for (const type of ['locationGroup.changed', 'locationGroup.deleted', 'locationType.changed', 'locationType.deleted'] as const) {
+    work.react(type, () => locationStore.forgetAll());
   }
-  const locations = createLocationService({
-    db,
-    store: locationStore,
-    accounts,
-    groups: locationGroups,
-    types: locationTypes,
-    bus,
-  });
-  const transportUnitTypes = createTransportUnitTypeService(db, bus);
+  const locations = createLocationService({ work, store: locationStore, accounts, groups: locationGroups, types: locationTypes });
+  const transportUnitTypes = createTransportUnitTypeService(db, work);
   const transportUnits = createTransportUnitService({
-    db,
+    work,
     store: createTransportUnitStore(db),
     locations,
     types: transportUnitTypes,
-    bus,
   });
   return {
     accounts,
@@ -48,7 +41,7 @@ export function createCommonServices(db: Db, bus: EventBus) {
     transportUnitTypes,
     transportUnits,
     /** First start: the default topology; returns true when it was written now. */
-    seed: () => seedTopology(db, createAccountStore(db), { locationGroups, locationTypes, transportUnitTypes }),
+    seed: () => seedTopology(work, createAccountStore(db), { locationGroups, locationTypes, transportUnitTypes }),
   };
 }
 

@@ -1,70 +1,96 @@
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
-import type { EventJournal, JournalEntry } from '../../core/event-journal.ts';
-import { indexRoute } from '../../http/hal.ts';
+import { decodeCursor, encodeCursor } from '../../core/paging.ts';
+import { indexRoute, ok, pageReply } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
+import type { ModuleDescriptor } from '../module.ts';
+import { expandTypes, type History } from './history.ts';
+import { historyQuery, streamQuery, unitHistoryQuery } from './schema.ts';
+import type { LiveStreams } from './streams.ts';
+import type { EventTickets } from './tickets.ts';
 
-// Live domain events for HMI pages and integrations, as Server-Sent Events: every
-// change the services publish (a location locked, a transport unit moved, an order
-// finished, a PLC channel going online: `plcChannel.stateChanged`, …), with
-// `Last-Event-ID` replay after a reconnect. `?types=` narrows the stream
-// (`transportUnit.*,location.stateChanged`).
+// The event log over HTTP (docs/events.md):
+// - `GET /v1/events`: every committed change as Server-Sent Events, narrowed by
+//   `?types=`, replayed from the durable log after `Last-Event-ID` (header, or
+//   `lastEventId` for a first connect that carries one). Browsers authenticate with a
+//   ticket from `POST /v1/events/tickets` (`?ticket=`); other clients with a bearer token.
+// - `GET /v1/events/history`: the log as pages, filtered, for audit and history views.
+// - `GET /v1/transport-units/{bk}/history`: one unit's events and telegrams.
 
 const READ = 'events:read';
 const BASE = '/v1/events';
-const HEARTBEAT_MS = 15_000;
 export const eventIndexLinks = { 'event-index': `${BASE}/index` };
 
-const query = z.object({
-  types: z
-    .string()
-    .transform((t) => t.split(',').map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^[\w.]+\*?$|^\*$/, 'event types are names, optionally ending in *')))
-    .optional(),
-  lastEventId: z.string().max(64).optional(),
-});
+export interface EventRouteDeps {
+  streams: LiveStreams;
+  tickets: EventTickets;
+  history: History;
+}
 
-/** `location.*` matches `location.stateChanged`; `*` matches all. */
-const matcher = (patterns: readonly string[] | undefined) => {
-  if (!patterns?.length) return () => true;
-  return (type: string) => patterns.some((p) => (p.endsWith('*') ? type.startsWith(p.slice(0, -1)) : type === p));
+/** `location.*` matches `location.stateChanged`; `*` or nothing matches all. */
+const matcher = (types: readonly string[] | undefined) => {
+  const expanded = expandTypes(types);
+  if (!expanded) return () => true;
+  const wanted = new Set(expanded);
+  return (type: string) => wanted.has(type);
 };
 
-const frame = (entry: JournalEntry) => `id: ${entry.id}\nevent: ${entry.event.type}\ndata: ${JSON.stringify(entry.event)}\n\n`;
+const cursorOf = (after: string | undefined) => (after === undefined ? 0 : decodeCursor(after, ['e'] as const).e);
 
-export function eventRoutes(journal: EventJournal): Route[] {
+export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'events-stream', optionalQuery: ['types', 'lastEventId'],
-      summary: 'Server-Sent Events of every domain change; Last-Event-ID (header or lastEventId) replays what was missed.',
+      method: 'GET', path: BASE, grant: READ, link: 'events-stream', optionalQuery: ['types', 'lastEventId', 'ticket'],
+      eventStream: true, ticket: true,
+      summary:
+        'Server-Sent Events of every committed change (id = event id); Last-Event-ID (header or lastEventId) replays what was missed from the durable log. ' +
+        'Authenticate with a bearer token, or with ?ticket= from POST /v1/events/tickets (browsers).',
       handler: (ctx) => {
-        const q = ctx.queryAs(query);
+        const q = ctx.queryAs(streamQuery);
         const wanted = matcher(q.types);
         const header = ctx.headers['last-event-id'];
-        const lastId = (typeof header === 'string' ? header : undefined) ?? q.lastEventId;
+        const lastId = (typeof header === 'string' && header !== '' ? header : undefined) ?? q.lastEventId;
+        const principal = ctx.caller;
         return {
           status: 200,
-          stream: (res: ServerResponse) => {
-            res.write('retry: 3000\n\n');
-            const missed = journal.since(lastId);
-            // The view cannot know what it missed: tell it to reload before it applies more.
-            if (!missed.complete) res.write(`event: reset\ndata: ${JSON.stringify({ bootId: journal.bootId })}\n\n`);
-            for (const entry of missed.entries) if (wanted(entry.event.type)) res.write(frame(entry));
-            const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-            const unsubscribe = journal.subscribe({
-              deliver: (entry) => {
-                if (wanted(entry.event.type)) res.write(frame(entry));
-              },
-              end: () => res.end(),
-            });
-            res.on('close', () => {
-              clearInterval(heartbeat);
-              unsubscribe();
-            });
-          },
+          headers: { 'X-Accel-Buffering': 'no' },
+          stream: (res: ServerResponse) => streams.open(res, principal, wanted, lastId),
         };
       },
     },
+    {
+      method: 'POST', path: `${BASE}/tickets`, body: 'none', grant: READ, link: 'events-ticket',
+      summary: `A single-use ticket (valid 60 s) that opens the event stream as the caller: GET ${BASE}?ticket=… (browsers' EventSource cannot send Authorization).`,
+      handler: (ctx) => ok(tickets.issue(ctx.caller)),
+    },
+    {
+      method: 'GET', path: `${BASE}/history`, grant: READ, link: 'events-history',
+      optionalQuery: ['types', 'subjectKind', 'subject', 'actor', 'from', 'to', 'limit', 'after'],
+      summary:
+        'Recorded events, oldest first, as pages (limit ≤ 1000, default 100; Link rel="next" while more exist): filter by types (names or prefix.*), ' +
+        'subjectKind and subject (events about it, also those naming it), actor (name or kind:name), from/to (ISO times).',
+      handler: async (ctx) => {
+        const q = ctx.queryAs(historyQuery);
+        const page = await history.events(q, cursorOf(q.after), q.limit);
+        return pageReply(ctx, page.items, page.next === undefined ? undefined : encodeCursor({ e: page.next }));
+      },
+    },
+    {
+      method: 'GET', path: '/v1/transport-units/{bk}/history', grant: 'transport-units:read', link: 'transport-unit-history',
+      linkHref: '/v1/transport-units/{bk}/history?limit={limit}&after={after}',
+      summary:
+        'The trace of a transport unit by barcode: its events (created, moved, orders, movements, stock, locks) and the PLC telegrams that named it, ' +
+        'oldest first, paged like the event history. Each entry says its source (event or telegram).',
+      handler: (ctx) => {
+        const q = ctx.queryAs(unitHistoryQuery);
+        const after = q.after === undefined ? { e: 0, t: 0 } : decodeCursor(q.after, ['e', 't'] as const);
+        const page = history.unit(ctx.param('bk'), after, q.limit);
+        return pageReply(ctx, page.items, page.next && encodeCursor(page.next));
+      },
+    },
   ];
-  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the live event stream.'), ...routes];
+  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the live event stream and the event history.'), ...routes];
+}
+
+export function eventsModule(deps: EventRouteDeps & { stop: () => void }): ModuleDescriptor {
+  return { name: 'events', routes: eventRoutes(deps), indexLinks: eventIndexLinks, stop: deps.stop };
 }

@@ -3,6 +3,7 @@ import { loadUnitRoutes } from './load-units/routes.ts';
 import { packagingUnitRoutes } from './packaging-units/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import type { InventoryServices } from './service.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 /** Entry-index links of the inventory module (spec Document 1). */
 export const inventoryIndexLinks = {
@@ -18,3 +19,6 @@ export function inventoryRoutes(inventory: InventoryServices): Route[] {
     ...packagingUnitRoutes(inventory.packagingUnits),
   ];
 }
+
+/** The inventory module as the composition root plugs it in. */
+export const inventoryModule = (inventory: InventoryServices): ModuleDescriptor => ({ name: 'inventory', routes: inventoryRoutes(inventory), indexLinks: inventoryIndexLinks });

@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { CommonServices } from '../common/service.ts';
 import { createLoadUnitService } from './load-units/service.ts';
 import { createLoadUnitStore } from './load-units/store.ts';
@@ -25,22 +25,21 @@ export interface InventoryOptions {
 
 export interface InventoryDeps {
   db: Db;
+  work: UnitOfWork;
   common: CommonServices;
-  bus: EventBus;
   options: InventoryOptions;
 }
 
-export function createInventory({ db, common, bus, options }: InventoryDeps) {
-  const products = createProductService({ db, store: createProductStore(db), common, bus });
+export function createInventory({ db, work, common, options }: InventoryDeps) {
+  const products = createProductService({ work, store: createProductStore(db), common });
   const loadUnits = createLoadUnitService({
-    db,
+    work,
     store: createLoadUnitStore(db),
     common,
     products,
-    bus,
     oneProductPerLoadUnit: options.oneProductPerLoadUnit,
   });
-  const packagingUnits = createPackagingUnitService({ db, store: createPackagingUnitStore(db), common, products, loadUnits, bus });
+  const packagingUnits = createPackagingUnitService({ work, store: createPackagingUnitStore(db), common, products, loadUnits });
   return { products, loadUnits, packagingUnits };
 }
 

@@ -4,6 +4,7 @@ import { vendorType } from '../../http/negotiation.ts';
 import type { Route } from '../../http/router.ts';
 import { completion, findAllQuery, movementPatch, newMovement, sourceQuery, unitQuery } from './schema.ts';
 import { isCompleted, type Movement, type MovementService } from './service.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Movements module (spec Document 3, "Movements"): `/v1/movements`, created under the
 // transport unit at `/v1/transport-units/{transportUnitBK}/movements`.
@@ -118,3 +119,6 @@ export function movementRoutes(movements: MovementService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the movement operations.'), ...routes];
 }
+
+/** The movements module as the composition root plugs it in. */
+export const movementsModule = (movements: MovementService): ModuleDescriptor => ({ name: 'movements', routes: movementRoutes(movements), indexLinks: movementIndexLinks });

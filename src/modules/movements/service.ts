@@ -1,5 +1,5 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { EventInput } from '../../core/event-catalogue.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion } from '../../core/versioned.ts';
@@ -72,13 +72,12 @@ interface Target {
 }
 
 export interface MovementServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: MovementStore;
   common: CommonServices;
-  bus: EventBus;
 }
 
-export function createMovementService({ db, store, common, bus }: MovementServiceDeps) {
+export function createMovementService({ work, store, common }: MovementServiceDeps) {
   const unitByPk = (pk: string) => common.transportUnits.findByPk(pk);
 
   /**
@@ -116,19 +115,18 @@ export function createMovementService({ db, store, common, bus }: MovementServic
   const byPKey = (pKey: string): Movement => live(stored(pKey));
 
   // A deleted transport unit cannot be moved any more: its INACTIVE and ACTIVE movements
-  // are CANCELLED (as its open transport orders are), so no one is sent to fetch it.
-  bus.on('transportUnit.deleted', (deleted) => {
-    if (typeof deleted.data.pKey !== 'string') return;
-    const unitPk = deleted.data.pKey;
-    const cancelled = db.transaction(() => {
-      const now = nowIso();
-      return store.forUnit(unitPk, undefined, ['INACTIVE', 'ACTIVE']).map((current) => {
-        store.update(current.pk, { ...current, state: 'CANCELLED', finishedAt: now }, now);
-        return { pKey: current.pk, from: current.state };
-      });
-    })();
-    for (const { pKey, from } of cancelled) {
-      bus.publish('movement.cancelled', { ...event(byPKey(pKey)), from, reason: `TransportUnit [${String(deleted.data.barcode)}] was deleted` });
+  // are CANCELLED (as its open transport orders are), so no one is sent to fetch it; in
+  // the unit of work that deleted it.
+  work.react('transportUnit.deleted', (deleted) => {
+    const now = nowIso();
+    for (const current of store.forUnit(deleted.data.pKey, undefined, ['INACTIVE', 'ACTIVE'])) {
+      store.update(current.pk, { ...current, state: 'CANCELLED', finishedAt: now }, now);
+      const movement = byPKey(current.pk);
+      emitMovement(
+        movement,
+        { type: 'movement.cancelled', data: { ...event(movement), from: current.state } },
+        `TransportUnit [${deleted.data.barcode}] was deleted`,
+      );
     }
   });
 
@@ -165,6 +163,10 @@ export function createMovementService({ db, store, common, bus }: MovementServic
   const changedFields = (before: MovementFields, after: MovementFields) => VISIBLE.filter((f) => before[f] !== after[f]);
 
   const event = (m: Movement) => ({ pKey: m.pk, transportUnitBk: m.transportUnitBk, type: m.type, state: m.state });
+
+  /** A movement event: about the movement, naming its unit. */
+  const emitMovement = (m: Movement, e: Pick<Extract<EventInput, { type: `movement.${string}` }>, 'type' | 'data'>, reason?: string) =>
+    work.emit({ ...e, key: m.pk, refs: [{ kind: 'transportUnit', key: m.transportUnitBk }], reason } as EventInput);
 
   return {
     /** Every movement, oldest first. */
@@ -215,7 +217,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
           `Validation failed: transportUnitBk: [${input.transportUnitBk}] differs from the transport unit of the path [${barcode}]`,
         );
       }
-      const pk = db.transaction(() => {
+      return work.run(() => {
         const unit = common.transportUnits.byBarcode(barcode);
         const fields: MovementFields = {
           transportUnitPk: unit.pk,
@@ -234,11 +236,13 @@ export function createMovementService({ db, store, common, bus }: MovementServic
         };
         const pk = newPKey();
         store.insert(pk, fields, nowIso());
-        return pk;
-      })();
-      const movement = byPKey(pk);
-      bus.publish('movement.created', { ...event(movement), sourceLocation: movement.sourceLocation, target: movement.target });
-      return movement;
+        const movement = byPKey(pk);
+        emitMovement(movement, {
+          type: 'movement.created',
+          data: { ...event(movement), sourceLocation: movement.sourceLocation, target: movement.target },
+        });
+        return movement;
+      });
     },
 
     /**
@@ -248,7 +252,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
      * 409. A PATCH that changes nothing writes nothing (ol stays).
      */
     modify(pKey: string, patch: MovementPatchInput): Movement {
-      const result = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('Movement', current, patch.ol);
         if (isCompleted(current.state)) throw completedNotMoved(current);
@@ -278,38 +282,35 @@ export function createMovementService({ db, store, common, bus }: MovementServic
         if (patch.sku !== undefined) next.sku = patch.sku;
         if (patch.latestDueAt !== undefined) next.latestDueAt = patch.latestDueAt;
         const fields = changedFields(current, next);
-        if (fields.length > 0) store.update(current.pk, next, now);
-        return { from: current.state, fields };
-      })();
-      const movement = byPKey(pKey);
-      if (result.fields.length > 0) {
-        bus.publish('movement.changed', { ...event(movement), from: result.from, fields: result.fields });
-      }
-      return movement;
+        if (fields.length === 0) return current;
+        store.update(current.pk, next, now);
+        const movement = byPKey(pKey);
+        emitMovement(movement, { type: 'movement.changed', data: { ...event(movement), from: current.state, fields } });
+        return movement;
+      });
     },
 
     /** DELETE: an INACTIVE or ACTIVE movement becomes CANCELLED (finishedAt set). */
     cancel(pKey: string): Movement {
-      const from = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         if (isCompleted(current.state)) throw completedNotCancelled(current);
         const now = nowIso();
         store.update(current.pk, { ...current, state: 'CANCELLED', finishedAt: now }, now);
-        return current.state;
-      })();
-      const movement = byPKey(pKey);
-      bus.publish('movement.cancelled', { ...event(movement), from });
-      return movement;
+        const movement = byPKey(pKey);
+        emitMovement(movement, { type: 'movement.cancelled', data: { ...event(movement), from: current.state } });
+        return movement;
+      });
     },
 
     /**
      * Completes an INACTIVE or ACTIVE movement: books the unit onto the location the
      * caller names (or the movement's own target location) in the same transaction,
-     * sets that location as `target`, state DONE and `finishedAt`. Publishes the unit's
-     * `transportUnit.moved` (when it really moved) and `movement.completed` after commit.
+     * sets that location as `target`, state DONE and `finishedAt`; the unit's move
+     * settles its transport orders in the same unit of work.
      */
     complete(pKey: string, input: CompletionInput): Movement {
-      const { moved, from } = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('Movement', current, input?.ol);
         if (isCompleted(current.state)) throw completedNotMoved(current);
@@ -333,7 +334,7 @@ export function createMovementService({ db, store, common, bus }: MovementServic
         const unit = unitByPk(current.transportUnitPk);
         if (!unit) throw transportUnitNotFoundByBK(current.transportUnitBk);
         const now = nowIso();
-        const moved = common.transportUnits.moveInTransaction(unit, location.pk, location.locationId, now);
+        common.transportUnits.moveTo(unit, location);
         store.update(
           current.pk,
           {
@@ -347,12 +348,10 @@ export function createMovementService({ db, store, common, bus }: MovementServic
           },
           now,
         );
-        return { moved, from: current.state };
-      })();
-      if (moved) bus.publish('transportUnit.moved', moved);
-      const movement = byPKey(pKey);
-      bus.publish('movement.completed', { ...event(movement), from, target: movement.target });
-      return movement;
+        const movement = byPKey(pKey);
+        emitMovement(movement, { type: 'movement.completed', data: { ...event(movement), from: current.state, target: movement.target } });
+        return movement;
+      });
     },
   };
 }

@@ -16,6 +16,7 @@ import {
 } from './schema.ts';
 import type { PreferenceService } from './service.ts';
 import type { Preference } from './store.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // The media types of the spec are not of the `vendorType(module, resource)` shape
 // (module `core`, resources `preference` and `user-preference`): written out.
@@ -140,3 +141,6 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the preference operations.'), ...routes];
 }
+
+/** The preferences module as the composition root plugs it in. */
+export const preferencesModule = (preferences: PreferenceService): ModuleDescriptor => ({ name: 'preferences', routes: preferenceRoutes(preferences), indexLinks: preferencesIndexLinks });

@@ -1,5 +1,4 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { nowIso } from '../../core/time.ts';
 import { DomainError, notFound, validationError } from '../../core/errors.ts';
 import { checkVersion } from '../../core/versioned.ts';
@@ -43,13 +42,16 @@ export interface CreateResult {
   created: boolean;
 }
 
-export function createPreferenceService(db: Db, store: PreferenceStore, bus: EventBus) {
+export function createPreferenceService(work: UnitOfWork, store: PreferenceStore) {
   // User and role preferences belong to their owner by name: they follow a rename and
-  // go with a deletion, so a later user or role of the old name never inherits them.
-  bus.on('user.renamed', (e) => store.renameOwner('USER', String(e.data.from), String(e.data.to), e.at));
-  bus.on('user.deleted', (e) => store.deleteOwner('USER', String(e.data.username)));
-  bus.on('role.renamed', (e) => store.renameOwner('ROLE', String(e.data.from), String(e.data.to), e.at));
-  bus.on('role.deleted', (e) => store.deleteOwner('ROLE', String(e.data.name)));
+  // go with a deletion, in the same unit of work, so a later user or role of the old
+  // name never inherits them.
+  work.react('user.renamed', (e) => store.renameOwner('USER', e.data.from, e.data.to, e.at));
+  work.react('user.deleted', (e) => store.deleteOwner('USER', e.data.username));
+  work.react('role.renamed', (e) => store.renameOwner('ROLE', e.data.from, e.data.to, e.at));
+  work.react('role.deleted', (e) => store.deleteOwner('ROLE', e.data.name));
+  const emitPreference = (type: 'preference.created' | 'preference.changed' | 'preference.deleted', p: Preference) =>
+    work.emit({ type, key: p.pk, data: eventData(p) });
   function byPKey(caller: Caller, pKey: string): Preference {
     const preference = store.byPk(pKey);
     if (!preference) throw new DomainError(404, NOT_FOUND_BY_PKEY, `Preference with pKey [${pKey}] does not exist`, { obj: [pKey] });
@@ -146,9 +148,13 @@ export function createPreferenceService(db: Db, store: PreferenceStore, bus: Eve
       const scope = scopeOfClass(input['@class']);
       const owner = ownerFor(caller, scope, input.owner);
       const fields = fieldsOf(input);
-      const result = db.transaction(() => {
+      return work.run(() => {
         const existing = store.byIdentity(scope, owner, input.key);
-        if (!existing) return { pk: store.insert(scope, owner, input.key, fields, nowIso()), created: true, changed: true };
+        if (!existing) {
+          const preference = store.byPk(store.insert(scope, owner, input.key, fields, nowIso()))!;
+          emitPreference('preference.created', preference);
+          return { preference, created: true };
+        }
         if (strict) {
           throw new DomainError(
             409,
@@ -157,14 +163,12 @@ export function createPreferenceService(db: Db, store: PreferenceStore, bus: Eve
             { obj: [input.key, owner, scope] },
           );
         }
-        if (sameFields(existing, fields)) return { pk: existing.pk, created: false, changed: false };
+        if (sameFields(existing, fields)) return { preference: existing, created: false };
         store.update(existing.pk, fields, nowIso());
-        return { pk: existing.pk, created: false, changed: true };
-      })();
-      const preference = store.byPk(result.pk)!;
-      if (result.created) bus.publish('preference.created', eventData(preference));
-      else if (result.changed) bus.publish('preference.changed', eventData(preference));
-      return { preference, created: result.created };
+        const preference = store.byPk(existing.pk)!;
+        emitPreference('preference.changed', preference);
+        return { preference, created: false };
+      });
     },
 
     /**
@@ -172,7 +176,7 @@ export function createPreferenceService(db: Db, store: PreferenceStore, bus: Eve
      * preference and cannot change; without `type` the current one stays.
      */
     update(caller: Caller, pKey: string, input: PreferenceUpdate): Preference {
-      db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(caller, pKey);
         if (input.pKey !== undefined && input.pKey !== pKey) {
           throw invalid('pKey', `must be the pKey of the path [${pKey}], not [${input.pKey}]`);
@@ -189,19 +193,18 @@ export function createPreferenceService(db: Db, store: PreferenceStore, bus: Eve
         }
         checkVersion('Preference', current, input.ol);
         store.update(current.pk, fieldsOf(input, input.type ?? current.type), nowIso());
-      })();
-      const preference = store.byPk(pKey)!;
-      bus.publish('preference.changed', eventData(preference));
-      return preference;
+        const preference = store.byPk(pKey)!;
+        emitPreference('preference.changed', preference);
+        return preference;
+      });
     },
 
     delete(caller: Caller, pKey: string): void {
-      const preference = db.transaction(() => {
+      work.run(() => {
         const found = byPKey(caller, pKey);
         store.delete(found.pk);
-        return found;
-      })();
-      bus.publish('preference.deleted', eventData(preference));
+        emitPreference('preference.deleted', found);
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Product } from '../inventory/service.ts';
 import { loadUnitTypeQuery, parseCaptures, parseNewOrder, parseOrRefuse } from './schema.ts';
 import { quantityReceived, type ReceivingService } from './service.ts';
 import type { Position, ReceivingOrder } from './store.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Receiving module (spec Document 3, "Receiving orders"). Decisions: docs/receiving.md.
 
@@ -122,3 +123,6 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the receiving order operations.'), ...routes];
 }
+
+/** The receiving module as the composition root plugs it in. */
+export const receivingModule = (receiving: ReceivingService): ModuleDescriptor => ({ name: 'receiving', routes: receivingRoutes(receiving), indexLinks: receivingIndexLinks });

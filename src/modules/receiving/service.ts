@@ -1,10 +1,9 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { describeQuantity, tidy, type Quantity } from '../../core/quantity.ts';
 import { nowIso } from '../../core/time.ts';
 import { DomainError, alreadyExists, notFound } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
-import type { InventoryServices, PackagingUnit, Product } from '../inventory/service.ts';
+import type { InventoryServices, Product } from '../inventory/service.ts';
 import { genericValidationError, type CaptureRequest, type NewReceivingOrder } from './schema.ts';
 import type { OrderState, Position, ReceivingOrder, ReceivingStore } from './store.ts';
 
@@ -32,11 +31,10 @@ export const DEFAULT_LOAD_UNIT_LABEL = '1';
 const CAPTURABLE: readonly OrderState[] = ['CREATED', 'PROCESSING'];
 
 export interface ReceivingDeps {
-  db: Db;
+  work: UnitOfWork;
   store: ReceivingStore;
   inventory: Pick<InventoryServices, 'products' | 'packagingUnits'>;
   common: Pick<CommonServices, 'transportUnits'>;
-  bus: EventBus;
 }
 
 
@@ -60,7 +58,7 @@ interface Booked {
   positions: { positionId: string; quantity: string }[];
 }
 
-export function createReceivingService({ db, store, inventory, common, bus }: ReceivingDeps) {
+export function createReceivingService({ work, store, inventory, common }: ReceivingDeps) {
   function byPKey(pKey: string): ReceivingOrder {
     const order = store.byPk(pKey);
     if (!order) throw notFound(`ReceivingOrder with pKey [${pKey}] does not exist`, [pKey]);
@@ -139,7 +137,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
       packagingUnitPKey: pu.pk,
       positions,
     };
-    return { pu, booked };
+    return booked;
   }
 
   return {
@@ -158,7 +156,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
      * quantity of the family of that product's base unit.
      */
     create(input: NewReceivingOrder): ReceivingOrder {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         if (store.byOrderId(input.orderId)) {
           throw alreadyExists(`ReceivingOrder with orderId [${input.orderId}] already exists`, [input.orderId]);
         }
@@ -174,21 +172,21 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
           }
         });
         if (problems.length > 0) throw genericValidationError(problems);
-        return store.insertOrder(
+        const pk = store.insertOrder(
           input.orderId,
           input.details ?? {},
           input.positions.map((p, i) => ({ positionId: p.positionId, productPk: products[i]!.pk, quantityExpected: p.quantityExpected })),
           nowIso(),
         );
-      })();
-      const order = byPKey(pk);
-      bus.publish('receivingOrder.created', { pKey: pk, orderId: order.orderId, positions: order.positions.length });
-      return order;
+        const order = byPKey(pk);
+        work.emit({ type: 'receivingOrder.created', key: order.orderId, data: { pKey: pk, orderId: order.orderId, positions: order.positions.length } });
+        return order;
+      });
     },
 
     /** Cancels a CREATED order; any other state → 403 `CANCELLATION.DENIED` [orderId, state, pKey]. */
     cancel(pKey: string): ReceivingOrder {
-      db.transaction(() => {
+      return work.run(() => {
         const order = byPKey(pKey);
         if (order.state !== 'CREATED') {
           const why = order.state === 'CANCELED' ? 'is already cancelled' : order.state === 'PROCESSING' ? 'is in process' : 'is processed';
@@ -199,10 +197,9 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
         const now = nowIso();
         store.setOrderState(order.pk, 'CANCELED', now);
         store.cancelPositions(order.pk, now);
-      })();
-      const order = byPKey(pKey);
-      bus.publish('receivingOrder.canceled', { pKey, orderId: order.orderId });
-      return order;
+        work.emit({ type: 'receivingOrder.canceled', key: order.orderId, data: { pKey, orderId: order.orderId } });
+        return byPKey(pKey);
+      });
     },
 
     /**
@@ -212,7 +209,7 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
      * transaction: a request that fails leaves everything as it was.
      */
     capture(pKey: string, requests: readonly CaptureRequest[], single: boolean, loadUnitType: string | undefined): ReceivingOrder {
-      const { after, units, booked } = db.transaction(() => {
+      return work.run(() => {
         const order = byPKey(pKey);
         if (!CAPTURABLE.includes(order.state)) {
           throw new DomainError(
@@ -223,22 +220,18 @@ export function createReceivingService({ db, store, inventory, common, bus }: Re
           );
         }
         const now = nowIso();
-        const units: PackagingUnit[] = [];
         const booked: Booked[] = [];
         requests.forEach((request, i) => {
-          const done = book(order, request, single ? '' : `[${i}].`, loadUnitType, now);
-          units.push(done.pu);
-          booked.push(done.booked);
+          booked.push(book(order, request, single ? '' : `[${i}].`, loadUnitType, now));
         });
         const after: OrderState = order.positions.every((p) => p.state === 'PROCESSED') ? 'PROCESSED' : 'PROCESSING';
         store.setOrderState(order.pk, after, now);
-        return { after, units, booked };
-      })();
-      for (const pu of units) inventory.packagingUnits.announceCreated(pu);
-      const order = byPKey(pKey);
-      bus.publish('receivingOrder.captured', { pKey, orderId: order.orderId, state: after, captures: booked });
-      if (after === 'PROCESSED') bus.publish('receivingOrder.processed', { pKey, orderId: order.orderId });
-      return order;
+        const units = [...new Set(booked.map((b) => b.transportUnitBK))].map((key) => ({ kind: 'transportUnit' as const, key }));
+        const data = { pKey, orderId: order.orderId };
+        work.emit({ type: 'receivingOrder.captured', key: order.orderId, data: { ...data, state: after, captures: booked }, refs: units });
+        if (after === 'PROCESSED') work.emit({ type: 'receivingOrder.processed', key: order.orderId, data });
+        return byPKey(pKey);
+      });
     },
   };
 }

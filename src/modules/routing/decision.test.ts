@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../../db/migrations/index.ts';
 import { openDatabase } from '../../core/db.ts';
-import { EventBus } from '../../core/events.ts';
+import { EventLog } from '../../core/event-log.ts';
+import { UnitOfWork } from '../../core/unit-of-work.ts';
 import { createLogger } from '../../core/log.ts';
 import { migrate } from '../../core/migrations.ts';
 import { createCommonServices } from '../common/service.ts';
@@ -478,10 +479,10 @@ describe('service.decide asks the injected OrderLookup', () => {
     const db = openDatabase({ file: path.join(dir, 'db.sqlite'), busyTimeoutMs: 1000 });
     try {
       migrate(db, migrations, { backupDir: path.join(dir, 'backups'), backupsToKeep: 1, log: createLogger({ level: 'silent' }) });
-      const bus = new EventBus((err) => {
+      const work = new UnitOfWork(db, new EventLog(db), (err) => {
         throw err;
       });
-      const common = createCommonServices(db, bus);
+      const common = createCommonServices(db, work);
       common.seed();
       common.locationGroups.create({ name: 'SRC', parentName: 'WAREHOUSE' });
       common.locationGroups.create({ name: 'DST', parentName: 'WAREHOUSE' });
@@ -499,7 +500,7 @@ describe('service.decide asks the injected OrderLookup', () => {
           return barcode === 'WITH-ORDER' ? { pKey: 'TO-9', targetLocation: null, targetLocationGroup: 'DST' } : undefined;
         },
       };
-      const routing = createRoutingService({ db, store: createRoutingStore(db), common, bus, orders });
+      const routing = createRoutingService({ work, store: createRoutingStore(db), common, orders });
       routing.create({ name: 'src-dst', key: 'SRC-DST', sourceLocationGroupName: 'SRC', targetLocationGroupName: 'DST' });
       routing.replaceHops('SRC-DST', [{ source: 'SVC/0001/0000/0000/0000', next: 'SVC/0002/0000/0000/0000' }]);
       routing.replaceDefaultHops([{ sourceGroup: 'SRC', next: 'SVC/0003/0000/0000/0000' }]);

@@ -5,6 +5,7 @@ import type { Route } from '../../http/router.ts';
 import { reasonCode } from './decision.ts';
 import { decisionQuery, defaultHopList, findAllQuery, hopList, newRoute, routeUpdate } from './schema.ts';
 import type { RouteResource, RoutingDecision, RoutingService } from './service.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Routing module (spec Document 2, "Routing module"; plc-osip.md §B5; decisions in
 // docs/routing.md): routes at `/v1/api/routes`, their hops, the default hop table and a
@@ -149,3 +150,6 @@ export function routingRoutes(routing: RoutingService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the routing operations.'), ...routes];
 }
+
+/** The routing module as the composition root plugs it in. */
+export const routingModule = (routing: RoutingService): ModuleDescriptor => ({ name: 'routing', routes: routingRoutes(routing), indexLinks: routingIndexLinks });

@@ -1,5 +1,5 @@
-import type { Db } from '../../core/db.ts';
-import type { DomainEvent, EventBus } from '../../core/events.ts';
+import type { EventRecord } from '../../core/event-catalogue.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion, type Versioned } from '../../core/versioned.ts';
@@ -81,7 +81,7 @@ const routeNotFound = (key: string) => notFound(`Route with key [${key}] does no
  * Location flags are read live (the common module's location cache is exact), so a LOCU
  * storm rebuilds nothing; a group state change (SYSU) re-reads only the groups.
  */
-function staleAfter(event: DomainEvent): { names: boolean; groups: boolean } {
+function staleAfter(event: EventRecord): { names: boolean; groups: boolean } {
   if (event.type.startsWith('locationGroup.')) {
     return { names: event.type !== 'locationGroup.stateChanged' && event.type !== 'locationGroup.created', groups: true };
   }
@@ -90,15 +90,14 @@ function staleAfter(event: DomainEvent): { names: boolean; groups: boolean } {
 }
 
 export interface RoutingServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: RoutingStore;
   common: CommonServices;
-  bus: EventBus;
   /** The transport-orders module; `NO_ORDERS` until it is connected (see `connectOrders`). */
   orders?: OrderLookup;
 }
 
-export function createRoutingService({ db, store, common, bus, orders = NO_ORDERS }: RoutingServiceDeps) {
+export function createRoutingService({ work, store, common, orders = NO_ORDERS }: RoutingServiceDeps) {
   let orderLookup = orders;
 
   // ---- names <-> pKeys of the common module -----------------------------------
@@ -210,7 +209,7 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
     definitions = undefined;
     model = undefined;
   };
-  bus.on('*', (event) => {
+  work.bus.onAny((event) => {
     const stale = staleAfter(event);
     if (stale.names) definitions = undefined;
     if (stale.groups) groupDefs = undefined;
@@ -255,7 +254,7 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
   /** The model for the current data; each part read at most once per change (nothing is cached inside a transaction). */
   function currentModel(): RoutingModel {
     if (model) return model;
-    const keep = !db.inTransaction;
+    const keep = !work.active;
     const defs = definitions ?? readDefinitions();
     const groups = groupDefs ?? readGroups();
     builds++;
@@ -367,7 +366,7 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
      */
     create(input: NewRouteInput): RouteResource {
       checkEnds(input);
-      const key = db.transaction(() => {
+      return work.run(() => {
         const key = input.key ?? newPKey();
         if (store.byPk(key)) throw alreadyExists(`Route with key [${key}] already exists`);
         requireUniqueName(input.name);
@@ -375,12 +374,11 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
         const enabled = input.enabled ?? true;
         if (enabled) requireUnambiguous(ends);
         store.insert(key, { ...ends, name: input.name, description: input.description ?? null, enabled }, nowIso());
-        return key;
-      })();
-      invalidate();
-      const route = view(stored(key));
-      bus.publish('route.created', { ...routeEvent(route), enabled: route.enabled });
-      return route;
+        invalidate();
+        const route = view(stored(key));
+        work.emit({ type: 'route.created', key: route.key, data: { ...routeEvent(route), enabled: route.enabled } });
+        return route;
+      });
     },
 
     /**
@@ -389,7 +387,7 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
      * that changes nothing writes nothing (`ol` stays).
      */
     update(input: RouteUpdateInput): RouteResource {
-      const fields = db.transaction(() => {
+      return work.run(() => {
         const current = stored(input.key);
         checkVersion('Route', current, input.ol);
         checkEnds(input);
@@ -401,45 +399,38 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
           enabled: input.enabled ?? current.enabled,
         };
         const fields = VISIBLE.filter((f) => next[f] !== current[f]);
-        if (fields.length === 0) return fields;
+        if (fields.length === 0) return view(current);
         if (next.enabled) requireUnambiguous(next, current.pk);
         store.update(current.pk, next, nowIso());
-        return fields;
-      })();
-      const route = view(stored(input.key));
-      if (fields.length > 0) {
         invalidate();
-        bus.publish('route.changed', { ...routeEvent(route), fields: fields.map((f) => FIELD_NAMES[f]) });
-      }
-      return route;
+        const route = view(stored(input.key));
+        work.emit({ type: 'route.changed', key: route.key, data: { ...routeEvent(route), fields: fields.map((f) => FIELD_NAMES[f]) } });
+        return route;
+      });
     },
 
     /** Deletes the route and its hops. */
     delete(key: string): void {
-      const route = db.transaction(() => {
+      work.run(() => {
         const route = view(stored(key));
         store.delete(route.pk);
-        return route;
-      })();
-      invalidate();
-      bus.publish('route.deleted', routeEvent(route));
+        invalidate();
+        work.emit({ type: 'route.deleted', key: route.key, data: routeEvent(route) });
+      });
     },
 
     /** Enables or disables the route; setting the flag it has changes nothing. */
     setEnabled(key: string, enabled: boolean): RouteResource {
-      const changed = db.transaction(() => {
+      return work.run(() => {
         const current = stored(key);
-        if (current.enabled === enabled) return false;
+        if (current.enabled === enabled) return view(current);
         if (enabled) requireUnambiguous(current, current.pk);
         store.update(current.pk, { ...current, enabled }, nowIso());
-        return true;
-      })();
-      const route = view(stored(key));
-      if (changed) {
         invalidate();
-        bus.publish('route.changed', { ...routeEvent(route), fields: ['enabled'], enabled });
-      }
-      return route;
+        const route = view(stored(key));
+        work.emit({ type: 'route.changed', key: route.key, data: { ...routeEvent(route), fields: ['enabled'], enabled } });
+        return route;
+      });
     },
 
     /** The hops of a route in order. */
@@ -452,17 +443,16 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
      * the route's `ol`.
      */
     replaceHops(key: string, hops: readonly HopInput[]): HopResource[] {
-      const route = db.transaction(() => {
+      return work.run(() => {
         const route = stored(key);
         checkHops(hops);
         const resolved = hops.map((h) => ({ sourcePk: common.locations.resolve(h.source).pk, nextPk: common.locations.resolve(h.next).pk }));
         store.replaceHops(route.pk, resolved);
         store.touch(route.pk, nowIso());
-        return route;
-      })();
-      invalidate();
-      bus.publish('route.hopsReplaced', { key: route.pk, name: route.name, hops: hops.length });
-      return hopsView(store.hopsOf(route.pk));
+        invalidate();
+        work.emit({ type: 'route.hopsReplaced', key: route.pk, data: { key: route.pk, name: route.name, hops: hops.length } });
+        return hopsView(store.hopsOf(route.pk));
+      });
     },
 
     /** The default hop table in order. */
@@ -475,17 +465,17 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
      */
     replaceDefaultHops(hops: readonly DefaultHopInput[]): DefaultHopResource[] {
       checkDefaultHops(hops);
-      db.transaction(() => {
+      return work.run(() => {
         const resolved: StoredDefaultHop[] = hops.map((h) => ({
           sourceLocationPk: h.source !== undefined ? common.locations.resolve(h.source).pk : null,
           sourceGroupPk: h.sourceGroup !== undefined ? common.locationGroups.byName(h.sourceGroup).pk : null,
           nextPk: common.locations.resolve(h.next).pk,
         }));
         store.replaceDefaultHops(resolved);
-      })();
-      invalidate();
-      bus.publish('routing.defaultHopsReplaced', { entries: hops.length });
-      return defaultHopsView();
+        invalidate();
+        work.emit({ type: 'routing.defaultHopsReplaced', key: 'defaultHops', data: { entries: hops.length } });
+        return defaultHopsView();
+      });
     },
 
     /**
@@ -504,7 +494,7 @@ export function createRoutingService({ db, store, common, bus, orders = NO_ORDER
      * that transaction's uncommitted changes.
      */
     prepare(): void {
-      if (!db.inTransaction) currentModel();
+      if (!work.active) currentModel();
     },
 
     /** How often the routing model has been built since start (diagnostics and tests). */

@@ -5,6 +5,7 @@ import type { Route } from '../../http/router.ts';
 import { orderPatch, newShippingOrder, positionPatch, PRODUCT_POSITION, statesQuery, TU_POSITION } from './schema.ts';
 import type { ShippingService } from './service.ts';
 import { ORDER_STATES, type Position, type ShippingOrder } from './store.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Shipping module (spec Document 3). Media types are written as the spec gives them
 // (no module segment): the full order and the order without positions.
@@ -142,3 +143,6 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
     allStates,
   ];
 }
+
+/** The shipping module as the composition root plugs it in. */
+export const shippingModule = (shipping: ShippingService): ModuleDescriptor => ({ name: 'shipping', routes: shippingRoutes(shipping), indexLinks: shippingIndexLinks });

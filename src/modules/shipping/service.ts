@@ -1,5 +1,4 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { sameFamily, type Quantity } from '../../core/quantity.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion, type Versioned } from '../../core/versioned.ts';
@@ -39,14 +38,13 @@ export const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
 };
 
 export interface ShippingDeps {
-  db: Db;
+  work: UnitOfWork;
   store: ShippingStore;
   products: ProductLookup;
   common: CommonServices;
-  bus: EventBus;
 }
 
-export function createShippingService({ db, store, products, common, bus }: ShippingDeps) {
+export function createShippingService({ work, store, products, common }: ShippingDeps) {
   function byPKey(pKey: string): ShippingOrder {
     const order = store.byPk(pKey);
     if (!order) throw notFound(`ShippingOrder with pKey [${pKey}] does not exist`, [pKey]);
@@ -125,7 +123,7 @@ export function createShippingService({ db, store, products, common, bus }: Ship
     product: (pk: string) => products.byPKey(pk),
 
     create(input: NewShippingOrder): ShippingOrder {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         if (store.byOrderId(input.orderId)) throw alreadyExists(`ShippingOrder [${input.orderId}] already exists`, [input.orderId]);
         const now = nowIso();
         const fields: OrderFields = {
@@ -142,16 +140,14 @@ export function createShippingService({ db, store, products, common, bus }: Ship
         };
         const pk = store.insertOrder(fields, now);
         input.positions.forEach((p, i) => store.insertPosition(pk, positionFields(p, i), now));
-        return pk;
-      })();
-      const order = byPKey(pk);
-      bus.publish('shippingOrder.created', { pKey: pk, orderId: order.orderId });
-      return order;
+        work.emit({ type: 'shippingOrder.created', key: input.orderId, data: { pKey: pk, orderId: input.orderId } });
+        return byPKey(pk);
+      });
     },
 
     /** Changes the fields the request carries; `state` only along the transition table. */
     updateOrder(pKey: string, patch: OrderPatch): ShippingOrder {
-      const before = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('ShippingOrder', current, patch.ol);
         requireOpen(current);
@@ -173,21 +169,20 @@ export function createShippingService({ db, store, products, common, bus }: Ship
           },
           nowIso(),
         );
-        return current;
-      })();
-      const order = byPKey(pKey);
-      bus.publish('shippingOrder.changed', { pKey, orderId: order.orderId });
-      if (order.state !== before.state) {
-        bus.publish('shippingOrder.stateChanged', { pKey, orderId: order.orderId, from: before.state, to: order.state });
-      }
-      return order;
+        const order = byPKey(pKey);
+        work.emit({ type: 'shippingOrder.changed', key: order.orderId, data: { pKey, orderId: order.orderId } });
+        if (order.state !== current.state) {
+          work.emit({ type: 'shippingOrder.stateChanged', key: order.orderId, data: { pKey, orderId: order.orderId, from: current.state, to: order.state } });
+        }
+        return order;
+      });
     },
 
     position: positionByPKey,
 
     /** Changes a position; its state moves along the same table as an order's. */
     updatePosition(pKey: string, patch: PositionPatch): Position {
-      const orderPk = db.transaction(() => {
+      return work.run(() => {
         const current = positionByPKey(pKey);
         checkVersion('ShippingOrderPosition', current, patch.ol);
         const order = byPKey(current.orderPk);
@@ -219,11 +214,14 @@ export function createShippingService({ db, store, products, common, bus }: Ship
           },
           nowIso(),
         );
-        return current.orderPk;
-      })();
-      const position = positionByPKey(pKey);
-      bus.publish('shippingOrderPosition.changed', { pKey, orderPKey: orderPk, orderId: position.orderId });
-      return position;
+        const position = positionByPKey(pKey);
+        work.emit({
+          type: 'shippingOrderPosition.changed',
+          key: position.orderId,
+          data: { pKey, orderPKey: current.orderPk, orderId: position.orderId },
+        });
+        return position;
+      });
     },
   };
 }

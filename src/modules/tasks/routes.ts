@@ -5,6 +5,7 @@ import type { Route } from '../../http/router.ts';
 import { newTask, taskUpdate } from './schema.ts';
 import { TRANSITIONS, TASK_OPERATIONS, type TaskService } from './service.ts';
 import type { Task } from './store.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Tasks module (spec Document 2): no version prefix, `/tasks`.
 
@@ -76,3 +77,6 @@ export function taskRoutes(tasks: TaskService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the task operations.'), ...routes];
 }
+
+/** The tasks module as the composition root plugs it in. */
+export const tasksModule = (tasks: TaskService): ModuleDescriptor => ({ name: 'tasks', routes: taskRoutes(tasks), indexLinks: taskIndexLinks });

@@ -1,5 +1,4 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { DomainError, validationError } from '../../core/errors.ts';
@@ -59,14 +58,13 @@ export const TRANSITIONS: Record<TaskOperation, Record<TaskState, TaskState | Re
 export const formatTaskId = (seq: number): string => `T-${String(seq).padStart(6, '0')}`;
 
 export interface TaskServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: TaskStore;
-  bus: EventBus;
   /** The task types this site supports (config `tasks.types`). */
   types: readonly string[];
 }
 
-export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
+export function createTaskService({ work, store, types }: TaskServiceDeps) {
   const supported = new Set(types);
 
   function byPKey(pKey: string): Task {
@@ -110,7 +108,7 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
   }
 
   function move(pKey: string, operation: TaskOperation): Task {
-    const { from, to } = db.transaction(() => {
+    return work.run(() => {
       const current = byPKey(pKey);
       const next = TRANSITIONS[operation][current.state];
       if (typeof next !== 'string') {
@@ -122,11 +120,9 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
       const startedAt = operation === 'start' ? now : current.startedAt;
       const finishedAt = operation === 'finish' ? now : current.finishedAt;
       store.setState(current.pk, next, startedAt, finishedAt, now);
-      return { from: current.state, to: next };
-    })();
-    const task = store.byPk(pKey)!;
-    bus.publish('task.stateChanged', { pKey, taskId: task.taskId, operation, from, to });
-    return task;
+      work.emit({ type: 'task.stateChanged', key: current.taskId, data: { pKey, taskId: current.taskId, operation, from: current.state, to: next } });
+      return store.byPk(pKey)!;
+    });
   }
 
   return {
@@ -137,7 +133,7 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
 
     /** A new task in state CREATED with the next taskId. */
     create(input: NewTaskInput): Task {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         if (input.pKey !== undefined) {
           if (store.byPk(input.pKey)) throw alreadyExists('pKey', input.pKey);
           throw validationError('Validation failed: pKey: is assigned by the server; leave it out of a create');
@@ -149,12 +145,11 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
         checkType(input.type);
         const pk = newPKey();
         const seq = store.nextSeq();
-        store.insert({ pk, seq, taskId: formatTaskId(seq), type: input.type, description: input.description ?? null }, nowIso());
-        return pk;
-      })();
-      const task = store.byPk(pk)!;
-      bus.publish('task.created', { pKey: pk, taskId: task.taskId, type: task.type });
-      return task;
+        const taskId = formatTaskId(seq);
+        store.insert({ pk, seq, taskId, type: input.type, description: input.description ?? null }, nowIso());
+        work.emit({ type: 'task.created', key: taskId, data: { pKey: pk, taskId, type: input.type } });
+        return store.byPk(pk)!;
+      });
     },
 
     /**
@@ -163,7 +158,7 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
      * changes nothing writes nothing (ol stays), so a retried PUT succeeds again.
      */
     update(input: TaskUpdateInput): Task {
-      const changed = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(input.pKey);
         checkVersion('Task', current, input.ol);
         if (current.state === 'FINISHED') {
@@ -184,13 +179,11 @@ export function createTaskService({ db, store, bus, types }: TaskServiceDeps) {
           );
         }
         const description = input.description ?? null;
-        if (description === current.description) return false;
+        if (description === current.description) return current;
         store.setDescription(current.pk, description, nowIso());
-        return true;
-      })();
-      const task = store.byPk(input.pKey)!;
-      if (changed) bus.publish('task.changed', { pKey: task.pk, taskId: task.taskId });
-      return task;
+        work.emit({ type: 'task.changed', key: current.taskId, data: { pKey: current.pk, taskId: current.taskId } });
+        return store.byPk(input.pKey)!;
+      });
     },
 
     start: (pKey: string) => move(pKey, 'start'),

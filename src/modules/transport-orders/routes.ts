@@ -4,6 +4,7 @@ import { vendorType } from '../../http/negotiation.ts';
 import type { Route } from '../../http/router.ts';
 import { findAllQuery, findQuery, newTransportOrder, transportOrderPatch } from './schema.ts';
 import { isEnded, type TransportOrder, type TransportOrderService } from './service.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 // Transport-orders module (spec Document 2, "Transportation module"): `/v1/transport-orders`.
 
@@ -104,3 +105,6 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the transport order operations.'), ...routes];
 }
+
+/** The transport-orders module as the composition root plugs it in. */
+export const transportOrdersModule = (orders: TransportOrderService): ModuleDescriptor => ({ name: 'transport-orders', routes: transportOrderRoutes(orders), indexLinks: transportOrderIndexLinks });

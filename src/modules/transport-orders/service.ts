@@ -1,5 +1,5 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { EventInput } from '../../core/event-catalogue.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion } from '../../core/versioned.ts';
@@ -24,12 +24,17 @@ import {
 // Invariant kept by every write of this module: a transport unit has at most one
 // STARTED order, and a unit without a STARTED order has no INITIALIZED one (the next
 // order starts the moment the previous one ends). Orders are started, and finished on
-// arrival, by `advance`, the one routine every path ends with.
+// arrival, by `advance`, the one routine every path ends with. A unit's arrival
+// (`transportUnit.moved`) and deletion are reactions inside the unit of work that
+// booked or deleted it: the same rule whether REST, a movement or a PLC telegram moved it.
 
 /** An order as the API shows it: the names of the unit, locations and group as they are now. */
 export type TransportOrder = StoredOrder;
 
 export const DEFAULT_PRIORITY: Priority = 'NORMAL';
+
+/** The start of the problem text of an order whose unit found no route onwards (`no route at <coordinate>`, written by the PLC adapter). */
+export const NO_ROUTE_PROBLEM = 'no route at';
 
 /**
  * Moves the table allows (PATCH; DELETE is CANCELED). CREATED → INITIALIZED →
@@ -111,27 +116,6 @@ interface Place {
   groupPk: string;
 }
 
-/** A domain event to publish once the transaction that caused it committed. */
-export interface PendingEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
-
-/** Changes made inside a caller's transaction: publish `events` with `announce` after its commit. */
-export interface Pending {
-  events: PendingEvent[];
-}
-
-/** What a transport unit's arrival at a location did to its orders. */
-export interface Arrival extends Pending {
-  /** Orders FINISHED by the arrival (more than one when the next order's target is reached as well). */
-  finished: TransportOrder[];
-  /** Orders STARTED because the ones before them ended. */
-  started: TransportOrder[];
-  /** The unit's STARTED order after the arrival (the one routing follows), if any. */
-  current: TransportOrder | undefined;
-}
-
 /** The STARTED order of a unit as routing reads it. */
 export interface StartedOrder {
   pKey: string;
@@ -156,21 +140,27 @@ const VISIBLE: readonly (keyof OrderFields)[] = [
 const TARGET_FIELDS: readonly (keyof OrderFields)[] = ['targetLocation', 'targetLocationGroup'];
 const STATE_FIELDS: readonly (keyof OrderFields)[] = ['state', 'startDate', 'endDate'];
 
+/** An event of this module as it is emitted: about the order, naming its unit. */
+type OrderEvent = Extract<EventInput, { type: `transportOrder.${string}` }> extends infer E
+  ? E extends { type: infer T; data: infer D }
+    ? { type: T; data: D }
+    : never
+  : never;
+
 /** States with an event of their own; INTERRUPTED and ONFAILURE are announced as `transportOrder.changed`. */
-const STATE_EVENTS: Partial<Record<OrderState, string>> = {
+const STATE_EVENTS: Partial<Record<OrderState, 'transportOrder.started' | 'transportOrder.finished' | 'transportOrder.canceled'>> = {
   STARTED: 'transportOrder.started',
   FINISHED: 'transportOrder.finished',
   CANCELED: 'transportOrder.canceled',
 };
 
 export interface TransportOrderServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: TransportOrderStore;
   common: CommonServices;
-  bus: EventBus;
 }
 
-export function createTransportOrderService({ db, store, common, bus }: TransportOrderServiceDeps) {
+export function createTransportOrderService({ work, store, common }: TransportOrderServiceDeps) {
   const unitByPk = (pk: string) => common.transportUnits.findByPk(pk);
 
   /** Where a unit stands now; `undefined` when the unit is gone. */
@@ -248,14 +238,13 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
     targetLocationGroup: o.targetLocationGroup,
   });
 
-  interface Collector extends Pending {
-    finished: TransportOrder[];
-    started: TransportOrder[];
+  /** Records an order event; it is about the order and names its unit. */
+  function emitOrder(event: OrderEvent) {
+    work.emit({ ...event, key: event.data.pKey, refs: [{ kind: 'transportUnit', key: event.data.transportUnitBK }] } as EventInput);
   }
-  const collector = (): Collector => ({ events: [], finished: [], started: [] });
 
-  /** Writes a new state (with its dates) and records the event; inside a transaction. */
-  function setState(current: TransportOrder, to: OrderState, now: string, out: Collector, message?: string): TransportOrder {
+  /** Writes a new state (with its dates) and records the event; inside a unit of work. */
+  function setState(current: TransportOrder, to: OrderState, now: string, message?: string): TransportOrder {
     const next: OrderFields = {
       ...current,
       state: to,
@@ -265,10 +254,10 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
     };
     store.update(current.pk, next, now);
     const written = live(store.byPk(current.pk)!);
-    const type = STATE_EVENTS[to] ?? 'transportOrder.changed';
-    out.events.push({ type, data: { ...eventData(written), from: current.state, ...(STATE_EVENTS[to] ? {} : { fields: ['state', 'endDate'] }) } });
-    if (to === 'STARTED') out.started.push(written);
-    if (to === 'FINISHED') out.finished.push(written);
+    const own = STATE_EVENTS[to];
+    const messageData = message !== undefined ? { message } : {};
+    if (own) emitOrder({ type: own, data: { ...eventData(written), from: current.state, ...messageData } });
+    else emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['state', 'endDate'], ...messageData } });
     return written;
   }
 
@@ -277,7 +266,7 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
    * INITIALIZED one starts (highest priority, then oldest); a STARTED order whose
    * target the unit has reached is FINISHED, and the next one starts — repeatedly.
    */
-  function advance(unitPk: string, place: Place | undefined, now: string, out: Collector): void {
+  function advance(unitPk: string, place: Place | undefined, now: string): void {
     for (;;) {
       let started: TransportOrder | undefined = store.startedOf(unitPk);
       if (started) {
@@ -285,47 +274,27 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
       } else {
         const next = store.nextInitializedOf(unitPk);
         if (!next) return;
-        started = setState(live(next), 'STARTED', now, out);
+        started = setState(live(next), 'STARTED', now);
       }
       if (!place || !reached(started, place)) return;
-      setState(started, 'FINISHED', now, out);
+      setState(started, 'FINISHED', now);
     }
   }
 
-  function announce(pending: Pending): void {
-    for (const event of pending.events) bus.publish(event.type, event.data);
-  }
-
-  /** After a booking over REST (or a movement's completion): finish and start the unit's orders. */
-  function onMoved(unitPk: string): void {
-    const out = db.transaction(() => {
-      const out = collector();
-      if (!store.startedOf(unitPk) && !store.nextInitializedOf(unitPk)) return out;
-      advance(unitPk, placeOf(unitPk), nowIso(), out);
-      return out;
-    })();
-    announce(out);
-  }
-
-  /** A deleted unit's open orders cannot be carried out any more: CANCELED, with a message saying why. */
-  function onDeleted(unitPk: string, barcode: string): void {
-    const out = db.transaction(() => {
-      const out = collector();
-      const now = nowIso();
-      // The STARTED one last: no INITIALIZED order may start in between.
-      const open = store.openOf(unitPk).sort((a, b) => Number(a.state === 'STARTED') - Number(b.state === 'STARTED'));
-      for (const order of open) setState(live(order), 'CANCELED', now, out, `TransportUnit [${barcode}] was deleted`);
-      return out;
-    })();
-    announce(out);
-  }
-
-  bus.on('transportUnit.moved', (event) => {
-    // `ordersSettled`: the mover already called arrivedInTransaction in its own transaction.
-    if (typeof event.data.pKey === 'string' && event.data.ordersSettled !== true) onMoved(event.data.pKey);
+  // A unit that arrives somewhere finishes the order whose target it reached and starts
+  // the next, in the unit of work that booked it.
+  work.react('transportUnit.moved', (event) => {
+    const unitPk = event.data.pKey;
+    if (!store.startedOf(unitPk) && !store.nextInitializedOf(unitPk)) return;
+    advance(unitPk, placeOf(unitPk), nowIso());
   });
-  bus.on('transportUnit.deleted', (event) => {
-    if (typeof event.data.pKey === 'string') onDeleted(event.data.pKey, String(event.data.barcode));
+
+  // A deleted unit's open orders cannot be carried out any more: CANCELED, with a message saying why.
+  work.react('transportUnit.deleted', (event) => {
+    const now = nowIso();
+    // The STARTED one last: no INITIALIZED order may start in between.
+    const open = store.openOf(event.data.pKey).sort((a, b) => Number(a.state === 'STARTED') - Number(b.state === 'STARTED'));
+    for (const order of open) setState(live(order), 'CANCELED', now, `TransportUnit [${event.data.barcode}] was deleted`);
   });
 
   return {
@@ -357,7 +326,7 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
       if (wanted.location === null && wanted.group === null) {
         throw validationError('Validation failed: targetLocation, targetLocationGroup: name at least one target');
       }
-      const { pk, out } = db.transaction(() => {
+      return work.run(() => {
         const unit = common.transportUnits.findByBarcode(input.barcode);
         if (!unit) throw notFoundPlain();
         const target = resolveTarget(wanted.location, wanted.group);
@@ -383,13 +352,10 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
           now,
         );
         const order = live(store.byPk(pk)!);
-        const out = collector();
-        out.events.push({ type: 'transportOrder.created', data: { ...eventData(order), sourceLocation: order.sourceLocation } });
-        if (startsNow) out.events.push({ type: 'transportOrder.started', data: { ...eventData(order), from: 'INITIALIZED' } });
-        return { pk, out };
-      })();
-      announce(out);
-      return byPKey(pk);
+        emitOrder({ type: 'transportOrder.created', data: { ...eventData(order), sourceLocation: order.sourceLocation } });
+        if (startsNow) emitOrder({ type: 'transportOrder.started', data: { ...eventData(order), from: 'INITIALIZED' } });
+        return byPKey(pk);
+      });
     },
 
     /**
@@ -399,8 +365,7 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
      */
     modify(pKey: string, patch: TransportOrderPatchInput): TransportOrder {
       const priority = patch.priority === undefined ? undefined : priorityOf(patch.priority);
-      const out = db.transaction(() => {
-        const out = collector();
+      return work.run(() => {
         const current = byPKey(pKey);
         if (patch.pKey != null && patch.pKey !== current.pk) {
           throw validationError(`Validation failed: pKey: [${patch.pKey}] differs from the order of the path [${current.pk}]`);
@@ -425,7 +390,7 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
         if (isEnded(current.state)) {
           if (redirect) throw endedNotRedirected(current);
           if ((priority !== undefined && priority !== current.priority) || message !== current.message) throw endedNotChanged(current);
-          return out;
+          return current;
         }
 
         const next: TransportOrder = { ...current, priority: priority ?? current.priority, message };
@@ -446,49 +411,37 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
           throw alreadyAtTarget(next.transportUnitBK, place.locationId);
         }
         const fields = VISIBLE.filter((f) => next[f] !== current[f]);
-        if (fields.length === 0) return out;
+        if (fields.length === 0) return current;
         store.update(current.pk, next, now);
         const written = live(store.byPk(current.pk)!);
         if (redirect) {
-          out.events.push({
+          emitOrder({
             type: 'transportOrder.redirected',
-            data: {
-              ...eventData(written),
-              from: { targetLocation: current.targetLocation, targetLocationGroup: current.targetLocationGroup },
-            },
+            data: { ...eventData(written), from: { targetLocation: current.targetLocation, targetLocationGroup: current.targetLocationGroup } },
           });
         }
         const stateEvent = stateChange ? STATE_EVENTS[state] : undefined;
-        if (stateEvent) {
-          out.events.push({ type: stateEvent, data: { ...eventData(written), from: current.state } });
-          if (state === 'STARTED') out.started.push(written);
-          if (state === 'FINISHED') out.finished.push(written);
-        }
+        if (stateEvent) emitOrder({ type: stateEvent, data: { ...eventData(written), from: current.state } });
         const others = fields.filter((f) => !TARGET_FIELDS.includes(f) && !(stateEvent && STATE_FIELDS.includes(f)));
         if (others.length > 0) {
-          out.events.push({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: others } });
+          emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: others, message: written.message } });
         }
         // The unit's STARTED order ended: the next one starts.
-        if (current.state === 'STARTED' && isEnded(state)) advance(current.transportUnitPk, place, now, out);
-        return out;
-      })();
-      announce(out);
-      return byPKey(pKey);
+        if (current.state === 'STARTED' && isEnded(state)) advance(current.transportUnitPk, place, now);
+        return byPKey(pKey);
+      });
     },
 
     /** DELETE: an order that has not ended becomes CANCELED (endDate set); the unit's next order starts. */
     cancel(pKey: string): TransportOrder {
-      const out = db.transaction(() => {
-        const out = collector();
+      return work.run(() => {
         const current = byPKey(pKey);
         if (isEnded(current.state)) throw endedNotCancelled(current);
         const now = nowIso();
-        setState(current, 'CANCELED', now, out);
-        if (current.state === 'STARTED') advance(current.transportUnitPk, placeOf(current.transportUnitPk), now, out);
-        return out;
-      })();
-      announce(out);
-      return byPKey(pKey);
+        setState(current, 'CANCELED', now);
+        if (current.state === 'STARTED') advance(current.transportUnitPk, placeOf(current.transportUnitPk), now);
+        return byPKey(pKey);
+      });
     },
 
     /** The STARTED order of a unit (routing, the PLC adapter); `undefined` for none or an unknown barcode. */
@@ -506,59 +459,34 @@ export function createTransportOrderService({ db, store, common, bus }: Transpor
     },
 
     /**
-     * For callers that run a transaction and have booked the unit onto the location
-     * (the PLC adapter: one transaction per telegram): finishes the unit's STARTED order
-     * when the location is its target (or lies in its target group, for an order with
-     * only a group target), starts the next one, and so on. Unknown unit or location:
-     * 404 (`svc.common.common.tu.notFoundByBK`, `svc.common.common.loc.notFoundByName`).
-     * Publishes nothing: call `announce(arrival)` after the commit.
+     * Records a problem text as the order's `message` (routing: "no route at L").
+     * An ended order: 409 `svc.tms.to.endedNotChanged`. Joins a running unit of work.
      */
-    arrivedInTransaction(transportUnitBK: string, locationId: string): Arrival {
-      return db.transaction(() => {
-        const unit = common.transportUnits.byBarcode(transportUnitBK);
-        const location = common.locations.resolve(locationId);
-        const out = collector();
-        advance(unit.pk, { pk: location.pk, locationId: location.locationId, groupPk: location.groupPk }, nowIso(), out);
-        const current = store.startedOf(unit.pk);
-        return { ...out, current: current && live(current) };
-      })();
-    },
-
-    /**
-     * For callers that run a transaction (routing: "no route at L"): records a problem
-     * text as the order's `message`. An ended order: 409 `svc.tms.to.endedNotChanged`.
-     * Publishes nothing: call `announce(result)` after the commit.
-     */
-    recordProblemInTransaction(pKey: string, message: string | null): Pending {
-      return db.transaction(() => {
-        const out = collector();
+    recordProblem(pKey: string, message: string | null): void {
+      work.run(() => {
         const current = byPKey(pKey);
-        if (current.message === message) return out;
+        if (current.message === message) return;
         if (isEnded(current.state)) throw endedNotChanged(current);
         store.update(current.pk, { ...current, message }, nowIso());
         const written = live(store.byPk(current.pk)!);
-        out.events.push({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'] } });
-        return out;
-      })();
+        emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'], message } });
+      });
     },
 
     /**
-     * Clears the order's problem text inside the caller's transaction when `ours` says
-     * the caller wrote it (the PLC adapter's "no route at L", once the unit has a next
-     * hop again); a text an operator wrote stays. Publishes nothing: `announce` after the commit.
+     * Clears the order's problem text when `ours` says the caller wrote it (the PLC
+     * adapter's "no route at L", once the unit has a next hop again); a text an
+     * operator wrote stays. Joins a running unit of work.
      */
-    clearProblemInTransaction(pKey: string, ours: (message: string) => boolean): Pending {
-      const out = collector();
-      const current = store.byPk(pKey);
-      if (!current?.message || !ours(current.message) || isEnded(current.state)) return out;
-      store.update(current.pk, { ...current, message: null }, nowIso());
-      const written = live(store.byPk(current.pk)!);
-      out.events.push({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'] } });
-      return out;
+    clearProblem(pKey: string, ours: (message: string) => boolean): void {
+      work.run(() => {
+        const current = store.byPk(pKey);
+        if (!current?.message || !ours(current.message) || isEnded(current.state)) return;
+        store.update(current.pk, { ...current, message: null }, nowIso());
+        const written = live(store.byPk(current.pk)!);
+        emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'], message: null } });
+      });
     },
-
-    /** Publishes the events of changes made inside a caller's transaction, after its commit. */
-    announce,
   };
 }
 

@@ -15,6 +15,12 @@ import type { UserService } from './users/service.ts';
 // users, roles, grants or keys changes, so a locked user's live tokens stop working
 // with the next request.
 
+/** Events after which a resolved caller may no longer be what it was (locked, demoted, revoked, …). */
+export const FORGET_AFTER = [
+  'user.changed', 'user.deleted', 'user.locked', 'user.passwordChanged',
+  'role.changed', 'role.deleted', 'grant.changed', 'apiKey.revoked',
+] as const;
+
 /** Failed logins in a row that lock an account (an administrator unlocks it). */
 export const LOCK_AFTER_FAILURES = 5;
 
@@ -36,9 +42,7 @@ export function createAuthentication(deps: AuthenticationDeps) {
    */
   const principals = new Map<string, { principal: Principal; validUntil: string | null; notBeforeSeconds: number }>();
   const forget = () => principals.clear();
-  for (const type of ['user.changed', 'user.deleted', 'user.locked', 'user.passwordChanged', 'role.changed', 'grant.changed', 'apiKey.revoked']) {
-    bus.on(type, forget);
-  }
+  for (const type of FORGET_AFTER) bus.on(type, forget);
 
   function userPrincipal(id: string, issuedAt: number): Principal {
     let entry = principals.get(id);
@@ -95,7 +99,6 @@ export function createAuthentication(deps: AuthenticationDeps) {
       if (!(await verifyPassword(password, user.passwordHash))) {
         if (users.recordFailedLogin(user, LOCK_AFTER_FAILURES)) {
           log.warn({ username }, `account locked after ${LOCK_AFTER_FAILURES} failed logins in a row`);
-          bus.publish('user.locked', { pKey: user.pk, username });
         }
         throw badCredentials();
       }
@@ -112,6 +115,32 @@ export function createAuthentication(deps: AuthenticationDeps) {
       const known = tokens.cached(bearer);
       if (known) return userPrincipal(known.id, known.iat);
       return tokens.verify(bearer).then((verified) => userPrincipal(verified.id, verified.iat));
+    },
+
+    /**
+     * The caller as it is now, with its current grants; undefined when it may no longer
+     * act (locked, disabled, expired or deleted user; revoked or expired key). Long-lived
+     * connections (event streams) check their caller again with it.
+     */
+    current(principal: Principal): Principal | undefined {
+      try {
+        if (principal.kind === 'user') {
+          const entry = principals.get(principal.id);
+          return entry && (entry.validUntil === null || entry.validUntil > nowIso()) ? entry.principal : loadUser(principal.id).principal;
+        }
+        const key = apiKeys.findByPk(principal.id);
+        if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= nowIso())) return undefined;
+        return principals.get(`api-key:${key.pk}`)?.principal ?? {
+          id: key.pk,
+          username: `api-key:${key.name}`,
+          kind: 'api-key',
+          grants: new Set(key.rolePk ? grants.namesOfRole(key.rolePk) : []),
+          roleNames: [key.roleName],
+        };
+      } catch (err) {
+        if (err instanceof AuthenticationError) return undefined;
+        throw err;
+      }
     },
 
     /** Forget resolved callers (after a change made outside the services, e.g. in a test). */

@@ -5,6 +5,7 @@ import { grantRoutes } from './grants/routes.ts';
 import { roleRoutes } from './roles/routes.ts';
 import type { UsersModule } from './service.ts';
 import { userRoutes } from './users/routes.ts';
+import type { ModuleDescriptor } from '../module.ts';
 
 /** Entry-index links of the user administration (spec Document 1), plus API keys. */
 export const usersIndexLinks = {
@@ -40,3 +41,6 @@ export function usersRoutes(module: UsersModule): Route[] {
     ...apiKeyRoutes(module),
   ];
 }
+
+/** The users module as the composition root plugs it in. */
+export const usersModule = (module: UsersModule): ModuleDescriptor => ({ name: 'users', routes: usersRoutes(module), indexLinks: usersIndexLinks });

@@ -1,8 +1,10 @@
 import type { TokenService } from '../../auth/tokens.ts';
 import { generatePassword } from '../../auth/passwords.ts';
 import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import type { UnitOfWork } from '../../core/unit-of-work.ts';
+import { AuthenticationError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
+import type { Principal } from '../../http/context.ts';
 import { nowIso } from '../../core/time.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createApiKeyStore } from './api-keys/store.ts';
@@ -25,14 +27,14 @@ export interface UsersModuleOptions {
   imageMaxBytes: number;
 }
 
-export function createUsersModule(db: Db, tokens: TokenService, bus: EventBus, log: Logger, options: UsersModuleOptions) {
-  const grants = createGrantService(db, createGrantStore(db), bus);
+export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService, log: Logger, options: UsersModuleOptions) {
+  const grants = createGrantService(work, createGrantStore(db));
   // Roles name their members by username; the user service resolves them (one module, two services).
   const resolveUser = (username: string) => users.pkOf(username);
-  const roles = createRoleService(db, createRoleStore(db), grants, resolveUser, bus);
-  const users = createUserService(db, createUserStore(db), roles, bus, options);
-  const apiKeys = createApiKeyService(db, createApiKeyStore(db), roles, bus);
-  const authentication = createAuthentication({ users, grants, apiKeys, tokens, bus, log });
+  const roles = createRoleService(work, createRoleStore(db), grants, resolveUser);
+  const users = createUserService(work, createUserStore(db), roles, options);
+  const apiKeys = createApiKeyService(work, createApiKeyStore(db), roles);
+  const authentication = createAuthentication({ users, grants, apiKeys, tokens, bus: work.bus, log });
 
   return {
     users,
@@ -41,6 +43,13 @@ export function createUsersModule(db: Db, tokens: TokenService, bus: EventBus, l
     apiKeys,
     login: authentication.login,
     authenticate: authentication.authenticate,
+    currentPrincipal: authentication.current,
+    /** The caller as it is now; 401 when it may no longer act (a ticket redeemed after its user was locked). */
+    currentPrincipalOrRefuse(principal: Principal): Principal {
+      const current = authentication.current(principal);
+      if (!current) throw new AuthenticationError(`${principal.username} may no longer sign in`);
+      return current;
+    },
     invalidatePrincipals: authentication.invalidatePrincipals,
 
     /** A role's members and grants, as its representation shows them. */
@@ -60,11 +69,11 @@ export function createUsersModule(db: Db, tokens: TokenService, bus: EventBus, l
       adminPassword: string | undefined,
       resetAdmin = false,
     ) {
-      const adminRolePk = db.transaction(() => {
+      const adminRolePk = work.run(() => {
         const now = nowIso();
         const grantPks = grants.ensureSystemGrants(routeGrants, now);
         return roles.ensure(ADMIN_ROLE, 'Administrators: every grant', grantPks, now);
-      })();
+      });
       const password = adminPassword ?? generatePassword();
       if (resetAdmin && adminPassword) await users.resetAdministrator(ADMIN_USER, adminPassword, adminRolePk);
       const adminCreated = !resetAdmin && (await users.ensureFirstAdmin(ADMIN_USER, password, adminRolePk));

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../../http/context.ts';
 import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
-import { errorCodeBody, locationGroupPatch, newLocationGroup, stateQuery } from './schema.ts';
+import { errorCodeBody, locationGroupPatch, newLocationGroup, reasonBody, stateQuery } from './schema.ts';
 import type { LocationGroupService } from './service.ts';
 import type { LocationGroup } from './store.ts';
 
@@ -74,19 +74,21 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
     },
     {
       method: 'PATCH', path: '/v1/location-group/{pKey}', query: ['op=change-state'], optionalQuery: ['statein', 'stateout'],
-      body: 'none', grant: WRITE, link: 'location-groups-changestate',
-      summary: 'Set groupStateIn/groupStateOut (AVAILABLE, NOT_AVAILABLE) of a group and all groups below it.',
+      body: ['none', 'json'], grant: WRITE, link: 'location-groups-changestate',
+      summary: 'Set groupStateIn/groupStateOut (AVAILABLE, NOT_AVAILABLE) of a group and all groups below it; an optional body {reason} is kept on the events.',
       handler: (ctx) => {
         const q = ctx.queryAs(stateQuery);
-        groups.changeState(ctx.param('pKey'), { groupStateIn: q.statein, groupStateOut: q.stateout });
+        const reason = ctx.body(reasonBody)?.reason;
+        groups.changeState(ctx.param('pKey'), { groupStateIn: q.statein, groupStateOut: q.stateout }, reason);
         return noContent();
       },
     },
     {
       method: 'PATCH', path: BASE, query: ['name', 'op=change-state'], grant: WRITE, link: 'location-groups-changestate-with-bitmap',
-      summary: 'Change the group states by an 8-character bitmap: position 0 from the right = in, 1 = out.',
+      summary: 'Change the group states by an 8-character bitmap: position 0 from the right = in, 1 = out; optional reason (kept on the events).',
       handler: (ctx) => {
-        groups.changeStateByCode(ctx.queryValue('name'), ctx.body(errorCodeBody).errorCode);
+        const body = ctx.body(errorCodeBody);
+        groups.changeStateByCode(ctx.queryValue('name'), body.errorCode, body.reason);
         return noContent();
       },
     },

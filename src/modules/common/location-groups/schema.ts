@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stateReason } from '../locations/schema.ts';
 import { name, ol, text } from '../../../core/schema.ts';
 import { GROUP_STATES } from '../error-code.ts';
 
@@ -25,7 +26,10 @@ export const locationGroupPatch = newLocationGroup.partial().extend({
 });
 
 /** Bitmap body of the state change by name. */
-export const errorCodeBody = z.object({ errorCode: z.string() });
+export const errorCodeBody = z.object({ errorCode: z.string(), reason: stateReason.optional() });
+
+/** The optional body of a state change by query parameters. */
+export const reasonBody = z.strictObject({ reason: stateReason.optional() }).optional();
 
 /** `?statein=&stateout=` of the state change by pKey. */
 export const stateQuery = z

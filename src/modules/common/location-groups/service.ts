@@ -1,5 +1,5 @@
-import { isForeignKeyViolation, type Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import { isForeignKeyViolation } from '../../../core/db.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, validationError } from '../../../core/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
@@ -34,7 +34,7 @@ export interface GroupStateChange {
   groupStateOut?: GroupState | undefined;
 }
 
-export function createLocationGroupService(db: Db, store: LocationGroupStore, accounts: AccountService, bus: EventBus) {
+export function createLocationGroupService(work: UnitOfWork, store: LocationGroupStore, accounts: AccountService) {
   function byPKey(pKey: string): LocationGroup {
     const group = store.byPk(pKey);
     if (!group) {
@@ -60,27 +60,29 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
 
   /**
    * Sets the state of a group and, as the PLC protocol and the reference system do,
-   * of every group below it. Runs inside the caller's transaction; returns what changed.
+   * of every group below it; one event per group and field that really changed.
+   * Runs inside the caller's unit of work; returns what changed.
    */
-  function applyState(group: LocationGroup, change: GroupStateChange, now: string) {
+  function applyState(group: LocationGroup, change: GroupStateChange, reason?: string) {
     const changed: { name: string; pk: string; field: string; value: GroupState }[] = [];
     if (!change.groupStateIn && !change.groupStateOut) return changed;
+    const now = nowIso();
     for (const pk of store.subtree(group.pk)) {
+      const before = store.byPk(pk)!;
       if (change.groupStateIn && store.setStateIn(pk, change.groupStateIn, now)) {
-        changed.push({ pk, name: '', field: 'groupStateIn', value: change.groupStateIn });
+        changed.push({ pk, name: before.name, field: 'groupStateIn', value: change.groupStateIn });
+        emitState(before, 'groupStateIn', change.groupStateIn, before.groupStateIn, reason);
       }
       if (change.groupStateOut && store.setStateOut(pk, change.groupStateOut, now)) {
-        changed.push({ pk, name: '', field: 'groupStateOut', value: change.groupStateOut });
+        changed.push({ pk, name: before.name, field: 'groupStateOut', value: change.groupStateOut });
+        emitState(before, 'groupStateOut', change.groupStateOut, before.groupStateOut, reason);
       }
     }
-    for (const c of changed) c.name = store.byPk(c.pk)!.name;
     return changed;
   }
 
-  function publishStateChanges(changes: ReturnType<typeof applyState>) {
-    for (const c of changes) {
-      bus.publish('locationGroup.stateChanged', { name: c.name, pKey: c.pk, field: c.field, value: c.value });
-    }
+  function emitState(group: LocationGroup, field: string, value: GroupState, from: GroupState, reason: string | undefined) {
+    work.emit({ type: 'locationGroup.stateChanged', key: group.name, data: { name: group.name, pKey: group.pk, field, value, from }, reason });
   }
 
   return {
@@ -97,7 +99,7 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
     ancestors: (pk: string) => store.ancestors(pk),
 
     create(input: NewLocationGroup): LocationGroup {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         requireUniqueName(input.name);
         const parent = input.parentName ? byName(input.parentName) : undefined;
         const fields: LocationGroupFields = {
@@ -110,16 +112,15 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
           groupStateIn: input.groupStateIn ?? parent?.groupStateIn ?? 'AVAILABLE',
           groupStateOut: input.groupStateOut ?? parent?.groupStateOut ?? 'AVAILABLE',
         };
-        return store.insert(fields, nowIso());
-      })();
-      const group = store.byPk(pk)!;
-      bus.publish('locationGroup.created', { name: group.name, pKey: pk });
-      return group;
+        const pk = store.insert(fields, nowIso());
+        work.emit({ type: 'locationGroup.created', key: input.name, data: { name: input.name, pKey: pk } });
+        return store.byPk(pk)!;
+      });
     },
 
     /** Partial update; a new parent must exist and must not lie below the group itself. */
     modify(pKey: string, patch: LocationGroupPatch): LocationGroup {
-      const changes = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('LocationGroup', current, patch.ol);
         if (patch.name !== undefined) requireUniqueName(patch.name, current.pk);
@@ -147,16 +148,18 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
           nowIso(),
         );
         const updated = store.byPk(current.pk)!;
-        return applyState(updated, { groupStateIn: patch.groupStateIn, groupStateOut: patch.groupStateOut }, nowIso());
-      })();
-      const group = store.byPk(pKey)!;
-      bus.publish('locationGroup.changed', { name: group.name, pKey });
-      publishStateChanges(changes);
-      return group;
+        work.emit({
+          type: 'locationGroup.changed',
+          key: updated.name,
+          data: { name: updated.name, pKey, ...(updated.name !== current.name ? { from: current.name } : {}) },
+        });
+        applyState(updated, { groupStateIn: patch.groupStateIn, groupStateOut: patch.groupStateOut });
+        return store.byPk(pKey)!;
+      });
     },
 
     delete(pKey: string): void {
-      const group = db.transaction(() => {
+      work.run(() => {
         const group = byPKey(pKey);
         if (group.childNames.length > 0) {
           throw inUse('svc.common.common.lg.notEmpty', `LocationGroup [${group.name}] still has child groups: ${group.childNames.join(', ')}`, [group.name]);
@@ -173,28 +176,24 @@ export function createLocationGroupService(db: Db, store: LocationGroupStore, ac
             group.name,
           ]);
         }
-        return group;
-      })();
-      bus.publish('locationGroup.deleted', { name: group.name, pKey });
+        work.emit({ type: 'locationGroup.deleted', key: group.name, data: { name: group.name, pKey } });
+      });
     },
 
-    /** Changes `groupStateIn`/`groupStateOut` of a group and its descendants. */
-    changeState(pKey: string, change: GroupStateChange) {
-      const changes = db.transaction(() => applyState(byPKey(pKey), change, nowIso()))();
-      publishStateChanges(changes);
-      return changes;
+    /**
+     * Changes `groupStateIn`/`groupStateOut` of a group and its descendants; `reason`
+     * (the operator's or the PLC's) is kept on the events. Joins a running unit of work.
+     */
+    changeState(pKey: string, change: GroupStateChange, reason?: string) {
+      return work.run(() => applyState(byPKey(pKey), change, reason));
     },
 
     /** A group addressed by the bitmap: position 0 = groupStateIn, 1 = groupStateOut (plc-osip.md §B4.3, decision 2). */
-    changeStateByCode(name: string, errorCode: string) {
+    changeStateByCode(name: string, errorCode: string, reason?: string) {
       checkErrorCode(errorCode);
       const group = byName(name);
-      return this.changeState(group.pk, { groupStateIn: groupStateAt(errorCode, 0), groupStateOut: groupStateAt(errorCode, 1) });
+      return this.changeState(group.pk, { groupStateIn: groupStateAt(errorCode, 0), groupStateOut: groupStateAt(errorCode, 1) }, reason);
     },
-
-    /** For services that already run a transaction (location state change): apply now, publish after commit. */
-    applyStateInTransaction: (group: LocationGroup, change: GroupStateChange) => applyState(group, change, nowIso()),
-    publishStateChanges,
   };
 }
 

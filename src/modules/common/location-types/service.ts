@@ -1,5 +1,5 @@
 import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { createTypeCatalogue, type CatalogueEntry } from '../type-catalogue/service.ts';
 
 /** A location type; dimensions in millimetres. */
@@ -13,8 +13,8 @@ export type LocationTypeFields = {
 
 export type LocationType = CatalogueEntry<LocationTypeFields>;
 
-export const createLocationTypeService = (db: Db, bus: EventBus) =>
-  createTypeCatalogue<LocationTypeFields>(db, bus, {
+export const createLocationTypeService = (db: Db, work: UnitOfWork) =>
+  createTypeCatalogue<LocationTypeFields>(db, work, {
     table: 'location_types',
     columns: { type: 'type', description: 'description', length: 'length', width: 'width', height: 'height' },
     usageSql: 'SELECT count(*) FROM locations WHERE location_type_pk = ?',

@@ -42,7 +42,7 @@ export function locationRoutes(locations: LocationService): Route[] {
     ok(locationVO(ctx, locations.byLocationId(ctx.queryValue(param))));
   const changeState = (ctx: RequestContext, location: Location) => {
     const body = ctx.body(changeStateBody);
-    locations.changeState(location.pk, body.errorCode, body.plcState);
+    locations.changeState(location.pk, body.errorCode, body.plcState, body.reason);
     return noContent();
   };
 
@@ -115,7 +115,7 @@ export function locationRoutes(locations: LocationService): Route[] {
     },
     {
       method: 'PATCH', path: '/v1/location/{pKey}', query: ['op=change-state'], grant: WRITE, link: 'location-changestate',
-      summary: 'Lock or release a location (and its group) by an 8-character errorCode; optional plcState.',
+      summary: 'Lock or release a location (and its group) by an 8-character errorCode; optional plcState and reason (kept on the events).',
       handler: (ctx) => changeState(ctx, locations.byPKey(ctx.param('pKey'))),
     },
     {

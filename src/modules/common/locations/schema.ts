@@ -21,9 +21,13 @@ export const newLocation = z.object({
 export const locationUpdate = newLocation.extend({ pKey: name(), ol: ol.optional() });
 
 /** `PATCH /v1/location/{pKey}?op=change-state`. */
+/** Why a state changes (kept on its events): who locked a location at 3 a.m., and why. */
+export const stateReason = z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters');
+
 export const changeStateBody = z.object({
   errorCode: z.string(),
   plcState: z.number().int().min(-1).max(9999).optional(),
+  reason: stateReason.optional(),
 });
 
 const part = z.string().max(20).optional();

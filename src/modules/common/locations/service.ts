@@ -1,5 +1,5 @@
-import { hasWildcard, isForeignKeyViolation, likeToGlob, type Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import { hasWildcard, isForeignKeyViolation, likeToGlob } from '../../../core/db.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
@@ -29,15 +29,14 @@ export const locationNotFoundByName = (locationId: string) =>
   });
 
 export interface LocationServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: LocationStore;
   accounts: AccountService;
   groups: LocationGroupService;
   types: LocationTypeService;
-  bus: EventBus;
 }
 
-export function createLocationService({ db, store, accounts, groups, types, bus }: LocationServiceDeps) {
+export function createLocationService({ work, store, accounts, groups, types }: LocationServiceDeps) {
   function byPKey(pKey: string): Location {
     const location = store.byPk(pKey);
     if (!location) throw notFound(`Location with pKey [${pKey}] does not exist`);
@@ -124,31 +123,30 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
     inGroupTree: (groupPk: string) => store.inGroupPks(groups.subtree(groupPk)),
 
     create(input: LocationInput): Location {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         requireUnique(input);
-        return store.insert(fieldsOf(input, accounts.resolve(input.accountId).pk), nowIso());
-      })();
-      const location = store.byPk(pk)!;
-      bus.publish('location.created', { locationId: location.locationId, pKey: pk });
-      return location;
+        const pk = store.insert(fieldsOf(input, accounts.resolve(input.accountId).pk), nowIso());
+        work.emit({ type: 'location.created', key: input.locationId, data: { locationId: input.locationId, pKey: pk } });
+        return store.byPk(pk)!;
+      });
     },
 
     /** Full update; the flags and `plcState` are not taken from it (they change by state change only). */
     update(pKey: string, input: LocationInput & { ol?: number | undefined }): Location {
-      db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('Location', current, input.ol);
         requireUnique(input, current.pk);
         const accountPk = input.accountId === undefined ? accounts.byIdentifier(current.accountId).pk : accounts.byIdentifier(input.accountId).pk;
         store.update(current.pk, fieldsOf(input, accountPk), nowIso());
-      })();
-      const location = store.byPk(pKey)!;
-      bus.publish('location.changed', { locationId: location.locationId, pKey });
-      return location;
+        const from = current.locationId !== input.locationId ? { from: current.locationId } : {};
+        work.emit({ type: 'location.changed', key: input.locationId, data: { locationId: input.locationId, pKey, ...from } });
+        return store.byPk(pKey)!;
+      });
     },
 
     delete(pKey: string): void {
-      const location = db.transaction(() => {
+      work.run(() => {
         const location = byPKey(pKey);
         const units = store.transportUnitCount(location.pk);
         if (units > 0) {
@@ -164,55 +162,44 @@ export function createLocationService({ db, store, accounts, groups, types, bus 
             location.locationId,
           ]);
         }
-        return location;
-      })();
-      bus.publish('location.deleted', { locationId: location.locationId, pKey });
+        work.emit({ type: 'location.deleted', key: location.locationId, data: { locationId: location.locationId, pKey } });
+      });
     },
 
     /**
      * The state change of spec Document 3 and plc-osip.md §B4.3: position 0 from the
      * right = incomingActive, 1 = outgoingActive, 2 = groupStateIn and 3 =
      * groupStateOut of the location's group (cascading to the groups below it);
-     * `plcState`, when given, is set as well. One event per field that really changed.
+     * `plcState`, when given, is set as well. One event per field that really changed,
+     * each with `reason` when the caller gave one. Joins a running unit of work (a PLC
+     * telegram's).
      */
-    changeState(pKey: string, errorCode: string, plcState?: number) {
-      const change = db.transaction(() => this.changeStateInTransaction(pKey, errorCode, plcState))();
-      change.publish();
-      return { changed: change.changed, groupChanges: change.groupChanges };
-    },
-
-    /**
-     * The state change for callers that already run a transaction (the PLC adapter:
-     * one transaction per telegram). Nothing is published: the caller calls `publish`
-     * after its commit.
-     */
-    changeStateInTransaction(pKey: string, errorCode: string, plcState?: number) {
-      checkErrorCode(errorCode);
-      const location = byPKey(pKey);
-      const wanted = { incomingActive: activeAt(errorCode, 0), outgoingActive: activeAt(errorCode, 1), plcState };
-      const changed: { field: string; value: unknown }[] = [];
-      if (wanted.incomingActive !== undefined && wanted.incomingActive !== location.incomingActive) {
-        changed.push({ field: 'incomingActive', value: wanted.incomingActive });
-      }
-      if (wanted.outgoingActive !== undefined && wanted.outgoingActive !== location.outgoingActive) {
-        changed.push({ field: 'outgoingActive', value: wanted.outgoingActive });
-      }
-      if (plcState !== undefined && plcState !== location.plcState) changed.push({ field: 'plcState', value: plcState });
-      if (changed.length > 0) store.setFlags(location.pk, wanted, nowIso());
-      const groupChanges = groups.applyStateInTransaction(groups.byPKey(location.groupPk), {
-        groupStateIn: groupStateAt(errorCode, 2),
-        groupStateOut: groupStateAt(errorCode, 3),
+    changeState(pKey: string, errorCode: string, plcState?: number, reason?: string) {
+      return work.run(() => {
+        checkErrorCode(errorCode);
+        const location = byPKey(pKey);
+        const wanted = { incomingActive: activeAt(errorCode, 0), outgoingActive: activeAt(errorCode, 1), plcState };
+        const changed: { field: string; value: unknown; from: unknown }[] = [];
+        for (const field of ['incomingActive', 'outgoingActive', 'plcState'] as const) {
+          const value = wanted[field];
+          if (value !== undefined && value !== location[field]) changed.push({ field, value, from: location[field] });
+        }
+        if (changed.length > 0) store.setFlags(location.pk, wanted, nowIso());
+        for (const c of changed) {
+          work.emit({
+            type: 'location.stateChanged',
+            key: location.locationId,
+            data: { locationId: location.locationId, pKey: location.pk, ...c },
+            reason,
+          });
+        }
+        const groupChanges = groups.changeState(
+          location.groupPk,
+          { groupStateIn: groupStateAt(errorCode, 2), groupStateOut: groupStateAt(errorCode, 3) },
+          reason,
+        );
+        return { changed, groupChanges };
       });
-      return {
-        changed,
-        groupChanges,
-        publish() {
-          for (const c of changed) {
-            bus.publish('location.stateChanged', { locationId: location.locationId, pKey: location.pk, field: c.field, value: c.value });
-          }
-          groups.publishStateChanges(groupChanges);
-        },
-      };
     },
 
     /** Marks that a transport unit arrived at or left the location (inside the caller's transaction). */

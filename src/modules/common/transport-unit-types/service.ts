@@ -1,5 +1,5 @@
 import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { createTypeCatalogue, type CatalogueEntry } from '../type-catalogue/service.ts';
 
 /** A transport unit type; dimensions in millimetres, weights in kilograms. */
@@ -15,8 +15,8 @@ export type TransportUnitTypeFields = {
 
 export type TransportUnitType = CatalogueEntry<TransportUnitTypeFields>;
 
-export const createTransportUnitTypeService = (db: Db, bus: EventBus) =>
-  createTypeCatalogue<TransportUnitTypeFields>(db, bus, {
+export const createTransportUnitTypeService = (db: Db, work: UnitOfWork) =>
+  createTypeCatalogue<TransportUnitTypeFields>(db, work, {
     table: 'transport_unit_types',
     columns: {
       type: 'type',

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { isForeignKeyViolation, type Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import { isForeignKeyViolation } from '../../../core/db.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { DomainError, alreadyExists, inUse } from '../../../core/errors.ts';
 import type { LocationService } from '../locations/service.ts';
@@ -18,7 +18,13 @@ export interface TransportUnitInput {
   targetLocation?: string | null | undefined;
 }
 
+/** A location as a move names it. */
+type Place = { pk: string; locationId: string };
+
 export type TransportUnitUpdate = Partial<TransportUnitInput> & { ol?: number | undefined };
+
+/** The fields an update can change, as the API names them (`transportUnit.changed` lists those that did). */
+const CHANGEABLE = ['barcode', 'transportUnitType', 'actualLocation', 'targetLocation', 'state', 'weight'] as const;
 
 export const transportUnitNotFoundByBK = (barcode: string) =>
   new DomainError(404, 'svc.common.common.tu.notFoundByBK', `TransportUnit with barcode [${barcode}] does not exist`, {
@@ -26,14 +32,13 @@ export const transportUnitNotFoundByBK = (barcode: string) =>
   });
 
 export interface TransportUnitServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: TransportUnitStore;
   locations: LocationService;
   types: TransportUnitTypeService;
-  bus: EventBus;
 }
 
-export function createTransportUnitService({ db, store, locations, types, bus }: TransportUnitServiceDeps) {
+export function createTransportUnitService({ work, store, locations, types }: TransportUnitServiceDeps) {
   function byBarcode(barcode: string): TransportUnit {
     const unit = store.byBarcode(barcode);
     if (!unit) throw transportUnitNotFoundByBK(barcode);
@@ -58,13 +63,34 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
     }
   }
 
-  /** Books a unit onto a location inside the caller's transaction; returns the event to publish, if it moved. */
-  function moveInTransaction(unit: TransportUnit, locationPk: string, locationId: string, now: string) {
-    if (unit.actualLocationPk === locationPk) return undefined;
-    store.move(unit.pk, locationPk, now);
-    locations.touch(unit.actualLocationPk, now);
-    locations.touch(locationPk, now);
-    return { barcode: unit.barcode, pKey: unit.pk, from: unit.actualLocation, to: locationId };
+  /**
+   * Records that a unit now stands at another location: both locations are touched and
+   * `transportUnit.moved` is emitted, whose reactions (its transport orders, its
+   * movements) run in the same unit of work.
+   */
+  function booked(unit: TransportUnit, from: Place, to: Place, now: string) {
+    locations.touch(from.pk, now);
+    locations.touch(to.pk, now);
+    work.emit({
+      type: 'transportUnit.moved',
+      key: unit.barcode,
+      data: { barcode: unit.barcode, pKey: unit.pk, from: from.locationId, to: to.locationId },
+      refs: [
+        { kind: 'location', key: from.locationId },
+        { kind: 'location', key: to.locationId },
+      ],
+    });
+  }
+
+  /** Books a unit onto a location; nothing happens when it stands there already. Returns whether it moved. */
+  function moveTo(unit: TransportUnit, location: Place): boolean {
+    return work.run(() => {
+      if (unit.actualLocationPk === location.pk) return false;
+      const now = nowIso();
+      store.move(unit.pk, location.pk, now);
+      booked(unit, { pk: unit.actualLocationPk, locationId: unit.actualLocation }, location, now);
+      return true;
+    });
   }
 
   return {
@@ -77,56 +103,53 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
     byBarcodes: (barcodes: readonly string[]) => store.byBarcodes(barcodes),
     onLocation: (locationId: string) => store.onLocation(locations.resolve(locationId).pk),
 
+    /** A new unit standing at `actualLocation`. Joins a running unit of work (a PLC telegram that reports an unknown unit). */
     create(input: TransportUnitInput): TransportUnit {
-      const created = db.transaction(() => this.createInTransaction(input))();
-      created.publish();
-      return created.unit;
-    },
-
-    /** The create for callers that already run a transaction; `publish` after their commit. */
-    createInTransaction(input: TransportUnitInput) {
-      if (input.barcode !== undefined && store.byBarcode(input.barcode)) {
-        throw alreadyExists(`TransportUnit with barcode [${input.barcode}] already exists`, [input.barcode]);
-      }
-      const location = locations.resolve(input.actualLocation);
-      const now = nowIso();
-      const pk = store.insert(
-        {
-          barcode: input.barcode ?? freeBarcode(),
-          typePk: types.byType(input.transportUnitType).pk,
-          actualLocationPk: location.pk,
-          actualLocationDate: now,
-          targetLocationPk: input.targetLocation ? locations.resolve(input.targetLocation).pk : null,
-          state: input.state ?? 'AVAILABLE',
-          weight: input.weight ?? null,
-        },
-        now,
-      );
-      locations.touch(location.pk, now);
-      const unit = store.byPk(pk)!;
-      return {
-        unit,
-        publish: () => bus.publish('transportUnit.created', { barcode: unit.barcode, pKey: pk, actualLocation: unit.actualLocation }),
-      };
+      return work.run(() => {
+        if (input.barcode !== undefined && store.byBarcode(input.barcode)) {
+          throw alreadyExists(`TransportUnit with barcode [${input.barcode}] already exists`, [input.barcode]);
+        }
+        const location = locations.resolve(input.actualLocation);
+        const now = nowIso();
+        const pk = store.insert(
+          {
+            barcode: input.barcode ?? freeBarcode(),
+            typePk: types.byType(input.transportUnitType).pk,
+            actualLocationPk: location.pk,
+            actualLocationDate: now,
+            targetLocationPk: input.targetLocation ? locations.resolve(input.targetLocation).pk : null,
+            state: input.state ?? 'AVAILABLE',
+            weight: input.weight ?? null,
+          },
+          now,
+        );
+        locations.touch(location.pk, now);
+        const unit = store.byPk(pk)!;
+        work.emit({
+          type: 'transportUnit.created',
+          key: unit.barcode,
+          data: { barcode: unit.barcode, pKey: pk, actualLocation: unit.actualLocation },
+          refs: [{ kind: 'location', key: unit.actualLocation }],
+        });
+        return unit;
+      });
     },
 
     /** Moves a unit to another location (by coordinate): `PATCH /v1/transport-units?bk=&newLocation=`. */
     move(barcode: string, newLocation: string): TransportUnit {
-      const moved = db.transaction(() => {
+      return work.run(() => {
         const unit = byBarcode(barcode);
-        const location = locations.resolve(newLocation);
-        return moveInTransaction(unit, location.pk, location.locationId, nowIso());
-      })();
-      if (moved) bus.publish('transportUnit.moved', moved);
-      return byBarcode(barcode);
+        moveTo(unit, locations.resolve(newLocation));
+        return byBarcode(barcode);
+      });
     },
 
-    /** For services that already run a transaction (movements, the PLC adapter). */
-    moveInTransaction,
+    /** Books a unit onto a location it was seen at (a movement completed, a PLC report). */
+    moveTo,
 
     /** Changes the given fields; a new `actualLocation` is a move. */
     update(barcode: string, patch: TransportUnitUpdate): TransportUnit {
-      const { pk, moved } = db.transaction(() => {
+      return work.run(() => {
         const current = byBarcode(barcode);
         checkVersion('TransportUnit', current, patch.ol);
         const now = nowIso();
@@ -155,33 +178,34 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
           },
           now,
         );
-        let moved: ReturnType<typeof moveInTransaction>;
-        if (moving) {
-          locations.touch(current.actualLocationPk, now);
-          locations.touch(location.pk, now);
-          moved = { barcode: current.barcode, pKey: current.pk, from: current.actualLocation, to: location.locationId };
-        }
-        return { pk: current.pk, moved };
-      })();
-      const unit = store.byPk(pk)!;
-      bus.publish('transportUnit.changed', { barcode: unit.barcode, pKey: pk });
-      if (moved) bus.publish('transportUnit.moved', { ...moved, barcode: unit.barcode });
-      return unit;
+        const unit = store.byPk(current.pk)!;
+        const fields = CHANGEABLE.filter((f) => JSON.stringify(unit[f]) !== JSON.stringify(current[f]));
+        const renamed = unit.barcode !== current.barcode ? { from: { barcode: current.barcode } } : {};
+        work.emit({
+          type: 'transportUnit.changed',
+          key: unit.barcode,
+          data: { barcode: unit.barcode, pKey: unit.pk, fields, ...renamed },
+          ...(renamed.from ? { refs: [{ kind: 'transportUnit', key: current.barcode }] } : {}),
+        });
+        if (moving) booked(unit, { pk: current.actualLocationPk, locationId: current.actualLocation }, location, now);
+        return store.byPk(current.pk)!;
+      });
     },
 
     setState(barcode: string, state: TransportUnitState): TransportUnit {
-      const unit = db.transaction(() => {
+      return work.run(() => {
         const unit = byBarcode(barcode);
-        if (unit.state !== state) store.setState(unit.pk, state, nowIso());
-        return unit;
-      })();
-      if (unit.state !== state) bus.publish('transportUnit.stateChanged', { barcode, pKey: unit.pk, state });
-      return store.byPk(unit.pk)!;
+        if (unit.state !== state) {
+          store.setState(unit.pk, state, nowIso());
+          work.emit({ type: 'transportUnit.stateChanged', key: barcode, data: { barcode, pKey: unit.pk, from: unit.state, state } });
+        }
+        return store.byPk(unit.pk)!;
+      });
     },
 
     /** Deletes a unit nothing else refers to any more (e.g. one that still carries load units is refused). */
     delete(pKey: string): void {
-      const unit = db.transaction(() => {
+      work.run(() => {
         const unit = byPKey(pKey);
         try {
           store.delete(unit.pk);
@@ -191,9 +215,13 @@ export function createTransportUnitService({ db, store, locations, types, bus }:
             unit.barcode,
           ]);
         }
-        return unit;
-      })();
-      bus.publish('transportUnit.deleted', { barcode: unit.barcode, pKey });
+        work.emit({
+          type: 'transportUnit.deleted',
+          key: unit.barcode,
+          data: { barcode: unit.barcode, pKey, actualLocation: unit.actualLocation },
+          refs: [{ kind: 'location', key: unit.actualLocation }],
+        });
+      });
     },
   };
 }

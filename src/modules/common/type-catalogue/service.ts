@@ -1,5 +1,5 @@
 import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse } from '../../../core/errors.ts';
@@ -27,12 +27,12 @@ export interface CatalogueSpec<F extends CatalogueFields> {
   /** Name in messages (`LocationType`) and of the records that use it (`location(s)`). */
   what: string;
   usedBy: string;
-  /** Prefix of the events it publishes (`locationType.created`, …). */
-  events: string;
+  /** Prefix of the events it emits (`locationType.created`, …). */
+  events: 'locationType' | 'transportUnitType';
   keys: { notFoundByName: string; notFoundByPKey: string; inUse: string };
 }
 
-export function createTypeCatalogue<F extends CatalogueFields>(db: Db, bus: EventBus, spec: CatalogueSpec<F>) {
+export function createTypeCatalogue<F extends CatalogueFields>(db: Db, work: UnitOfWork, spec: CatalogueSpec<F>) {
   const fields = Object.keys(spec.columns) as (keyof F & string)[];
   const columns = fields.map((f) => spec.columns[f]);
   const select = `SELECT pk, ${columns.join(', ')}, ol, create_dt, last_modified_dt FROM ${spec.table}`;
@@ -84,35 +84,34 @@ export function createTypeCatalogue<F extends CatalogueFields>(db: Db, bus: Even
       return toEntry(row);
     },
     create(input: CatalogueInput<F>): CatalogueEntry<F> {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         requireUnique(input.type);
         const pk = newPKey();
         s.insert.run({ ...fieldsOf(input), pk, now: nowIso() });
-        return pk;
-      })();
-      bus.publish(`${spec.events}.created`, { type: input.type, pKey: pk });
-      return byPKey(pk);
+        work.emit({ type: `${spec.events}.created`, key: input.type, data: { type: input.type, pKey: pk } });
+        return byPKey(pk);
+      });
     },
     update(pKey: string, input: CatalogueInput<F> & { ol?: number | undefined }): CatalogueEntry<F> {
-      db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion(spec.what, current, input.ol);
         requireUnique(input.type, current.pk);
         s.update.run({ ...fieldsOf(input), pk: current.pk, now: nowIso() });
-      })();
-      bus.publish(`${spec.events}.changed`, { type: input.type, pKey });
-      return byPKey(pKey);
+        work.emit({ type: `${spec.events}.changed`, key: input.type, data: { type: input.type, pKey } });
+        return byPKey(pKey);
+      });
     },
     delete(pKey: string): void {
-      db.transaction(() => {
+      work.run(() => {
         const current = byPKey(pKey);
         const used = s.usage.get(current.pk)!;
         if (used > 0) {
           throw inUse(spec.keys.inUse, `${spec.what} [${current.type}] is used by ${used} ${spec.usedBy}`, [current.type]);
         }
         s.delete.run(current.pk);
-      })();
-      bus.publish(`${spec.events}.deleted`, { pKey });
+        work.emit({ type: `${spec.events}.deleted`, key: current.type, data: { type: current.type, pKey } });
+      });
     },
   };
 }

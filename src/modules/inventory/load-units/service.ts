@@ -1,5 +1,4 @@
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import type { Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, validationError } from '../../../core/errors.ts';
@@ -37,18 +36,17 @@ export interface DivideInput {
 }
 
 export interface LoadUnitServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: LoadUnitStore;
   common: Pick<CommonServices, 'transportUnits' | 'transportUnitTypes' | 'locations'>;
   products: ProductService;
-  bus: EventBus;
   /** Config `inventory.oneProductPerLoadUnit`. */
   oneProductPerLoadUnit: boolean;
 }
 
 const BARCODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export function createLoadUnitService({ db, store, common, products, bus, oneProductPerLoadUnit }: LoadUnitServiceDeps) {
+export function createLoadUnitService({ work, store, common, products, oneProductPerLoadUnit }: LoadUnitServiceDeps) {
   /** Transport unit pk → barcode, for one reply (a unit's barcode may change between requests). */
   function shower() {
     const barcodes = new Map<string, string>();
@@ -108,7 +106,7 @@ export function createLoadUnitService({ db, store, common, products, bus, onePro
      * says where it stands and what type it is (goods-in onto a new carrier).
      */
     divide(input: DivideInput): { transportUnit: TransportUnit; loadUnits: LoadUnit[] } {
-      const { tu, pks } = db.transaction(() => {
+      return work.run(() => {
         let tu = common.transportUnits.findByBarcode(input.transportUnitBK);
         if (!tu) {
           if (!input.transportUnitType && !input.actualLocation) common.transportUnits.byBarcode(input.transportUnitBK);
@@ -133,11 +131,10 @@ export function createLoadUnitService({ db, store, common, products, bus, onePro
         for (let i = 1; i <= input.parts; i++) {
           pks.push(store.insert({ transportUnitPk: tu.pk, physicalPosition: String(i), label: null, type: input.loadUnitType, ...dimensions }, now));
         }
-        return { tu, pks };
-      })();
-      const loadUnits = pks.map((pk) => ({ ...store.byPk(pk)!, transportUnitBK: tu.barcode }));
-      bus.publish('transportUnit.divided', { barcode: tu.barcode, parts: input.parts, loadUnitType: input.loadUnitType });
-      return { transportUnit: tu, loadUnits };
+        const loadUnits = pks.map((pk) => ({ ...store.byPk(pk)!, transportUnitBK: tu.barcode }));
+        work.emit({ type: 'transportUnit.divided', key: tu.barcode, data: { barcode: tu.barcode, parts: input.parts, loadUnitType: input.loadUnitType } });
+        return { transportUnit: tu, loadUnits };
+      });
     },
 
     /**
@@ -160,21 +157,25 @@ export function createLoadUnitService({ db, store, common, products, bus, onePro
 
     /** Reserves a load unit for a product (`PUT|POST /v1/load-units/{pKey}`). */
     reserve(pKey: string, request: { sku: string; baseUnit?: Quantity | null | undefined }): LoadUnit {
-      const changed = db.transaction(() => {
-        const lu = store.byPk(pKey);
-        if (!lu) throw loadUnitNotFound(pKey);
+      return work.run(() => {
+        const current = store.byPk(pKey);
+        if (!current) throw loadUnitNotFound(pKey);
         const product = products.bySku(request.sku);
         if (request.baseUnit && request.baseUnit.family !== product.baseUnit.family) {
           throw wrongFamily('baseUnit', request.baseUnit, product.sku, product.baseUnit);
         }
-        requireOnlyProduct(common.transportUnits.byPKey(lu.transportUnitPk), lu, product);
-        if (lu.productPk === product.pk) return false;
-        store.reserve(lu.pk, product.pk, nowIso());
-        return true;
-      })();
-      const lu = byPKey(pKey);
-      if (changed) bus.publish('loadUnit.reserved', { pKey, transportUnitBK: lu.transportUnitBK, physicalPosition: lu.physicalPosition, sku: lu.productSku });
-      return lu;
+        requireOnlyProduct(common.transportUnits.byPKey(current.transportUnitPk), current, product);
+        if (current.productPk === product.pk) return byPKey(pKey);
+        store.reserve(current.pk, product.pk, nowIso());
+        const lu = byPKey(pKey);
+        work.emit({
+          type: 'loadUnit.reserved',
+          key: pKey,
+          data: { pKey, transportUnitBK: lu.transportUnitBK, physicalPosition: lu.physicalPosition, sku: lu.productSku },
+          refs: [{ kind: 'transportUnit', key: lu.transportUnitBK }, { kind: 'product', key: product.sku }],
+        });
+        return lu;
+      });
     },
   };
 }

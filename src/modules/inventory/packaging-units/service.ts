@@ -1,5 +1,5 @@
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { Subject } from '../../../core/event-catalogue.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { describeQuantity, tidy, type Dimension, type Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import type { CommonServices } from '../../common/service.ts';
@@ -59,18 +59,17 @@ export interface ForProductOptions {
 }
 
 export interface PackagingUnitServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: PackagingUnitStore;
   common: Pick<CommonServices, 'transportUnits' | 'locations' | 'locationGroups'>;
   products: ProductService;
   loadUnits: LoadUnitService;
-  bus: EventBus;
 }
 
 type TransportUnit = ReturnType<CommonServices['transportUnits']['byBarcode']>;
 
 
-export function createPackagingUnitService({ db, store, common, products, loadUnits, bus }: PackagingUnitServiceDeps) {
+export function createPackagingUnitService({ work, store, common, products, loadUnits }: PackagingUnitServiceDeps) {
   /** Adds where each unit is; transport units are looked up once per reply. */
   function shower() {
     const units = new Map<string, TransportUnit>();
@@ -108,26 +107,20 @@ export function createPackagingUnitService({ db, store, common, products, loadUn
     return options.amount === undefined ? sorted : sorted.slice(0, options.amount);
   }
 
-  function announceCreated(pu: PackagingUnit): void {
-    bus.publish('packagingUnit.created', {
-      pKey: pu.pk,
-      sku: pu.productSku,
-      transportUnitBK: pu.transportUnitBK,
-      physicalPosition: pu.physicalPosition,
-      quantity: describeQuantity(pu.quantity),
-    });
-  }
+  /** Stock is about its product and the transport unit that carries it. */
+  const refsOf = (pu: PackagingUnit): Subject[] => [
+    { kind: 'product', key: pu.productSku },
+    ...(pu.transportUnitBK ? [{ kind: 'transportUnit' as const, key: pu.transportUnitBK }] : []),
+  ];
 
   function create(input: NewPackagingUnit): PackagingUnit {
-    // Inside a caller's transaction the change may still roll back: the caller announces it after its commit.
-    const nested = db.inTransaction;
-    const pk = db.transaction(() => {
+    return work.run(() => {
       const tu = common.transportUnits.byBarcode(input.transportUnitBK);
       const product = products.bySku(input.sku);
       requireFamily('quantity', input.quantity, product);
       const lu = loadUnits.ensureAt(tu, input.luPos, input.loadUnitType, input.loadUnitLabel);
       loadUnits.requireOnlyProduct(tu, lu, product);
-      return store.insert(
+      const pk = store.insert(
         {
           loadUnitPk: lu.pk,
           productPk: product.pk,
@@ -143,10 +136,21 @@ export function createPackagingUnitService({ db, store, common, products, loadUn
         },
         nowIso(),
       );
-    })();
-    const pu = byPKey(pk);
-    if (!nested) announceCreated(pu);
-    return pu;
+      const pu = byPKey(pk);
+      work.emit({
+        type: 'packagingUnit.created',
+        key: pk,
+        data: {
+          pKey: pu.pk,
+          sku: pu.productSku,
+          transportUnitBK: pu.transportUnitBK,
+          physicalPosition: pu.physicalPosition,
+          quantity: describeQuantity(pu.quantity),
+        },
+        refs: refsOf(pu),
+      });
+      return pu;
+    });
   }
 
   return {
@@ -189,26 +193,22 @@ export function createPackagingUnitService({ db, store, common, products, loadUn
 
     /**
      * Puts a packaging unit into a load unit of a transport unit, creating the load
-     * unit when it does not exist and a type is given. Runs in the caller's
-     * transaction when there is one (a nested transaction is a savepoint); then the
-     * event `packagingUnit.created` is left to the caller, to publish with
-     * `announceCreated` once its transaction committed.
+     * unit when it does not exist and a type is given. Joins a running unit of work
+     * (receiving books its captures so).
      */
     create,
-    announceCreated,
 
     /** Blocks (or releases) a packaging unit for allocation; shipping calls it. */
     setAllocated(pKey: string, allocated: boolean): PackagingUnit {
-      const changed = db.transaction(() => {
+      return work.run(() => {
         const current = store.byPk(pKey);
         if (!current) throw packagingUnitNotFound(pKey);
-        if (current.allocated === allocated) return false;
+        if (current.allocated === allocated) return byPKey(pKey);
         store.setAllocated(pKey, allocated, nowIso());
-        return true;
-      })();
-      const pu = byPKey(pKey);
-      if (changed) bus.publish('packagingUnit.allocationChanged', { pKey, sku: pu.productSku, allocated });
-      return pu;
+        const pu = byPKey(pKey);
+        work.emit({ type: 'packagingUnit.allocationChanged', key: pKey, data: { pKey, sku: pu.productSku, allocated }, refs: refsOf(pu) });
+        return pu;
+      });
     },
 
     /**
@@ -218,7 +218,7 @@ export function createPackagingUnitService({ db, store, common, products, loadUn
      * target transport unit. All or nothing.
      */
     move(request: StockMove): PackagingUnit {
-      const { pk, taken } = db.transaction(() => {
+      return work.run(() => {
         const product = products.bySku(request.sku);
         requireFamily('quantity', request.quantity, product);
         const target = common.transportUnits.byBarcode(request.targetTransportUnitBK);
@@ -266,19 +266,24 @@ export function createPackagingUnitService({ db, store, common, products, loadUn
           },
           now,
         );
-        return { pk, taken };
-      })();
-      const pu = byPKey(pk);
-      bus.publish('packagingUnit.moved', {
-        sku: pu.productSku,
-        sourceLocation: request.sourceLocation,
-        quantity: describeQuantity(pu.quantity),
-        pKey: pk,
-        transportUnitBK: pu.transportUnitBK,
-        physicalPosition: pu.physicalPosition,
-        taken,
+        const pu = byPKey(pk);
+        const sourceRefs = sourceUnits.map((tu) => ({ kind: 'transportUnit' as const, key: tu.barcode }));
+        work.emit({
+          type: 'packagingUnit.moved',
+          key: pk,
+          data: {
+            sku: pu.productSku,
+            sourceLocation: request.sourceLocation,
+            quantity: describeQuantity(pu.quantity),
+            pKey: pk,
+            transportUnitBK: pu.transportUnitBK,
+            physicalPosition: pu.physicalPosition,
+            taken,
+          },
+          refs: [...refsOf(pu), { kind: 'location', key: request.sourceLocation }, ...sourceRefs],
+        });
+        return pu;
       });
-      return pu;
     },
   };
 }

@@ -1,5 +1,4 @@
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { FAMILIES, UNIT_SYMBOLS, type Dimension } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
@@ -19,13 +18,12 @@ export interface Product extends ProductRecord {
 }
 
 export interface ProductServiceDeps {
-  db: Db;
+  work: UnitOfWork;
   store: ProductStore;
   common: Pick<CommonServices, 'accounts'>;
-  bus: EventBus;
 }
 
-export function createProductService({ db, store, common, bus }: ProductServiceDeps) {
+export function createProductService({ work, store, common }: ProductServiceDeps) {
   /** Account pk → identifier; accounts are few and read-only over the API, one lookup per list is plenty. */
   function shower() {
     const identifiers = new Map<string, string>();
@@ -149,7 +147,7 @@ export function createProductService({ db, store, common, bus }: ProductServiceD
 
     /** Creates every product of a batch, or none of them. */
     create(inputs: readonly ProductInput[]): Product[] {
-      const pks = db.transaction(() => {
+      return work.run(() => {
         const inBatch = new Set<string>();
         for (const input of inputs) {
           if (inBatch.has(input.sku)) throw alreadyExists(`Product with sku [${input.sku}] is sent twice`, [input.sku]);
@@ -157,12 +155,12 @@ export function createProductService({ db, store, common, bus }: ProductServiceD
           if (store.bySku(input.sku)) throw alreadyExists(`Product with sku [${input.sku}] already exists`, [input.sku]);
         }
         const now = nowIso();
-        return inputs.map((input) => store.insert(fieldsOf(input, undefined), now));
-      })();
-      const toProduct = shower();
-      const products = pks.map((pk) => toProduct(store.byPk(pk)!));
-      for (const p of products) bus.publish('product.created', { pKey: p.pk, sku: p.sku });
-      return products;
+        const pks = inputs.map((input) => store.insert(fieldsOf(input, undefined), now));
+        const toProduct = shower();
+        const products = pks.map((pk) => toProduct(store.byPk(pk)!));
+        for (const p of products) work.emit({ type: 'product.created', key: p.sku, data: { pKey: p.pk, sku: p.sku } });
+        return products;
+      });
     },
 
     /**
@@ -171,7 +169,7 @@ export function createProductService({ db, store, common, bus }: ProductServiceD
      * while stock of the product exists. An update that changes nothing writes nothing.
      */
     update(input: ProductUpdateInput): Product {
-      const changed = db.transaction(() => {
+      return work.run(() => {
         const current = store.byPk(input.pKey);
         if (!current) throw productNotFound('pKey', input.pKey);
         checkVersion('Product', current, input.ol);
@@ -188,13 +186,13 @@ export function createProductService({ db, store, common, bus }: ProductServiceD
             { obj: [current.sku, current.baseUnit.unit, fields.baseUnit.unit] },
           );
         }
-        if (comparable(fields) === comparable(current)) return false;
+        if (comparable(fields) === comparable(current)) return byPKey(input.pKey);
         store.update(current.pk, fields, nowIso());
-        return true;
-      })();
-      const product = byPKey(input.pKey);
-      if (changed) bus.publish('product.changed', { pKey: product.pk, sku: product.sku });
-      return product;
+        const product = byPKey(input.pKey);
+        const renamed = product.sku !== current.sku ? [{ kind: 'product' as const, key: current.sku }] : undefined;
+        work.emit({ type: 'product.changed', key: product.sku, data: { pKey: product.pk, sku: product.sku }, refs: renamed });
+        return product;
+      });
     },
   };
 }

@@ -1,9 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
-import { alreadyExists, DomainError, notFound } from '../../../core/errors.ts';
-import { AuthenticationError } from '../../../core/errors.ts';
+import { alreadyExists, AuthenticationError, DomainError, notFound } from '../../../core/errors.ts';
 import type { RoleService } from '../roles/service.ts';
 import type { ApiKey, ApiKeyStore } from './store.ts';
 
@@ -24,7 +22,7 @@ export interface NewApiKey {
   expiresAt?: string | null | undefined;
 }
 
-export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleService, bus: EventBus) {
+export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles: RoleService) {
   function byPKey(pKey: string): ApiKey {
     const key = store.byPk(pKey);
     if (!key) throw notFound(`API key with pKey [${pKey}] does not exist`, [pKey]);
@@ -36,15 +34,16 @@ export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleServi
   return {
     all: () => store.all(),
     byPKey,
+    findByPk: (pk: string) => store.byPk(pk),
 
     /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
     create(input: NewApiKey, createdBy: string): { apiKey: ApiKey; key: string } {
       const keyId = randomBytes(8).toString('hex');
       const secret = randomBytes(32).toString('base64url');
-      const pk = db.transaction(() => {
+      return work.run(() => {
         if (store.byName(input.name)) throw alreadyExists(`API key [${input.name}] already exists`, [input.name]);
         const role = roles.byName(input.roleName);
-        return store.insert(
+        const pk = store.insert(
           {
             name: input.name,
             keyId,
@@ -56,20 +55,20 @@ export function createApiKeyService(db: Db, store: ApiKeyStore, roles: RoleServi
           },
           nowIso(),
         );
-      })();
-      bus.publish('apiKey.created', { pKey: pk, name: input.name });
-      return { apiKey: byPKey(pk), key: `${PREFIX}${keyId}_${secret}` };
+        work.emit({ type: 'apiKey.created', key: input.name, data: { pKey: pk, name: input.name, roleName: role.name } });
+        return { apiKey: byPKey(pk), key: `${PREFIX}${keyId}_${secret}` };
+      });
     },
 
     revoke(pKey: string): void {
-      db.transaction(() => {
+      work.run(() => {
         const key = byPKey(pKey);
         if (key.revokedAt) {
           throw new DomainError(409, 'apiKey.alreadyRevoked', `API key [${key.name}] was revoked at ${key.revokedAt}`, { obj: [key.name] });
         }
         store.revoke(key.pk, nowIso());
-      })();
-      bus.publish('apiKey.revoked', { pKey });
+        work.emit({ type: 'apiKey.revoked', key: key.name, data: { pKey, name: key.name } });
+      });
     },
 
     /** The key a bearer value names, checked: 401 when unknown, wrong, revoked or expired. */

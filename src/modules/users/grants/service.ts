@@ -1,5 +1,4 @@
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { DomainError, alreadyExists, notFound } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -12,7 +11,7 @@ const systemGrant = (name: string) =>
     obj: [name],
   });
 
-export function createGrantService(db: Db, store: GrantStore, bus: EventBus) {
+export function createGrantService(work: UnitOfWork, store: GrantStore) {
   function byPKey(pKey: string): Grant {
     const grant = store.byPk(pKey);
     if (!grant) throw notFound(`Grant with pKey [${pKey}] does not exist`, [pKey]);
@@ -27,7 +26,8 @@ export function createGrantService(db: Db, store: GrantStore, bus: EventBus) {
     const existing = store.byName(name);
     if (existing && existing.pk !== ownPk) throw alreadyExists(`Grant [${name}] already exists`, [name]);
   }
-  const changed = (pKey: string) => bus.publish('grant.changed', { pKey });
+  const changed = (grant: { pk: string; name: string }, change: 'created' | 'changed' | 'deleted') =>
+    work.emit({ type: 'grant.changed', key: grant.name, data: { pKey: grant.pk, name: grant.name, change } });
 
   return {
     all: () => store.all(),
@@ -38,34 +38,34 @@ export function createGrantService(db: Db, store: GrantStore, bus: EventBus) {
     namesOfRole: (rolePk: string) => store.namesOfRole(rolePk),
 
     create(input: { name: string; description?: string | null | undefined }): Grant {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         requireUnique(input.name);
-        return store.insert(input.name, input.description ?? null, false, nowIso());
-      })();
-      changed(pk);
-      return byPKey(pk);
+        const pk = store.insert(input.name, input.description ?? null, false, nowIso());
+        changed({ pk, name: input.name }, 'created');
+        return byPKey(pk);
+      });
     },
 
     /** A system grant keeps its name; its description may change. */
     update(pKey: string, input: { name: string; description?: string | null | undefined; ol?: number | undefined }): Grant {
-      db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('Grant', current, input.ol);
         if (current.system && input.name !== current.name) throw systemGrant(current.name);
         requireUnique(input.name, current.pk);
         store.update(current.pk, input.name, input.description === undefined ? current.description : input.description, nowIso());
-      })();
-      changed(pKey);
-      return byPKey(pKey);
+        changed({ pk: pKey, name: input.name }, 'changed');
+        return byPKey(pKey);
+      });
     },
 
     delete(pKey: string): void {
-      db.transaction(() => {
+      work.run(() => {
         const grant = byPKey(pKey);
         if (grant.system) throw systemGrant(grant.name);
         store.delete(grant.pk);
-      })();
-      changed(pKey);
+        changed(grant, 'deleted');
+      });
     },
 
     /** Start-up: every grant the route table names exists and is marked as a system grant; returns their pKeys. */

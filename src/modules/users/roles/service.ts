@@ -1,5 +1,4 @@
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -21,7 +20,7 @@ export const roleNotFound = (name: string) => notFound(`Role [${name}] does not 
 /** Resolves usernames to user pKeys for the role service (users live beside roles in this module). */
 export type UserResolver = (username: string) => string;
 
-export function createRoleService(db: Db, store: RoleStore, grants: GrantService, resolveUser: UserResolver, bus: EventBus) {
+export function createRoleService(work: UnitOfWork, store: RoleStore, grants: GrantService, resolveUser: UserResolver) {
   function byPKey(pKey: string): Role {
     const role = store.byPk(pKey);
     if (!role) throw notFound(`Role with pKey [${pKey}] does not exist`, [pKey]);
@@ -47,7 +46,8 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
     if (input.grants) store.setGrants(pk, input.grants.map((g) => grants.byName(g).pk));
     if (input.users) store.setUsers(pk, input.users.map(resolveUser));
   }
-  const changed = (pKey: string) => bus.publish('role.changed', { pKey });
+  const changed = (type: 'role.created' | 'role.changed' | 'role.deleted', role: { pk: string; name: string }) =>
+    work.emit({ type, key: role.name, data: { pKey: role.pk, name: role.name } });
 
   return {
     all: () => store.all(),
@@ -56,22 +56,21 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
     ofUser: (userPk: string) => store.ofUser(userPk),
 
     create(input: RoleInput): Role {
-      const pk = db.transaction(() => {
+      return work.run(() => {
         requireUnique(input.name);
         const pk = store.insert(
           { name: input.name, description: input.description ?? null, immutable: input.immutable ?? false },
           nowIso(),
         );
         assign(pk, input);
-        return pk;
-      })();
-      changed(pk);
-      return byPKey(pk);
+        changed('role.created', { pk, name: input.name });
+        return byPKey(pk);
+      });
     },
 
     /** Replaces name, description and flag; grants and users when the request names them. */
     update(pKey: string, input: RoleInput & { ol?: number | undefined }): Role {
-      const previous = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         requireMutable(current);
         checkVersion('Role', current, input.ol);
@@ -86,15 +85,21 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
           nowIso(),
         );
         assign(current.pk, input);
-        return current;
-      })();
-      changed(pKey);
-      if (previous.name !== input.name) bus.publish('role.renamed', { pKey, from: previous.name, to: input.name });
-      return byPKey(pKey);
+        changed('role.changed', { pk: pKey, name: input.name });
+        if (current.name !== input.name) {
+          work.emit({
+            type: 'role.renamed',
+            key: input.name,
+            data: { pKey, from: current.name, to: input.name },
+            refs: [{ kind: 'role', key: current.name }],
+          });
+        }
+        return byPKey(pKey);
+      });
     },
 
     delete(pKey: string): void {
-      const deleted = db.transaction(() => {
+      work.run(() => {
         const role = byPKey(pKey);
         requireMutable(role);
         // Active keys act in the role; revoked ones only remember its name.
@@ -103,10 +108,8 @@ export function createRoleService(db: Db, store: RoleStore, grants: GrantService
           throw inUse('role.inUse', `Role [${role.name}] is the scope of ${active} API key(s); revoke them first`, [role.name]);
         }
         store.delete(role.pk);
-        return role;
-      })();
-      changed(pKey);
-      bus.publish('role.deleted', { pKey, name: deleted.name });
+        changed('role.deleted', role);
+      });
     },
 
     /** Start-up: the role exists, immutable, and holds these grants (pKeys). */

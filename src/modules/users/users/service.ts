@@ -1,5 +1,4 @@
-import type { Db } from '../../../core/db.ts';
-import type { EventBus } from '../../../core/events.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { hashPassword } from '../../../auth/passwords.ts';
 import { DomainError, alreadyExists, notFound, validationError } from '../../../core/errors.ts';
@@ -28,7 +27,7 @@ export interface UserServiceOptions {
   imageMaxBytes: number;
 }
 
-export function createUserService(db: Db, store: UserStore, roles: RoleService, bus: EventBus, options: UserServiceOptions) {
+export function createUserService(work: UnitOfWork, store: UserStore, roles: RoleService, options: UserServiceOptions) {
   function byPKey(pKey: string): User {
     const user = store.byPk(pKey);
     if (!user) throw notFound(`User with pKey [${pKey}] does not exist`, [pKey]);
@@ -71,8 +70,8 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
       });
     }
   }
-  const changed = (type: string, user: { pk: string; username: string }) =>
-    bus.publish(type, { pKey: user.pk, username: user.username });
+  const changed = (type: 'user.created' | 'user.changed' | 'user.passwordChanged' | 'user.deleted', user: { pk: string; username: string }) =>
+    work.emit({ type, key: user.username, data: { pKey: user.pk, username: user.username } });
 
   return {
     all: () => store.all(),
@@ -82,12 +81,18 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
 
     /** Counts a failed login; at `limit` failures in a row the account locks. Returns whether it locked now. */
     recordFailedLogin(user: User, limit: number): boolean {
-      return db.transaction(() => {
+      return work.run(() => {
         const failures = store.failedLogin(user.pk);
         if (failures < limit || user.locked) return false;
         store.lock(user.pk, nowIso());
+        work.emit({
+          type: 'user.locked',
+          key: user.username,
+          data: { pKey: user.pk, username: user.username, failedLogins: failures },
+          reason: `${failures} failed logins in a row`,
+        });
         return true;
-      })();
+      });
     },
     resetFailedLogins: (user: User) => {
       if (user.failedLogins > 0) store.resetFailedLogins(user.pk);
@@ -102,7 +107,7 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
     async create(input: UserInput): Promise<User> {
       checkEmails(input.emailAddresses);
       const hash = input.password !== undefined ? await hashPassword(input.password) : undefined;
-      const pk = db.transaction(() => {
+      return work.run(() => {
         requireUnique(input.username);
         const now = nowIso();
         const fields: UserFields = {
@@ -118,17 +123,16 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
         store.setEmails(pk, input.emailAddresses ?? []);
         store.setRoles(pk, (input.roleNames ?? []).map((r) => roles.byName(r).pk));
         if (hash) store.setPassword(pk, hash, now);
-        return pk;
-      })();
-      const user = byPKey(pk);
-      changed('user.created', user);
-      return user;
+        const user = byPKey(pk);
+        changed('user.created', user);
+        return user;
+      });
     },
 
     /** Changes the fields the request carries; absent ones keep their values. */
     update(pKey: string, input: Omit<UserInput, 'password'> & { ol?: number | undefined }): User {
       checkEmails(input.emailAddresses);
-      const previous = db.transaction(() => {
+      return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('User', current, input.ol);
         requireUnique(input.username, current.pk);
@@ -149,23 +153,29 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
         if (input.emailAddresses) store.setEmails(current.pk, input.emailAddresses);
         if (input.roleNames) store.setRoles(current.pk, input.roleNames.map((r) => roles.byName(r).pk));
         requireAnAdministrator(current);
-        return current;
-      })();
-      const user = byPKey(pKey);
-      changed('user.changed', user);
-      if (previous.username !== user.username) {
-        bus.publish('user.renamed', { pKey: user.pk, from: previous.username, to: user.username });
-      }
-      return user;
+        const user = byPKey(pKey);
+        changed('user.changed', user);
+        if (current.username !== user.username) {
+          work.emit({
+            type: 'user.renamed',
+            key: user.username,
+            data: { pKey: user.pk, from: current.username, to: user.username },
+            refs: [{ kind: 'user', key: current.username }],
+          });
+        }
+        return user;
+      });
     },
 
     async setPassword(pKey: string, password: string): Promise<User> {
       byPKey(pKey);
       const hash = await hashPassword(password);
-      db.transaction(() => store.setPassword(byPKey(pKey).pk, hash, nowIso()))();
-      const user = byPKey(pKey);
-      changed('user.passwordChanged', user);
-      return user;
+      return work.run(() => {
+        store.setPassword(byPKey(pKey).pk, hash, nowIso());
+        const user = byPKey(pKey);
+        changed('user.passwordChanged', user);
+        return user;
+      });
     },
 
     saveImage(pKey: string, bytes: Buffer): User {
@@ -179,10 +189,12 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
       if (!type) {
         throw new DomainError(400, 'user.image.notAnImage', `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
       }
-      db.transaction(() => store.saveImage(byPKey(pKey).pk, type, bytes, nowIso()))();
-      const user = byPKey(pKey);
-      changed('user.changed', user);
-      return user;
+      return work.run(() => {
+        store.saveImage(byPKey(pKey).pk, type, bytes, nowIso());
+        const user = byPKey(pKey);
+        changed('user.changed', user);
+        return user;
+      });
     },
 
     image(pKey: string): { contentType: string; bytes: Buffer } {
@@ -193,17 +205,20 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
     },
 
     deleteImage(pKey: string): void {
-      db.transaction(() => store.deleteImage(byPKey(pKey).pk, nowIso()))();
+      work.run(() => {
+        const user = byPKey(pKey);
+        store.deleteImage(user.pk, nowIso());
+        changed('user.changed', user);
+      });
     },
 
     delete(pKey: string): void {
-      const user = db.transaction(() => {
+      work.run(() => {
         const user = byPKey(pKey);
         store.delete(user.pk);
         requireAnAdministrator(user);
-        return user;
-      })();
-      changed('user.deleted', user);
+        changed('user.deleted', user);
+      });
     },
 
     /** Start-up: the first administrator, on an empty user table. */
@@ -220,7 +235,7 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
      */
     async resetAdministrator(username: string, password: string, adminRolePk: string): Promise<void> {
       const hash = await hashPassword(password);
-      db.transaction(() => {
+      work.run(() => {
         const now = nowIso();
         const existing = store.byName(username);
         const fields = { username, externalUser: false, locked: false, enabled: true, expirationDate: null };
@@ -229,7 +244,8 @@ export function createUserService(db: Db, store: UserStore, roles: RoleService, 
           : store.insert({ ...fields, fullname: null, details: {} }, now);
         store.setPassword(pk, hash, now);
         store.addRole(pk, adminRolePk);
-      })();
+        changed(existing ? 'user.changed' : 'user.created', { pk, username });
+      });
     },
   };
 }

@@ -1,0 +1,235 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../src/core/db.ts';
+import { scanById, type ScanResult } from '../src/core/paging.ts';
+import { firstIdAt } from '../src/core/retention.ts';
+import type { UnitOfWork } from '../src/core/unit-of-work.ts';
+import type { TelegramLogEntry } from './channel.ts';
+import { decode, type OsipOptions } from './osip/index.ts';
+
+// The durable telegram log: every telegram received and sent on every channel
+// (db/migrations/0120-event-log.sql, table telegram_log).
+//
+// Writing costs no fsync of its own: entries wait in memory and are inserted by the
+// next commit of the appliance — a telegram's own unit of work, usually the next
+// telegram's — or, when nothing commits for FLUSH_MS, in a small transaction of
+// their own. So under load the log rides on the telegrams' group commit; on a quiet
+// line an entry reaches the disk within FLUSH_MS. A crash loses at most those
+// milliseconds of log, never a booked unit.
+//
+// Decoded fields are not stored: they are decoded from the text when read.
+
+const FLUSH_MS = 200;
+/** A line far faster than the disk: past this many waiting entries the oldest are dropped (and counted). */
+const MAX_PENDING = 50_000;
+
+export interface TelegramRecord {
+  id: number;
+  at: string;
+  channel: string;
+  direction: 'in' | 'out';
+  type: string | null;
+  seq: number | null;
+  text: string;
+  outcome: string;
+  barcode: string | null;
+  location: string | null;
+  order: string | null;
+  latencyMs: number | null;
+  connection: number | null;
+}
+
+interface Row {
+  id: number;
+  at: string;
+  channel: string;
+  direction: 'in' | 'out';
+  type: string | null;
+  seq: number | null;
+  text: string;
+  outcome: string;
+  barcode: string | null;
+  location: string | null;
+  order_pk: string | null;
+  latency_ms: number | null;
+  connection: number | null;
+}
+
+export interface TelegramQuery {
+  channel?: string | undefined;
+  direction?: 'in' | 'out' | undefined;
+  type?: string | undefined;
+  barcode?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+const COLUMNS = 'id, at, channel, direction, type, seq, text, outcome, barcode, location, order_pk, latency_ms, connection';
+
+const toRecord = (row: Row): TelegramRecord => ({
+  id: row.id,
+  at: row.at,
+  channel: row.channel,
+  direction: row.direction,
+  type: row.type,
+  seq: row.seq,
+  text: row.text,
+  outcome: row.outcome,
+  barcode: row.barcode,
+  location: row.location,
+  order: row.order_pk,
+  latencyMs: row.latency_ms,
+  connection: row.connection,
+});
+
+/** The telegram type and sequence number of a frame, when its header can be read. */
+function headerOf(text: string): { type: string | null; seq: number | null } {
+  const seqText = text.slice(18, 23);
+  const type = text.slice(23, 27);
+  return { seq: /^\d{5}$/.test(seqText) ? Number(seqText) : null, type: /^[A-Z_]{4}$/.test(type) ? type : null };
+}
+
+export class TelegramLog {
+  private readonly db: Db;
+  private readonly pending: unknown[][] = [];
+  private readonly insert: Statement;
+  private readonly deleteUpto: Statement;
+  private readonly oldest: Statement;
+  private readonly newest: Statement;
+  private readonly firstFrom: Statement;
+  private readonly statements = new Map<string, Statement>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Entries dropped because the disk could not keep up (diagnostics). */
+  dropped = 0;
+
+  constructor(db: Db, work: UnitOfWork) {
+    this.db = db;
+    this.insert = db.prepare(
+      `INSERT INTO telegram_log (at, channel, direction, type, seq, text, outcome, barcode, location, order_pk, latency_ms, connection)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.deleteUpto = db.prepare('DELETE FROM telegram_log WHERE id <= ?');
+    this.oldest = db.prepare('SELECT min(id) FROM telegram_log').pluck();
+    this.newest = db.prepare('SELECT max(id) FROM telegram_log').pluck();
+    this.firstFrom = db.prepare('SELECT id, at FROM telegram_log WHERE id >= ? ORDER BY id LIMIT 1');
+    work.beforeCommit(() => this.write());
+  }
+
+  /** Keeps an entry of a channel; it is written with the next commit. */
+  record(channel: string, entry: TelegramLogEntry): void {
+    const { type, seq } = headerOf(entry.text);
+    if (this.pending.length >= MAX_PENDING) {
+      this.pending.shift();
+      this.dropped++;
+    }
+    this.pending.push([
+      entry.at,
+      channel,
+      entry.direction,
+      type,
+      seq,
+      entry.text,
+      entry.outcome,
+      entry.barcode ?? null,
+      entry.location ?? null,
+      entry.order ?? null,
+      entry.latencyMs ?? null,
+      entry.connection ?? null,
+    ]);
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes what waits, in a transaction of its own (nothing else committed meanwhile, or the appliance stops). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0 || !this.db.open) return;
+    this.db.transaction(() => this.write())();
+  }
+
+  /** Inside a transaction: inserts the waiting entries. */
+  private write(): void {
+    if (this.pending.length === 0) return;
+    for (const values of this.pending) this.insert.run(...values);
+    this.pending.length = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** A page of the log, oldest first: entries with id > `after` matching the query. */
+  page(query: TelegramQuery, after: number, limit: number): Promise<ScanResult<TelegramRecord>> {
+    const where: string[] = ['id > ?', 'id <= ?'];
+    const params: unknown[] = [];
+    for (const [column, value] of [
+      ['channel', query.channel],
+      ['direction', query.direction],
+      ['type', query.type],
+      ['barcode', query.barcode],
+    ] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      params.push(value);
+    }
+    if (query.from !== undefined) {
+      where.push('at >= ?');
+      params.push(query.from);
+    }
+    if (query.to !== undefined) {
+      where.push('at <= ?');
+      params.push(query.to);
+    }
+    const statement = this.statement(`SELECT ${COLUMNS} FROM telegram_log WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`);
+    const start = query.from === undefined ? after : Math.max(after, this.firstIdAt(query.from) - 1);
+    const newest = (this.newest.get() as number | null) ?? 0;
+    const read = (a: number, b: number, n: number) => (statement.all(a, b, ...params, n) as Row[]).map(toRecord);
+    // A barcode is indexed: its rows are read directly, not window by window.
+    if (query.barcode !== undefined) return Promise.resolve(this.direct(read, start, newest, limit));
+    return scanById(read, (r) => r.id, { after: start, upto: newest }, limit);
+  }
+
+  private direct(read: (a: number, b: number, n: number) => TelegramRecord[], after: number, upto: number, limit: number): ScanResult<TelegramRecord> {
+    const rows = read(after, upto, limit + 1);
+    return rows.length > limit ? { items: rows.slice(0, limit), next: rows[limit - 1]!.id } : { items: rows };
+  }
+
+  /** The entries that named a transport unit, after an id, oldest first (for its history). */
+  forBarcode(barcode: string, after: number, limit: number): TelegramRecord[] {
+    return (this.statement(`SELECT ${COLUMNS} FROM telegram_log WHERE barcode = ? AND id > ? ORDER BY id LIMIT ?`).all(barcode, after, limit) as Row[]).map(
+      toRecord,
+    );
+  }
+
+  /** Deletes the oldest entries beyond `maxRows` or older than `olderThan`, at most `batch`; returns how many ids were released. */
+  prune(olderThan: string, maxRows: number, batch: number): number {
+    const oldest = this.oldest.get() as number | null;
+    if (oldest === null) return 0;
+    const newest = (this.newest.get() as number | null) ?? 0;
+    const upto = Math.min(Math.max(newest - maxRows, this.firstIdAt(olderThan) - 1), oldest + batch - 1);
+    if (upto < oldest) return 0;
+    this.deleteUpto.run(upto);
+    return upto - oldest + 1;
+  }
+
+  private firstIdAt(iso: string): number {
+    return firstIdAt(this.firstFrom, (this.oldest.get() as number | null) ?? undefined, (this.newest.get() as number | null) ?? 0, iso);
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/** A logged telegram with its fields decoded (null when the text does not decode, e.g. a rejected frame). */
+export function decoded(record: TelegramRecord, options: OsipOptions | undefined): TelegramRecord & { fields: Record<string, unknown> | null } {
+  if (!options) return { ...record, fields: null };
+  const result = decode(record.text, options);
+  if (!result.ok) return { ...record, fields: null };
+  return { ...record, fields: result.telegram as unknown as Record<string, unknown> };
+}

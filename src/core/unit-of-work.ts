@@ -1,0 +1,126 @@
+import { currentActor, type Actor } from './actor.ts';
+import type { Db } from './db.ts';
+import { SUBJECT_OF, type EventInput, type EventRecord, type EventType } from './event-catalogue.ts';
+import type { EventLog } from './event-log.ts';
+import { EventBus } from './events.ts';
+import { nowIso } from './time.ts';
+
+// The one transaction runner of the appliance. Every change runs inside `run`:
+//
+//   work.run(() => {
+//     store.update(…);
+//     work.emit({ type: 'location.changed', key: locationId, data: { … } });
+//   });
+//
+// - Events are written to the event log in the same transaction as the change: a
+//   committed change always has its events, a rolled-back one never has.
+// - Reactions (`react`) run inside the transaction, at the moment the event is emitted:
+//   the rules that follow from a change (a unit that arrives finishes its order; a
+//   deleted unit's orders are cancelled) hold whoever made the change, REST, a PLC
+//   telegram or a hub command, and fail or commit with it.
+// - After the commit the events go to the subscribers of `bus` (live streams, caches,
+//   unsolicited PLC telegrams), in order; never before, never for a rollback.
+// - A `run` inside a `run` joins it: a savepoint, so that a caller may catch a nested
+//   failure (one telegram of a batch) and go on; the failed part's events are dropped.
+//
+// The actor of the events is the one the caller runs as (core/actor.ts).
+
+type Reaction = (event: EventRecord) => void;
+
+export class UnitOfWork {
+  readonly bus: EventBus;
+  private readonly db: Db;
+  private readonly log: EventLog;
+  private readonly reactions = new Map<string, Reaction[]>();
+  private readonly hooks: (() => void)[] = [];
+  /** Events of the unit running now; undefined outside a unit. */
+  private pending: EventRecord[] | undefined;
+  private actor: Actor | undefined;
+  private readonly outer: <T>(fn: () => T) => T;
+  private readonly savepoint: <T>(fn: () => T) => T;
+
+  constructor(db: Db, log: EventLog, onListenerError: (err: unknown, event: EventRecord) => void) {
+    this.db = db;
+    this.log = log;
+    this.bus = new EventBus(onListenerError);
+    const outer = db.transaction((fn: () => unknown) => {
+      const result = fn();
+      for (const hook of this.hooks) hook();
+      return result;
+    });
+    this.outer = outer as <T>(fn: () => T) => T;
+    this.savepoint = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
+  }
+
+  /** True inside a unit of work. */
+  get active(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** False when SQLite gave up the running transaction (disk full, I/O error): nothing of the unit can be kept. */
+  get transactionOpen(): boolean {
+    return this.db.inTransaction;
+  }
+
+  /** Runs `fn` as one unit of work (or as part of the one running). */
+  run<T>(fn: () => T): T {
+    const pending = this.pending;
+    if (pending) {
+      const mark = pending.length;
+      try {
+        return this.savepoint(fn);
+      } catch (err) {
+        pending.length = mark;
+        throw err;
+      }
+    }
+    if (this.db.inTransaction) throw new Error('a unit of work cannot start inside a transaction it does not own');
+    const events: EventRecord[] = [];
+    this.pending = events;
+    this.actor = currentActor();
+    let result: T;
+    try {
+      result = this.outer(fn);
+    } finally {
+      this.pending = undefined;
+      this.actor = undefined;
+    }
+    if (events.length > 0) this.bus.deliver(events);
+    return result;
+  }
+
+  /** Records an event of the running unit; its reactions run now, its subscribers after the commit. */
+  emit(input: EventInput): EventRecord {
+    const pending = this.pending;
+    if (!pending) throw new Error(`event ${input.type} emitted outside a unit of work`);
+    const record = {
+      id: 0,
+      type: input.type,
+      at: nowIso(),
+      actor: this.actor!,
+      subject: { kind: SUBJECT_OF[input.type], key: input.key },
+      data: input.data,
+      ...(input.reason ? { reason: input.reason } : {}),
+    } as EventRecord;
+    record.id = this.log.insert(record, input.refs);
+    pending.push(record);
+    const reactions = this.reactions.get(input.type);
+    if (reactions) for (const reaction of reactions) reaction(record);
+    return record;
+  }
+
+  /**
+   * A rule that follows from an event, run inside the emitting transaction. It may
+   * write and emit; when it throws, the whole unit rolls back.
+   */
+  react<T extends EventType>(type: T, reaction: (event: EventRecord<T>) => void): void {
+    const list = this.reactions.get(type) ?? [];
+    list.push(reaction as Reaction);
+    this.reactions.set(type, list);
+  }
+
+  /** Work that rides on every commit (the telegram log's buffered rows): runs last inside each outermost unit. */
+  beforeCommit(hook: () => void): void {
+    this.hooks.push(hook);
+  }
+}

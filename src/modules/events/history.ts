@@ -1,0 +1,117 @@
+import type { ActorKind } from '../../core/actor.ts';
+import { eventTypes, type EventRecord, type SubjectKind } from '../../core/event-catalogue.ts';
+import type { EventLog, EventQuery } from '../../core/event-log.ts';
+import { validationError } from '../../core/errors.ts';
+import { scanById, type ScanResult } from '../../core/paging.ts';
+import type { TelegramLog, TelegramRecord } from '../../../plc/telegram-log.ts';
+
+// History and audit from the event log: who changed what, when, why; and the trace of
+// one transport unit, its events merged with the telegrams that named it.
+
+const ACTOR = /^(user|apiKey|plc|hub|system):(.+)$/;
+
+/** Type patterns (`transportUnit.*`, `location.stateChanged`, `*`) as the known types they match; 400 for one that matches none. */
+export function expandTypes(patterns: readonly string[] | undefined): string[] | undefined {
+  if (!patterns?.length || patterns.includes('*')) return undefined;
+  const known = eventTypes();
+  const types = new Set<string>();
+  for (const pattern of patterns) {
+    const matching = pattern.endsWith('*') ? known.filter((t) => t.startsWith(pattern.slice(0, -1))) : known.filter((t) => t === pattern);
+    if (matching.length === 0) {
+      throw validationError(`Validation failed: types: [${pattern}] names no event type; the types are listed in docs/events.md`);
+    }
+    for (const type of matching) types.add(type);
+  }
+  return [...types];
+}
+
+/** `admin` (a name of any kind) or `plc:CNV01` (kind and name). */
+export function parseActor(actor: string | undefined): Pick<EventQuery, 'actorKind' | 'actorName'> {
+  if (actor === undefined) return {};
+  const m = ACTOR.exec(actor);
+  return m ? { actorKind: m[1] as ActorKind, actorName: m[2] } : { actorName: actor };
+}
+
+export interface HistoryFilter {
+  types?: string[] | undefined;
+  subjectKind?: SubjectKind | undefined;
+  subject?: string | undefined;
+  actor?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** A transport unit's history entry: an event, or a telegram that named the unit. */
+export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (TelegramRecord & { source: 'telegram' });
+
+export function createHistory(log: EventLog, telegrams: TelegramLog | undefined) {
+  return {
+    /** A page of events matching the filter, oldest first, after the id `after`. */
+    events(filter: HistoryFilter, after: number, limit: number): Promise<ScanResult<EventRecord>> {
+      if (filter.subject !== undefined && filter.subjectKind === undefined) {
+        throw validationError('Validation failed: subjectKind: required with subject (a key names different things of different kinds)');
+      }
+      const query: EventQuery = {
+        types: expandTypes(filter.types),
+        ...parseActor(filter.actor),
+        from: filter.from,
+        to: filter.to,
+      };
+      if (filter.subject !== undefined) query.about = { kind: filter.subjectKind!, key: filter.subject };
+      else query.subjectKind = filter.subjectKind;
+      let start = after;
+      let upto = log.newestKept();
+      if (filter.from !== undefined) start = Math.max(start, log.firstIdAt(filter.from) - 1);
+      if (filter.to !== undefined) upto = Math.min(upto, log.firstIdAt(afterMs(filter.to)) - 1);
+      const read = (a: number, b: number, n: number) => log.window(query, a, b, n);
+      // The events of one thing come by index; every other filter is scanned window by window.
+      if (query.about) {
+        const rows = read(start, upto, limit + 1);
+        return Promise.resolve(rows.length > limit ? { items: rows.slice(0, limit), next: rows[limit - 1]!.id } : { items: rows });
+      }
+      return scanById(read, (e) => e.id, { after: start, upto }, limit);
+    },
+
+    /**
+     * The trace of a transport unit: every event about it (created, moved, its orders,
+     * movements and stock) and every telegram that named it, oldest first. Positions in
+     * both logs make the cursor.
+     */
+    unit(barcode: string, after: { e: number; t: number }, limit: number): { items: UnitHistoryEntry[]; next?: { e: number; t: number } } {
+      const events = log.window({ about: { kind: 'transportUnit', key: barcode } }, after.e, Number.MAX_SAFE_INTEGER, limit + 1);
+      const logged = telegrams ? telegrams.forBarcode(barcode, after.t, limit + 1) : [];
+      const items: UnitHistoryEntry[] = [];
+      let e = 0;
+      let t = 0;
+      const cursor = { ...after };
+      while (items.length < limit && (e < events.length || t < logged.length)) {
+        const event = events[e];
+        const telegram = logged[t];
+        if (event && (!telegram || before(event, telegram))) {
+          items.push({ source: 'event', ...event });
+          cursor.e = event.id;
+          e++;
+        } else {
+          items.push({ source: 'telegram', ...telegram! });
+          cursor.t = telegram!.id;
+          t++;
+        }
+      }
+      const more = e < events.length || t < logged.length;
+      return more ? { items, next: cursor } : { items };
+    },
+  };
+}
+
+/** Events and telegrams in time order; at the same millisecond a received telegram comes before what it caused, a sent one after. */
+function before(event: EventRecord, telegram: TelegramRecord): boolean {
+  if (event.at !== telegram.at) return event.at < telegram.at;
+  return telegram.direction === 'out';
+}
+
+/** The instant one millisecond after an ISO time (an inclusive upper bound as an exclusive one). */
+function afterMs(iso: string): string {
+  return new Date(Date.parse(iso) + 1).toISOString();
+}
+
+export type History = ReturnType<typeof createHistory>;
