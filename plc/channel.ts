@@ -143,6 +143,8 @@ interface Inbound {
   frame: string;
   /** performance.now() when the frame was read: replies measure their latency from it. */
   arrived: number;
+  /** The same instant as wall-clock time, for the telegram log. */
+  arrivedAt: number;
 }
 
 interface CachedReply {
@@ -429,10 +431,11 @@ export class Channel extends EventEmitter<ChannelEvents> {
     if (frames.length === 0) return;
     this.lastRx = Date.now();
     const arrived = performance.now();
+    const arrivedAt = Date.now();
     for (const frame of frames) {
       // The heartbeat goes first: a SYNQ is answered on arrival, ahead of queued work.
-      if (frame.slice(HEADER_LENGTH, TYPE_END) === 'SYNQ') this.processBatch([{ peer, frame, arrived }]);
-      else this.queue.push({ peer, frame, arrived });
+      if (frame.slice(HEADER_LENGTH, TYPE_END) === 'SYNQ') this.processBatch([{ peer, frame, arrived, arrivedAt }]);
+      else this.queue.push({ peer, frame, arrived, arrivedAt });
     }
     this.scheduleDrain();
   }
@@ -551,11 +554,12 @@ export class Channel extends EventEmitter<ChannelEvents> {
   }
 
   /** The first half of a frame's processing: what to do with it, and how to answer it afterwards. */
-  private check({ peer, frame, arrived }: Inbound): Step {
+  private check({ peer, frame, arrived, arrivedAt }: Inbound): Step {
+    const received = (outcome: string, facts?: EntryFacts) => this.received(peer, frame, outcome, arrivedAt, facts);
     const since = (): EntryFacts => ({ latencyMs: Math.round((performance.now() - arrived) * 1000) / 1000 });
     const decoded = decode(frame, this.osip);
     if (!decoded.ok) {
-      return { kind: 'done', finish: () => this.reject(peer, frame, decoded.reason, decoded.detail, decoded.code, decoded.header, since) };
+      return { kind: 'done', finish: () => this.reject(peer, frame, decoded.reason, decoded.detail, decoded.code, decoded.header, since, arrivedAt) };
     }
     const telegram = decoded.telegram;
     const wrong = checkAddress(telegram.header, this.osip, this.name);
@@ -566,7 +570,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       return {
         kind: 'done',
         finish: () => {
-          this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header, since);
+          this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header, since, arrivedAt);
           // A connection whose first telegram is not from our PLC is someone else's (§B6).
           if (wrong === 'wrong-peer' && !peer.bound) this.dropPeer(peer, 'first telegram from another sender');
         },
@@ -584,12 +588,12 @@ export class Channel extends EventEmitter<ChannelEvents> {
       return {
         kind: 'done',
         finish: () => {
-          this.received(peer, frame, 'sync');
+          received('sync');
           this.sendReply(peer, { type: 'SYNC' }, telegram, 'reply', since());
         },
       };
     }
-    if (telegram.type === 'SYNC') return { kind: 'done', finish: () => this.received(peer, frame, 'ignored') };
+    if (telegram.type === 'SYNC') return { kind: 'done', finish: () => received('ignored') };
 
     const header = telegram.header;
     const payload = frame.slice(HEADER_LENGTH);
@@ -606,7 +610,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
           kind: 'done',
           finish: () => {
             this.counters.duplicates++;
-            this.received(peer, frame, 'duplicate');
+            received('duplicate');
             this.log.info({ seq: header.seq, type: telegram.type, replies: cached.replies.length }, 'identical resend: cached reply sent again');
             for (const r of cached.replies) this.write(peer, r.text, r.bytes, 'cached-reply', since());
           },
@@ -629,7 +633,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
         const { texts, outcome } = this.encodeReplies(telegram, result);
         this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
         const facts: EntryFacts = { ...result.facts };
-        this.received(peer, frame, outcome, facts);
+        received(outcome, facts);
         for (const text of texts) {
           if (text.slice(HEADER_LENGTH, TYPE_END) === 'ERR_' && !this.errorBucket.take()) {
             this.counters.errorRepliesSuppressed++;
@@ -694,9 +698,10 @@ export class Channel extends EventEmitter<ChannelEvents> {
     code: string,
     address: ReplyAddress | undefined,
     since: () => EntryFacts,
+    arrivedAt: number,
   ): void {
     this.counters.rxRejected[reason]++;
-    this.received(peer, frame, reason);
+    this.received(peer, frame, reason, arrivedAt);
     this.noisyWarn(`reject-${reason}`, { connection: peer.conn.id, reason, detail, telegram: frame }, 'telegram rejected');
     if (!address) return; // nobody to answer
     if (!this.errorBucket.take()) {
@@ -739,12 +744,20 @@ export class Channel extends EventEmitter<ChannelEvents> {
     return framed;
   }
 
-  private received(peer: Peer, frame: string, outcome: string, facts?: EntryFacts): void {
-    this.logTelegram('in', frame, outcome, peer.conn.id, facts);
+  /** A received telegram, logged once its outcome is known, at the time it arrived. */
+  private received(peer: Peer, frame: string, outcome: string, arrivedAt: number, facts?: EntryFacts): void {
+    this.logTelegram('in', frame, outcome, peer.conn.id, facts, arrivedAt);
   }
 
-  private logTelegram(direction: 'in' | 'out', text: string, outcome: string, connection: number | undefined, facts?: EntryFacts): void {
-    const entry: TelegramLogEntry = { direction, at: new Date().toISOString(), text, outcome, ...facts };
+  private logTelegram(
+    direction: 'in' | 'out',
+    text: string,
+    outcome: string,
+    connection: number | undefined,
+    facts?: EntryFacts,
+    at: number = Date.now(),
+  ): void {
+    const entry: TelegramLogEntry = { direction, at: new Date(at).toISOString(), text, outcome, ...facts };
     if (connection !== undefined) entry.connection = connection;
     this.history.push(entry);
     if (this.history.length > HISTORY) this.history.shift();

@@ -1,101 +1,23 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, expectServerError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
+import { EventStream, type SseEvent } from './support/event-stream.ts';
 
-// The live event stream (`GET /v1/events`, Server-Sent Events) read over real HTTP.
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-}
-
-/** An open event stream: its events as they arrive, parsed from the raw bytes. */
-class EventStream {
-  readonly events: SseEvent[] = [];
-  readonly raw: string[] = [];
-  ended = false;
-  private readonly controller = new AbortController();
-  private waiters: Array<() => void> = [];
-
-  static async open(url: string, token: string, headers: Record<string, string> = {}): Promise<{ stream: EventStream; response: Response }> {
-    const stream = new EventStream();
-    const response = await fetch(url, { headers: { Authorization: `Bearer ${token}`, ...headers }, signal: stream.controller.signal });
-    if (response.ok) void stream.pump(response);
-    return { stream, response };
-  }
-
-  private async pump(response: Response): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of response.body!) {
-        const text = decoder.decode(chunk as Uint8Array, { stream: true });
-        this.raw.push(text);
-        buffer += text;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: SseEvent = {};
-          for (const line of block.split('\n')) {
-            const colon = line.indexOf(':');
-            if (colon <= 0) continue; // comments (keep-alive) and blank lines
-            const field = line.slice(0, colon) as keyof SseEvent | 'retry';
-            if (field === 'retry') continue;
-            event[field] = line.slice(colon + 1).trimStart();
-          }
-          if (Object.keys(event).length) this.events.push(event);
-        }
-        this.wake();
-      }
-    } catch {
-      // aborted by close()
-    }
-    this.ended = true;
-    this.wake();
-  }
-
-  private wake(): void {
-    for (const waiter of this.waiters.splice(0)) waiter();
-  }
-
-  /** Waits until `predicate` holds for the events so far (or the stream ends, or 5 s pass). */
-  async until(predicate: (events: SseEvent[]) => boolean, timeoutMs = 5000): Promise<SseEvent[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.events)) {
-      if (this.ended) throw new Error(`stream ended; events: ${JSON.stringify(this.events)}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; events: ${JSON.stringify(this.events)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.events;
-  }
-
-  /** Until the stream ended (the server closed it). */
-  async ends(timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.ended && Date.now() < deadline) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    if (!this.ended) throw new Error('the stream is still open');
-  }
-
-  close(): void {
-    this.controller.abort();
-  }
-}
+// The live event stream (`GET /v1/events`, Server-Sent Events) read over real HTTP,
+// with the headers a browser's EventSource sends: bearer tokens and tickets, replay
+// from the durable log (also across a restart), callers that lose their right to
+// read, and clients that stop reading.
 
 const named = (type: string) => (events: SseEvent[]) => events.some((e) => e.event === type);
-const dataOf = (e: SseEvent) => JSON.parse(e.data!) as { type: string; at: string; data: Record<string, unknown> };
+const dataOf = (e: SseEvent) =>
+  JSON.parse(e.data!) as { id: number; type: string; at: string; actor: { kind: string; name: string }; reason?: string; data: Record<string, unknown> };
+/** What every browser's EventSource sends. */
+const BROWSER = { Accept: 'text/event-stream', 'Cache-Control': 'no-cache' };
 
 let wms: TestAppliance;
 const streams: EventStream[] = [];
 const open = async (query = '', headers: Record<string, string> = {}) => {
-  const { stream, response } = await EventStream.open(`${wms.url}/v1/events${query}`, await wms.token(), headers);
+  const { stream, response } = await EventStream.open(`${wms.url}/v1/events${query}`, { Authorization: `Bearer ${await wms.token()}`, ...headers });
   streams.push(stream);
   return { stream, response };
 };
@@ -189,10 +111,220 @@ describe('GET /v1/events', () => {
 describe('stopping the appliance', () => {
   it('ends the open streams, so that the appliance stops at once', async () => {
     const other = await startTestAppliance();
-    const { stream, response } = await EventStream.open(`${other.url}/v1/events`, await other.token());
+    const { stream, response } = await EventStream.open(`${other.url}/v1/events`, { Authorization: `Bearer ${await other.token()}` });
     expect(response.status).toBe(200);
     await stream.until(() => stream.raw.join('').includes('retry: 3000'));
     await other.close();
     await stream.ends();
   });
+});
+
+// ---- helpers for the sections below ----------------------------------------------------
+
+const enc = encodeURIComponent;
+let counter = 0;
+async function newLocation(): Promise<{ locationId: string; pKey: string }> {
+  const locationId = `EVLK/${String(++counter).padStart(4, '0')}/0000/0000/0000`;
+  const created = await wms.post('/v1/locations', { locationId, locationGroupName: 'WAREHOUSE' });
+  expect(created.status, created.text).toBe(201);
+  return { locationId, pKey: created.body.pKey };
+}
+const lock = (pKey: string, reason?: string, token?: string) =>
+  wms.patch(`/v1/location/${pKey}?op=change-state`, { errorCode: '00000001', ...(reason ? { reason } : {}) }, token ? { token } : {});
+
+/** A user with a role holding these grants, and a token of it. */
+async function userWith(username: string, grants: string[]): Promise<{ pKey: string; token: string }> {
+  const role = await wms.post('/roles', { name: `${username}-role`, grants });
+  expect(role.status, role.text).toBe(201);
+  const user = await wms.post('/users', { username, password: `${username}-password`, roleNames: [`${username}-role`] });
+  expect(user.status, user.text).toBe(201);
+  const res = await fetch(`${wms.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', username, password: `${username}-password` }).toString(),
+  });
+  return { pKey: user.body.pKey, token: ((await res.json()) as { access_token: string }).access_token };
+}
+
+const ticketOf = async (token?: string) => {
+  const reply = await wms.post('/v1/events/tickets', undefined, token ? { token } : {});
+  expect(reply.status, reply.text).toBe(200);
+  return reply.body as { ticket: string; expiresIn: number };
+};
+const openWithTicket = async (ticket: string, query = '') => {
+  const opened = await EventStream.open(`${wms.url}/v1/events?ticket=${enc(ticket)}${query}`, BROWSER);
+  streams.push(opened.stream);
+  return opened;
+};
+
+describe('what a browser sends', () => {
+  it('answers text/event-stream whatever the Accept header: EventSource\'s, */*, none, or a JSON type', async () => {
+    for (const accept of ['text/event-stream', '*/*', undefined, 'application/json', 'text/html,application/xhtml+xml']) {
+      const { stream, response } = await open('', accept ? { Accept: accept } : {});
+      expect(response.status, String(accept)).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      stream.close();
+    }
+  });
+
+  it('a ticket opens the stream without an Authorization header; the first event is a lock with its actor and reason', async () => {
+    const { ticket, expiresIn } = await ticketOf();
+    expect(ticket).toMatch(/^[\w-]{20,}$/);
+    expect(expiresIn).toBe(60);
+    const { stream, response } = await openWithTicket(ticket, '&types=location.stateChanged');
+    expect(response.status).toBe(200);
+    const location = await newLocation();
+    expect((await lock(location.pKey, 'conveyor jam, cleared by hand')).status).toBe(204);
+    const [event] = await stream.until(named('location.stateChanged'));
+    expect(dataOf(event!)).toMatchObject({
+      type: 'location.stateChanged',
+      actor: { kind: 'user', name: 'admin' },
+      reason: 'conveyor jam, cleared by hand',
+      subject: { kind: 'location', key: location.locationId },
+      data: { locationId: location.locationId, field: 'incomingActive', value: false, from: true },
+    });
+  });
+
+  it('a ticket is good once; an unknown one and a token-less request are refused with 401 in the server-declined shape', async () => {
+    const { ticket } = await ticketOf();
+    const first = await openWithTicket(ticket);
+    expect(first.response.status).toBe(200);
+    const again = await fetch(`${wms.url}/v1/events?ticket=${enc(ticket)}`, { headers: BROWSER });
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { message: string }).message).toMatch(/already used or expired/);
+    expectServerError(await wms.get('/v1/events?ticket=not-a-ticket', { anonymous: true, headers: BROWSER }), 401);
+    expectServerError(await wms.get('/v1/events', { anonymous: true, headers: BROWSER }), 401);
+  });
+
+  it('a ticket acts for its user only: its grants, and a user locked before redeeming it is refused', async () => {
+    const reader = await userWith('ev-reader', ['events:read']);
+    const { ticket } = await ticketOf(reader.token);
+    // Issued to the reader, the stream runs as the reader.
+    const { stream } = await openWithTicket(ticket, '&types=location.*');
+    const location = await newLocation();
+    expect((await lock(location.pKey)).status).toBe(204);
+    await stream.until(named('location.stateChanged'));
+
+    const nobody = await userWith('ev-nobody', ['locations:read']);
+    expectServerError(await wms.post('/v1/events/tickets', undefined, { token: nobody.token }), 403);
+
+    const later = await ticketOf(reader.token);
+    const locked = await wms.put('/users', { ...(await wms.get(`/users/${reader.pKey}`)).body, locked: true });
+    expect(locked.status, locked.text).toBe(200);
+    expectServerError(await wms.get(`/v1/events?ticket=${enc(later.ticket)}`, { anonymous: true, headers: BROWSER }), 401);
+  });
+
+  it('a user locked, disabled or deprived of events:read while streaming loses the stream', async () => {
+    for (const [name, change] of [
+      ['ev-locked', (u: Record<string, unknown>) => ({ ...u, locked: true })],
+      ['ev-disabled', (u: Record<string, unknown>) => ({ ...u, enabled: false })],
+      ['ev-demoted', (u: Record<string, unknown>) => ({ ...u, roleNames: [] })],
+    ] as const) {
+      const user = await userWith(name, ['events:read']);
+      const { stream } = await openWithTicket((await ticketOf(user.token)).ticket);
+      await stream.until(() => stream.raw.join('').includes('retry:'));
+      const changed = await wms.put('/users', change((await wms.get(`/users/${user.pKey}`)).body));
+      expect(changed.status, changed.text).toBe(200);
+      await stream.ends();
+      expect(stream.events.at(-1)).toMatchObject({ event: 'closed' });
+    }
+    // A deleted user too.
+    const gone = await userWith('ev-deleted', ['events:read']);
+    const { stream } = await openWithTicket((await ticketOf(gone.token)).ticket);
+    await stream.until(() => stream.raw.join('').includes('retry:'));
+    expect((await wms.del(`/users/${gone.pKey}`)).status).toBe(204);
+    await stream.ends();
+  });
+});
+
+describe('replay from the durable log', () => {
+  it('after a restart a view replays from its last id without a reset', async () => {
+    const dataDir = tempDir();
+    let first: TestAppliance | undefined = await startTestAppliance({}, dataDir);
+    let second: TestAppliance | undefined;
+    try {
+      const token = await first.token();
+      const { stream } = await EventStream.open(`${first.url}/v1/events?types=location.created`, { Authorization: `Bearer ${token}`, ...BROWSER });
+      expect((await first.post('/v1/locations', { locationId: 'RSTR/0001/0000/0000/0000', locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+      const seen = (await stream.until(named('location.created')))[0]!;
+      await first.app.close(); // the data directory stays
+      await stream.ends();
+      first = undefined;
+
+      second = await startTestAppliance({}, dataDir);
+      for (const n of ['0002', '0003']) {
+        expect((await second.post('/v1/locations', { locationId: `RSTR/${n}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+      }
+      const back = await EventStream.open(`${second.url}/v1/events?types=location.created`, {
+        Authorization: `Bearer ${await second.token()}`,
+        'Last-Event-ID': seen.id!,
+        ...BROWSER,
+      });
+      const replayed = await back.stream.until((events) => events.length >= 2);
+      back.stream.close();
+      expect(replayed.map((e) => e.event)).toEqual(['location.created', 'location.created']);
+      expect(replayed.map((e) => dataOf(e).data.locationId)).toEqual(['RSTR/0002/0000/0000/0000', 'RSTR/0003/0000/0000/0000']);
+      expect(Number(replayed[0]!.id)).toBeGreaterThan(Number(seen.id));
+    } finally {
+      await first?.close();
+      await second?.close();
+    }
+  });
+
+  it('a replay longer than one read of the log comes whole, in order, and joins the live events without gaps or doubles', async () => {
+    const first = await open('?types=locationGroup.stateChanged');
+    const group = await wms.post('/v1/location-groups', { name: 'EV-REPLAY', parentName: 'WAREHOUSE' });
+    expect(group.status).toBe(201);
+    const toggle = (state: string) => wms.patch(`/v1/location-group/${group.body.pKey}?op=change-state&statein=${state}`);
+    expect((await toggle('NOT_AVAILABLE')).status).toBe(204);
+    const mark = (await first.stream.until(named('locationGroup.stateChanged')))[0]!.id!;
+    first.stream.close();
+    // 1,200 changes while away: more than one chunk of the replay.
+    const { work, common } = wms.app;
+    for (let i = 0; i < 1200; i++) work.run(() => common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'NOT_AVAILABLE' : 'AVAILABLE' }));
+    const back = await open('?types=locationGroup.stateChanged', { 'Last-Event-ID': mark });
+    // More while it replays.
+    for (const state of ['AVAILABLE', 'NOT_AVAILABLE']) expect((await toggle(state)).status).toBe(204);
+    const all = await back.stream.until((events) => events.length >= 1202, 20_000);
+    const ids = all.map((e) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(1202);
+  });
+});
+
+describe('a client that does not read', () => {
+  it('is disconnected once its unsent data passes the bound, while the other streams go on receiving', async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    const token = await wms.token();
+    const stalledBefore = wms.app.streams.stalled;
+    // A raw socket that sends the request and then never reads: its buffers fill up.
+    const stalled = net.connect(wms.app.port, '127.0.0.1');
+    await new Promise((resolve) => stalled.once('connect', resolve));
+    stalled.write(`GET /v1/events?types=locationGroup.stateChanged HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`);
+    stalled.pause();
+    let closed = false;
+    stalled.on('close', () => (closed = true));
+    stalled.on('error', () => {});
+    const healthy = await open('?types=locationGroup.stateChanged');
+    await healthy.stream.until(() => healthy.stream.raw.join('').includes('retry:'));
+
+    // A group tree of 100 groups: each state change of the root is 100 events.
+    const root = await wms.post('/v1/location-groups', { name: 'EV-STALL', parentName: 'WAREHOUSE' });
+    for (let i = 0; i < 99; i++) expect((await wms.post('/v1/location-groups', { name: `EV-STALL-${i}`, parentName: 'EV-STALL' })).status).toBe(201);
+    const { work, common } = wms.app;
+    let sent = 0;
+    for (let round = 0; wms.app.streams.stalled === stalledBefore && round < 1000; round++) {
+      work.run(() => common.locationGroups.changeState(root.body.pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
+      sent += 100;
+      // The reading client (in this process) gets its turn, as a real one would keep reading.
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(wms.app.streams.stalled).toBe(stalledBefore + 1);
+    expect(wms.logs().some((line) => line.includes('the client does not read'))).toBe(true);
+    // The healthy stream got every one of them.
+    await healthy.stream.until((events) => events.length >= sent, 30_000);
+    stalled.resume();
+    await new Promise<void>((resolve) => (closed ? resolve() : stalled.once('close', () => resolve())));
+  }, 120_000);
 });

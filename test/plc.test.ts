@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index.ts';
 import { startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './support/warehouse.ts';
 
 // The appliance and a simulated conveyor PLC end to end (plc-osip.md §B7, scenarios 1–4
 // and 6): the simulator (its own encoder and framing) talks to the appliance's PLC
@@ -62,48 +63,10 @@ afterAll(async () => {
 // ---- the warehouse over HTTP ---------------------------------------------------------------
 
 const enc = encodeURIComponent;
-const loc = (area: string, n: number) => `${area}/000${n}/0000/0000/0000`;
 /** A barcode as the simulator writes and reads it: 20 characters, zero-padded. */
 const wireBarcode = (barcode: string) => barcode.padStart(20, '0');
-
-interface Site {
-  INFEED: string;
-  C1: string;
-  C2: string;
-  STOCK: string;
-  pKey: Record<string, string>;
-}
-
-/** A group `area` with four locations and a route INFEED → STOCK over C1 and C2. */
-async function site(area: string): Promise<Site> {
-  expect((await wms.post('/v1/location-groups', { name: area, parentName: 'WAREHOUSE' })).status).toBe(201);
-  const pKey: Record<string, string> = {};
-  for (let n = 1; n <= 4; n++) {
-    const created = await wms.post('/v1/locations', { locationId: loc(area, n), locationGroupName: area });
-    expect(created.status, created.text).toBe(201);
-    pKey[loc(area, n)] = created.body.pKey;
-  }
-  const [INFEED, C1, C2, STOCK] = [1, 2, 3, 4].map((n) => loc(area, n)) as [string, string, string, string];
-  const route = await wms.post('/v1/api/routes', { name: `${area}-IN`, sourceLocationName: INFEED, targetLocationName: STOCK, enabled: true });
-  expect(route.status, route.text).toBe(201);
-  const hops = await wms.put(`/v1/api/routes/${route.body.key}/hops`, [
-    { source: INFEED, next: C1 },
-    { source: C1, next: C2 },
-    { source: C2, next: STOCK },
-  ]);
-  expect(hops.status, hops.text).toBe(200);
-  return { INFEED, C1, C2, STOCK, pKey };
-}
-
-/** A unit at `at` with a STARTED order to `target`; returns the order's pKey. */
-async function unitWithOrder(barcode: string, at: string, target: string): Promise<string> {
-  const unit = await wms.post('/v1/transport-units', { barcode, actualLocation: at, transportUnitType: 'EURO' });
-  expect(unit.status, unit.text).toBe(201);
-  const order = await wms.post('/v1/transport-orders', { barcode, targetLocation: target });
-  expect(order.status, order.text).toBe(201);
-  expect(order.body.state).toBe('STARTED');
-  return order.body.persistentKey;
-}
+const site = (area: string) => siteOver(wms, area);
+const unitWithOrder = (barcode: string, at: string, target: string) => unitWithOrderOver(wms, barcode, at, target);
 
 const unitOf = async (barcode: string) => (await wms.get(`/v1/transport-units?bk=${enc(barcode)}`)).body;
 const location = async (pKey: string) => (await wms.get(`/v1/locations/${pKey}`)).body;
@@ -115,15 +78,6 @@ const groupStates = async (...names: string[]) =>
     }),
   );
 const movesOf = (barcode: string) => events.filter((e) => e.type === 'transportUnit.moved' && e.data.barcode === barcode).map((e) => [e.data.from, e.data.to]);
-
-/** Polls until the check holds (a one-way telegram has no reply to wait for). */
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 // ---- the scenarios, over each transport --------------------------------------------------------
 

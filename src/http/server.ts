@@ -152,9 +152,10 @@ class Exchange {
       }
       this.principal = principal;
       const kinds = bodyKinds(route);
-      if (kinds.includes('none') || !carriesBody(this.req)) return this.run(undefined, undefined);
+      // A route that takes no body ignores one; a route whose body is optional reads it when one comes.
+      if (!carriesBody(this.req) || (kinds.length === 1 && kinds[0] === 'none')) return this.run(undefined, undefined);
       const contentType = mediaTypeOf(this.req.headers['content-type']);
-      if (!kinds.some((kind) => accepts(kind, contentType))) {
+      if (!kinds.some((kind) => kind !== 'none' && accepts(kind, contentType))) {
         throw new ServerDeclined(
           415,
           `Content type ${contentType ?? '(none)'} is not supported here; send ${kinds.map(describeKind).join(' or ')}`,

@@ -14,9 +14,15 @@ const MAX_OPEN = 10_000;
 
 export class EventTickets {
   private readonly open = new Map<string, { principal: Principal; expires: number }>();
+  private readonly now: () => number;
+
+  /** `now`: the clock (tests pass their own). */
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   issue(principal: Principal): { ticket: string; expiresIn: number } {
-    const now = Date.now();
+    const now = this.now();
     for (const [ticket, entry] of this.open) {
       if (entry.expires > now && this.open.size < MAX_OPEN) break;
       this.open.delete(ticket); // insertion order = expiry order: the oldest go first
@@ -30,7 +36,7 @@ export class EventTickets {
   redeem(ticket: string): Principal {
     const entry = this.open.get(ticket);
     this.open.delete(ticket);
-    if (!entry || entry.expires <= Date.now()) {
+    if (!entry || entry.expires <= this.now()) {
       throw new AuthenticationError('Invalid event stream ticket: unknown, already used or expired; ask POST /v1/events/tickets for a new one');
     }
     return entry.principal;
