@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../db/migrations/index.ts';
+import { asActor } from './actor.ts';
+import { openDatabase, type Db } from './db.ts';
+import type { EventRecord } from './event-catalogue.ts';
+import { EventLog } from './event-log.ts';
+import { createLogger } from './log.ts';
+import { migrate } from './migrations.ts';
+import { PRUNE_BATCH } from './retention.ts';
+import { UnitOfWork } from './unit-of-work.ts';
+
+// The transaction runner and the event log on a real SQLite file.
+
+const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const step of cleanup.splice(0).reverse()) step();
+});
+
+function setUp() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wms-uow-'));
+  const db: Db = openDatabase({ file: path.join(dir, 'db.sqlite'), busyTimeoutMs: 1000 });
+  migrate(db, migrations, { backupDir: path.join(dir, 'backups'), backupsToKeep: 1, log: createLogger({ level: 'silent' }) });
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close());
+  db.exec('CREATE TABLE probe (name TEXT PRIMARY KEY)');
+  const log = new EventLog(db);
+  const errors: unknown[] = [];
+  const work = new UnitOfWork(db, log, (err) => errors.push(err));
+  const delivered: EventRecord[] = [];
+  work.bus.onAny((e) => delivered.push(e));
+  const insert = db.prepare('INSERT INTO probe (name) VALUES (?)');
+  const rows = () => db.prepare('SELECT name FROM probe ORDER BY name').pluck().all();
+  /** A change with its event. */
+  const change = (name: string) => {
+    insert.run(name);
+    return work.emit({ type: 'backup.deleted', key: name, data: { name } });
+  };
+  return { db, log, work, delivered, errors, change, rows };
+}
+
+describe('UnitOfWork', () => {
+  it('writes the events with the change and delivers them after the commit, in order, with increasing ids', () => {
+    const { work, log, delivered, change, rows } = setUp();
+    const seenInside: number[] = [];
+    work.run(() => {
+      change('a');
+      change('b');
+      seenInside.push(delivered.length);
+    });
+    expect(seenInside).toEqual([0]);
+    expect(rows()).toEqual(['a', 'b']);
+    expect(delivered.map((e) => [e.id, e.data])).toEqual([[1, { name: 'a' }], [2, { name: 'b' }]]);
+    expect(log.after(0, 10)).toEqual(delivered);
+  });
+
+  it('a failure rolls the change and its events back; nothing is delivered; the next id follows the last committed one', () => {
+    const { work, log, delivered, change, rows } = setUp();
+    work.run(() => change('kept'));
+    expect(() =>
+      work.run(() => {
+        change('lost');
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    expect(rows()).toEqual(['kept']);
+    expect(delivered).toHaveLength(1);
+    expect(log.newest()).toBe(1);
+    work.run(() => change('next'));
+    expect(delivered.at(-1)!.id).toBe(2);
+  });
+
+  it('a nested run joins the outer one: a nested failure the caller catches drops only its own part and events', () => {
+    const { work, delivered, change, rows } = setUp();
+    work.run(() => {
+      change('outer');
+      expect(() =>
+        work.run(() => {
+          change('inner');
+          throw new Error('inner refused');
+        }),
+      ).toThrow('inner refused');
+      work.run(() => change('second'));
+    });
+    expect(rows()).toEqual(['outer', 'second']);
+    expect(delivered.map((e) => e.subject.key)).toEqual(['outer', 'second']);
+  });
+
+  it('reactions run inside the emitting unit: what they write commits or rolls back with it', () => {
+    const { work, delivered, change, rows, db } = setUp();
+    const insert = db.prepare('INSERT INTO probe (name) VALUES (?)');
+    work.react('backup.deleted', (e) => {
+      if (e.data.name === 'cause') insert.run('effect');
+      if (e.data.name === 'poison') throw new Error('the rule refuses');
+    });
+    work.run(() => change('cause'));
+    expect(rows()).toEqual(['cause', 'effect']);
+    expect(() => work.run(() => change('poison'))).toThrow('the rule refuses');
+    expect(rows()).toEqual(['cause', 'effect']);
+    expect(delivered.map((e) => e.subject.key)).toEqual(['cause']);
+  });
+
+  it('names the actor the caller runs as, and the appliance when nobody is', () => {
+    const { work, delivered, change } = setUp();
+    work.run(() => change('by-system'));
+    asActor({ kind: 'plc', name: 'CNV01' }, () => work.run(() => change('by-plc')));
+    expect(delivered.map((e) => e.actor)).toEqual([{ kind: 'system', name: 'appliance' }, { kind: 'plc', name: 'CNV01' }]);
+  });
+
+  it('a subscriber that starts a unit of work of its own gets its events after the ones being delivered; a failing one stops no one', () => {
+    const { work, delivered, change, errors } = setUp();
+    work.bus.on('backup.deleted', (e) => {
+      if (e.data.name === 'first') work.run(() => change('follow-up'));
+    });
+    work.bus.on('backup.deleted', () => {
+      throw new Error('a broken subscriber');
+    });
+    work.run(() => {
+      change('first');
+      change('second');
+    });
+    expect(delivered.map((e) => e.subject.key)).toEqual(['first', 'second', 'follow-up']);
+    expect(errors).toHaveLength(3);
+  });
+
+  it('refuses an event outside a unit of work, and a unit inside a transaction it does not own', () => {
+    const { work, db } = setUp();
+    expect(() => work.emit({ type: 'backup.deleted', key: 'x', data: { name: 'x' } })).toThrow(/outside a unit of work/);
+    expect(() => db.transaction(() => work.run(() => 1))()).toThrow(/cannot start inside a transaction/);
+  });
+});
+
+describe('EventLog retention', () => {
+  it('prunes by age and by count, a batch at a time, and never hands out a pruned id again', () => {
+    const { work, log, change } = setUp();
+    for (let i = 0; i < 3000; i++) work.run(() => change(`n${i}`));
+    // Everything is younger than a day: nothing goes by age.
+    const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
+    expect(log.prune(dayAgo, 10_000, PRUNE_BATCH)).toBe(0);
+    // By count: down to 2,500, in one batch.
+    expect(log.prune(dayAgo, 2500, PRUNE_BATCH)).toBe(500);
+    expect(log.oldest()).toBe(501);
+    // By age: everything before a cut in the middle, PRUNE_BATCH at a time.
+    const cut = log.after(1999, 1)[0]!.at;
+    const ageCut = new Date(Date.parse(cut) + 1).toISOString();
+    let pruned = 0;
+    for (let n = log.prune(ageCut, 10_000, 1000); n > 0; n = log.prune(ageCut, 10_000, 1000)) {
+      expect(n).toBeLessThanOrEqual(1000);
+      pruned += n;
+    }
+    expect(log.after(0, 1)[0]!.at > cut).toBe(true);
+    expect(pruned).toBeGreaterThan(0);
+    expect(log.newest()).toBe(3000);
+    work.run(() => change('after'));
+    expect(log.newest()).toBe(3001);
+    // Refs go with their events.
+    expect(log.window({ about: { kind: 'backup', key: 'n0' } }, 0, 10_000, 10)).toEqual([]);
+    expect(log.window({ about: { kind: 'backup', key: 'after' } }, 0, 10_000, 10)).toHaveLength(1);
+  });
+
+  it('finds the first id at or after a time by binary search over the ids', () => {
+    const { work, log, change } = setUp();
+    for (let i = 0; i < 500; i++) work.run(() => change(`t${i}`));
+    const events = log.after(0, 1000);
+    for (const probe of [events[0]!, events[123]!, events[499]!]) {
+      expect(log.firstIdAt(probe.at)).toBe(events.find((e) => e.at >= probe.at)!.id);
+    }
+    expect(log.firstIdAt('2999-01-01T00:00:00.000Z')).toBe(501);
+    expect(log.firstIdAt('2000-01-01T00:00:00.000Z')).toBe(1);
+  });
+});
