@@ -112,7 +112,7 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
       return deps.work.run(() =>
         run.map((telegram) => {
           try {
-            return tuAtLocation.book(telegram, channel);
+            return deps.work.isolated(() => tuAtLocation.book(telegram, channel));
           } catch (err) {
             // Its savepoint is rolled back; the others stand. Unless SQLite gave up the
             // whole transaction (disk full, I/O error): then nothing of the run may be kept.

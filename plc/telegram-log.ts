@@ -1,7 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../src/core/db.ts';
+import { batchInsert, type Db } from '../src/core/db.ts';
 import { scanById, type ScanResult } from '../src/core/paging.ts';
-import { firstIdAt } from '../src/core/retention.ts';
+import { firstIdAt, pruneUpto } from '../src/core/retention.ts';
+import { RideAlong } from '../src/core/ride-along.ts';
 import type { UnitOfWork } from '../src/core/unit-of-work.ts';
 import type { TelegramLogEntry } from './channel.ts';
 import { decode, type OsipOptions } from './osip/index.ts';
@@ -9,16 +10,14 @@ import { decode, type OsipOptions } from './osip/index.ts';
 // The durable telegram log: every telegram received and sent on every channel
 // (db/migrations/0120-event-log.sql, table telegram_log).
 //
-// Writing costs no fsync of its own: entries wait in memory and are inserted by the
-// next commit of the appliance — a telegram's own unit of work, usually the next
-// telegram's — or, when nothing commits for FLUSH_MS, in a small transaction of
-// their own. So under load the log rides on the telegrams' group commit; on a quiet
-// line an entry reaches the disk within FLUSH_MS. A crash loses at most those
-// milliseconds of log, never a booked unit.
+// Writing costs no fsync of its own: entries wait in memory and ride on the commits of
+// the telegrams (src/core/ride-along.ts), so a busy line writes its log pages every
+// few tens of milliseconds, not once per telegram; on a quiet line an entry reaches the
+// disk within 200 ms. A crash loses at most those milliseconds of log, never a booked
+// unit. A read writes what waits first, so it sees every telegram handled so far.
 //
 // Decoded fields are not stored: they are decoded from the text when read.
 
-const FLUSH_MS = 200;
 /** A line far faster than the disk: past this many waiting entries the oldest are dropped (and counted). */
 const MAX_PENDING = 50_000;
 
@@ -90,38 +89,32 @@ function headerOf(text: string): { type: string | null; seq: number | null } {
 
 export class TelegramLog {
   private readonly db: Db;
-  private readonly pending: unknown[][] = [];
-  private readonly insert: Statement;
+  private readonly pending: RideAlong<unknown[]>;
   private readonly deleteUpto: Statement;
   private readonly oldest: Statement;
   private readonly newest: Statement;
   private readonly firstFrom: Statement;
   private readonly statements = new Map<string, Statement>();
-  private timer: NodeJS.Timeout | undefined;
-  /** Entries dropped because the disk could not keep up (diagnostics). */
-  dropped = 0;
 
   constructor(db: Db, work: UnitOfWork) {
     this.db = db;
-    this.insert = db.prepare(
-      `INSERT INTO telegram_log (at, channel, direction, type, seq, text, outcome, barcode, location, order_pk, latency_ms, connection)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    const insert = batchInsert(
+      db,
+      'INSERT INTO telegram_log (at, channel, direction, type, seq, text, outcome, barcode, location, order_pk, latency_ms, connection)',
+      12,
     );
     this.deleteUpto = db.prepare('DELETE FROM telegram_log WHERE id <= ?');
     this.oldest = db.prepare('SELECT min(id) FROM telegram_log').pluck();
     this.newest = db.prepare('SELECT max(id) FROM telegram_log').pluck();
     this.firstFrom = db.prepare('SELECT id, at FROM telegram_log WHERE id >= ? ORDER BY id LIMIT 1');
-    work.beforeCommit(() => this.write());
+    this.pending = new RideAlong<unknown[]>(db, insert, MAX_PENDING);
+    work.addRider(this.pending);
   }
 
   /** Keeps an entry of a channel; it is written with the next commit. */
   record(channel: string, entry: TelegramLogEntry): void {
     const { type, seq } = headerOf(entry.text);
-    if (this.pending.length >= MAX_PENDING) {
-      this.pending.shift();
-      this.dropped++;
-    }
-    this.pending.push([
+    this.pending.add([
       entry.at,
       channel,
       entry.direction,
@@ -135,31 +128,21 @@ export class TelegramLog {
       entry.latencyMs ?? null,
       entry.connection ?? null,
     ]);
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
-      this.timer.unref();
-    }
   }
 
-  /** Writes what waits, in a transaction of its own (nothing else committed meanwhile, or the appliance stops). */
+  /** Writes what waits now (a reader, or the appliance stops). */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.pending.length === 0 || !this.db.open) return;
-    this.db.transaction(() => this.write())();
+    this.pending.flush();
   }
 
-  /** Inside a transaction: inserts the waiting entries. */
-  private write(): void {
-    if (this.pending.length === 0) return;
-    for (const values of this.pending) this.insert.run(...values);
-    this.pending.length = 0;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+  /** Entries dropped because the disk could not keep up (diagnostics). */
+  get dropped(): number {
+    return this.pending.dropped;
   }
 
   /** A page of the log, oldest first: entries with id > `after` matching the query. */
   page(query: TelegramQuery, after: number, limit: number): Promise<ScanResult<TelegramRecord>> {
+    this.flush();
     const where: string[] = ['id > ?', 'id <= ?'];
     const params: unknown[] = [];
     for (const [column, value] of [
@@ -196,6 +179,7 @@ export class TelegramLog {
 
   /** The entries that named a transport unit, after an id, oldest first (for its history). */
   forBarcode(barcode: string, after: number, limit: number): TelegramRecord[] {
+    this.flush();
     return (this.statement(`SELECT ${COLUMNS} FROM telegram_log WHERE barcode = ? AND id > ? ORDER BY id LIMIT ?`).all(barcode, after, limit) as Row[]).map(
       toRecord,
     );
@@ -205,8 +189,7 @@ export class TelegramLog {
   prune(olderThan: string, maxRows: number, batch: number): number {
     const oldest = this.oldest.get() as number | null;
     if (oldest === null) return 0;
-    const newest = (this.newest.get() as number | null) ?? 0;
-    const upto = Math.min(Math.max(newest - maxRows, this.firstIdAt(olderThan) - 1), oldest + batch - 1);
+    const upto = pruneUpto(oldest, (this.newest.get() as number | null) ?? 0, maxRows, this.firstIdAt(olderThan), batch);
     if (upto < oldest) return 0;
     this.deleteUpto.run(upto);
     return upto - oldest + 1;

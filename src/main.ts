@@ -136,6 +136,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
 
     // Every change from here on runs through the unit of work and leaves its events in the log.
     const events = new EventLog(db);
+    const reindexed = events.recoverIndex();
+    if (reindexed > 0) log.info({ events: reindexed }, 'event history index caught up with the events of the last run');
     const work = new UnitOfWork(db, events, (err, event) => log.error({ err, event: event.type, id: event.id }, 'event subscriber failed'));
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
     const users = createUsersModule(db, work, tokens, log, { imageMaxBytes: config.users.imageMaxBytes });
@@ -279,6 +281,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
           // (they would keep it waiting for ever).
           await stopModules();
           await closeServer(server);
+          events.flushIndex();
           db.close();
           log.info('appliance stopped');
           log.flush();

@@ -1,9 +1,9 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Conveyor, PlcSimulator } from '../plc/simulator/index.ts';
+import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { expectApiError, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
-import { coordinate, site, unitWithOrder, until } from './support/warehouse.ts';
+import { connectedPlc, coordinate, site, unitWithOrder, until } from './support/warehouse.ts';
 
 // Alarms the appliance raises and clears by itself, each source driven the way it
 // happens on a site: REST and PLC telegrams over real TCP, a PLC that stays away, a
@@ -24,13 +24,6 @@ afterAll(async () => {
   await wms?.close();
 });
 
-const newSimulator = () =>
-  new PlcSimulator({
-    transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.plc.channel('CNV01').address()!.port },
-    name: 'CNV01',
-    requestTimeoutMs: 10_000,
-    conveyor: new Conveyor([], { defaultMs: 5 }),
-  });
 
 interface Alarm {
   id: number;
@@ -64,8 +57,7 @@ describe('what raises and clears alarms', () => {
     expect(down).toMatchObject({ kind: 'plcChannel.down', severity: 'critical', state: 'active' });
     expect(down.message).toMatch(/^PLC channel CNV01 has not been ONLINE for \d+ s \(state WAITING\)$/);
 
-    sim = newSimulator();
-    await sim.connect({ timeoutMs: 10_000 });
+    sim = await connectedPlc(wms, 'CNV01');
     await sim.synq({ timeoutMs: 10_000 });
     await until(async () => (await byId(down.id)).state === 'cleared', 'the alarm is cleared');
     expect(await openAbout('plcChannel', 'CNV01')).toBeUndefined();

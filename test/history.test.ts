@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Conveyor, PlcSimulator } from '../plc/simulator/index.ts';
+import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { expectApiError, expectServerError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { EventStream } from './support/event-stream.ts';
-import { allPages, site, unitWithOrder, until } from './support/warehouse.ts';
+import { allPages, connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
 // History and audit over HTTP: who changed what and why (`GET /v1/events/history`), the
 // trace of one transport unit with the PLC telegrams that named it
@@ -15,13 +15,7 @@ const enc = encodeURIComponent;
 
 beforeAll(async () => {
   wms = await startTestAppliance({ plc: { channels: [{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0, resReasonCodes: true }] } });
-  sim = new PlcSimulator({
-    transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.plc.channel('CNV01').address()!.port },
-    name: 'CNV01',
-    requestTimeoutMs: 10_000,
-    conveyor: new Conveyor([], { defaultMs: 5 }),
-  });
-  await sim.connect({ timeoutMs: 10_000 });
+  sim = await connectedPlc(wms, 'CNV01');
 });
 afterAll(async () => {
   await sim?.close();

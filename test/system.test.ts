@@ -55,6 +55,8 @@ describe('GET /openapi.json', () => {
     expect(byCoordinate?.security).toEqual([{ bearer: ['locations:read'] }]);
     expect(byCoordinate?.['x-link-names']).toEqual(['location-findbycoordinate']);
     expect(doc.paths['/index']?.get?.security).toBeUndefined();
+    const stream = doc.paths['/v1/events']?.get as unknown as { responses: { default: { content: Record<string, object> } } };
+    expect(Object.keys(stream.responses.default.content)).toEqual(['text/event-stream']);
 
     let operations = 0;
     for (const route of wms.app.routes) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Conveyor, PlcSimulator } from '../plc/simulator/index.ts';
+import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { expectApiError, expectServerError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { allPages, site, unitWithOrder, until } from './support/warehouse.ts';
+import { allPages, connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
 // The durable telegram log of a PLC channel (`GET /v1/plc-channels/{name}/telegrams`),
 // filled by a simulated PLC over real TCP: every telegram in and out, decoded, with
@@ -15,13 +15,7 @@ beforeAll(async () => {
   wms = await startTestAppliance({
     plc: { telegramLog: { maxRows: 1000 }, channels: [{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0, resReasonCodes: true }] },
   });
-  sim = new PlcSimulator({
-    transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.plc.channel('CNV01').address()!.port },
-    name: 'CNV01',
-    requestTimeoutMs: 10_000,
-    conveyor: new Conveyor([], { defaultMs: 5 }),
-  });
-  await sim.connect({ timeoutMs: 10_000 });
+  sim = await connectedPlc(wms, 'CNV01');
 });
 afterAll(async () => {
   await sim?.close();

@@ -2,11 +2,16 @@
 --
 -- events: every change of the appliance, written by the unit of work in the same
 -- transaction as the change itself, so a committed change always has its event and a
--- rolled-back one never has. AUTOINCREMENT: an id is never handed out again, not even
--- after the newest rows were pruned, so a client's Last-Event-ID never names a
--- different event after a restart.
+-- rolled-back one never has. An id is never handed out again: ids follow the newest
+-- row, and retention never deletes the newest (src/core/event-log.ts), so a client's
+-- Last-Event-ID never names a different event after a restart. (AUTOINCREMENT would
+-- say the same at the price of one more page written with every change.)
+--
+-- Every index is paid for by every change (a PLC telegram's commit writes each touched
+-- page once more), so there are few: filters by type or actor read the log window by
+-- window in id order instead (time bounds become id bounds by a binary search).
 CREATE TABLE events (
-  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  id           INTEGER PRIMARY KEY,
   type         TEXT NOT NULL,
   at           TEXT NOT NULL,
   actor_kind   TEXT NOT NULL CHECK (actor_kind IN ('user', 'apiKey', 'plc', 'hub', 'system')),
@@ -15,20 +20,30 @@ CREATE TABLE events (
   subject_kind TEXT NOT NULL,
   subject_key  TEXT NOT NULL,
   -- What changed, as JSON: business keys, before and after where it matters.
-  data         TEXT NOT NULL
+  data         TEXT NOT NULL,
+  -- The other things the event names besides its subject, as JSON [[kind, key], …]; NULL for none.
+  refs         TEXT
 ) STRICT;
-CREATE INDEX events_type ON events (type, id);
-CREATE INDEX events_actor ON events (actor_name, id);
 
 -- What an event is about: its subject, and the other things it names (the transport
 -- unit of an order, the two locations of a move). History of one thing is read here.
+-- Written a few milliseconds behind the events (see log_positions), so that a PLC
+-- telegram's commit does not write these scattered pages each time; pruned with its
+-- events (their subject and refs name the rows).
 CREATE TABLE event_refs (
   kind     TEXT NOT NULL,
   key      TEXT NOT NULL,
   event_id INTEGER NOT NULL,
   PRIMARY KEY (kind, key, event_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX event_refs_event ON event_refs (event_id);
+
+-- How far a log that is written behind its source has got: `event_refs` is written a
+-- few milliseconds after its events commit (src/core/ride-along.ts); at start, the
+-- events after its position are indexed again.
+CREATE TABLE log_positions (
+  name     TEXT PRIMARY KEY,
+  position INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
 
 -- Every telegram received and sent on every PLC channel. The decoded fields are not
 -- stored: they are decoded from `text` when read, which keeps the row small and the
@@ -50,7 +65,7 @@ CREATE TABLE telegram_log (
   latency_ms  REAL,
   connection  INTEGER
 ) STRICT;
-CREATE INDEX telegram_log_channel ON telegram_log (channel, id);
+-- A unit's telegrams are read by barcode (its history); a channel's by scanning windows of ids.
 CREATE INDEX telegram_log_barcode ON telegram_log (barcode, id) WHERE barcode IS NOT NULL;
 
 -- Alarms the appliance raises and clears from what it sees. `condition` names the

@@ -17,6 +17,9 @@ import {
 
 export type TuTelegram = ReqTelegram | UpdTelegram | UpdxTelegram;
 
+/** The transport order named by the first of these order events (for the telegram log). */
+const orderOf = (events: readonly { data: unknown }[]) => (events[0]?.data as { pKey?: string } | undefined)?.pKey;
+
 /** The problem text an order gets when its unit has no route onwards: `no route at <coordinate>`. */
 const NO_ROUTE = NO_ROUTE_PROBLEM;
 
@@ -64,9 +67,9 @@ export function createTuAtLocation(deps: AdapterDeps) {
     return result('no-read', res(t, reason, { field, group: undefined }));
   }
 
-  /** The RES_ for a routing decision made after the unit was booked; `finished`: the booking finished the unit's order. */
-  function answer(t: ReqTelegram, channel: ChannelContext, location: Location, decision: RoutingDecision, finished: boolean): Booking {
-    const arrived = decision.kind === 'arrived' || finished;
+  /** The RES_ for a routing decision made after the unit was booked; `finishedLast`: the booking finished its last order. */
+  function answer(t: ReqTelegram, channel: ChannelContext, location: Location, decision: RoutingDecision, finishedLast: boolean): Booking {
+    const arrived = decision.kind === 'arrived' || finishedLast;
     if (arrived) return { res: res(t, code(t, channel, RES_REASONS.ok)), outcome: 'ok' };
     if (decision.kind !== 'next') return { res: res(t, code(t, channel, reasonCode(decision))), outcome: decision.kind };
     const field = locationField(common, decision.next);
@@ -108,9 +111,9 @@ export function createTuAtLocation(deps: AdapterDeps) {
     // The routing model from committed data, cached: built inside the transaction it
     // would be thrown away. (Inside a batch this does nothing; the batch prepared it.)
     if (t.type === 'REQ_') routing.prepare();
-    const startedBefore = known && transportOrders.startedOrderOf(barcode);
     let lockedWarning: Record<string, unknown> | undefined;
     const booking = work.run((): Booking => {
+      const mark = work.mark();
       if (!known) {
         // A unit first seen by the PLC is created standing at L, in the same unit of work
         // as the rest of the telegram's effects: a failure later leaves no orphan unit.
@@ -121,7 +124,10 @@ export function createTuAtLocation(deps: AdapterDeps) {
         work.emit({ type: 'plc.bookedOntoLockedLocation', key: barcode, data: warning, refs: [{ kind: 'location', key: location.locationId }] });
         lockedWarning = warning;
       }
-      if (t.type !== 'REQ_') return { outcome: 'ok', order: startedBefore?.pKey };
+      // What booking the unit did to its orders (the transport-order module reacted to the move).
+      const settled = work.recordedSince(mark).filter((e) => e.type.startsWith('transportOrder.'));
+      const finished = settled.find((e) => e.type === 'transportOrder.finished');
+      if (t.type !== 'REQ_') return { outcome: 'ok', order: orderOf(settled) ?? transportOrders.startedOrderOf(barcode)?.pKey };
 
       const decision = routing.decide(barcode, location.locationId);
       if (decision.kind === 'no-route' && decision.order) {
@@ -130,9 +136,9 @@ export function createTuAtLocation(deps: AdapterDeps) {
         // On its way again: the problem this adapter recorded no longer holds.
         transportOrders.clearProblem(decision.order.pKey, (m) => m.startsWith(`${NO_ROUTE} `));
       }
-      // The request that finished the order: the unit is where it should be, not "without order".
-      const finished = decision.kind === 'no-order' && !!startedBefore && transportOrders.byPKey(startedBefore.pKey).state === 'FINISHED';
-      return { ...answer(t, channel, location, decision, finished), order: decision.order?.pKey ?? startedBefore?.pKey };
+      // The request that finished the unit's last order: it is where it should be, not "without order".
+      const arrived = decision.kind === 'no-order' && finished !== undefined;
+      return { ...answer(t, channel, location, decision, arrived), order: decision.order?.pKey ?? orderOf(settled) };
     });
     if (lockedWarning) log.warn(lockedWarning, 'PLC: transport unit booked onto a location that does not accept incoming units');
 

@@ -1,16 +1,24 @@
 import type { Statement } from 'better-sqlite3';
 import type { ActorKind } from './actor.ts';
-import type { Db } from './db.ts';
+import { batchInsert, type Db } from './db.ts';
 import type { EventRecord, Subject } from './event-catalogue.ts';
-import { firstIdAt } from './retention.ts';
+import { firstIdAt, pruneUpto } from './retention.ts';
+import { RideAlong, type Rider } from './ride-along.ts';
 
 // The durable event log: all SQL of the `events` and `event_refs` tables
 // (db/migrations/0120-event-log.sql). The unit of work appends; live streams replay;
 // history pages through it; retention prunes its oldest rows in small batches.
 //
+// An event is written with its change. What it is about (`event_refs`, the index of a
+// thing's history) is written a few milliseconds behind, riding on a later commit
+// (core/ride-along.ts): those rows land on scattered pages, and writing them with each
+// PLC telegram's commit would cost every telegram. A history read writes what waits
+// first, so it always sees every committed event; at start, events after the index's
+// recorded position are indexed again (a crash loses none).
+//
 // Ids grow with time (one writer, AUTOINCREMENT), so a time bound is turned into an id
 // bound by a binary search over the primary key instead of keeping an index on `at`
-// that every insert would pay for.
+// that every insert would pay for; filters by type or actor read windows of ids.
 
 interface EventRow {
   id: number;
@@ -37,6 +45,19 @@ export interface EventQuery {
   to?: string | undefined;
 }
 
+interface RefRow {
+  id: number;
+  subject_kind: string;
+  subject_key: string;
+  refs: string | null;
+}
+
+/** The index rows of an event as the log keeps it: its subject and its refs. */
+const refRows = (row: RefRow): Ref[] => [
+  [row.subject_kind, row.subject_key, row.id],
+  ...((row.refs ? JSON.parse(row.refs) : []) as [string, string][]).map(([kind, key]): Ref => [kind, key, row.id]),
+];
+
 const COLUMNS = 'e.id, e.type, e.at, e.actor_kind, e.actor_name, e.reason, e.subject_kind, e.subject_key, e.data';
 
 export function toRecord(row: EventRow): EventRecord {
@@ -52,33 +73,77 @@ export function toRecord(row: EventRow): EventRecord {
   return record;
 }
 
+/** An index row: kind, key, event id. */
+type Ref = [string, string, number];
+const INDEX_POSITION = 'event_refs';
+const REINDEX_CHUNK = 1000;
+
 export class EventLog {
   private readonly db: Db;
+  private readonly refs: RideAlong<Ref>;
+  /** The rows an event's references become, kept until its unit of work commits. */
+  private readonly staged = new WeakMap<EventRecord, Ref[]>();
+  private readonly insertRefs: (rows: readonly Ref[]) => void;
+  private readonly setPosition: Statement;
   private readonly statements = new Map<string, Statement>();
   private readonly insertEvent: Statement;
-  private readonly insertRef: Statement;
   private readonly afterId: Statement;
   private readonly firstFrom: Statement;
   private readonly minId: Statement;
   private readonly maxId: Statement;
-  private readonly sequence: Statement;
-  private readonly deleteRefs: Statement;
+  private readonly refsUpto: Statement;
+  private readonly deleteRef: Statement;
   private readonly deleteEvents: Statement;
 
   constructor(db: Db) {
     this.db = db;
     this.insertEvent = db.prepare(
-      `INSERT INTO events (type, at, actor_kind, actor_name, reason, subject_kind, subject_key, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (type, at, actor_kind, actor_name, reason, subject_kind, subject_key, data, refs)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.insertRef = db.prepare('INSERT OR IGNORE INTO event_refs (kind, key, event_id) VALUES (?, ?, ?)');
+    this.setPosition = db.prepare('INSERT INTO log_positions (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position');
+    this.insertRefs = batchInsert(db, 'INSERT OR IGNORE INTO event_refs (kind, key, event_id)', 3);
+    this.refs = new RideAlong<Ref>(db, (rows) => this.writeRefs(rows));
     this.afterId = db.prepare(`SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`);
     this.firstFrom = db.prepare('SELECT id, at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
     this.minId = db.prepare('SELECT min(id) AS id FROM events').pluck();
     this.maxId = db.prepare('SELECT max(id) AS id FROM events').pluck();
-    this.sequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck();
-    this.deleteRefs = db.prepare('DELETE FROM event_refs WHERE event_id <= ?');
+    this.refsUpto = db.prepare('SELECT id, subject_kind, subject_key, refs FROM events WHERE id <= ? ORDER BY id');
+    this.deleteRef = db.prepare('DELETE FROM event_refs WHERE kind = ? AND key = ? AND event_id = ?');
     this.deleteEvents = db.prepare('DELETE FROM events WHERE id <= ?');
+  }
+
+  /** Writes the index of the events committed while the appliance was down or crashed; call once at start. */
+  recoverIndex(): number {
+    const position = (this.db.prepare('SELECT position FROM log_positions WHERE name = ?').pluck().get(INDEX_POSITION) as number | undefined) ?? 0;
+    const unindexed = this.db.prepare('SELECT id, subject_kind, subject_key, refs FROM events WHERE id > ? ORDER BY id LIMIT ?');
+    let count = 0;
+    for (let after = position; ; ) {
+      const rows = unindexed.all(after, REINDEX_CHUNK) as RefRow[];
+      if (rows.length === 0) break;
+      this.db.transaction(() => this.writeRefs(rows.flatMap(refRows)))();
+      after = rows[rows.length - 1]!.id;
+      count += rows.length;
+    }
+    return count;
+  }
+
+  /** Rides on the commits of the unit of work (core/unit-of-work.ts). */
+  get indexRider(): Rider {
+    return this.refs;
+  }
+
+  /** After a unit of work committed: its events' references go to the index. */
+  committed(events: readonly EventRecord[]): void {
+    for (const event of events) {
+      const rows = this.staged.get(event);
+      if (rows) for (const row of rows) this.refs.add(row);
+    }
+  }
+
+  /** Writes the index rows that wait, so that a read of a thing's history sees every committed event. */
+  flushIndex(): void {
+    this.refs.flush();
   }
 
   /** Appends an event (inside the unit of work's transaction); returns its id. */
@@ -93,11 +158,19 @@ export class EventLog {
         record.subject.kind,
         record.subject.key,
         JSON.stringify(record.data),
+        refs?.length ? JSON.stringify(refs.map((r) => [r.kind, r.key])) : null,
       ).lastInsertRowid,
     );
-    this.insertRef.run(record.subject.kind, record.subject.key, id);
-    if (refs) for (const ref of refs) this.insertRef.run(ref.kind, ref.key, id);
+    const rows: Ref[] = [[record.subject.kind, record.subject.key, id]];
+    if (refs) for (const ref of refs) rows.push([ref.kind, ref.key, id]);
+    this.staged.set(record, rows);
     return id;
+  }
+
+  /** Inside a transaction: index rows and the index's new position. */
+  private writeRefs(rows: readonly Ref[]): void {
+    this.insertRefs(rows);
+    if (rows.length > 0) this.setPosition.run(INDEX_POSITION, rows[rows.length - 1]![2]);
   }
 
   /** The events after an id, oldest first (live stream replay). */
@@ -110,19 +183,14 @@ export class EventLog {
     return (this.minId.get() as number | null) ?? undefined;
   }
 
-  /** The newest id ever handed out (also when it was pruned since); 0 for none. */
+  /** The newest id handed out (retention keeps the newest event, so it is never handed out again); 0 for none. */
   newest(): number {
-    return (this.sequence.get() as number | undefined) ?? 0;
-  }
-
-  /** The newest id kept; 0 for none. */
-  newestKept(): number {
     return (this.maxId.get() as number | null) ?? 0;
   }
 
   /** The first id whose time is at or after `iso` (newest + 1 when none is). */
   firstIdAt(iso: string): number {
-    return firstIdAt(this.firstFrom, this.oldest(), this.newestKept(), iso);
+    return firstIdAt(this.firstFrom, this.oldest(), this.newest(), iso);
   }
 
   /**
@@ -134,6 +202,7 @@ export class EventLog {
     const params: unknown[] = [];
     let from = 'events e';
     if (query.about) {
+      if (this.refs.size > 0 && !this.db.inTransaction) this.flushIndex();
       from = 'event_refs r JOIN events e ON e.id = r.event_id';
       where.push('r.kind = ?', 'r.key = ?', 'r.event_id > ?', 'r.event_id <= ?');
       params.push(query.about.kind, query.about.key, afterId, uptoId);
@@ -173,19 +242,17 @@ export class EventLog {
 
   /**
    * Deletes the oldest events that are older than `olderThan` or beyond the newest
-   * `maxRows`, at most `batch` of them, in one short transaction. Returns how many ids
-   * were released (0: nothing left to prune).
+   * `maxRows`, at most `batch` of them, in one short transaction; never the newest one,
+   * which keeps the ids going. Returns how many ids were released (0: nothing to prune).
    */
   prune(olderThan: string, maxRows: number, batch: number): number {
     const oldest = this.oldest();
     if (oldest === undefined) return 0;
-    const newest = this.newestKept();
-    const byCount = newest - maxRows;
-    const byAge = this.firstIdAt(olderThan) - 1;
-    const upto = Math.min(Math.max(byCount, byAge), oldest + batch - 1);
+    const newest = this.newest();
+    const upto = Math.min(pruneUpto(oldest, newest, maxRows, this.firstIdAt(olderThan), batch), newest - 1);
     if (upto < oldest) return 0;
     this.db.transaction(() => {
-      this.deleteRefs.run(upto);
+      for (const row of this.refsUpto.all(upto) as RefRow[]) for (const ref of refRows(row)) this.deleteRef.run(...ref);
       this.deleteEvents.run(upto);
     })();
     return upto - oldest + 1;

@@ -93,3 +93,12 @@ export function firstIdAt(firstFrom: Statement, oldest: number | undefined, newe
   }
   return lo;
 }
+
+/**
+ * The last id a prune batch deletes: every id up to the newest `maxRows`, or older than
+ * the cut (`firstYoung`: the first id young enough to stay), at most `batch` ids from the
+ * oldest; below `oldest` when nothing is to go.
+ */
+export function pruneUpto(oldest: number, newest: number, maxRows: number, firstYoung: number, batch: number): number {
+  return Math.min(Math.max(newest - maxRows, firstYoung - 1), oldest + batch - 1);
+}

@@ -71,20 +71,60 @@ describe('UnitOfWork', () => {
     expect(delivered.at(-1)!.id).toBe(2);
   });
 
-  it('a nested run joins the outer one: a nested failure the caller catches drops only its own part and events', () => {
+  it('an isolated part that fails is undone alone, with its events; the rest of the unit commits', () => {
     const { work, delivered, change, rows } = setUp();
     work.run(() => {
       change('outer');
       expect(() =>
-        work.run(() => {
+        work.isolated(() => {
           change('inner');
-          throw new Error('inner refused');
+          work.run(() => {
+            throw new Error('inner refused');
+          });
         }),
       ).toThrow('inner refused');
-      work.run(() => change('second'));
+      work.isolated(() => change('second'));
     });
     expect(rows()).toEqual(['outer', 'second']);
     expect(delivered.map((e) => e.subject.key)).toEqual(['outer', 'second']);
+  });
+
+  it('a nested run joins the outer one: when its failure is caught, the whole unit still fails and nothing commits', () => {
+    const { work, delivered, change, rows } = setUp();
+    expect(() =>
+      work.run(() => {
+        change('outer');
+        try {
+          work.run(() => {
+            change('inner');
+            throw new Error('inner refused');
+          });
+        } catch {
+          // swallowed by a careless caller
+        }
+        change('after');
+      }),
+    ).toThrow('inner refused');
+    expect(rows()).toEqual([]);
+    expect(delivered).toEqual([]);
+    // The runner is ready for the next unit.
+    work.run(() => change('next'));
+    expect(rows()).toEqual(['next']);
+  });
+
+  it('tells what a part of the unit caused, its reactions included', () => {
+    const { work, change } = setUp();
+    work.react('backup.deleted', (e) => {
+      if (e.data.name === 'cause') change('reaction');
+    });
+    const seen = work.run(() => {
+      change('before');
+      const mark = work.mark();
+      change('cause');
+      return work.recordedSince(mark).map((e) => e.subject.key);
+    });
+    expect(seen).toEqual(['cause', 'reaction']);
+    expect(work.recordedSince(0)).toEqual([]);
   });
 
   it('reactions run inside the emitting unit: what they write commits or rolls back with it', () => {
@@ -128,6 +168,7 @@ describe('UnitOfWork', () => {
     const { work, db } = setUp();
     expect(() => work.emit({ type: 'backup.deleted', key: 'x', data: { name: 'x' } })).toThrow(/outside a unit of work/);
     expect(() => db.transaction(() => work.run(() => 1))()).toThrow(/cannot start inside a transaction/);
+    expect(() => work.isolated(() => 1)).toThrow(/inside a unit of work/);
   });
 });
 

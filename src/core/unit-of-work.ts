@@ -3,6 +3,7 @@ import type { Db } from './db.ts';
 import { SUBJECT_OF, type EventInput, type EventRecord, type EventType } from './event-catalogue.ts';
 import type { EventLog } from './event-log.ts';
 import { EventBus } from './events.ts';
+import type { Rider } from './ride-along.ts';
 import { nowIso } from './time.ts';
 
 // The one transaction runner of the appliance. Every change runs inside `run`:
@@ -20,8 +21,10 @@ import { nowIso } from './time.ts';
 //   telegram or a hub command, and fail or commit with it.
 // - After the commit the events go to the subscribers of `bus` (live streams, caches,
 //   unsolicited PLC telegrams), in order; never before, never for a rollback.
-// - A `run` inside a `run` joins it: a savepoint, so that a caller may catch a nested
-//   failure (one telegram of a batch) and go on; the failed part's events are dropped.
+// - A `run` inside a `run` joins it: one commit, and a failure anywhere fails the whole
+//   unit. A caller that wants to catch the failure of a part and go on (one telegram of
+//   a PLC burst) runs that part with `isolated`: a savepoint, whose failure undoes the
+//   part's writes and drops its events.
 //
 // The actor of the events is the one the caller runs as (core/actor.ts).
 
@@ -32,10 +35,14 @@ export class UnitOfWork {
   private readonly db: Db;
   private readonly log: EventLog;
   private readonly reactions = new Map<string, Reaction[]>();
-  private readonly hooks: (() => void)[] = [];
+  private readonly riders: Rider[] = [];
+  /** The riders wrote in the running unit's transaction. */
+  private rode = false;
   /** Events of the unit running now; undefined outside a unit. */
   private pending: EventRecord[] | undefined;
   private actor: Actor | undefined;
+  /** A failure inside the running unit that a caller caught: the unit cannot commit. */
+  private failed: { error: unknown } | undefined;
   private readonly outer: <T>(fn: () => T) => T;
   private readonly savepoint: <T>(fn: () => T) => T;
 
@@ -43,9 +50,13 @@ export class UnitOfWork {
     this.db = db;
     this.log = log;
     this.bus = new EventBus(onListenerError);
+    this.riders.push(log.indexRider);
     const outer = db.transaction((fn: () => unknown) => {
       const result = fn();
-      for (const hook of this.hooks) hook();
+      // Half of a unit must not commit because someone caught the failure of the other half.
+      if (this.failed) throw this.failed.error;
+      this.rode = true;
+      for (const rider of this.riders) rider.ride();
       return result;
     });
     this.outer = outer as <T>(fn: () => T) => T;
@@ -62,15 +73,13 @@ export class UnitOfWork {
     return this.db.inTransaction;
   }
 
-  /** Runs `fn` as one unit of work (or as part of the one running). */
+  /** Runs `fn` as one unit of work, or as part of the one running (its failure fails that one). */
   run<T>(fn: () => T): T {
-    const pending = this.pending;
-    if (pending) {
-      const mark = pending.length;
+    if (this.pending) {
       try {
-        return this.savepoint(fn);
+        return fn();
       } catch (err) {
-        pending.length = mark;
+        this.failed ??= { error: err };
         throw err;
       }
     }
@@ -78,15 +87,54 @@ export class UnitOfWork {
     const events: EventRecord[] = [];
     this.pending = events;
     this.actor = currentActor();
+    this.failed = undefined;
+    this.rode = false;
     let result: T;
+    let committed = false;
     try {
       result = this.outer(fn);
+      committed = true;
     } finally {
       this.pending = undefined;
       this.actor = undefined;
+      this.failed = undefined;
+      if (this.rode) for (const rider of this.riders) rider.settled(committed);
     }
-    if (events.length > 0) this.bus.deliver(events);
+    if (events.length > 0) {
+      this.log.committed(events);
+      this.bus.deliver(events);
+    }
     return result;
+  }
+
+  /**
+   * Runs a part of the running unit of work that may fail on its own: when `fn` throws,
+   * its writes are undone (a savepoint) and its events dropped, the rest of the unit
+   * stands, and the error goes to the caller.
+   */
+  isolated<T>(fn: () => T): T {
+    const pending = this.pending;
+    if (!pending) throw new Error('isolated() runs inside a unit of work');
+    const mark = pending.length;
+    const failed = this.failed;
+    try {
+      return this.savepoint(fn);
+    } catch (err) {
+      // Undone as a whole: what failed inside it no longer stands in the way of the rest.
+      pending.length = mark;
+      this.failed = failed;
+      throw err;
+    }
+  }
+
+  /** How many events the running unit has recorded so far (a mark for `recordedSince`). */
+  mark(): number {
+    return this.pending?.length ?? 0;
+  }
+
+  /** The events the running unit recorded after a mark: what a part of it caused (its reactions included). */
+  recordedSince(mark: number): readonly EventRecord[] {
+    return this.pending?.slice(mark) ?? [];
   }
 
   /** Records an event of the running unit; its reactions run now, its subscribers after the commit. */
@@ -119,8 +167,8 @@ export class UnitOfWork {
     this.reactions.set(type, list);
   }
 
-  /** Work that rides on every commit (the telegram log's buffered rows): runs last inside each outermost unit. */
-  beforeCommit(hook: () => void): void {
-    this.hooks.push(hook);
+  /** Rows that ride on the commits of the units of work (core/ride-along.ts): written last inside each outermost unit. */
+  addRider(rider: Rider): void {
+    this.riders.push(rider);
   }
 }

@@ -47,7 +47,9 @@ export function openApiDocument(routes: readonly Route[], info: { version: strin
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     const kinds = route.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? [] : ['json']) : typeof route.body === 'string' ? [route.body] : [...route.body];
     const requestTypes = kinds.filter((k) => k !== 'none').map((k) => BODY_TYPES[k]!);
-    const responseTypes = [...(route.vendorTypes ?? []), 'application/hal+json', 'application/json', ...(route.index ? ['application/xml'] : [])];
+    const responseTypes = route.eventStream
+      ? ['text/event-stream']
+      : [...(route.vendorTypes ?? []), 'application/hal+json', 'application/json', ...(route.index ? ['application/xml'] : [])];
     const operation: Operation = {
       operationId: count === 0 ? base : `${base}-${count + 1}`,
       summary: route.summary,

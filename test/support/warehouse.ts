@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { Conveyor, PlcSimulator } from '../../plc/simulator/index.ts';
 import type { TestAppliance } from './appliance.ts';
 
 // A small conveyor set up over the API, for tests that drive units through it by PLC
@@ -70,4 +71,16 @@ export async function allPages(wms: TestAppliance, path: string, token?: string)
     next = m ? m[1]!.slice(wms.url.length) : undefined;
   }
   return { items, pages };
+}
+
+/** A simulated PLC connected over TCP to a tcp-server channel of the appliance. */
+export async function connectedPlc(wms: TestAppliance, channel: string): Promise<PlcSimulator> {
+  const sim = new PlcSimulator({
+    transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.plc.channel(channel).address()!.port },
+    name: channel,
+    requestTimeoutMs: 10_000,
+    conveyor: new Conveyor([], { defaultMs: 5 }),
+  });
+  await sim.connect({ timeoutMs: 10_000 });
+  return sim;
 }

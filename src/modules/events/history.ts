@@ -60,7 +60,7 @@ export function createHistory(log: EventLog, telegrams: TelegramLog | undefined)
       if (filter.subject !== undefined) query.about = { kind: filter.subjectKind!, key: filter.subject };
       else query.subjectKind = filter.subjectKind;
       let start = after;
-      let upto = log.newestKept();
+      let upto = log.newest();
       if (filter.from !== undefined) start = Math.max(start, log.firstIdAt(filter.from) - 1);
       if (filter.to !== undefined) upto = Math.min(upto, log.firstIdAt(afterMs(filter.to)) - 1);
       const read = (a: number, b: number, n: number) => log.window(query, a, b, n);

@@ -268,25 +268,23 @@ export function createTransportOrderService({ work, store, common }: TransportOr
    */
   function advance(unitPk: string, place: Place | undefined, now: string): void {
     for (;;) {
-      let started: TransportOrder | undefined = store.startedOf(unitPk);
-      if (started) {
-        started = live(started);
-      } else {
+      // The target as stored decides; the names are looked up only for what is written.
+      let started: StoredOrder | undefined = store.startedOf(unitPk);
+      if (!started) {
         const next = store.nextInitializedOf(unitPk);
         if (!next) return;
         started = setState(live(next), 'STARTED', now);
       }
       if (!place || !reached(started, place)) return;
-      setState(started, 'FINISHED', now);
+      setState(live(started), 'FINISHED', now);
     }
   }
 
   // A unit that arrives somewhere finishes the order whose target it reached and starts
   // the next, in the unit of work that booked it.
   work.react('transportUnit.moved', (event) => {
-    const unitPk = event.data.pKey;
-    if (!store.startedOf(unitPk) && !store.nextInitializedOf(unitPk)) return;
-    advance(unitPk, placeOf(unitPk), nowIso());
+    const location = common.locations.findByLocationId(event.data.to);
+    advance(event.data.pKey, location && { pk: location.pk, locationId: location.locationId, groupPk: location.groupPk }, nowIso());
   });
 
   // A deleted unit's open orders cannot be carried out any more: CANCELED, with a message saying why.
