@@ -104,7 +104,6 @@ export function plcModule(channels: PlcChannels, handler: TelegramHandler & { cl
     stop: async () => {
       await channels.stop();
       handler.close?.();
-      telegramLog?.flush();
     },
   };
 }

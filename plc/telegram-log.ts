@@ -1,25 +1,20 @@
 import type { Statement } from 'better-sqlite3';
-import { batchInsert, type Db } from '../src/core/db.ts';
+import type { LogStore } from '../src/core/log-store/index.ts';
 import { scanById, type ScanResult } from '../src/core/paging.ts';
-import { firstIdAt, pruneUpto } from '../src/core/retention.ts';
-import { RideAlong } from '../src/core/ride-along.ts';
-import type { UnitOfWork } from '../src/core/unit-of-work.ts';
+import { firstIdAt } from '../src/core/retention.ts';
 import type { TelegramLogEntry } from './channel.ts';
 import { decode, type OsipOptions } from './osip/index.ts';
 
-// The durable telegram log: every telegram received and sent on every channel
-// (db/migrations/0120-event-log.sql, table telegram_log).
+// The durable telegram log: every telegram received and sent on every channel, in the
+// logs database (src/core/log-store/schema.ts, table telegram_log).
 //
-// Writing costs no fsync of its own: entries wait in memory and ride on the commits of
-// the telegrams (src/core/ride-along.ts), so a busy line writes its log pages every
-// few tens of milliseconds, not once per telegram; on a quiet line an entry reaches the
-// disk within 200 ms. A crash loses at most those milliseconds of log, never a booked
-// unit. A read writes what waits first, so it sees every telegram handled so far.
+// Writing costs the thread that answers the PLCs nothing but handing the entry over:
+// the log writer thread inserts them, in batches, off the conveyor's way and without a
+// flush of the appliance's database. A read first waits until everything handed over
+// is written, so it sees every telegram handled so far. A power cut may cost the last
+// moments of the log, never a booked unit.
 //
 // Decoded fields are not stored: they are decoded from the text when read.
-
-/** A line far faster than the disk: past this many waiting entries the oldest are dropped (and counted). */
-const MAX_PENDING = 50_000;
 
 export interface TelegramRecord {
   id: number;
@@ -88,33 +83,26 @@ function headerOf(text: string): { type: string | null; seq: number | null } {
 }
 
 export class TelegramLog {
-  private readonly db: Db;
-  private readonly pending: RideAlong<unknown[]>;
-  private readonly deleteUpto: Statement;
+  private readonly store: LogStore;
   private readonly oldest: Statement;
   private readonly newest: Statement;
   private readonly firstFrom: Statement;
+  private readonly byBarcode: Statement;
   private readonly statements = new Map<string, Statement>();
 
-  constructor(db: Db, work: UnitOfWork) {
-    this.db = db;
-    const insert = batchInsert(
-      db,
-      'INSERT INTO telegram_log (at, channel, direction, type, seq, text, outcome, barcode, location, order_pk, latency_ms, connection)',
-      12,
-    );
-    this.deleteUpto = db.prepare('DELETE FROM telegram_log WHERE id <= ?');
-    this.oldest = db.prepare('SELECT min(id) FROM telegram_log').pluck();
-    this.newest = db.prepare('SELECT max(id) FROM telegram_log').pluck();
-    this.firstFrom = db.prepare('SELECT id, at FROM telegram_log WHERE id >= ? ORDER BY id LIMIT 1');
-    this.pending = new RideAlong<unknown[]>(db, insert, MAX_PENDING);
-    work.addRider(this.pending);
+  constructor(store: LogStore) {
+    this.store = store;
+    const reader = store.reader;
+    this.oldest = reader.prepare('SELECT min(id) FROM telegram_log').pluck();
+    this.newest = reader.prepare('SELECT max(id) FROM telegram_log').pluck();
+    this.firstFrom = reader.prepare('SELECT id, at FROM telegram_log WHERE id >= ? ORDER BY id LIMIT 1');
+    this.byBarcode = reader.prepare(`SELECT ${COLUMNS} FROM telegram_log WHERE barcode = ? AND id > ? ORDER BY id LIMIT ?`);
   }
 
-  /** Keeps an entry of a channel; it is written with the next commit. */
+  /** Keeps an entry of a channel (handed to the log writer thread). */
   record(channel: string, entry: TelegramLogEntry): void {
     const { type, seq } = headerOf(entry.text);
-    this.pending.add([
+    this.store.addTelegram([
       entry.at,
       channel,
       entry.direction,
@@ -130,19 +118,9 @@ export class TelegramLog {
     ]);
   }
 
-  /** Writes what waits now (a reader, or the appliance stops). */
-  flush(): void {
-    this.pending.flush();
-  }
-
-  /** Entries dropped because the disk could not keep up (diagnostics). */
-  get dropped(): number {
-    return this.pending.dropped;
-  }
-
   /** A page of the log, oldest first: entries with id > `after` matching the query. */
-  page(query: TelegramQuery, after: number, limit: number): Promise<ScanResult<TelegramRecord>> {
-    this.flush();
+  async page(query: TelegramQuery, after: number, limit: number): Promise<ScanResult<TelegramRecord>> {
+    await this.store.sync();
     const where: string[] = ['id > ?', 'id <= ?'];
     const params: unknown[] = [];
     for (const [column, value] of [
@@ -168,7 +146,7 @@ export class TelegramLog {
     const newest = (this.newest.get() as number | null) ?? 0;
     const read = (a: number, b: number, n: number) => (statement.all(a, b, ...params, n) as Row[]).map(toRecord);
     // A barcode is indexed: its rows are read directly, not window by window.
-    if (query.barcode !== undefined) return Promise.resolve(this.direct(read, start, newest, limit));
+    if (query.barcode !== undefined) return this.direct(read, start, newest, limit);
     return scanById(read, (r) => r.id, { after: start, upto: newest }, limit);
   }
 
@@ -178,21 +156,14 @@ export class TelegramLog {
   }
 
   /** The entries that named a transport unit, after an id, oldest first (for its history). */
-  forBarcode(barcode: string, after: number, limit: number): TelegramRecord[] {
-    this.flush();
-    return (this.statement(`SELECT ${COLUMNS} FROM telegram_log WHERE barcode = ? AND id > ? ORDER BY id LIMIT ?`).all(barcode, after, limit) as Row[]).map(
-      toRecord,
-    );
+  async forBarcode(barcode: string, after: number, limit: number): Promise<TelegramRecord[]> {
+    await this.store.sync();
+    return (this.byBarcode.all(barcode, after, limit) as Row[]).map(toRecord);
   }
 
-  /** Deletes the oldest entries beyond `maxRows` or older than `olderThan`, at most `batch`; returns how many ids were released. */
-  prune(olderThan: string, maxRows: number, batch: number): number {
-    const oldest = this.oldest.get() as number | null;
-    if (oldest === null) return 0;
-    const upto = pruneUpto(oldest, (this.newest.get() as number | null) ?? 0, maxRows, this.firstIdAt(olderThan), batch);
-    if (upto < oldest) return 0;
-    this.deleteUpto.run(upto);
-    return upto - oldest + 1;
+  /** Deletes the oldest entries beyond `maxRows` or older than `olderThan`, at most `batch` (on the writer thread); returns how many. */
+  prune(olderThan: string, maxRows: number, batch: number): Promise<number> {
+    return this.store.pruneTelegrams(olderThan, maxRows, batch);
   }
 
   private firstIdAt(iso: string): number {
@@ -202,7 +173,7 @@ export class TelegramLog {
   private statement(sql: string): Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = this.store.reader.prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement;

@@ -64,7 +64,9 @@ export async function bundle(): Promise<void> {
     format: 'cjs',
     target: 'node24',
     loader: { '.sql': 'text' },
-    define: { __WMS_BUNDLE__: 'true' },
+    // The bundle starts its worker thread from its own file (src/core/log-store), never
+    // from a source file: `import.meta.url` has no use in it.
+    define: { __WMS_BUNDLE__: 'true', 'import.meta.url': 'undefined' },
     plugins: [serialBindingLoader],
     // pino's transport worker and optional pretty printer are never used.
     external: ['pino-pretty'],

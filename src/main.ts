@@ -16,7 +16,8 @@ import type { EventBus } from './core/events.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
 import { restoreBackup } from './core/backup.ts';
-import { sqliteBinding } from './core/native.ts';
+import { LogStore, logsFileOf } from './core/log-store/index.ts';
+import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
@@ -131,13 +132,17 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   const file = path.join(dataDir, config.storage.file);
   const nativeBinding = sqliteBinding(dataDir);
   const db = openDatabase({ file, busyTimeoutMs: config.storage.busyTimeoutMs, nativeBinding });
+  let logStore: LogStore | undefined;
   try {
     migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
 
     // Every change from here on runs through the unit of work and leaves its events in the log.
-    const events = new EventLog(db);
-    const reindexed = events.recoverIndex();
-    if (reindexed > 0) log.info({ events: reindexed }, 'event history index caught up with the events of the last run');
+    // The telegram log and the index of what each event is about: a database and a thread of their own.
+    logStore = await LogStore.open({ file: logsFileOf(file), nativeBinding, workerBinding: sqliteBindingFile(dataDir), log });
+    const logs = logStore;
+    const events = new EventLog(db, logs);
+    const reindexed = await events.recoverIndex();
+    if (reindexed > 0) log.info({ events: reindexed }, 'event history index caught up with the events it did not have');
     const work = new UnitOfWork(db, events, (err, event) => log.error({ err, event: event.type, id: event.id }, 'event subscriber failed'));
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
     const users = createUsersModule(db, work, tokens, log, { imageMaxBytes: config.users.imageMaxBytes });
@@ -151,7 +156,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const transportOrders = createTransportOrderService({ work, store: createTransportOrderStore(db), common });
     const routing = createRoutingService({ work, store: createRoutingStore(db), common, orders: transportOrders });
 
-    const telegramLog = new TelegramLog(db, work);
+    const telegramLog = new TelegramLog(logs);
     const plc = new PlcChannels(config.plc, log, { work, telegramLog });
     const alarms = createAlarmService({
       work,
@@ -281,7 +286,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
           // (they would keep it waiting for ever).
           await stopModules();
           await closeServer(server);
-          events.flushIndex();
+          await logs.close();
           db.close();
           log.info('appliance stopped');
           log.flush();
@@ -290,6 +295,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       },
     };
   } catch (err) {
+    await logStore?.close();
     db.close();
     throw err;
   }

@@ -64,8 +64,8 @@ export interface Appliance {
   api(method: string, path: string, body?: unknown): Promise<any>;
 }
 
-/** Starts the bundle with CNV01 (tcp-server, port 0) and CNV02 (serial on `device`). */
-export async function startAppliance(dataDir: string, device: string, baudRate: number): Promise<Appliance> {
+/** Starts the bundle (ours, or another build's with --compare) with CNV01 (tcp-server, port 0) and CNV02 (serial on `device`). */
+export async function startAppliance(dataDir: string, device: string, baudRate: number, bundle = BUNDLE): Promise<Appliance> {
   // The benchmark's PLCs send no SYNQ heartbeat, and each line rests while the other is
   // measured: timeouts long enough that no channel goes STALE or drops its connection.
   const quiet = { idleTimeoutMs: 3_600_000, staleTimeoutMs: 7_200_000 };
@@ -74,7 +74,7 @@ export async function startAppliance(dataDir: string, device: string, baudRate: 
     { name: 'CNV02', transport: 'serial', device, baudRate, ...quiet },
   ];
   writeFileSync(path.join(dataDir, 'wms.config.json'), JSON.stringify({ plc: { channels } }));
-  const child = spawn(process.execPath, [BUNDLE, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [bundle, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,24 +1,24 @@
 import type { Statement } from 'better-sqlite3';
 import type { ActorKind } from './actor.ts';
-import { batchInsert, type Db } from './db.ts';
+import type { Db } from './db.ts';
 import type { EventRecord, Subject } from './event-catalogue.ts';
+import type { LogStore, RefRow as IndexRow } from './log-store/index.ts';
 import { firstIdAt, pruneUpto } from './retention.ts';
-import { RideAlong, type Rider } from './ride-along.ts';
 
-// The durable event log: all SQL of the `events` and `event_refs` tables
-// (db/migrations/0120-event-log.sql). The unit of work appends; live streams replay;
-// history pages through it; retention prunes its oldest rows in small batches.
+// The durable event log: all SQL of the `events` table (db/migrations/0120-event-log.sql).
+// The unit of work appends; live streams replay; history pages through it; retention
+// prunes its oldest rows in small batches.
 //
-// An event is written with its change. What it is about (`event_refs`, the index of a
-// thing's history) is written a few milliseconds behind, riding on a later commit
-// (core/ride-along.ts): those rows land on scattered pages, and writing them with each
-// PLC telegram's commit would cost every telegram. A history read writes what waits
-// first, so it always sees every committed event; at start, events after the index's
-// recorded position are indexed again (a crash loses none).
+// An event is written with its change. What it is about (the index of a thing's history)
+// goes to the logs database once the change committed (core/log-store), written by a
+// thread of its own: those rows land on scattered pages, and writing them with each PLC
+// telegram's commit would cost every telegram. A history read waits until the index
+// has everything handed over, so it sees every committed event; at start, the events
+// after the index's position are indexed again (a crash loses none).
 //
-// Ids grow with time (one writer, AUTOINCREMENT), so a time bound is turned into an id
-// bound by a binary search over the primary key instead of keeping an index on `at`
-// that every insert would pay for; filters by type or actor read windows of ids.
+// Ids grow with time (one writer), so a time bound is turned into an id bound by a
+// binary search over the primary key instead of keeping an index on `at` that every
+// insert would pay for; filters by type or actor read windows of ids.
 
 interface EventRow {
   id: number;
@@ -37,15 +37,13 @@ export interface EventQuery {
   types?: readonly string[] | undefined;
   actorKind?: ActorKind | undefined;
   actorName?: string | undefined;
-  /** Events about this thing: its subject or one of its refs. */
-  about?: Subject | undefined;
   subjectKind?: string | undefined;
   /** ISO bounds on `at`, both inclusive. */
   from?: string | undefined;
   to?: string | undefined;
 }
 
-interface RefRow {
+interface RefSource {
   id: number;
   subject_kind: string;
   subject_key: string;
@@ -53,10 +51,15 @@ interface RefRow {
 }
 
 /** The index rows of an event as the log keeps it: its subject and its refs. */
-const refRows = (row: RefRow): Ref[] => [
+const refRows = (row: RefSource): IndexRow[] => [
   [row.subject_kind, row.subject_key, row.id],
-  ...((row.refs ? JSON.parse(row.refs) : []) as [string, string][]).map(([kind, key]): Ref => [kind, key, row.id]),
+  ...((row.refs ? JSON.parse(row.refs) : []) as [string, string][]).map(([kind, key]): IndexRow => [kind, key, row.id]),
 ];
+
+/** True when the event is about the thing: its subject, or one of its refs. */
+const names = (row: RefSource, thing: Subject): boolean =>
+  (row.subject_kind === thing.kind && row.subject_key === thing.key) ||
+  ((row.refs ? JSON.parse(row.refs) : []) as [string, string][]).some(([kind, key]) => kind === thing.kind && key === thing.key);
 
 const COLUMNS = 'e.id, e.type, e.at, e.actor_kind, e.actor_name, e.reason, e.subject_kind, e.subject_key, e.data';
 
@@ -73,77 +76,73 @@ export function toRecord(row: EventRow): EventRecord {
   return record;
 }
 
-/** An index row: kind, key, event id. */
-type Ref = [string, string, number];
-const INDEX_POSITION = 'event_refs';
-const REINDEX_CHUNK = 1000;
+type Ref = IndexRow;
+const REINDEX_CHUNK = 2000;
 
 export class EventLog {
   private readonly db: Db;
-  private readonly refs: RideAlong<Ref>;
+  private readonly index: LogStore | undefined;
   /** The rows an event's references become, kept until its unit of work commits. */
   private readonly staged = new WeakMap<EventRecord, Ref[]>();
-  private readonly insertRefs: (rows: readonly Ref[]) => void;
-  private readonly setPosition: Statement;
   private readonly statements = new Map<string, Statement>();
+  private readonly aboutIds: Statement | undefined;
   private readonly insertEvent: Statement;
   private readonly afterId: Statement;
   private readonly firstFrom: Statement;
   private readonly minId: Statement;
   private readonly maxId: Statement;
-  private readonly refsUpto: Statement;
-  private readonly deleteRef: Statement;
   private readonly deleteEvents: Statement;
+  private readonly unindexed: Statement;
 
-  constructor(db: Db) {
+  /** `index`: the logs database that keeps what each event is about; without it, history "about" a thing is not answered. */
+  constructor(db: Db, index?: LogStore) {
     this.db = db;
+    this.index = index;
+    this.aboutIds = index?.reader.prepare('SELECT event_id FROM event_refs WHERE kind = ? AND key = ? AND event_id > ? AND event_id <= ? ORDER BY event_id LIMIT ?').pluck();
     this.insertEvent = db.prepare(
       `INSERT INTO events (type, at, actor_kind, actor_name, reason, subject_kind, subject_key, data, refs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.setPosition = db.prepare('INSERT INTO log_positions (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position');
-    this.insertRefs = batchInsert(db, 'INSERT OR IGNORE INTO event_refs (kind, key, event_id)', 3);
-    this.refs = new RideAlong<Ref>(db, (rows) => this.writeRefs(rows));
     this.afterId = db.prepare(`SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`);
     this.firstFrom = db.prepare('SELECT id, at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
     this.minId = db.prepare('SELECT min(id) AS id FROM events').pluck();
     this.maxId = db.prepare('SELECT max(id) AS id FROM events').pluck();
-    this.refsUpto = db.prepare('SELECT id, subject_kind, subject_key, refs FROM events WHERE id <= ? ORDER BY id');
-    this.deleteRef = db.prepare('DELETE FROM event_refs WHERE kind = ? AND key = ? AND event_id = ?');
     this.deleteEvents = db.prepare('DELETE FROM events WHERE id <= ?');
+    this.unindexed = db.prepare('SELECT id, subject_kind, subject_key, refs FROM events WHERE id > ? ORDER BY id LIMIT ?');
   }
 
-  /** Writes the index of the events committed while the appliance was down or crashed; call once at start. */
-  recoverIndex(): number {
-    const position = (this.db.prepare('SELECT position FROM log_positions WHERE name = ?').pluck().get(INDEX_POSITION) as number | undefined) ?? 0;
-    const unindexed = this.db.prepare('SELECT id, subject_kind, subject_key, refs FROM events WHERE id > ? ORDER BY id LIMIT ?');
+  /**
+   * At start: indexes the events the index does not have (committed just before a
+   * crash), or all of them when the index does not belong to this database (a restored
+   * backup, a deleted logs file). Returns how many events were indexed.
+   */
+  async recoverIndex(): Promise<number> {
+    if (!this.index) return 0;
+    let after = this.index.indexedAtStart;
+    if (after > this.newest()) {
+      await this.index.resetRefs();
+      after = 0;
+    }
     let count = 0;
-    for (let after = position; ; ) {
-      const rows = unindexed.all(after, REINDEX_CHUNK) as RefRow[];
+    for (;;) {
+      const rows = this.unindexed.all(after, REINDEX_CHUNK) as RefSource[];
       if (rows.length === 0) break;
-      this.db.transaction(() => this.writeRefs(rows.flatMap(refRows)))();
+      this.index.addRefs(rows.flatMap(refRows));
       after = rows[rows.length - 1]!.id;
       count += rows.length;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    await this.index.sync();
     return count;
-  }
-
-  /** Rides on the commits of the unit of work (core/unit-of-work.ts). */
-  get indexRider(): Rider {
-    return this.refs;
   }
 
   /** After a unit of work committed: its events' references go to the index. */
   committed(events: readonly EventRecord[]): void {
+    if (!this.index) return;
     for (const event of events) {
       const rows = this.staged.get(event);
-      if (rows) for (const row of rows) this.refs.add(row);
+      if (rows) this.index.addRefs(rows);
     }
-  }
-
-  /** Writes the index rows that wait, so that a read of a thing's history sees every committed event. */
-  flushIndex(): void {
-    this.refs.flush();
   }
 
   /** Appends an event (inside the unit of work's transaction); returns its id. */
@@ -161,16 +160,12 @@ export class EventLog {
         refs?.length ? JSON.stringify(refs.map((r) => [r.kind, r.key])) : null,
       ).lastInsertRowid,
     );
-    const rows: Ref[] = [[record.subject.kind, record.subject.key, id]];
-    if (refs) for (const ref of refs) rows.push([ref.kind, ref.key, id]);
-    this.staged.set(record, rows);
+    if (this.index) {
+      const rows: Ref[] = [[record.subject.kind, record.subject.key, id]];
+      if (refs) for (const ref of refs) rows.push([ref.kind, ref.key, id]);
+      this.staged.set(record, rows);
+    }
     return id;
-  }
-
-  /** Inside a transaction: index rows and the index's new position. */
-  private writeRefs(rows: readonly Ref[]): void {
-    this.insertRefs(rows);
-    if (rows.length > 0) this.setPosition.run(INDEX_POSITION, rows[rows.length - 1]![2]);
   }
 
   /** The events after an id, oldest first (live stream replay). */
@@ -198,18 +193,38 @@ export class EventLog {
    * Callers keep the window small (a few thousand ids) so one call stays short.
    */
   window(query: EventQuery, afterId: number, uptoId: number, limit: number): EventRecord[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    let from = 'events e';
-    if (query.about) {
-      if (this.refs.size > 0 && !this.db.inTransaction) this.flushIndex();
-      from = 'event_refs r JOIN events e ON e.id = r.event_id';
-      where.push('r.kind = ?', 'r.key = ?', 'r.event_id > ?', 'r.event_id <= ?');
-      params.push(query.about.kind, query.about.key, afterId, uptoId);
-    } else {
-      where.push('e.id > ?', 'e.id <= ?');
-      params.push(afterId, uptoId);
+    const where: string[] = ['e.id > ?', 'e.id <= ?'];
+    const params: unknown[] = [afterId, uptoId];
+    this.filters(query, where, params);
+    const sql = `SELECT ${COLUMNS} FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT ?`;
+    params.push(limit);
+    return (this.statement(sql).all(...params) as EventRow[]).map(toRecord);
+  }
+
+  /**
+   * Events about `subject` (its own and those naming it) matching the other filters,
+   * with `afterId < id <= uptoId`, oldest first, at most `limit`; by the index, after it
+   * has written everything committed so far.
+   */
+  async about(subject: Subject, query: EventQuery, afterId: number, uptoId: number, limit: number): Promise<EventRecord[]> {
+    if (!this.index || !this.aboutIds) throw new Error('this event log has no index (no logs database)');
+    await this.index.sync();
+    const found: EventRecord[] = [];
+    for (let after = afterId; found.length < limit; ) {
+      const ids = this.aboutIds.all(subject.kind, subject.key, after, uptoId, Math.max(limit, 100)) as number[];
+      if (ids.length === 0) break;
+      const where = [`e.id IN (${ids.map(() => '?').join(', ')})`];
+      const params: unknown[] = [...ids];
+      this.filters(query, where, params);
+      const rows = this.db.prepare(`SELECT ${COLUMNS}, e.refs FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id`).all(...params) as (EventRow & { refs: string | null })[];
+      // An index row is only a pointer: the event itself must say it is about the thing.
+      for (const row of rows) if (names(row, subject) && found.length < limit) found.push(toRecord(row));
+      after = ids[ids.length - 1]!;
     }
+    return found;
+  }
+
+  private filters(query: EventQuery, where: string[], params: unknown[]): void {
     if (query.types?.length) {
       where.push(`e.type IN (${query.types.map(() => '?').join(', ')})`);
       params.push(...query.types);
@@ -234,10 +249,6 @@ export class EventLog {
       where.push('e.at <= ?');
       params.push(query.to);
     }
-    const order = query.about ? 'r.event_id' : 'e.id';
-    const sql = `SELECT ${COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`;
-    params.push(limit);
-    return (this.statement(sql).all(...params) as EventRow[]).map(toRecord);
   }
 
   /**
@@ -251,10 +262,9 @@ export class EventLog {
     const newest = this.newest();
     const upto = Math.min(pruneUpto(oldest, newest, maxRows, this.firstIdAt(olderThan), batch), newest - 1);
     if (upto < oldest) return 0;
-    this.db.transaction(() => {
-      for (const row of this.refsUpto.all(upto) as RefRow[]) for (const ref of refRows(row)) this.deleteRef.run(...ref);
-      this.deleteEvents.run(upto);
-    })();
+    this.deleteEvents.run(upto);
+    // The index follows, on its own thread; a failure there only leaves pointers the reads skip.
+    this.index?.pruneRefs(upto).catch(() => undefined);
     return upto - oldest + 1;
   }
 

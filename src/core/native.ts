@@ -14,6 +14,8 @@ declare const __WMS_BUNDLE__: boolean | undefined;
 
 export const SQLITE_ASSET = 'better_sqlite3.node';
 export const SERIAL_ASSET = 'serialport.node';
+/** The bundle's own text: a single binary has no file to start a worker thread from (src/core/log-store). */
+export const BUNDLE_ASSET = 'wms.cjs';
 
 const bundled = () => typeof __WMS_BUNDLE__ !== 'undefined' && __WMS_BUNDLE__;
 
@@ -24,8 +26,8 @@ export function setNativeDir(dataDir: string): void {
   nativeDir = path.join(dataDir, 'native');
 }
 
-/** The loaded exports of an embedded addon (SEA only). */
-function loadEmbedded(sea: Sea, asset: string): unknown {
+/** An embedded addon written to the native directory once (SEA only); its file. */
+function unpack(sea: Sea, asset: string): string {
   if (!nativeDir) throw new Error('the native addon directory is not set (setNativeDir)');
   const bytes = Buffer.from(sea.getRawAsset(asset) as ArrayBuffer);
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
@@ -36,9 +38,32 @@ function loadEmbedded(sea: Sea, asset: string): unknown {
     writeFileSync(partial, bytes, { mode: 0o755 });
     renameSync(partial, file);
   }
+  return file;
+}
+
+/** The loaded exports of an embedded addon (SEA only). */
+function loadEmbedded(sea: Sea, asset: string): unknown {
   const addon = { exports: {} as unknown };
-  process.dlopen(addon, file);
+  process.dlopen(addon, unpack(sea, asset));
   return addon.exports;
+}
+
+/**
+ * The SQLite addon as a file, for a worker thread's own connection (it loads the addon
+ * itself); undefined in the sources, where better-sqlite3 finds its prebuild.
+ */
+export function sqliteBindingFile(dataDir: string): string | undefined {
+  setNativeDir(dataDir);
+  const sea = loadSea();
+  if (sea?.isSea()) return unpack(sea, SQLITE_ASSET);
+  if (bundled()) return path.join(__dirname, SQLITE_ASSET);
+  return undefined;
+}
+
+/** The bundle's text in a single binary (to run a worker thread from); undefined elsewhere. */
+export function bundleSource(): string | undefined {
+  const sea = loadSea();
+  return sea?.isSea() ? (sea.getAsset(BUNDLE_ASSET, 'utf8') as string) : undefined;
 }
 
 /** better-sqlite3's `nativeBinding` option: the loaded addon, a path, or undefined for its own lookup. */
@@ -64,6 +89,7 @@ export function serialBinding(): unknown {
 interface Sea {
   isSea(): boolean;
   getRawAsset(key: string): ArrayBuffer | string;
+  getAsset(key: string, encoding: string): string;
 }
 
 function loadSea(): Sea | undefined {

@@ -11,7 +11,7 @@ export const PRUNE_BATCH = 2000;
 const EVERY_MS = 60_000;
 
 /** Deletes one batch of old rows; returns how many went (0: nothing left to prune). */
-export type PruneTask = { name: string; prune: (batch: number) => number };
+export type PruneTask = { name: string; prune: (batch: number) => number | Promise<number> };
 
 export class Retention {
   private readonly tasks: PruneTask[] = [];
@@ -63,7 +63,7 @@ export class Retention {
       try {
         for (;;) {
           if (this.stopped) break;
-          const deleted = task.prune(PRUNE_BATCH);
+          const deleted = await task.prune(PRUNE_BATCH);
           total += deleted;
           if (deleted === 0) break;
           await new Promise<void>((resolve) => setImmediate(resolve));

@@ -3,7 +3,6 @@ import type { Db } from './db.ts';
 import { SUBJECT_OF, type EventInput, type EventRecord, type EventType } from './event-catalogue.ts';
 import type { EventLog } from './event-log.ts';
 import { EventBus } from './events.ts';
-import type { Rider } from './ride-along.ts';
 import { nowIso } from './time.ts';
 
 // The one transaction runner of the appliance. Every change runs inside `run`:
@@ -35,9 +34,6 @@ export class UnitOfWork {
   private readonly db: Db;
   private readonly log: EventLog;
   private readonly reactions = new Map<string, Reaction[]>();
-  private readonly riders: Rider[] = [];
-  /** The riders wrote in the running unit's transaction. */
-  private rode = false;
   /** Events of the unit running now; undefined outside a unit. */
   private pending: EventRecord[] | undefined;
   private actor: Actor | undefined;
@@ -50,13 +46,10 @@ export class UnitOfWork {
     this.db = db;
     this.log = log;
     this.bus = new EventBus(onListenerError);
-    this.riders.push(log.indexRider);
     const outer = db.transaction((fn: () => unknown) => {
       const result = fn();
       // Half of a unit must not commit because someone caught the failure of the other half.
       if (this.failed) throw this.failed.error;
-      this.rode = true;
-      for (const rider of this.riders) rider.ride();
       return result;
     });
     this.outer = outer as <T>(fn: () => T) => T;
@@ -88,17 +81,13 @@ export class UnitOfWork {
     this.pending = events;
     this.actor = currentActor();
     this.failed = undefined;
-    this.rode = false;
     let result: T;
-    let committed = false;
     try {
       result = this.outer(fn);
-      committed = true;
     } finally {
       this.pending = undefined;
       this.actor = undefined;
       this.failed = undefined;
-      if (this.rode) for (const rider of this.riders) rider.settled(committed);
     }
     if (events.length > 0) {
       this.log.committed(events);
@@ -167,8 +156,4 @@ export class UnitOfWork {
     this.reactions.set(type, list);
   }
 
-  /** Rows that ride on the commits of the units of work (core/ride-along.ts): written last inside each outermost unit. */
-  addRider(rider: Rider): void {
-    this.riders.push(rider);
-  }
 }

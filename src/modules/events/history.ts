@@ -57,19 +57,19 @@ export function createHistory(log: EventLog, telegrams: TelegramLog | undefined)
         from: filter.from,
         to: filter.to,
       };
-      if (filter.subject !== undefined) query.about = { kind: filter.subjectKind!, key: filter.subject };
-      else query.subjectKind = filter.subjectKind;
+      const about = filter.subject === undefined ? undefined : { kind: filter.subjectKind!, key: filter.subject };
+      if (!about) query.subjectKind = filter.subjectKind;
       let start = after;
       let upto = log.newest();
       if (filter.from !== undefined) start = Math.max(start, log.firstIdAt(filter.from) - 1);
       if (filter.to !== undefined) upto = Math.min(upto, log.firstIdAt(afterMs(filter.to)) - 1);
-      const read = (a: number, b: number, n: number) => log.window(query, a, b, n);
       // The events of one thing come by index; every other filter is scanned window by window.
-      if (query.about) {
-        const rows = read(start, upto, limit + 1);
-        return Promise.resolve(rows.length > limit ? { items: rows.slice(0, limit), next: rows[limit - 1]!.id } : { items: rows });
+      if (about) {
+        return log.about(about, query, start, upto, limit + 1).then((rows) =>
+          rows.length > limit ? { items: rows.slice(0, limit), next: rows[limit - 1]!.id } : { items: rows },
+        );
       }
-      return scanById(read, (e) => e.id, { after: start, upto }, limit);
+      return scanById((a, b, n) => log.window(query, a, b, n), (e) => e.id, { after: start, upto }, limit);
     },
 
     /**
@@ -77,9 +77,9 @@ export function createHistory(log: EventLog, telegrams: TelegramLog | undefined)
      * movements and stock) and every telegram that named it, oldest first. Positions in
      * both logs make the cursor.
      */
-    unit(barcode: string, after: { e: number; t: number }, limit: number): { items: UnitHistoryEntry[]; next?: { e: number; t: number } } {
-      const events = log.window({ about: { kind: 'transportUnit', key: barcode } }, after.e, Number.MAX_SAFE_INTEGER, limit + 1);
-      const logged = telegrams ? telegrams.forBarcode(barcode, after.t, limit + 1) : [];
+    async unit(barcode: string, after: { e: number; t: number }, limit: number): Promise<{ items: UnitHistoryEntry[]; next?: { e: number; t: number } }> {
+      const events = await log.about({ kind: 'transportUnit', key: barcode }, {}, after.e, Number.MAX_SAFE_INTEGER, limit + 1);
+      const logged = telegrams ? await telegrams.forBarcode(barcode, after.t, limit + 1) : [];
       const items: UnitHistoryEntry[] = [];
       let e = 0;
       let t = 0;

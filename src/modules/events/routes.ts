@@ -80,10 +80,10 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
       summary:
         'The trace of a transport unit by barcode: its events (created, moved, orders, movements, stock, locks) and the PLC telegrams that named it, ' +
         'oldest first, paged like the event history. Each entry says its source (event or telegram).',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const q = ctx.queryAs(unitHistoryQuery);
         const after = q.after === undefined ? { e: 0, t: 0 } : decodeCursor(q.after, ['e', 't'] as const);
-        const page = history.unit(ctx.param('bk'), after, q.limit);
+        const page = await history.unit(ctx.param('bk'), after, q.limit);
         return pageReply(ctx, page.items, page.next && encodeCursor(page.next));
       },
     },

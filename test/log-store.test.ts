@@ -1,0 +1,93 @@
+import { copyFileSync, existsSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { startTestAppliance, tempDir } from './support/appliance.ts';
+
+// The logs database beside the appliance's (the telegram log and the index of what each
+// event is about): its index is rebuilt from the events when it is missing or belongs to
+// another state of the database, and a damaged one is put aside after a power cut.
+
+const LOGS = 'wms-logs.sqlite';
+
+async function historyOf(wms: Awaited<ReturnType<typeof startTestAppliance>>, name: string): Promise<string[]> {
+  const reply = await wms.get(`/v1/events/history?subjectKind=locationGroup&subject=${name}`);
+  expect(reply.status, reply.text).toBe(200);
+  return reply.body.map((e: { type: string }) => e.type);
+}
+
+describe('the logs database', () => {
+  it('lives beside the database and is rebuilt from the events when it is gone', async () => {
+    const dataDir = tempDir();
+    const first = await startTestAppliance({}, dataDir);
+    expect((await first.post('/v1/location-groups', { name: 'LOGS-A' })).status).toBe(201);
+    expect(await historyOf(first, 'LOGS-A')).toEqual(['locationGroup.created']);
+    await first.app.close();
+    expect(existsSync(path.join(dataDir, LOGS))).toBe(true);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dataDir, LOGS + suffix), { force: true });
+
+    const second = await startTestAppliance({}, dataDir);
+    try {
+      expect(await historyOf(second, 'LOGS-A')).toEqual(['locationGroup.created']);
+      expect(second.logs().some((line) => line.includes('event history index caught up'))).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('after the database was put back to an earlier backup, the index is built anew: no history names events that are gone', async () => {
+    const dataDir = tempDir();
+    const first = await startTestAppliance({}, dataDir);
+    expect((await first.post('/v1/location-groups', { name: 'LOGS-B' })).status).toBe(201);
+    const backup = await first.post('/v1/backups');
+    expect(backup.status, backup.text).toBe(201);
+    // After the backup: changes the restored database will not have.
+    for (let i = 0; i < 5; i++) {
+      const state = i % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE';
+      const group = (await first.get('/v1/location-groups?name=LOGS-B')).body.pKey;
+      expect((await first.patch(`/v1/location-group/${group}?op=change-state&statein=${state}`)).status).toBe(204);
+    }
+    expect(await historyOf(first, 'LOGS-B')).toHaveLength(6);
+    await first.app.close();
+    // What `wms --restore` does: the backup takes the database's place.
+    copyFileSync(path.join(dataDir, 'backups', backup.body.name), path.join(dataDir, 'wms.sqlite'));
+    rmSync(path.join(dataDir, 'wms.sqlite-wal'), { force: true });
+
+    const second = await startTestAppliance({}, dataDir);
+    try {
+      expect(await historyOf(second, 'LOGS-B')).toEqual(['locationGroup.created']);
+      // New events take the ids the lost ones had; the history shows them, not the old ones.
+      expect((await second.post('/v1/location-groups', { name: 'LOGS-C' })).status).toBe(201);
+      expect(await historyOf(second, 'LOGS-B')).toEqual(['locationGroup.created']);
+      expect(await historyOf(second, 'LOGS-C')).toEqual(['locationGroup.created']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a logs database damaged by a power cut is put aside and started afresh; the appliance starts and its history is whole', async () => {
+    const dataDir = tempDir();
+    const first = await startTestAppliance({}, dataDir);
+    expect((await first.post('/v1/location-groups', { name: 'LOGS-D' })).status).toBe(201);
+    await first.app.close();
+    // As after a power cut: not stopped cleanly, in another boot, and pages torn.
+    const file = path.join(dataDir, LOGS);
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = '0' WHERE name = 'clean'").run();
+    db.prepare("UPDATE meta SET value = 'another-boot' WHERE name = 'boot'").run();
+    db.close();
+    const fd = openSync(file, 'r+');
+    const size = statSync(file).size;
+    for (let at = 4096; at < size; at += 4096) writeSync(fd, Buffer.alloc(64, 0xa5), 0, 64, at);
+    closeSync(fd);
+
+    const second = await startTestAppliance({}, dataDir);
+    try {
+      expect(second.logs().some((line) => line.includes('the logs database was damaged after a power cut'))).toBe(true);
+      expect(readdirSync(dataDir).some((name) => name.startsWith(`${LOGS}.damaged-`))).toBe(true);
+      expect(await historyOf(second, 'LOGS-D')).toEqual(['locationGroup.created']);
+    } finally {
+      await second.close();
+    }
+  });
+});
