@@ -145,7 +145,11 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     if (reindexed > 0) log.info({ events: reindexed }, 'event history index caught up with the events it did not have');
     const work = new UnitOfWork(db, events, (err, event) => log.error({ err, event: event.type, id: event.id }, 'event subscriber failed'));
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
-    const users = createUsersModule(db, work, tokens, log, { imageMaxBytes: config.users.imageMaxBytes });
+    const users = createUsersModule(db, work, tokens, log, {
+      imageMaxBytes: config.users.imageMaxBytes,
+      lockoutMinutes: config.auth.lockoutMinutes,
+      loginAttemptsPerMinute: config.auth.loginAttemptsPerMinute,
+    });
     const common = createCommonServices(db, work);
     const inventory = createInventory({ db, work, common, options: config.inventory });
     const preferences = createPreferenceService(work, createPreferenceStore(db));

@@ -5,6 +5,7 @@ import {
   ADMIN_PASSWORD,
   expectApiError,
   expectServerError,
+  loginReply,
   startTestAppliance,
   type Reply,
   type TestAppliance,
@@ -70,11 +71,7 @@ function tinyPng(red = 255, comment = ''): Buffer {
 }
 
 function tokenReply(username: string, password: string, on: TestAppliance = wms): Promise<Reply> {
-  return on.request('POST', '/oauth/token', {
-    anonymous: true,
-    raw: new URLSearchParams({ grant_type: 'password', username, password }).toString(),
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  });
+  return loginReply(on, username, password);
 }
 
 async function login(username: string, password: string): Promise<string> {
@@ -665,7 +662,7 @@ describe('when no administrator is active (the only one locked itself out)', () 
     for (let i = 0; i < 5; i++) expectServerError(await tokenReply('admin', `wrong-password-${i}`, alone), 401);
     const refused = await tokenReply('admin', ADMIN_PASSWORD, alone);
     expectServerError(refused, 401);
-    expect(refused.body.message).toMatch(/locked/);
+    expect(refused.body.message).toBe('Bad credentials');
   });
   afterAll(() => alone.close());
 
@@ -957,7 +954,7 @@ describe('authorisation through roles and grants', () => {
   it('a disabled user cannot log in', async () => {
     await createUser({ username: 'disabled-user', password: 'disabled-password', enabled: false, roleNames: ['LOC_READER'] });
     const reply = await expectLoginRefused('disabled-user', 'disabled-password');
-    expect(reply.body.message).toMatch(/disabled/);
+    expect(reply.body.message).toBe('Bad credentials');
   });
 
   it('an expired user cannot log in', async () => {
@@ -968,7 +965,7 @@ describe('authorisation through roles and grants', () => {
       roleNames: ['LOC_READER'],
     });
     const reply = await expectLoginRefused('expired-user', 'expired-password');
-    expect(reply.body.message).toMatch(/expired/);
+    expect(reply.body.message).toBe('Bad credentials');
   });
 });
 
@@ -995,7 +992,7 @@ describe('account lockout after failed logins', () => {
     const user = await createUser({ username: 'fumbler', password: 'fumbler-password' });
     for (let i = 0; i < 5; i++) await expectLoginRefused('fumbler', `wrong-password-${i}`);
     const sixth = await expectLoginRefused('fumbler', 'fumbler-password');
-    expect(sixth.body.message).toMatch(/locked/);
+    expect(sixth.body.message).toBe('Bad credentials');
     const locked = await userByPk(user.pKey);
     expect(locked.locked).toBe(true);
 

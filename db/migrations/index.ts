@@ -11,6 +11,7 @@ import routing from './0090-routing.sql';
 import transportOrders from './0100-transport-orders.sql';
 import openOrderTargets from './0110-open-order-targets.sql';
 import eventLog from './0120-event-log.sql';
+import loginLockout from './0130-login-lockout.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   { version: 100, name: '0100-transport-orders', sql: transportOrders },
   { version: 110, name: '0110-open-order-targets', sql: openOrderTargets },
   { version: 120, name: '0120-event-log', sql: eventLog },
+  { version: 130, name: '0130-login-lockout', sql: loginLockout },
 ];

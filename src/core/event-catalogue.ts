@@ -46,7 +46,8 @@ export interface EventCatalogue {
   'user.changed': { subject: 'user'; data: Keyed & { username: string } };
   'user.renamed': { subject: 'user'; data: Keyed & { from: string; to: string } };
   'user.passwordChanged': { subject: 'user'; data: Keyed & { username: string } };
-  'user.locked': { subject: 'user'; data: Keyed & { username: string; failedLogins: number } };
+  'user.locked': { subject: 'user'; data: Keyed & { username: string; failedLogins: number; lockedUntil: string | null } };
+  'user.unlocked': { subject: 'user'; data: Keyed & { username: string } };
   'user.deleted': { subject: 'user'; data: Keyed & { username: string } };
   'role.created': { subject: 'role'; data: Keyed & { name: string } };
   'role.changed': { subject: 'role'; data: Keyed & { name: string } };
@@ -173,7 +174,7 @@ export type EventRecord<T extends EventType = EventType> = T extends EventType
 /** The subject kind of each type, for the unit of work and the API description. */
 export const SUBJECT_OF: { [T in EventType]: EventCatalogue[T]['subject'] } = {
   'user.created': 'user', 'user.changed': 'user', 'user.renamed': 'user', 'user.passwordChanged': 'user',
-  'user.locked': 'user', 'user.deleted': 'user',
+  'user.locked': 'user', 'user.unlocked': 'user', 'user.deleted': 'user',
   'role.created': 'role', 'role.changed': 'role', 'role.renamed': 'role', 'role.deleted': 'role',
   'grant.changed': 'grant', 'apiKey.created': 'apiKey', 'apiKey.revoked': 'apiKey',
   'preference.created': 'preference', 'preference.changed': 'preference', 'preference.deleted': 'preference',

@@ -21,6 +21,8 @@ export interface RequestContextInit {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   baseUrl: string;
+  /** The TCP peer's address (a reverse proxy's, behind one). */
+  clientAddress: string;
   principal: Principal | undefined;
   body: Buffer | undefined;
   contentType: string | undefined;
@@ -40,6 +42,8 @@ export class RequestContext {
   readonly headers: IncomingHttpHeaders;
   /** `http://host:port` as the client reached us, for absolute links. */
   readonly baseUrl: string;
+  /** The TCP peer's address (a reverse proxy's, behind one). */
+  readonly clientAddress: string;
   readonly principal: Principal | undefined;
   private readonly rawBody: Buffer | undefined;
   private readonly contentType: string | undefined;
@@ -54,6 +58,7 @@ export class RequestContext {
     this.query = init.query;
     this.headers = init.headers;
     this.baseUrl = init.baseUrl;
+    this.clientAddress = init.clientAddress;
     this.principal = init.principal;
     this.rawBody = init.body;
     this.contentType = init.contentType;

@@ -179,6 +179,7 @@ class Exchange {
         query: this.query!,
         headers: this.req.headers,
         baseUrl: baseUrl(this.options, this.req),
+        clientAddress: this.req.socket.remoteAddress ?? 'unknown',
         principal: this.principal,
         body,
         contentType,

@@ -57,7 +57,9 @@ export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = 
       ...overrides,
       server: { port: 0, host: '127.0.0.1', ...overrides.server },
       storage: { dataDir, ...overrides.storage },
-      auth: { adminPassword: ADMIN_PASSWORD, ...overrides.auth },
+      // Tests log in (and fail on purpose) far more often than people: the login throttle
+      // is tested on its own with the default (test/login-defence.test.ts).
+      auth: { adminPassword: ADMIN_PASSWORD, loginAttemptsPerMinute: 600, ...overrides.auth },
       log: { level: 'debug', ...overrides.log },
     },
   );
@@ -163,4 +165,13 @@ export interface RecordedEvent {
   reason?: string;
   subject: { kind: string; key: string };
   data: Record<string, any>;
+}
+
+/** `POST /oauth/token` as a login form sends it (URL-encoded fields, no token). */
+export function loginReply(on: TestAppliance, username: string, password: string): Promise<Reply> {
+  return on.request('POST', '/oauth/token', {
+    anonymous: true,
+    raw: new URLSearchParams({ grant_type: 'password', username, password }).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
 }

@@ -17,11 +17,11 @@ import type { UserService } from './users/service.ts';
 
 /** Events after which a resolved caller may no longer be what it was (locked, demoted, revoked, …). */
 export const FORGET_AFTER = [
-  'user.changed', 'user.deleted', 'user.locked', 'user.passwordChanged',
+  'user.changed', 'user.deleted', 'user.locked', 'user.unlocked', 'user.passwordChanged',
   'role.changed', 'role.deleted', 'grant.changed', 'apiKey.revoked',
 ] as const;
 
-/** Failed logins in a row that lock an account (an administrator unlocks it). */
+/** Failed logins in a row that lock an account (for `auth.lockoutMinutes`, doubling with repeats). */
 export const LOCK_AFTER_FAILURES = 5;
 
 export interface AuthenticationDeps {
@@ -31,10 +31,12 @@ export interface AuthenticationDeps {
   tokens: TokenService;
   bus: EventBus;
   log: Logger;
+  /** How long a lock after failed logins lasts the first time (doubling with repeats); 0: until an administrator unlocks. */
+  lockoutMinutes: number;
 }
 
 export function createAuthentication(deps: AuthenticationDeps) {
-  const { users, grants, apiKeys, tokens, bus, log } = deps;
+  const { users, grants, apiKeys, tokens, bus, log, lockoutMinutes } = deps;
   /**
    * Resolved callers, with the instant until which they stay valid (an account's
    * expiration date) and the instant before which its tokens were issued in vain (the
@@ -89,23 +91,36 @@ export function createAuthentication(deps: AuthenticationDeps) {
   }
 
   return {
-    /** The password grant of `POST /oauth/token`. */
+    /**
+     * The password grant of `POST /oauth/token`. Every refusal reads the same ("Bad
+     * credentials") and takes as long: a locked, disabled or expired account must not
+     * tell a right password from a wrong one, or guessing would go on behind the lock.
+     */
     async login(username: string, password: string): Promise<IssuedToken> {
-      const user = users.findByName(username);
-      if (!user || !user.passwordHash) {
-        await verifyPassword(password, await decoyHash());
+      let user = users.findByName(username);
+      if (user?.lockExpired) {
+        users.releaseEndedLock(user);
+        user = users.findByPk(user.pk);
+      }
+      if (!user || !user.passwordHash || refusalOf(user)) {
+        await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
+        if (user) log.info({ username, refusal: refusalOf(user) ?? 'no password set' }, 'login refused');
         throw badCredentials();
       }
-      if (!(await verifyPassword(password, user.passwordHash))) {
-        if (users.recordFailedLogin(user, LOCK_AFTER_FAILURES)) {
-          log.warn({ username }, `account locked after ${LOCK_AFTER_FAILURES} failed logins in a row`);
+      const right = await verifyPassword(password, user.passwordHash);
+      // Read again: logins run in parallel, and one of them may have locked the account
+      // (or an administrator changed it) while this password was being checked.
+      const now = users.findByPk(user.pk);
+      if (!right) {
+        if (now && !refusalOf(now)) {
+          const locked = users.recordFailedLogin(now, LOCK_AFTER_FAILURES, lockoutMinutes);
+          if (locked) log.warn({ username, until: locked.until }, `account locked after ${LOCK_AFTER_FAILURES} failed logins in a row`);
         }
         throw badCredentials();
       }
-      const refusal = refusalOf(user);
-      if (refusal) throw new AuthenticationError(`Login refused: ${refusal}`);
-      users.resetFailedLogins(user);
-      return tokens.issue({ id: user.pk, username: user.username, kind: 'user' });
+      if (!now || !now.passwordHash || now.passwordHash !== user.passwordHash || refusalOf(now)) throw badCredentials();
+      users.loggedIn(now);
+      return tokens.issue({ id: now.pk, username: now.username, kind: 'user' });
     },
 
     /** The caller of a request; synchronous for a token seen before and for API keys. */

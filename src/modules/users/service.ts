@@ -9,6 +9,7 @@ import { nowIso } from '../../core/time.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createApiKeyStore } from './api-keys/store.ts';
 import { createAuthentication } from './authentication.ts';
+import { LoginThrottle } from './login-throttle.ts';
 import { createGrantService } from './grants/service.ts';
 import { createGrantStore } from './grants/store.ts';
 import type { Grant } from './grants/store.ts';
@@ -25,6 +26,10 @@ export const ADMIN_USER = 'admin';
 
 export interface UsersModuleOptions {
   imageMaxBytes: number;
+  /** How long the first lock after failed logins lasts (doubling with repeats); 0: until an administrator unlocks. */
+  lockoutMinutes: number;
+  /** Login attempts per client address and minute before 429; 0: no limit. */
+  loginAttemptsPerMinute: number;
 }
 
 export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService, log: Logger, options: UsersModuleOptions) {
@@ -34,7 +39,8 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
   const roles = createRoleService(work, createRoleStore(db), grants, resolveUser);
   const users = createUserService(work, createUserStore(db), roles, options);
   const apiKeys = createApiKeyService(work, createApiKeyStore(db), roles);
-  const authentication = createAuthentication({ users, grants, apiKeys, tokens, bus: work.bus, log });
+  const authentication = createAuthentication({ users, grants, apiKeys, tokens, bus: work.bus, log, lockoutMinutes: options.lockoutMinutes });
+  const loginThrottle = new LoginThrottle(options.loginAttemptsPerMinute);
 
   return {
     users,
@@ -42,6 +48,7 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
     grants,
     apiKeys,
     login: authentication.login,
+    loginThrottle,
     authenticate: authentication.authenticate,
     currentPrincipal: authentication.current,
     /** The caller as it is now; 401 when it may no longer act (a ticket redeemed after its user was locked). */

@@ -9,6 +9,9 @@ import type { EmailAddress, User, UserFields, UserStore } from './store.ts';
 
 export const ADMIN_ROLE = 'ADMIN';
 
+/** The longest lock after failed logins, however often it repeats: a day. */
+const MAX_LOCKOUT_MINUTES = 24 * 60;
+
 export interface UserInput {
   username: string;
   externalUser?: boolean | undefined;
@@ -79,23 +82,41 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     findByPk: (pk: string) => store.byPk(pk),
     findByName: (username: string) => store.byName(username),
 
-    /** Counts a failed login; at `limit` failures in a row the account locks. Returns whether it locked now. */
-    recordFailedLogin(user: User, limit: number): boolean {
+    /**
+     * Counts a failed login; at `limit` failures in a row the account locks, for
+     * `lockoutMinutes` doubled with every lock since the last successful login (at most a
+     * day), or until an administrator unlocks it when `lockoutMinutes` is 0. Returns the
+     * end of the lock when it locked now.
+     */
+    recordFailedLogin(user: User, limit: number, lockoutMinutes: number): { until: string | null } | undefined {
       return work.run(() => {
+        // Counted in SQL: parallel failures each count, whatever the caller read before.
         const failures = store.failedLogin(user.pk);
-        if (failures < limit || user.locked) return false;
-        store.lock(user.pk, nowIso());
+        if (failures < limit) return undefined;
+        const now = nowIso();
+        const minutes = lockoutMinutes === 0 ? 0 : Math.min(lockoutMinutes * 2 ** user.lockouts, MAX_LOCKOUT_MINUTES);
+        const until = minutes === 0 ? null : new Date(Date.parse(now) + minutes * 60_000).toISOString();
+        if (store.lock(user.pk, until, now) === undefined) return undefined;
         work.emit({
           type: 'user.locked',
           key: user.username,
-          data: { pKey: user.pk, username: user.username, failedLogins: failures },
+          data: { pKey: user.pk, username: user.username, failedLogins: failures, lockedUntil: until },
           reason: `${failures} failed logins in a row`,
         });
-        return true;
+        return { until };
       });
     },
-    resetFailedLogins: (user: User) => {
-      if (user.failedLogins > 0) store.resetFailedLogins(user.pk);
+    /** Lifts a lock after failed logins that has run out (its failures are forgotten with it). */
+    releaseEndedLock(user: User): void {
+      if (!user.lockExpired) return;
+      work.run(() => {
+        if (!store.releaseLock(user.pk, nowIso())) return;
+        work.emit({ type: 'user.unlocked', key: user.username, data: { pKey: user.pk, username: user.username }, reason: 'the lock after failed logins ended' });
+      });
+    },
+    /** A successful login: failures and earlier lockouts are forgotten. */
+    loggedIn: (user: User) => {
+      if (user.failedLogins > 0 || user.lockouts > 0) store.loggedIn(user.pk);
     },
     /** Username → pKey, 404 when unknown (for role membership). */
     pkOf(username: string): string {
@@ -147,7 +168,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
             fullname: input.fullname === undefined ? current.fullname : input.fullname,
             details: input.details ?? current.details,
           },
-          current.locked && input.locked === false,
+          (current.locked || current.lockExpired) && input.locked === false,
           nowIso(),
         );
         if (input.emailAddresses) store.setEmails(current.pk, input.emailAddresses);

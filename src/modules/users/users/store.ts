@@ -1,5 +1,6 @@
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
+import { nowIso } from '../../../core/time.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
 // Users, their e-mail addresses, details, image and role memberships.
@@ -17,7 +18,14 @@ export interface User extends Versioned {
   /** Tokens issued before this instant are refused. */
   tokensNotBefore: string | null;
   externalUser: boolean;
+  /** Locked now: by an administrator, or after failed logins until `lockedUntil`. */
   locked: boolean;
+  /** When a lock after failed logins ends; null for an administrator's lock (and when unlocked). */
+  lockedUntil: string | null;
+  /** A lock after failed logins has ended but is still recorded: the next login releases it. */
+  lockExpired: boolean;
+  /** Locks after failed logins since the last successful login. */
+  lockouts: number;
   enabled: boolean;
   expirationDate: string | null;
   fullname: string | null;
@@ -45,6 +53,8 @@ interface Row extends VersionedRow {
   tokens_not_before: string | null;
   external_user: number;
   locked: number;
+  locked_until: string | null;
+  lockouts: number;
   enabled: number;
   expiration_date: string | null;
   fullname: string | null;
@@ -55,7 +65,7 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT u.pk, u.username, u.password_hash, u.last_password_change, u.tokens_not_before, u.external_user, u.locked, u.enabled,
+  SELECT u.pk, u.username, u.password_hash, u.last_password_change, u.tokens_not_before, u.external_user, u.locked, u.locked_until, u.lockouts, u.enabled,
          u.expiration_date, u.fullname, u.failed_logins, u.details, i.content_type AS image_type,
          length(i.bytes) AS image_size, u.ol, u.create_dt, u.last_modified_dt
   FROM users u LEFT JOIN user_images i ON i.user_pk = u.pk`;
@@ -83,6 +93,9 @@ export function createUserStore(db: Db) {
       `UPDATE users SET username = @username, external_user = @externalUser, locked = @locked, enabled = @enabled,
          expiration_date = @expirationDate, fullname = @fullname, details = @details,
          failed_logins = CASE WHEN @unlocks = 1 THEN 0 ELSE failed_logins END,
+         lockouts = CASE WHEN @unlocks = 1 THEN 0 ELSE lockouts END,
+         -- A lock after failed logins keeps its end while it lasts; an administrator's is open-ended.
+         locked_until = CASE WHEN @locked = 1 AND locked = 1 AND locked_until > @now THEN locked_until ELSE NULL END,
          ol = ol + 1, last_modified_dt = @now
        WHERE pk = @pk`,
     ),
@@ -101,8 +114,15 @@ export function createUserStore(db: Db) {
     failedLogin: db.prepare(
       'UPDATE users SET failed_logins = failed_logins + 1 WHERE pk = ? RETURNING failed_logins',
     ),
-    lock: db.prepare('UPDATE users SET locked = 1, ol = ol + 1, last_modified_dt = ? WHERE pk = ?'),
-    resetFailedLogins: db.prepare('UPDATE users SET failed_logins = 0 WHERE pk = ? AND failed_logins <> 0'),
+    lock: db.prepare<[string | null, string, string], { lockouts: number }>(
+      `UPDATE users SET locked = 1, locked_until = ?, lockouts = lockouts + 1, ol = ol + 1, last_modified_dt = ?
+       WHERE pk = ? AND locked = 0 RETURNING lockouts`,
+    ),
+    releaseLock: db.prepare(
+      `UPDATE users SET locked = 0, locked_until = NULL, failed_logins = 0, ol = ol + 1, last_modified_dt = ?
+       WHERE pk = ? AND locked = 1 AND locked_until <= ?`,
+    ),
+    loggedIn: db.prepare('UPDATE users SET failed_logins = 0, lockouts = 0 WHERE pk = ? AND (failed_logins <> 0 OR lockouts <> 0)'),
     image: db.prepare<[string], { content_type: string; bytes: Buffer }>(
       'SELECT content_type, bytes FROM user_images WHERE user_pk = ?',
     ),
@@ -130,7 +150,10 @@ export function createUserStore(db: Db) {
     lastPasswordChange: row.last_password_change,
     tokensNotBefore: row.tokens_not_before,
     externalUser: row.external_user === 1,
-    locked: row.locked === 1,
+    locked: row.locked === 1 && !lockEnded(row),
+    lockedUntil: row.locked === 1 ? row.locked_until : null,
+    lockExpired: row.locked === 1 && lockEnded(row),
+    lockouts: row.lockouts,
     enabled: row.enabled === 1,
     expirationDate: row.expiration_date,
     fullname: row.fullname,
@@ -144,6 +167,7 @@ export function createUserStore(db: Db) {
     roleNames: s.roleNames.all(row.pk),
     image: row.image_type ? { contentType: row.image_type, size: row.image_size ?? 0 } : null,
   });
+  const lockEnded = (row: Row) => row.locked_until !== null && row.locked_until <= nowIso();
   const one = (row: Row | undefined) => (row ? toUser(row) : undefined);
   const flags = (f: UserFields) => ({
     ...f,
@@ -179,8 +203,12 @@ export function createUserStore(db: Db) {
     addRole: (pk: string, rolePk: string) => s.insertRole.run(pk, rolePk),
     /** Counts a failed login; returns the number of failures in a row. */
     failedLogin: (pk: string) => (s.failedLogin.get(pk) as { failed_logins: number }).failed_logins,
-    lock: (pk: string, now: string) => s.lock.run(now, pk),
-    resetFailedLogins: (pk: string) => s.resetFailedLogins.run(pk),
+    /** Locks an unlocked account (until `until`, or open-ended); the number of such locks in a row, or undefined when it was locked already. */
+    lock: (pk: string, until: string | null, now: string) => s.lock.get(until, now, pk)?.lockouts,
+    /** Lifts a lock after failed logins that has ended; whether there was one. */
+    releaseLock: (pk: string, now: string) => s.releaseLock.run(now, pk, now).changes === 1,
+    /** A successful login: failures and lockouts start again from nothing. */
+    loggedIn: (pk: string) => s.loggedIn.run(pk),
     image: (pk: string) => s.image.get(pk),
     saveImage: (pk: string, contentType: string, bytes: Buffer, now: string) => {
       s.saveImage.run(pk, contentType, bytes, now);
