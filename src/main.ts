@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import type { EventBus } from './core/events.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
 import { restoreBackup } from './core/backup.ts';
+import { prepareDataDir } from './core/data-dir.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { Retention } from './core/retention.ts';
@@ -128,7 +128,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   for (const note of options.configNotes ?? []) log.warn(note);
 
   const dataDir = path.resolve(config.storage.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  prepareDataDir(dataDir, log);
   const file = path.join(dataDir, config.storage.file);
   const nativeBinding = sqliteBinding(dataDir);
   const db = openDatabase({ file, busyTimeoutMs: config.storage.busyTimeoutMs, nativeBinding });

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE } from '../scripts/build.ts';
-import { expectApiError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, loginReply, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 
 // Online backups over the API, and the restore from the command line.
 
@@ -58,6 +58,77 @@ describe('online backups', () => {
   });
 });
 
+describe('a backup is as secret as the box', () => {
+  it('needs backups:admin, which only ADMIN holds: a role with every other grant is refused', async () => {
+    const grants = (await wms.get('/grants')).body as { name: string; description: string }[];
+    const names = grants.map((g) => g.name);
+    expect(names).toContain('backups:admin');
+    expect(names).not.toContain('backups:read');
+    expect(names).not.toContain('backups:write');
+    expect(grants.find((g) => g.name === 'backups:admin')!.description).toMatch(/password hash.*administrator/);
+
+    const everyOther = names.filter((n) => n !== 'backups:admin');
+    expect((await wms.post('/roles', { name: 'ALMOST_ALL', grants: everyOther })).status).toBe(201);
+    expect((await wms.post('/users', { links: [], username: 'almost', password: 'almost-password', roleNames: ['ALMOST_ALL'] })).status).toBe(201);
+    const token = (await loginReply(wms, 'almost', 'almost-password')).body.access_token as string;
+    const taken = (await wms.post('/v1/backups')).body;
+    for (const [method, p] of [['GET', '/v1/backups'], ['GET', `/v1/backups/${taken.name}`], ['POST', '/v1/backups'], ['DELETE', `/v1/backups/${taken.name}`], ['GET', '/v1/backups/index']] as const) {
+      expectServerError(await wms.request(method, p, { token }), 403);
+    }
+  });
+
+  it('the data directory is 0700; the database, its WAL, the logs database and backups are 0600', async () => {
+    await wms.post('/v1/backups');
+    const mode = (file: string) => statSync(file).mode & 0o777;
+    expect(mode(wms.dataDir)).toBe(0o700);
+    expect(mode(backupDir())).toBe(0o700);
+    const files = [...readdirSync(wms.dataDir).map((f) => path.join(wms.dataDir, f)), ...readdirSync(backupDir()).map((f) => path.join(backupDir(), f))]
+      .filter((f) => statSync(f).isFile());
+    expect(files.some((f) => f.endsWith('wms.sqlite-wal'))).toBe(true);
+    expect(files.some((f) => f.endsWith('wms-logs.sqlite'))).toBe(true);
+    for (const file of files) expect(mode(file).toString(8), file).toBe('600');
+  });
+
+  it('an older data directory readable by others is tightened at the next start', async () => {
+    const dataDir = tempDir('wms-open-dir-');
+    let box = await startTestAppliance({}, dataDir);
+    await box.post('/v1/backups');
+    await box.app.close();
+    chmodSync(dataDir, 0o755);
+    for (const f of readdirSync(dataDir)) if (statSync(path.join(dataDir, f)).isFile()) chmodSync(path.join(dataDir, f), 0o644);
+    box = await startTestAppliance({}, dataDir);
+    try {
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(dataDir, 'wms.sqlite')).mode & 0o777).toBe(0o600);
+    } finally {
+      await box.close();
+    }
+  });
+});
+
+describe('backups taken at once', () => {
+  it('8 parallel requests: each is taken or refused with 409 backup.inProgress, names never meet, nothing is left behind', async () => {
+    const replies = await Promise.all(Array.from({ length: 8 }, () => wms.post('/v1/backups')));
+    const taken = replies.filter((r) => r.status === 201);
+    expect(taken.length).toBeGreaterThanOrEqual(1);
+    for (const reply of replies.filter((r) => r.status !== 201)) expectApiError(reply, 409, 'backup.inProgress');
+    expect(new Set(taken.map((r) => r.body.name)).size).toBe(taken.length);
+    // Back to back, one after the other: every one is taken, under a name of its own.
+    const names = [];
+    for (let i = 0; i < 4; i++) {
+      const reply = await wms.post('/v1/backups');
+      expect(reply.status, reply.text).toBe(201);
+      names.push(reply.body.name);
+    }
+    expect(new Set(names).size).toBe(4);
+    // Only whole backups in the folder: no partial copies, no -wal or -shm beside them.
+    const listed = (await wms.get('/v1/backups')).body.map((b: { name: string }) => b.name).sort();
+    expect(readdirSync(backupDir()).sort()).toEqual(listed);
+    // A refusal is no failure: no backup.failed event, no alarm.
+    expect((await wms.get('/v1/events/history?types=backup.failed')).body).toEqual([]);
+  });
+});
+
 describe('wms --restore FILE', () => {
   const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -82,9 +153,14 @@ describe('wms --restore FILE', () => {
     expect(refused.stderr).toMatch(/in use by another running appliance/);
     await box.app.close();
 
-    const restored = await run(['--data-dir', dataDir, '--restore', path.join(dataDir, 'backups', backup.name)], dataDir);
+    // The installer's copy of the backup, in a folder of its own: left exactly as it was.
+    const carried = tempDir('wms-restore-source-');
+    copyFileSync(path.join(dataDir, 'backups', backup.name), path.join(carried, backup.name));
+    const restored = await run(['--data-dir', dataDir, '--restore', path.join(carried, backup.name)], dataDir);
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toMatch(/previous database is kept as .*wms-before-restore-/);
+    expect(readdirSync(carried)).toEqual([backup.name]);
+    expect(readdirSync(dataDir).filter((f) => f.includes('restoring'))).toEqual([]);
 
     box = await startTestAppliance({}, dataDir);
     try {

@@ -4,12 +4,19 @@ import type { Route } from '../http/router.ts';
 // is whatever the route table names: a new route cannot require a grant that no role
 // can ever hold.
 
-const ACTIONS: Record<string, string> = { read: 'Read', write: 'Create, change and delete' };
+const ACTIONS: Record<string, string> = { read: 'Read', write: 'Create, change and delete', admin: 'Administer' };
+
+/** Grants whose reach the generated description would understate. */
+const DESCRIPTIONS: Record<string, string> = {
+  'backups:admin':
+    'Take, list, download and delete backups. A backup holds every password hash and the token signing key: ' +
+    'whoever holds this grant can make themselves an administrator. Give it to administrators only.',
+};
 
 export function grantCatalogue(routes: readonly Route[]): { name: string; description: string }[] {
   const names = [...new Set(routes.map((r) => r.grant).filter((g) => g !== 'public'))].sort();
   return names.map((name) => {
     const [resource = '', action = ''] = name.split(':');
-    return { name, description: `${ACTIONS[action] ?? action} ${resource.replace(/-/g, ' ')}` };
+    return { name, description: DESCRIPTIONS[name] ?? `${ACTIONS[action] ?? action} ${resource.replace(/-/g, ' ')}` };
   });
 }

@@ -4,7 +4,7 @@ import { backupPath, listBackups, takeBackup, type BackupFile } from '../../core
 import type { Db } from '../../core/db.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { notFound } from '../../core/errors.ts';
+import { DomainError, notFound } from '../../core/errors.ts';
 import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
 import type { ModuleDescriptor } from '../module.ts';
@@ -13,8 +13,10 @@ import type { ModuleDescriptor } from '../module.ts';
 // list them (with the copies kept before migrations and restores), download, delete.
 // Restoring is done on the box with the appliance stopped: `wms --restore <file>`.
 
-const READ = 'backups:read';
-const WRITE = 'backups:write';
+// One grant for every backup operation, held by ADMIN only unless given on purpose: a
+// backup holds every password hash and the token signing key, so whoever can list and
+// download backups can make themselves an administrator. Its description says so.
+const ADMIN = 'backups:admin';
 const BASE = '/v1/backups';
 export const backupIndexLinks = { 'backup-index': `${BASE}/index` };
 
@@ -43,13 +45,14 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
   };
   const routes: Route[] = [
     {
-      method: 'POST', path: BASE, body: 'none', grant: WRITE, link: 'backups-create',
+      method: 'POST', path: BASE, body: 'none', grant: ADMIN, link: 'backups-create',
       summary: `Take an online backup of the database (kept in the data directory; the newest ${keep} are kept).`,
       handler: async (ctx) => {
         let backup: BackupFile;
         try {
           backup = await takeBackup(db, dir, keep, nativeBinding);
         } catch (err) {
+          if (err instanceof DomainError) throw err; // refused (one is being taken), not failed
           // Recorded (and raised as an alarm) before the request fails.
           work.run(() => work.emit({ type: 'backup.failed', key: 'backup', data: { error: (err as Error).message } }));
           throw err;
@@ -59,12 +62,12 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       },
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'backups-findall',
+      method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall',
       summary: 'The backups on the box, newest first: online ones, and those kept before migrations and restores.',
       handler: (ctx) => ok(listBackups(dir).map((b) => vo(ctx, b))),
     },
     {
-      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'backups-download',
+      method: 'GET', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-download',
       summary: 'Download a backup (an SQLite database file).',
       handler: (ctx) => {
         const name = ctx.param('name');
@@ -79,7 +82,7 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{name}`, grant: WRITE, link: 'backups-delete',
+      method: 'DELETE', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-delete',
       summary: 'Delete a backup.',
       handler: (ctx) => {
         const name = ctx.param('name');
@@ -89,7 +92,7 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       },
     },
   ];
-  return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the backup operations.'), ...routes];
+  return [indexRoute(`${BASE}/index`, ADMIN, routes, 'Links of the backup operations.'), ...routes];
 }
 
 /** The backups module as the composition root plugs it in. */
