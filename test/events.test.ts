@@ -35,7 +35,7 @@ describe('GET /v1/events', () => {
     const { stream, response } = await open();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
-    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('cache-control')).toBe('no-store');
 
     expect((await wms.post('/v1/locations', { locationId: 'EVNT/0001/0000/0000/0000', locationGroupName: 'WAREHOUSE' })).status).toBe(201);
     const events = await stream.until(named('location.created'));

@@ -3,8 +3,26 @@ import { parseIso } from './time.ts';
 
 // zod building blocks shared by every module's schema.ts.
 
-/** A business name or key: trimmed, non-empty, bounded. */
-export const name = (max = 255) => z.string().trim().min(1, 'must not be empty').max(max);
+/** Control characters (NUL, ESC, …) and format characters (bidi overrides, zero-width characters, …). */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
+/** A UTF-16 surrogate without its partner: JSON can carry one (`"\ud800"`), UTF-8 cannot store it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * A business name or key, one rule for all of them: trimmed, non-empty, bounded, only
+ * printable characters (a NUL or a bidi override in a group name shows one thing and
+ * is another), no lone surrogate (it would be stored as U+FFFD and read back as a
+ * different name), and in Unicode NFC, so that "é" typed two ways is one name.
+ */
+export const name = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max)
+    .refine((v) => !LONE_SURROGATE.test(v), 'must be valid Unicode (a lone surrogate is not)')
+    .refine((v) => !UNPRINTABLE.test(v), 'must not contain control or format characters (NUL, line breaks, bidi overrides, zero-width characters)')
+    .transform((v) => v.normalize('NFC'));
 
 /** Free text, optional. */
 export const text = (max = 1024) => z.string().max(max);

@@ -29,6 +29,8 @@ export interface RequestContextInit {
   accept: readonly string[];
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * What a handler sees of a request: parameters, the caller, and the body parsed and
  * validated on demand. Handlers never touch the node:http objects.
@@ -102,11 +104,23 @@ export class RequestContext {
   fields(): unknown {
     const raw = this.rawBody;
     if (!raw || raw.length === 0) return undefined;
+    // Bytes that are not UTF-8 would be read as U+FFFD and stored as something the client
+    // never sent: refused instead.
+    let text: string;
+    try {
+      text = UTF8.decode(raw);
+    } catch {
+      throw new ServerDeclined(400, 'Request body is not valid UTF-8');
+    }
     if (this.contentType === 'application/x-www-form-urlencoded') {
-      return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+      const form = new URLSearchParams(text);
+      if (text.includes('%') && [...form].some(([k, v]) => k.includes('\uFFFD') || v.includes('\uFFFD'))) {
+        throw new ServerDeclined(400, 'Request body has a percent-encoding that is not UTF-8');
+      }
+      return Object.fromEntries(form);
     }
     try {
-      return JSON.parse(raw.toString('utf8'));
+      return JSON.parse(text);
     } catch (err) {
       throw new ServerDeclined(400, `Malformed JSON in request body: ${(err as Error).message}`);
     }

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { asActor, type Actor } from '../core/actor.ts';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
@@ -57,11 +58,66 @@ const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
  * authorisation, body limits, and the one place where errors become the spec's bodies.
  */
 export function createHttpServer(options: HttpOptions): http.Server {
-  const server = http.createServer((req, res) => new Exchange(options, req, res).start());
+  // Timeouts are checked at this interval (Node's default, 30 s, would let a request
+  // that should be cut off after its timeout linger up to 30 s longer).
+  const checkEveryMs = Math.min(1000, options.requestTimeoutMs);
+  const server = http.createServer({ connectionsCheckingInterval: checkEveryMs }, (req, res) => new Exchange(options, req, res).start());
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => declineUnparsed(options, err, socket));
   return server;
 }
+
+/**
+ * Node's HTTP parser refuses some requests before any handler sees them (an unknown
+ * method, a duplicate Content-Length, a header section over 16 KiB, a request that took
+ * longer than the request timeout); left to Node, they get a bare status line. They get
+ * the server-declined body and a request id like every other refusal. A client that
+ * went away gets nothing (a debug line).
+ */
+function declineUnparsed(options: HttpOptions, err: NodeJS.ErrnoException, socket: Duplex): void {
+  const status = PARSER_STATUS[err.code ?? ''] ?? 400;
+  // Reset, or ended in the middle of a request: nobody is left to read an answer.
+  if (err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
+    options.log.debug({ code: err.code }, 'client went away');
+    socket.destroy();
+    return;
+  }
+  const requestId = newRequestId();
+  const message = PARSER_MESSAGE[err.code ?? ''] ?? `Malformed HTTP request (${err.code ?? err.message})`;
+  options.log.debug({ requestId, status, code: err.code }, message);
+  const body = JSON.stringify(serverDeclinedBody(status, message, '', requestId));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
+      `${SAFETY_HEADERS_TEXT}Connection: close\r\n\r\n${body}`,
+  );
+}
+
+const PARSER_STATUS: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_INVALID_METHOD: 501,
+};
+const PARSER_MESSAGE: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'Request header section is larger than 16 KiB',
+  ERR_HTTP_REQUEST_TIMEOUT: 'Request not complete within the request timeout',
+  HPE_INVALID_METHOD: 'Unknown HTTP method',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length given twice or together with Transfer-Encoding',
+  HPE_INVALID_CONTENT_LENGTH: 'Invalid Content-Length',
+  HPE_INVALID_TRANSFER_ENCODING: 'Invalid Transfer-Encoding',
+};
+
+/**
+ * On every reply: no MIME sniffing (a JSON body is never run as a page), and no caching
+ * of API replies anywhere between the box and the browser (they hold warehouse state
+ * and sometimes tokens).
+ */
+const SAFETY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+const SAFETY_HEADERS_TEXT = Object.entries(SAFETY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+
+/** The client closed its connection before its request body arrived: nobody to answer, nothing failed. */
+class ClientGone extends Error {}
 
 /**
  * One request from arrival to reply. The common path (cached token, synchronous
@@ -98,7 +154,7 @@ class Exchange {
     const q = url.indexOf('?');
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.rawQuery = q < 0 ? '' : url.slice(q + 1);
-    this.headers = { 'X-Request-Id': this.requestId, Vary: VARY };
+    this.headers = { 'X-Request-Id': this.requestId, Vary: VARY, ...SAFETY_HEADERS };
     this.originAllowed = applyCors(options, req, this.headers);
   }
 
@@ -231,7 +287,6 @@ function send(
   Object.assign(headers, reply.headers);
   if (reply.stream) {
     headers['Content-Type'] = reply.type ?? 'text/event-stream';
-    headers['Cache-Control'] = 'no-cache';
     res.writeHead(reply.status, headers);
     reply.stream(res);
     return;
@@ -275,6 +330,11 @@ function sendError(
   let type: string;
   // Refusals of the caller's identity are refusals before processing.
   if (err instanceof AuthenticationError) err = new ServerDeclined(401, err.message);
+  if (err instanceof ClientGone) {
+    options.log.debug({ requestId, method: req.method, path: rawPath }, err.message);
+    res.destroy();
+    return 499;
+  }
   if (err instanceof DomainError) {
     status = err.status;
     body = apiDeclinedBody(err, options.messageKeys);
@@ -378,6 +438,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (declared > limit) {
     return Promise.reject(new ServerDeclined(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
   }
+  // Gone already while its token was being checked: its 'close' will not come again.
+  if (req.destroyed && !req.complete) return Promise.reject(new ClientGone('client went away before its request body arrived'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -392,7 +454,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on('data', onData);
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('error', (err) => reject(new ClientGone(`client went away before its request body arrived (${err.message})`)));
+    req.once('close', () => {
+      if (!req.complete) reject(new ClientGone('client went away before its request body arrived'));
+    });
   });
 }
 

@@ -36,7 +36,7 @@ export const newUser = z.object({
 });
 
 /** `PUT /users`: the user with its pKey; absent fields keep their values, a password is never taken here. */
-export const userUpdate = newUser.omit({ password: true }).extend({ pKey: name(), ol: ol.optional() });
+export const userUpdate = newUser.omit({ password: true }).extend({ pKey: name(), ol: ol.optional(), username: username.optional() });
 
 /** `POST /users/{pKey}/password`. */
 export const passwordChange = z.object({ password });
@@ -53,7 +53,8 @@ export const newRole = z.object({
   users: z.array(userRef).optional(),
 });
 
-export const roleUpdate = newRole.extend({ pKey: name(), ol: ol.optional() });
+/** `PUT /roles`: the role with its pKey; absent fields keep their values, grants and users are replaced when given. */
+export const roleUpdate = newRole.extend({ pKey: name(), ol: ol.optional(), name: name(64).optional() });
 
 /** `POST /grants`. */
 export const newGrant = z.object({ name: name(128), description: text().nullable().optional() });

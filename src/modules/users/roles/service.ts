@@ -42,7 +42,7 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
       });
     }
   }
-  function assign(pk: string, input: RoleInput) {
+  function assign(pk: string, input: Pick<RoleInput, 'grants' | 'users'>) {
     if (input.grants) store.setGrants(pk, input.grants.map((g) => grants.byName(g).pk));
     if (input.users) store.setUsers(pk, input.users.map(resolveUser));
   }
@@ -69,28 +69,29 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
     },
 
     /** Replaces name, description and flag; grants and users when the request names them. */
-    update(pKey: string, input: RoleInput & { ol?: number | undefined }): Role {
+    update(pKey: string, input: Omit<RoleInput, 'name'> & { name?: string | undefined; ol?: number | undefined }): Role {
       return work.run(() => {
         const current = byPKey(pKey);
         requireMutable(current);
         checkVersion('Role', current, input.ol);
-        requireUnique(input.name, current.pk);
+        const name = input.name ?? current.name;
+        requireUnique(name, current.pk);
         store.update(
           current.pk,
           {
-            name: input.name,
+            name,
             description: input.description === undefined ? current.description : input.description,
             immutable: input.immutable ?? current.immutable,
           },
           nowIso(),
         );
         assign(current.pk, input);
-        changed('role.changed', { pk: pKey, name: input.name });
-        if (current.name !== input.name) {
+        changed('role.changed', { pk: pKey, name });
+        if (current.name !== name) {
           work.emit({
             type: 'role.renamed',
-            key: input.name,
-            data: { pKey, from: current.name, to: input.name },
+            key: name,
+            data: { pKey, from: current.name, to: name },
             refs: [{ kind: 'role', key: current.name }],
           });
         }

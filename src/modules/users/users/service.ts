@@ -151,16 +151,17 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     },
 
     /** Changes the fields the request carries; absent ones keep their values. */
-    update(pKey: string, input: Omit<UserInput, 'password'> & { ol?: number | undefined }): User {
+    update(pKey: string, input: Omit<UserInput, 'password' | 'username'> & { username?: string | undefined; ol?: number | undefined }): User {
       checkEmails(input.emailAddresses);
       return work.run(() => {
         const current = byPKey(pKey);
         checkVersion('User', current, input.ol);
-        requireUnique(input.username, current.pk);
+        const username = input.username ?? current.username;
+        requireUnique(username, current.pk);
         store.update(
           current.pk,
           {
-            username: input.username,
+            username,
             externalUser: input.externalUser ?? current.externalUser,
             locked: input.locked ?? current.locked,
             enabled: input.enabled ?? current.enabled,
