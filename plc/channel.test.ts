@@ -506,6 +506,49 @@ describe('connections of a tcp-server channel', () => {
   });
 });
 
+describe('who may connect', () => {
+  it('idle connections never lock the PLC out: the oldest one that sent nothing gives way to the newest', async () => {
+    const { channel, port } = await serverChannel();
+    // A stray client and a port scanner: four connections that never send a telegram.
+    const idle = await Promise.all(Array.from({ length: 4 }, () => RawClient.connect(port)));
+    for (const c of idle) cleanup.add(() => c.close());
+    await waitFor(() => channel.snapshot().connections === 4, 3000, 'four idle connections');
+    // The PLC connects and speaks at once: it gets in, and its REQ_ is answered.
+    const sim = await simulator(port);
+    const res = await sim.request(REQ);
+    expect(res.targetLocation).toBe(NEXT);
+    expect(channel.state).toBe('ONLINE');
+    expect(channel.counters.gaveWay).toBeGreaterThanOrEqual(1);
+    await idle[1]!.whenClosed();
+    // Reconnecting again and again keeps working too.
+    for (let i = 0; i < 3; i++) {
+      await sim.reconnect();
+      expect((await sim.request(REQ)).targetLocation).toBe(NEXT);
+    }
+    expect(channel.state).toBe('ONLINE');
+  });
+
+  it('allowFrom: a peer outside the list is closed at once, counted, and logged once', async () => {
+    const { channel, lines, port } = await serverChannel({ allowFrom: ['10.99.0.0/16', 'fd00::/8'] });
+    for (let i = 0; i < 3; i++) {
+      const stray = await RawClient.connect(port);
+      cleanup.add(() => stray.close());
+      await stray.whenClosed();
+    }
+    expect(channel.counters.refusedPeers).toBe(3);
+    expect(channel.counters.connections).toBe(0);
+    expect(channel.state).toBe('WAITING');
+    expect(lines().filter((l) => /not in allowFrom/.test(l.msg))).toHaveLength(1);
+  });
+
+  it('allowFrom: a peer in the list (an IPv4 range) connects and is answered', async () => {
+    const { channel, port } = await serverChannel({ allowFrom: ['127.0.0.0/8'] });
+    const sim = await simulator(port);
+    expect((await sim.request(REQ)).targetLocation).toBe(NEXT);
+    expect(channel.counters.refusedPeers).toBe(0);
+  });
+});
+
 describe('state machine', () => {
   it('LINKED → ONLINE → STALE (idle) → ONLINE → STALE → CLOSED (stale) → WAITING', async () => {
     const { channel, trail, lines, port } = await serverChannel({ idleTimeoutMs: 150, staleTimeoutMs: 1000 });

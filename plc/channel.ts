@@ -26,6 +26,7 @@ import { createFramer, encodeFrame, type EncodeFrameOptions, type Framer } from 
 import type { Connection, Link, LinkContext } from './link/link.ts';
 import { SerialLink } from './link/serial.ts';
 import { TcpClientLink } from './link/tcp-client.ts';
+import { AllowList } from './link/allow-list.ts';
 import { TcpServerLink } from './link/tcp-server.ts';
 import {
   ERR_CODES, checkAddress, decode, encode, errorTelegram, osipOptions, replyHeader,
@@ -65,6 +66,10 @@ export interface ChannelCounters {
   warnings: number;
   connections: number;
   superseded: number;
+  /** Connections from addresses not in allowFrom, closed at once. */
+  refusedPeers: number;
+  /** Connections that had sent no valid telegram, closed to make room for a newer one. */
+  gaveWay: number;
   /** Entries into each state. */
   stateChanges: Record<ChannelState, number>;
 }
@@ -193,6 +198,8 @@ const zeroCounters = (): ChannelCounters => ({
   warnings: 0,
   connections: 0,
   superseded: 0,
+  refusedPeers: 0,
+  gaveWay: 0,
   stateChanges: Object.fromEntries(CHANNEL_STATES.map((s) => [s, 0])) as Record<ChannelState, number>,
 });
 
@@ -313,7 +320,16 @@ export class Channel extends EventEmitter<ChannelEvents> {
     const c = this.config;
     const backoff = this.backoffMs ? { backoffMs: this.backoffMs } : {};
     this.link =
-      c.transport === 'tcp-server' ? new TcpServerLink({ host: c.host!, port: c.port! }, context)
+      c.transport === 'tcp-server'
+        ? new TcpServerLink(
+          {
+            host: c.host!,
+            port: c.port!,
+            allowFrom: c.allowFrom ? new AllowList(c.allowFrom) : undefined,
+            refused: () => this.counters.refusedPeers++,
+          },
+          context,
+        )
       : c.transport === 'tcp-client' ? new TcpClientLink({ host: c.host!, port: c.port!, ...backoff }, context)
       : new SerialLink({ device: c.device!, baudRate: c.baudRate, ...backoff }, context);
     this.setState('WAITING', this.link.endpoint);
@@ -373,11 +389,13 @@ export class Channel extends EventEmitter<ChannelEvents> {
       overflows: [],
     };
     if (serverSide && this.current) {
-      const waiting = [...this.peers.values()].filter((p) => p !== this.current);
+      // The newest connection always gets in: the oldest one that has not yet sent a
+      // valid telegram gives way. Idle connections (a stray client, a port scan) can then
+      // never lock the PLC out; refusing the newcomer instead would let four of them do it.
+      const waiting = [...this.peers.values()].filter((p) => p !== this.current && !p.bound);
       if (waiting.length >= MAX_CANDIDATES) {
-        this.log.warn({ remote: conn.peer, connection: conn.id }, 'connection refused: too many connections waiting for a first telegram');
-        conn.close('too many connections');
-        return;
+        this.counters.gaveWay++;
+        this.dropPeer(waiting[0]!, 'gave way to a newer connection (no valid telegram yet)');
       }
       this.peers.set(conn, peer);
       this.log.info({ remote: conn.peer, connection: conn.id, active: this.current.conn.id }, 'second connection; it supersedes the active one on its first valid telegram');

@@ -106,6 +106,10 @@ describe('plc config', () => {
       [[{ name: 'CNV01', port: 1, errorRepliesPerSecond: -1 }], 'plc.channels.0.errorRepliesPerSecond'],
       [[{ name: 'CNV01', port: 1, framing: 'fixed', terminator: 'LF' }], 'plc.channels.0.terminator (from WMS_PLC_CHANNELS): applies to line framing only'],
       [{ name: 'CNV01', port: 1 }, 'plc.channels (from WMS_PLC_CHANNELS)'],
+      [[{ name: 'CNV01', port: 1, allowFrom: ['10.0.0.300'] }], 'plc.channels.0.allowFrom.0 (from WMS_PLC_CHANNELS): [10.0.0.300] is not an IPv4 or IPv6 address'],
+      [[{ name: 'CNV01', port: 1, allowFrom: ['10.0.0.0/33'] }], 'plc.channels.0.allowFrom.0 (from WMS_PLC_CHANNELS): [10.0.0.0/33]: the prefix length must be 0-32'],
+      [[{ name: 'CNV01', port: 1, allowFrom: [] }], 'plc.channels.0.allowFrom (from WMS_PLC_CHANNELS): name at least one address'],
+      [[{ name: 'CNV01', transport: 'serial', device: '/dev/ttyS0', allowFrom: ['10.0.0.1'] }], 'plc.channels.0.allowFrom (from WMS_PLC_CHANNELS): applies to transport tcp-server only'],
     ];
     for (const [channels, named] of cases) {
       expect(configError(() => load(channels)), JSON.stringify(channels)).toContain(`invalid config ${named}`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COORDINATE_RULE, parseCoordinate } from '../src/modules/common/locations/coordinate.ts';
+import { allowEntryProblem } from './link/allow-list.ts';
 
 // The `plc` section of the configuration (plc-osip.md §B2, §B3, §B9): our host name,
 // the time zone of telegram dates, and one entry per PLC channel. src/config.ts holds
@@ -33,6 +34,18 @@ const channelFields = z.strictObject({
   host: z.string().min(1).optional(),
   /** tcp-server: the port to listen on (0 picks a free one, for tests); tcp-client: the PLC's port. */
   port: z.number().int().min(0).max(65535).optional(),
+  /**
+   * tcp-server: the addresses (`10.0.5.20`) and CIDR ranges (`10.0.5.0/24`, IPv6 too) that
+   * may connect; others are closed at once, counted and logged once. Unset: anyone that
+   * reaches the port (OSIP has no authentication: keep the port on the conveyor network).
+   */
+  allowFrom: z
+    .array(z.string().superRefine((entry, ctx) => {
+      const problem = allowEntryProblem(entry);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }))
+    .min(1, 'name at least one address, or leave allowFrom out')
+    .optional(),
   /** serial: the device, e.g. /dev/ttyUSB0 or a /dev/serial/by-id/… name. */
   device: z.string().min(1).optional(),
   /** serial: 8N1 at this rate. At 9600 a 162-byte telegram alone takes 169 ms (§B2.2). */
@@ -84,6 +97,9 @@ export const channelSchema = channelFields
       ctx.addIssue({ code: 'custom', path: ['port'], message: 'a tcp-client needs the PLC\'s port, not 0' });
     }
     if (c.transport === 'serial') need('device', 'for transport serial');
+    if (c.allowFrom && c.transport !== 'tcp-server') {
+      ctx.addIssue({ code: 'custom', path: ['allowFrom'], message: 'applies to transport tcp-server only (the appliance dials or opens the others)' });
+    }
     if (c.staleTimeoutMs <= c.idleTimeoutMs) {
       ctx.addIssue({ code: 'custom', path: ['staleTimeoutMs'], message: `must be longer than idleTimeoutMs (${c.idleTimeoutMs})` });
     }

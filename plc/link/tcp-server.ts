@@ -4,6 +4,7 @@
 // one) is the channel's decision, since only it reads telegrams.
 
 import net, { type AddressInfo } from 'node:net';
+import type { AllowList } from './allow-list.ts';
 import { connectionId, hostPort, type Connection, type Link, type LinkContext } from './link.ts';
 
 export interface TcpServerOptions {
@@ -13,6 +14,10 @@ export interface TcpServerOptions {
   keepAliveMs?: number;
   /** Sockets held at once; more are refused (default 8: the PLC, its reconnect, a stray client or two). */
   maxConnections?: number;
+  /** Peers that may connect; others are closed at once. Undefined: anyone. */
+  allowFrom?: AllowList | undefined;
+  /** A peer not in `allowFrom` was turned away (its address). */
+  refused?: ((address: string) => void) | undefined;
 }
 
 /** An accepted or dialled socket as a Connection (also used by tcp-client). */
@@ -65,7 +70,9 @@ export class SocketConnection implements Connection {
 }
 
 export class TcpServerLink implements Link {
-  private readonly options: Required<TcpServerOptions>;
+  private readonly options: Required<Omit<TcpServerOptions, 'allowFrom' | 'refused'>> & Pick<TcpServerOptions, 'allowFrom' | 'refused'>;
+  /** Addresses refused so far, logged once each (bounded: a scan of the subnet does not grow it for ever). */
+  private readonly refusedLogged = new Set<string>();
   private readonly context: LinkContext;
   private readonly server: net.Server;
   private readonly connections = new Set<SocketConnection>();
@@ -109,6 +116,16 @@ export class TcpServerLink implements Link {
   }
 
   private accept(socket: net.Socket): void {
+    const remote = socket.remoteAddress ?? 'unknown';
+    if (this.options.allowFrom && !this.options.allowFrom.allows(socket.remoteAddress)) {
+      socket.destroy();
+      this.options.refused?.(remote);
+      if (!this.refusedLogged.has(remote) && this.refusedLogged.size < 1000) {
+        this.refusedLogged.add(remote);
+        this.context.log.warn({ remote }, 'connection refused: the address is not in allowFrom (further ones from it are counted, not logged)');
+      }
+      return;
+    }
     const conn = new SocketConnection(socket, this.context, this.options.keepAliveMs);
     this.connections.add(conn);
     socket.on('close', () => this.connections.delete(conn));
