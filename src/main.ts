@@ -1,3 +1,4 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -217,14 +218,13 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     if (seeded.adminReset) {
       log.warn({ username: 'admin' }, 'user admin restored from the command line: unlocked, enabled, role ADMIN, new password');
     } else if (seeded.generatedPassword) {
-      log.warn(
-        { username: 'admin', password: seeded.generatedPassword },
-        'first start: generated the password of user admin; it is shown this once, change it after the first login',
-      );
+      const file = writeInitialPassword(dataDir, seeded.generatedPassword);
+      log.warn({ username: 'admin', file }, `first start: generated the password of user admin and wrote it to ${file} (readable by this user only); log in, change it, and the file is removed`);
     } else if (seeded.adminCreated) {
       log.info({ username: 'admin' }, 'first start: user admin created with the password from WMS_ADMIN_PASSWORD');
     }
 
+    forgetInitialPasswordOnChange(dataDir, work.bus, log);
     const server = createHttpServer({
       router,
       authenticate: (authorization) => users.authenticate(authorization),
@@ -313,8 +313,37 @@ function closeServer(server: Server): Promise<void> {
 }
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+/**
+ * The first admin's generated password goes to a file only the appliance's user can
+ * read, not into the log: logs are shipped, kept and read by more people than the box.
+ */
+const INITIAL_PASSWORD_FILE = 'initial-admin-password';
+
+function writeInitialPassword(dataDir: string, password: string): string {
+  const file = path.join(dataDir, INITIAL_PASSWORD_FILE);
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return file;
+}
+
+/** Once admin's password is changed, the generated one is worthless: its file goes. */
+function forgetInitialPasswordOnChange(dataDir: string, bus: EventBus, log: Logger): void {
+  const file = path.join(dataDir, INITIAL_PASSWORD_FILE);
+  if (!existsSync(file)) return;
+  const off = bus.on('user.passwordChanged', (event) => {
+    if (event.data.username !== 'admin') return;
+    rmSync(file, { force: true });
+    off();
+    log.info({ file }, 'the password of user admin was changed; the generated one is removed');
+  });
+}
+
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      // Say what to do, not only what happened: an installer's next step is another port.
+      if (err.code === 'EADDRINUSE') err.message = `another program already listens on ${host}:${port}; choose another port with --port N (or WMS_PORT, server.port in wms.config.json)`;
+      if (err.code === 'EACCES') err.message = `no permission to listen on ${host}:${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another with --port N`;
+      reject(err);
+    });
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve(server.address() as AddressInfo);
