@@ -339,8 +339,13 @@ export class Channel extends EventEmitter<ChannelEvents> {
   /** Closes the link and every connection; queued telegrams are dropped. */
   async stop(): Promise<void> {
     if (this.stopped) return;
-    this.stopped = true;
     if (this.drain) clearImmediate(this.drain);
+    this.drain = undefined;
+    // What has arrived is answered before the link closes (a stop is not a crash: the
+    // PLC should not have to resend what it already sent). Bounded: nothing is read
+    // once `stopped` is set, and the queue holds only what came before.
+    while (this.queue.length > 0 && this.handler) this.processBatch(this.queue.splice(0, MAX_BATCH));
+    this.stopped = true;
     this.queue.length = 0;
     this.clearIdle();
     for (const peer of this.peers.values()) if (peer.bindTimer) clearTimeout(peer.bindTimer);

@@ -286,11 +286,19 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       routes,
       close() {
         closing ??= (async () => {
-          // Modules in reverse: the PLC first, open event streams before the server
-          // (they would keep it waiting for ever).
+          // No new connections from here on; requests under way go on.
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          // Modules in reverse: the PLC first (it answers what it has read, then closes
+          // its links), open event streams before the server (they would keep it
+          // waiting for ever).
           await stopModules();
-          await closeServer(server);
+          const cut = await drain(server, closed, STOP_DRAIN_MS);
+          if (cut > 0) log.warn({ connections: cut, waitedMs: STOP_DRAIN_MS }, 'requests still under way at stop were cut off');
           await logs.close();
+          // Everything committed is folded into the database file: the next start (or a
+          // copy of the data directory) needs no WAL.
+          db.pragma('wal_checkpoint(TRUNCATE)');
           db.close();
           log.info('appliance stopped');
           log.flush();
@@ -302,6 +310,30 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     await logStore?.close();
     db.close();
     throw err;
+  }
+}
+
+/** How long a stop waits for requests under way before it cuts them off. */
+const STOP_DRAIN_MS = 10_000;
+
+/**
+ * Waits until the closed server's requests are answered (`closed`), at most `ms`; then
+ * cuts the connections left. Returns how many it cut.
+ */
+async function drain(server: Server, closed: Promise<void>, ms: number): Promise<number> {
+  // Keep-alive connections that finished their request go now, not at their timeout.
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    if ((await Promise.race([closed, late])) !== 'late') return 0;
+    const count = await new Promise<number>((resolve) => server.getConnections((_err, n) => resolve(n)));
+    server.closeAllConnections();
+    await closed;
+    return count;
+  } finally {
+    clearInterval(idle);
+    clearTimeout(timer);
   }
 }
 

@@ -90,7 +90,7 @@ export class TcpClientLink implements Link {
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
     const socket = this.socket;
-    if (this.current) this.current.destroy('stopped');
+    if (this.current) this.current.close('stopped'); // FIN after the replies already written
     else socket?.destroy();
     if (socket && !socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
   }

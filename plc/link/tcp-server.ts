@@ -133,7 +133,9 @@ export class TcpServerLink implements Link {
   }
 
   stop(): Promise<void> {
-    for (const conn of this.connections) conn.destroy('stopped');
+    // FIN after the replies already written (a stop answers what it has read first); a
+    // peer that does not close its side is cut off a second later.
+    for (const conn of this.connections) conn.close('stopped');
     return new Promise((resolve) => {
       if (!this.server.listening) return resolve();
       this.server.close(() => resolve());
