@@ -27,6 +27,15 @@ export const configSchema = z.strictObject({
       corsOrigins: z.array(z.string().min(1)).default(['*']),
       /** A request that has not been answered after this long is cut off. */
       requestTimeoutMs: z.number().int().min(1000).default(30_000),
+      /** `/metrics` without a token, for a scraper on a closed network; else it needs the grant `metrics:read`. */
+      metricsPublic: z.boolean().default(false),
+      /** HTTPS: PEM files of the certificate (chain) and its private key; both or neither. */
+      tls: z
+        .strictObject({
+          cert: z.string().min(1),
+          key: z.string().min(1),
+        })
+        .optional(),
     })
     .prefault({}),
   storage: z

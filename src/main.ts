@@ -1,4 +1,5 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -208,7 +209,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const indexLinks = Object.assign({}, ...modules.map((m) => m.indexLinks ?? {})) as Record<string, string>;
     const metrics = new HttpMetrics();
     const routes: Route[] = [
-      ...systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes: () => routes }),
+      ...systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes: () => routes, metricsPublic: config.server.metricsPublic }),
       ...modules.flatMap((m) => m.routes),
     ];
     const router = new Router(routes);
@@ -223,8 +224,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     } else if (seeded.adminCreated) {
       log.info({ username: 'admin' }, 'first start: user admin created with the password from WMS_ADMIN_PASSWORD');
     }
-
     forgetInitialPasswordOnChange(dataDir, work.bus, log);
+
     const server = createHttpServer({
       router,
       authenticate: (authorization) => users.authenticate(authorization),
@@ -236,10 +237,12 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       messageKeys: config.api.messageKeys,
       requestTimeoutMs: config.server.requestTimeoutMs,
       metrics,
+      tls: readTls(config.server.tls),
     });
     const address = await listen(server, config.server.port, config.server.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+    const scheme = config.server.tls ? 'https' : 'http';
+    const url = `${scheme}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
     const started: ModuleDescriptor[] = [];
     const stopModules = async () => {
       for (const module of started.reverse()) {
@@ -313,6 +316,26 @@ export async function startAppliance(config: Config, options: StartOptions = {})
   }
 }
 
+/** The certificate and key of `server.tls`, read once at start; a file that cannot be read stops the start naming it. */
+function readTls(tls: Config['server']['tls']): { cert: Buffer; key: Buffer } | undefined {
+  if (!tls) return undefined;
+  const read = (what: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new StartupError(`server.tls.${what}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  };
+  const cert = read('cert', tls.cert);
+  const key = read('key', tls.key);
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new StartupError(`server.tls: ${tls.cert} and ${tls.key} are not a PEM certificate and its private key (${(err as Error).message})`);
+  }
+  return { cert, key };
+}
+
 /** How long a stop waits for requests under way before it cuts them off. */
 const STOP_DRAIN_MS = 10_000;
 
@@ -344,7 +367,6 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
 /**
  * The first admin's generated password goes to a file only the appliance's user can
  * read, not into the log: logs are shipped, kept and read by more people than the box.
@@ -369,6 +391,7 @@ function forgetInitialPasswordOnChange(dataDir: string, bus: EventBus, log: Logg
   });
 }
 
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       // Say what to do, not only what happened: an installer's next step is another port.

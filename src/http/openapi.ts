@@ -1,97 +1,115 @@
 import { STATUS_CODES } from 'node:http';
-import { hrefTemplate, type Route } from './router.ts';
+import { HAL_JSON, JSON_TYPE } from './negotiation.ts';
+import { derivedOperationId, ERROR_RESPONSES, operationOf, tagOf, type Operation } from './openapi/operation.ts';
+import { ApiDeclinedSchema, IndexSchema, ServerDeclinedSchema } from './openapi/representation.ts';
+import { SchemaComponents } from './openapi/schemas.ts';
+import type { Route } from './router.ts';
 
-// The API description, generated from the route table, so it can never disagree
-// with what the router serves: every path and method, the query parameters that
-// select a route, the grant it needs (as an OAuth scope), its link name(s) and media
-// types. Bodies are described by the documents in docs/ and the spec.
+// The API description (OpenAPI 3.1), generated from the route table, so it can never
+// disagree with what the router serves: every path and method, the grant each needs
+// (as an OAuth scope), request and reply schemas from the routes' zod schemas and
+// representation schemas, the refusals each can give in the spec's error format, link
+// names. How routes that differ only by query become one operation: openapi/operation.ts.
 
-interface Operation {
-  operationId: string;
-  summary: string;
-  tags: string[];
-  parameters: { name: string; in: 'path' | 'query'; required: boolean; schema: { type: 'string' } }[];
-  security?: { bearer: string[] }[];
-  'x-link-names'?: string[];
-  'x-query-selects'?: string;
-  requestBody?: { required: boolean; content: Record<string, object> };
-  responses: Record<string, { description: string; content?: Record<string, object> }>;
+export interface ApiInfo {
+  version: string;
+  /** Base URL of the appliance as the client reached it. */
+  serverUrl: string;
 }
 
-const BODY_TYPES: Record<string, string> = {
-  json: 'application/json',
-  form: 'application/x-www-form-urlencoded',
-  octets: 'application/octet-stream',
-};
+type Document = ReturnType<typeof build>;
 
-/** The module a path belongs to, for grouping: `/v1/locations/…` → `locations`. */
-function tagOf(path: string): string {
-  const parts = path.split('/').filter((p) => p && !p.startsWith('{'));
-  const first = parts[0] === 'v1' ? parts[1] : parts[0];
-  return first === 'api' || first === 'ui' ? (parts[2] ?? first) : (first ?? 'system');
-}
+/** Built once per route table; only the server URL differs between requests. */
+const built = new WeakMap<readonly Route[], Document>();
 
-export function openApiDocument(routes: readonly Route[], info: { version: string; serverUrl: string }) {
-  const paths: Record<string, Record<string, Operation>> = {};
-  const seen = new Map<string, number>();
-  for (const route of routes) {
-    // Several routes share a path and method and differ by query: OpenAPI allows one
-    // operation per path and method, so each variant gets its path with the query.
-    const selects = route.query?.length ? `?${route.query.join('&')}` : '';
-    const key = route.path + selects;
-    paths[key] ??= {};
-    const links = route.link === undefined ? [] : typeof route.link === 'string' ? [route.link] : [...route.link];
-    const base = links[0] ?? `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`;
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    const kinds = route.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? [] : ['json']) : typeof route.body === 'string' ? [route.body] : [...route.body];
-    const requestTypes = kinds.filter((k) => k !== 'none').map((k) => BODY_TYPES[k]!);
-    const responseTypes = route.eventStream
-      ? ['text/event-stream']
-      : [...(route.vendorTypes ?? []), 'application/hal+json', 'application/json', ...(route.index ? ['application/xml'] : [])];
-    const operation: Operation = {
-      operationId: count === 0 ? base : `${base}-${count + 1}`,
-      summary: route.summary,
-      tags: [tagOf(route.path)],
-      parameters: [
-        ...pathParams.map((name) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' as const } })),
-        ...(route.query ?? []).map((q) => ({ name: q.split('=')[0]!, in: 'query' as const, required: true, schema: { type: 'string' as const } })),
-        ...(route.optionalQuery ?? []).map((name) => ({ name, in: 'query' as const, required: false, schema: { type: 'string' as const } })),
-      ],
-      responses: {
-        default: { description: 'The reply; errors carry the API-declined or server-declined body of spec Document 1.' },
-        ...Object.fromEntries(
-          [400, 401, 403, 404, 409].map((s) => [String(s), { description: STATUS_CODES[s] ?? String(s) }]),
-        ),
-      },
-    };
-    if (route.grant !== 'public') operation.security = [{ bearer: [route.grant] }];
-    if (links.length) operation['x-link-names'] = links;
-    if (selects) operation['x-query-selects'] = hrefTemplate(route);
-    if (requestTypes.length) {
-      operation.requestBody = { required: false, content: Object.fromEntries(requestTypes.map((t) => [t, {}])) };
-    }
-    operation.responses.default!.content = Object.fromEntries(responseTypes.map((t) => [t, {}]));
-    paths[key][route.method.toLowerCase()] = operation;
+export function openApiDocument(routes: readonly Route[], info: ApiInfo) {
+  let doc = built.get(routes);
+  if (!doc) {
+    doc = build(routes, info.version);
+    built.set(routes, doc);
   }
-  const grants = [...new Set(routes.map((r) => r.grant).filter((g) => g !== 'public'))].sort();
+  const { oauth2, ...schemes } = doc.components.securitySchemes;
   return {
-    openapi: '3.1.0',
+    ...doc,
+    servers: [{ url: info.serverUrl, description: 'This appliance, as the request reached it.' }],
+    components: {
+      ...doc.components,
+      securitySchemes: {
+        ...schemes,
+        oauth2: { ...oauth2, flows: { password: { ...oauth2.flows.password, tokenUrl: `${info.serverUrl}/oauth/token` } } },
+      },
+    },
+  };
+}
+
+function build(routes: readonly Route[], version: string) {
+  const components = new SchemaComponents();
+  // Named before the operations, so that they come first among the components.
+  components.convert(IndexSchema, 'output');
+  const errorSchemas = { api: components.convert(ApiDeclinedSchema, 'output'), server: components.convert(ServerDeclinedSchema, 'output') };
+
+  const groups = new Map<string, Route[]>();
+  for (const route of routes) {
+    const key = `${route.path} ${route.method}`;
+    groups.set(key, [...(groups.get(key) ?? []), route]);
+  }
+  const paths: Record<string, Record<string, Operation>> = {};
+  const ids = new Map<string, number>();
+  for (const variants of groups.values()) {
+    const first = variants[0]!;
+    const link = variants.length === 1 ? [first.link ?? []].flat()[0] : undefined;
+    const base = link ?? derivedOperationId(first);
+    const count = (ids.get(base) ?? 0) + 1;
+    ids.set(base, count);
+    (paths[first.path] ??= {})[first.method.toLowerCase()] = operationOf(variants, components, count === 1 ? base : `${base}-${count}`);
+  }
+
+  const grants = [...new Set(routes.map((r) => r.grant).filter((g) => g !== 'public'))].sort();
+  const tags = [...new Set(routes.map((r) => tagOf(r.path)))].sort();
+  return {
+    openapi: '3.1.0' as const,
     info: {
       title: 'Warehouse appliance API',
-      version: info.version,
-      description: 'Generated from the route table. Grants are OAuth scopes of the bearer token (POST /oauth/token).',
+      version,
+      description:
+        'The warehouse REST API of the appliance, generated from its route table. Every operation needs a grant, given as an OAuth scope: ' +
+        'a bearer token from POST /oauth/token (password flow) or an API key carries the grants of its roles. Start at the public GET /index, ' +
+        'whose links lead to every module index. Refusals carry one of the two error bodies: `ApiDeclined` (application/hal+json) from ' +
+        'validation and module rules, `ServerDeclined` (application/json) for requests refused before processing and failures.',
     },
-    servers: [{ url: info.serverUrl }],
+    servers: [] as { url: string; description: string }[],
+    tags: tags.map((name) => ({ name, description: `Operations under ${name}.` })),
+    paths,
     components: {
+      schemas: components.schemas,
+      responses: Object.fromEntries(
+        Object.entries(ERROR_RESPONSES).map(([status, name]) => [
+          name,
+          {
+            description: `${STATUS_CODES[Number(status)] ?? status}: the spec's error body.`,
+            content: { [HAL_JSON]: { schema: errorSchemas.api }, [JSON_TYPE]: { schema: errorSchemas.server } },
+          },
+        ]),
+      ),
       securitySchemes: {
+        oauth2: {
+          type: 'oauth2' as const,
+          description: 'Username and password for a token (grant_type=password); the grants of the user\'s roles are its scopes.',
+          flows: { password: { tokenUrl: '/oauth/token', scopes: Object.fromEntries(grants.map((g) => [g, `The grant ${g}.`])) } },
+        },
         bearer: {
-          type: 'oauth2',
-          flows: { password: { tokenUrl: `${info.serverUrl}/oauth/token`, scopes: Object.fromEntries(grants.map((g) => [g, g])) } },
+          type: 'http' as const,
+          scheme: 'bearer',
+          bearerFormat: 'JWT or API key',
+          description: 'Authorization: Bearer with a token from POST /oauth/token, or with an API key (POST /api-keys); the grants listed are needed.',
+        },
+        eventTicket: {
+          type: 'apiKey' as const,
+          in: 'query' as const,
+          name: 'ticket',
+          description: 'A single-use ticket from POST /v1/events/tickets (valid 60 s) that opens the event stream as the caller who took it.',
         },
       },
     },
-    paths,
   };
 }

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { RequestContext } from './context.ts';
 import { ServerDeclined } from './errors.ts';
 
@@ -58,8 +59,25 @@ export interface Route {
    * (a browser's EventSource cannot set headers); see POST /v1/events/tickets.
    */
   ticket?: boolean;
+  // What the API description (/openapi.json, src/http/openapi.ts) says of the route.
+  // None of these change how the route is served.
+  /** The request body: the zod schema the handler parses it with (its input form is described). */
+  requestSchema?: ApiSchema;
+  /** The query parameters as the handler parses them (`ctx.queryAs`), for their types. */
+  querySchema?: z.ZodType;
+  /** The JSON body of a successful reply: a zod schema of the representation, or a JSON Schema; `null`: a reply without body (a 204 never has one). */
+  responseSchema?: ApiSchema | null;
+  /** Statuses of a successful reply; default 200. */
+  status?: number | readonly number[];
+  /** Media type of a successful reply that is not JSON (an image, a file, metrics text). */
+  replyType?: string;
+  /** Refusals beyond those the description infers from the route (401/403, 400, 404): e.g. 409 for a version or uniqueness conflict. */
+  errors?: readonly number[];
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
+
+/** A schema for the API description: zod, or JSON Schema (draft 2020-12, as OpenAPI 3.1 speaks it). */
+export type ApiSchema = z.ZodType | { readonly [keyword: string]: unknown };
 
 interface QueryRequirement {
   name: string;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { asActor, type Actor } from '../core/actor.ts';
 import type { Logger } from '../core/log.ts';
@@ -43,6 +44,8 @@ export interface HttpOptions {
   requestTimeoutMs: number;
   /** Counts answered requests for /metrics. */
   metrics?: HttpMetrics | undefined;
+  /** HTTPS with this certificate chain and key (PEM); plain HTTP without. */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
 }
 
 const VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
@@ -61,7 +64,10 @@ export function createHttpServer(options: HttpOptions): http.Server {
   // Timeouts are checked at this interval (Node's default, 30 s, would let a request
   // that should be cut off after its timeout linger up to 30 s longer).
   const checkEveryMs = Math.min(1000, options.requestTimeoutMs);
-  const server = http.createServer({ connectionsCheckingInterval: checkEveryMs }, (req, res) => new Exchange(options, req, res).start());
+  const handle = (req: IncomingMessage, res: ServerResponse) => new Exchange(options, req, res).start();
+  const server: http.Server = options.tls
+    ? https.createServer({ connectionsCheckingInterval: checkEveryMs, cert: options.tls.cert, key: options.tls.key }, handle)
+    : http.createServer({ connectionsCheckingInterval: checkEveryMs }, handle);
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => declineUnparsed(options, err, socket));
@@ -464,7 +470,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 function baseUrl(options: HttpOptions, req: IncomingMessage): string {
   if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
   const host = req.headers.host;
-  return `http://${host && HOST.test(host) ? host : 'localhost'}`;
+  return `${options.tls ? 'https' : 'http'}://${host && HOST.test(host) ? host : 'localhost'}`;
 }
 
 /**

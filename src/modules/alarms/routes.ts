@@ -8,6 +8,7 @@ import type { Route } from '../../http/router.ts';
 import type { ModuleDescriptor } from '../module.ts';
 import type { AlarmService } from './service.ts';
 import { ALARM_STATES, type Alarm } from './store.ts';
+import { AlarmSchema } from './openapi.ts';
 
 // Alarms over HTTP (docs/events.md): the open ones (critical first, then the oldest),
 // the journal of cleared ones, acknowledge and shelve.
@@ -41,6 +42,7 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
   const routes: Route[] = [
     {
       method: 'GET', path: BASE, grant: READ, link: 'alarms-findall', optionalQuery: ['state', 'limit', 'after'],
+      querySchema: listQuery, responseSchema: z.array(AlarmSchema),
       summary:
         'Open alarms (state active and/or acknowledged; default both), critical first, then the oldest; state=cleared: the journal of cleared alarms, newest first, paged.',
       handler: (ctx) => {
@@ -54,12 +56,13 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/{id}`, grant: READ, link: 'alarms-findbyid',
+      method: 'GET', path: `${BASE}/{id}`, grant: READ, link: 'alarms-findbyid', responseSchema: AlarmSchema,
       summary: 'One alarm.',
       handler: (ctx) => ok(vo(ctx, alarms.byId(idOf(ctx)))),
     },
     {
       method: 'POST', path: `${BASE}/{id}/acknowledge`, grant: WRITE, link: 'alarm-acknowledge', body: ['json', 'none'],
+      requestSchema: acknowledgeBody, responseSchema: AlarmSchema, errors: [409],
       summary: 'Acknowledge an open alarm, with an optional comment; an alarm of a one-off event (an ERR_ without group, an order ONFAILURE) is cleared by it.',
       handler: (ctx) => {
         const id = idOf(ctx);
@@ -68,6 +71,7 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
     },
     {
       method: 'POST', path: `${BASE}/{id}/shelve`, grant: WRITE, link: 'alarm-shelve',
+      requestSchema: shelveBody, responseSchema: AlarmSchema, errors: [409],
       summary: 'Shelve an open alarm for {minutes} (1 to 10080), with an optional comment: it stays open but leaves the active views until then.',
       handler: (ctx) => {
         const id = idOf(ctx);

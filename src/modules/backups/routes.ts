@@ -8,6 +8,8 @@ import { DomainError, notFound } from '../../core/errors.ts';
 import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { BackupSchema } from './openapi.ts';
 
 // Online backups of the database over the API: take one while the appliance runs,
 // list them (with the copies kept before migrations and restores), download, delete.
@@ -45,7 +47,7 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
   };
   const routes: Route[] = [
     {
-      method: 'POST', path: BASE, body: 'none', grant: ADMIN, link: 'backups-create',
+      method: 'POST', path: BASE, body: 'none', grant: ADMIN, link: 'backups-create', responseSchema: BackupSchema, status: 201, errors: [409],
       summary: `Take an online backup of the database (kept in the data directory; the newest ${keep} are kept).`,
       handler: async (ctx) => {
         let backup: BackupFile;
@@ -62,12 +64,12 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       },
     },
     {
-      method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall',
+      method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall', responseSchema: z.array(BackupSchema),
       summary: 'The backups on the box, newest first: online ones, and those kept before migrations and restores.',
       handler: (ctx) => ok(listBackups(dir).map((b) => vo(ctx, b))),
     },
     {
-      method: 'GET', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-download',
+      method: 'GET', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-download', replyType: 'application/vnd.sqlite3',
       summary: 'Download a backup (an SQLite database file).',
       handler: (ctx) => {
         const name = ctx.param('name');
@@ -82,7 +84,7 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-delete',
+      method: 'DELETE', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-delete', status: 204,
       summary: 'Delete a backup.',
       handler: (ctx) => {
         const name = ctx.param('name');

@@ -7,6 +7,8 @@ import { expandTypes, type History } from './history.ts';
 import { historyQuery, streamQuery, unitHistoryQuery } from './schema.ts';
 import type { LiveStreams } from './streams.ts';
 import type { EventTickets } from './tickets.ts';
+import { z } from 'zod';
+import { EventSchema, TicketSchema, UnitHistoryEntrySchema } from './openapi.ts';
 
 // The event log over HTTP (docs/events.md):
 // - `GET /v1/events`: every committed change as Server-Sent Events, narrowed by
@@ -40,7 +42,7 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
   const routes: Route[] = [
     {
       method: 'GET', path: BASE, grant: READ, link: 'events-stream', optionalQuery: ['types', 'lastEventId', 'ticket'],
-      eventStream: true, ticket: true,
+      eventStream: true, ticket: true, querySchema: streamQuery,
       summary:
         'Server-Sent Events of every committed change (id = event id); Last-Event-ID (header or lastEventId) replays what was missed from the durable log. ' +
         'Authenticate with a bearer token, or with ?ticket= from POST /v1/events/tickets (browsers).',
@@ -58,13 +60,14 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
       },
     },
     {
-      method: 'POST', path: `${BASE}/tickets`, body: 'none', grant: READ, link: 'events-ticket',
+      method: 'POST', path: `${BASE}/tickets`, body: 'none', grant: READ, link: 'events-ticket', responseSchema: TicketSchema,
       summary: `A single-use ticket (valid 60 s) that opens the event stream as the caller: GET ${BASE}?ticket=… (browsers' EventSource cannot send Authorization).`,
       handler: (ctx) => ok(tickets.issue(ctx.caller)),
     },
     {
       method: 'GET', path: `${BASE}/history`, grant: READ, link: 'events-history',
       optionalQuery: ['types', 'subjectKind', 'subject', 'actor', 'from', 'to', 'limit', 'after'],
+      querySchema: historyQuery, responseSchema: z.array(EventSchema),
       summary:
         'Recorded events, oldest first, as pages (limit ≤ 1000, default 100; Link rel="next" while more exist): filter by types (names or prefix.*), ' +
         'subjectKind and subject (events about it, also those naming it), actor (name or kind:name), from/to (ISO times).',
@@ -77,6 +80,7 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
     {
       method: 'GET', path: '/v1/transport-units/{bk}/history', grant: 'transport-units:read', link: 'transport-unit-history',
       linkHref: '/v1/transport-units/{bk}/history?limit={limit}&after={after}',
+      querySchema: unitHistoryQuery, responseSchema: z.array(UnitHistoryEntrySchema),
       summary:
         'The trace of a transport unit by barcode: its events (created, moved, orders, movements, stock, locks) and the PLC telegrams that named it, ' +
         'oldest first, paged like the event history. Each entry says its source (event or telegram).',

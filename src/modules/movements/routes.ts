@@ -5,6 +5,8 @@ import type { Route } from '../../http/router.ts';
 import { completion, findAllQuery, movementPatch, newMovement, sourceQuery, unitQuery } from './schema.ts';
 import { isCompleted, type Movement, type MovementService } from './service.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { MovementSchema } from './openapi.ts';
 
 // Movements module (spec Document 3, "Movements"): `/v1/movements`, created under the
 // transport unit at `/v1/transport-units/{transportUnitBK}/movements`.
@@ -59,6 +61,7 @@ export function movementRoutes(movements: MovementService): Route[] {
   const routes: Route[] = [
     {
       method: 'POST', path: `${UNITS}/{transportUnitBK}/movements`, grant: WRITE, link: 'movement-create', vendorTypes: [TYPE],
+      requestSchema: newMovement, responseSchema: MovementSchema, status: 201, errors: [409],
       summary: 'Create a movement of the transport unit (sourceLocation, target required) in state INACTIVE.',
       handler: (ctx) => {
         const movement = movements.create(ctx.param('transportUnitBK'), ctx.body(newMovement));
@@ -66,12 +69,12 @@ export function movementRoutes(movements: MovementService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${UNITS}/{transportUnitBK}/movements/{pKey}`, grant: READ, vendorTypes: [TYPE],
+      method: 'GET', path: `${UNITS}/{transportUnitBK}/movements/{pKey}`, grant: READ, vendorTypes: [TYPE], responseSchema: MovementSchema,
       summary: 'A movement of the transport unit (the Location of a create).',
       handler: (ctx) => one(ctx, movements.byUnitAndPKey(ctx.param('transportUnitBK'), ctx.param('pKey'))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'movement-findAll', vendorTypes: [TYPE],
+      method: 'GET', path: BASE, grant: READ, link: 'movement-findAll', vendorTypes: [TYPE], responseSchema: z.array(MovementSchema),
       summary: 'All movements, oldest first (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
@@ -80,7 +83,7 @@ export function movementRoutes(movements: MovementService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['barcode'], optionalQuery: ['types', 'states'], grant: READ,
-      link: 'movement-findForTuAndTypesAndStates', vendorTypes: [TYPE],
+      link: 'movement-findForTuAndTypesAndStates', vendorTypes: [TYPE], querySchema: unitQuery, responseSchema: z.array(MovementSchema),
       summary: 'The movements of a transport unit of the given types and in the given states (comma-separated lists), oldest first.',
       handler: (ctx) => {
         const q = ctx.queryAs(unitQuery);
@@ -89,7 +92,7 @@ export function movementRoutes(movements: MovementService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['state'], optionalQuery: ['types', 'source'], grant: READ,
-      link: 'movement-findForStateAndTypesAndSource', vendorTypes: [TYPE],
+      link: 'movement-findForStateAndTypesAndSource', vendorTypes: [TYPE], querySchema: sourceQuery, responseSchema: z.array(MovementSchema),
       summary: 'Movements in the state(s), of the types, from the source location or from a location in the source group or below it; in work order.',
       handler: (ctx) => {
         const q = ctx.queryAs(sourceQuery);
@@ -97,22 +100,24 @@ export function movementRoutes(movements: MovementService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'movement-findByPKey', vendorTypes: [TYPE],
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'movement-findByPKey', vendorTypes: [TYPE], responseSchema: MovementSchema,
       summary: 'A movement by its persistent key.',
       handler: (ctx) => one(ctx, movements.byPKey(ctx.param('pKey'))),
     },
     {
       method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: 'movement-move', vendorTypes: [TYPE],
+      requestSchema: movementPatch, responseSchema: MovementSchema, errors: [409],
       summary: 'Change a movement (subset of its fields); state ACTIVE starts it, INACTIVE stops it.',
       handler: (ctx) => one(ctx, movements.modify(ctx.param('pKey'), ctx.body(movementPatch))),
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'movement-cancel', vendorTypes: [TYPE],
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'movement-cancel', vendorTypes: [TYPE], responseSchema: MovementSchema, errors: [409],
       summary: 'Cancel a movement that is not completed; 200 with the movement in state CANCELLED.',
       handler: (ctx) => one(ctx, movements.cancel(ctx.param('pKey'))),
     },
     {
       method: 'POST', path: `${BASE}/{pKey}/complete`, grant: WRITE, link: 'movement-complete', vendorTypes: [TYPE],
+      requestSchema: completion, responseSchema: MovementSchema, errors: [409],
       summary: 'Complete a movement: book its transport unit onto the target location given (or its own), state DONE.',
       handler: (ctx) => one(ctx, movements.complete(ctx.param('pKey'), ctx.body(completion))),
     },

@@ -17,6 +17,8 @@ import {
 import type { PreferenceService } from './service.ts';
 import type { Preference } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { PreferenceSchema } from './openapi.ts';
 
 // The media types of the spec are not of the `vendorType(module, resource)` shape
 // (module `core`, resources `preference` and `user-preference`): written out.
@@ -50,6 +52,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
   const ownerRoutes = (param: 'role' | 'module', scope: 'ROLE' | 'MODULE'): Route[] => [
     {
       method: 'GET', path: BASE, query: [param, 'key'], grant: READ, link: `${param}-preferences-findby${param}andkey`, vendorTypes: TYPES,
+      querySchema: ownerKeyQuery(param), responseSchema: PreferenceSchema,
       summary: `The ${param} preference with the key; 404 not.found when there is none.`,
       handler: (ctx) => {
         const q = ctx.queryAs(ownerKeyQuery(param)) as { key: string } & Record<string, string>;
@@ -58,6 +61,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: [param], grant: READ, link: `${param}-preferences-findby${param}`, vendorTypes: TYPES,
+      querySchema: ownerQuery(param), responseSchema: z.array(PreferenceSchema),
       summary: `The preferences of a ${param} (any name is accepted; an unknown one has none).`,
       handler: (ctx) => {
         const q = ctx.queryAs(ownerQuery(param)) as Record<string, string>;
@@ -68,22 +72,24 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'preferences-findbypkey', vendorTypes: TYPES,
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'preferences-findbypkey', vendorTypes: TYPES, responseSchema: PreferenceSchema,
       summary: "A preference by its persistent key; another user's user preference answers 403.",
       handler: (ctx) => one(ctx, preferences.byPKey(ctx.caller, ctx.param('pKey'))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'preferences-findall', vendorTypes: TYPES,
+      method: 'GET', path: BASE, grant: READ, link: 'preferences-findall', vendorTypes: TYPES, responseSchema: z.array(PreferenceSchema),
       summary: 'All preferences the caller may see: application, module and role preferences and their own user preferences.',
       handler: (ctx) => list(ctx, preferences.all(ctx.caller)),
     },
     {
       method: 'GET', path: BASE, query: ['scope'], grant: READ, link: 'preferences-findallofscope', vendorTypes: TYPES,
+      querySchema: scopeQuery, responseSchema: z.array(PreferenceSchema),
       summary: 'The preferences of a scope (APPLICATION, MODULE, ROLE); USER needs the user named (401 otherwise).',
       handler: (ctx) => list(ctx, preferences.ofScope(ctx.queryAs(scopeQuery).scope)),
     },
     {
       method: 'GET', path: BASE, query: ['scope', 'user'], grant: READ, vendorTypes: TYPES,
+      querySchema: scopeUserQuery, responseSchema: z.array(PreferenceSchema),
       summary: 'The user preferences of the caller, as scope=USER&user=<caller>.',
       handler: (ctx) => {
         const q = ctx.queryAs(scopeUserQuery);
@@ -92,6 +98,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['user', 'key'], grant: READ, link: 'user-preferences-findbyuserandkey', vendorTypes: TYPES,
+      querySchema: userKeyQuery, responseSchema: PreferenceSchema,
       summary: 'One user preference of the caller by key; 404 not.found when there is none, 403 for another user.',
       handler: (ctx) => {
         const q = ctx.queryAs(userKeyQuery);
@@ -100,6 +107,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['user'], grant: READ, link: 'user-preferences-findbyuser', vendorTypes: TYPES,
+      querySchema: userQuery, responseSchema: z.array(PreferenceSchema),
       summary: 'The user preferences of the caller; 403 for another user.',
       handler: (ctx) => list(ctx, preferences.ofOwner(ctx.caller, 'USER', ctx.queryAs(userQuery).user)),
     },
@@ -108,7 +116,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     {
       method: 'GET', path: '/preferences/groups', query: ['scope', 'name'], optionalQuery: ['owner'], grant: READ,
       link: 'preferences-findbyownerscopekey', linkHref: '/preferences/groups?owner={owner}&scope={scope}&name={name}',
-      vendorTypes: TYPES,
+      vendorTypes: TYPES, querySchema: groupQuery, responseSchema: z.array(PreferenceSchema),
       summary: 'The preferences of a scope and owner whose groupName is name (owner left out for APPLICATION).',
       handler: (ctx) => {
         const q = ctx.queryAs(groupQuery);
@@ -117,6 +125,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'POST', path: BASE, optionalQuery: ['strict'], grant: WRITE, link: 'preferences-create', vendorTypes: TYPES,
+      querySchema: createQuery, requestSchema: newPreference, responseSchema: PreferenceSchema, status: [200, 201], errors: [409],
       summary: 'Create a preference (201); a duplicate answers 409, or with strict=false updates the existing one (200).',
       handler: (ctx) => {
         const strict = ctx.queryAs(createQuery).strict !== 'false';
@@ -127,11 +136,12 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'PUT', path: `${BASE}/{pKey}`, grant: WRITE, link: 'preferences-update', vendorTypes: TYPES,
+      requestSchema: preferenceUpdate, responseSchema: PreferenceSchema, errors: [409],
       summary: 'Replace description, value, groupName and type of a preference; 200 with the updated preference.',
       handler: (ctx) => one(ctx, preferences.update(ctx.caller, ctx.param('pKey'), ctx.body(preferenceUpdate))),
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'preferences-delete',
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'preferences-delete', status: 204,
       summary: 'Delete a preference (204).',
       handler: (ctx) => {
         preferences.delete(ctx.caller, ctx.param('pKey'));

@@ -4,10 +4,12 @@ import { created, indexRoute, link, type Link, noContent, ok, technical } from '
 import { vendorType } from '../../http/negotiation.ts';
 import type { Route } from '../../http/router.ts';
 import type { Product } from '../inventory/service.ts';
-import { loadUnitTypeQuery, parseCaptures, parseNewOrder, parseOrRefuse } from './schema.ts';
+import { captureRequest, loadUnitTypeQuery, newReceivingOrder, parseCaptures, parseNewOrder, parseOrRefuse } from './schema.ts';
 import { quantityReceived, type ReceivingService } from './service.ts';
 import type { Position, ReceivingOrder } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { ReceivingOrderSchema } from './openapi.ts';
 
 // Receiving module (spec Document 3, "Receiving orders"). Decisions: docs/receiving.md.
 
@@ -76,6 +78,7 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
   const routes: Route[] = [
     {
       method: 'GET', path: BASE, grant: READ, link: 'receiving-order-findall', vendorTypes: [RECEIVING_ORDER_TYPE],
+      responseSchema: z.array(ReceivingOrderSchema),
       summary: 'All receiving orders with their positions, oldest first (an empty array when there is none).',
       handler: (ctx) => {
         const productOf = productLookup(receiving);
@@ -84,16 +87,19 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'receiving-order-findbypkey', vendorTypes: [RECEIVING_ORDER_TYPE],
+      responseSchema: ReceivingOrderSchema,
       summary: 'A receiving order by its persistent key.',
       handler: (ctx) => one(ctx, receiving.byPKey(ctx.param('pKey'))),
     },
     {
       method: 'GET', path: BASE, query: ['orderId'], grant: READ, link: 'receiving-order-findbyorderid', vendorTypes: [RECEIVING_ORDER_TYPE],
+      responseSchema: ReceivingOrderSchema,
       summary: 'A receiving order by its orderId.',
       handler: (ctx) => one(ctx, receiving.byOrderId(ctx.queryValue('orderId'))),
     },
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'receiving-order-create', vendorTypes: [RECEIVING_ORDER_TYPE],
+      requestSchema: newReceivingOrder, responseSchema: ReceivingOrderSchema, status: 201, errors: [404, 409],
       summary: 'Announce a goods receipt: orderId and a non-empty array of positions (positionId, product sku, quantityExpected).',
       handler: (ctx) => {
         const order = receiving.create(parseNewOrder(ctx.fields()));
@@ -102,7 +108,8 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
     },
     {
       method: 'POST', path: `${BASE}/{pKey}/capture`, optionalQuery: ['loadUnitType'], grant: WRITE, link: 'receiving-order-capture',
-      vendorTypes: [RECEIVING_ORDER_TYPE],
+      vendorTypes: [RECEIVING_ORDER_TYPE], querySchema: loadUnitTypeQuery,
+      requestSchema: z.union([captureRequest, z.array(captureRequest)]), responseSchema: ReceivingOrderSchema, errors: [409],
       summary:
         'Capture received goods (one capture request or an array): booked against the open positions of the product and put ' +
         'as packaging units onto the transport unit\'s load unit (created with loadUnitType when missing); all or nothing.',
@@ -113,7 +120,7 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'receiving-order-cancel',
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'receiving-order-cancel', status: 204,
       summary: 'Cancel a receiving order that is still CREATED (204); in process, processed or cancelled → 403 CANCELLATION.DENIED.',
       handler: (ctx) => {
         receiving.cancel(ctx.param('pKey'));

@@ -6,6 +6,8 @@ import { reasonCode } from './decision.ts';
 import { decisionQuery, defaultHopList, findAllQuery, hopList, newRoute, routeUpdate } from './schema.ts';
 import type { RouteResource, RoutingDecision, RoutingService } from './service.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { DecisionSchema, DefaultHopSchema, HopSchema, RouteSchema } from './openapi.ts';
 
 // Routing module (spec Document 2, "Routing module"; plc-osip.md §B5; decisions in
 // docs/routing.md): routes at `/v1/api/routes`, their hops, the default hop table and a
@@ -76,6 +78,7 @@ export function routingRoutes(routing: RoutingService): Route[] {
   const routes: Route[] = [
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'routes-create', vendorTypes: [ROUTE_TYPE],
+      requestSchema: newRoute, responseSchema: RouteSchema, status: 201, errors: [404, 409],
       summary: 'Create a route (name, target required; key generated when not sent); 201 with Location …/v1/api/routes/<key>.',
       handler: (ctx) => {
         const route = routing.create(ctx.body(newRoute));
@@ -83,7 +86,7 @@ export function routingRoutes(routing: RoutingService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'routes-findall', vendorTypes: [ROUTE_TYPE],
+      method: 'GET', path: BASE, grant: READ, link: 'routes-findall', vendorTypes: [ROUTE_TYPE], responseSchema: z.array(RouteSchema),
       summary: 'All routes, by name (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
@@ -92,7 +95,7 @@ export function routingRoutes(routing: RoutingService): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/decision`, query: ['location'], optionalQuery: ['barcode'], grant: READ, link: 'routing-decide',
-      vendorTypes: [DECISION_TYPE],
+      vendorTypes: [DECISION_TYPE], querySchema: decisionQuery, responseSchema: DecisionSchema,
       summary: 'Diagnostics: where the routing decision sends the transport unit (or a unit without order) standing at the location.',
       handler: (ctx) => {
         const q = ctx.queryAs(decisionQuery);
@@ -100,17 +103,18 @@ export function routingRoutes(routing: RoutingService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/{key}`, grant: READ, link: 'routes-findbykey', vendorTypes: [ROUTE_TYPE],
+      method: 'GET', path: `${BASE}/{key}`, grant: READ, link: 'routes-findbykey', vendorTypes: [ROUTE_TYPE], responseSchema: RouteSchema,
       summary: 'A route by its key.',
       handler: (ctx) => one(ctx, routing.byKey(ctx.param('key'))),
     },
     {
       method: 'PUT', path: BASE, grant: WRITE, link: 'routes-update', vendorTypes: [ROUTE_TYPE],
+      requestSchema: routeUpdate, responseSchema: RouteSchema, errors: [404, 409],
       summary: 'Replace a route named by the key in the body; absent enabled keeps the flag; a stale ol is refused.',
       handler: (ctx) => one(ctx, routing.update(ctx.body(routeUpdate))),
     },
     {
-      method: 'DELETE', path: `${BASE}/{key}`, grant: WRITE, link: 'routes-delete',
+      method: 'DELETE', path: `${BASE}/{key}`, grant: WRITE, link: 'routes-delete', status: 204,
       summary: 'Delete a route and its hops; 204.',
       handler: (ctx) => {
         routing.delete(ctx.param('key'));
@@ -119,31 +123,35 @@ export function routingRoutes(routing: RoutingService): Route[] {
     },
     {
       method: 'POST', path: `${BASE}/{key}/enable`, body: 'none', grant: WRITE, link: 'routes-enable', vendorTypes: [ROUTE_TYPE],
+      responseSchema: RouteSchema,
       summary: 'Enable a route; 200 with the route.',
       handler: (ctx) => one(ctx, routing.setEnabled(ctx.param('key'), true)),
     },
     {
       method: 'POST', path: `${BASE}/{key}/disable`, body: 'none', grant: WRITE, link: 'routes-disable', vendorTypes: [ROUTE_TYPE],
+      responseSchema: RouteSchema,
       summary: 'Disable a route; 200 with the route.',
       handler: (ctx) => one(ctx, routing.setEnabled(ctx.param('key'), false)),
     },
     {
-      method: 'GET', path: `${BASE}/{key}/hops`, grant: READ, link: 'route-hops-find', vendorTypes: [HOPS_TYPE],
+      method: 'GET', path: `${BASE}/{key}/hops`, grant: READ, link: 'route-hops-find', vendorTypes: [HOPS_TYPE], responseSchema: z.array(HopSchema),
       summary: 'The hops of a route in order: [{pos, source, next}].',
       handler: (ctx) => ok(routing.hops(ctx.param('key'))),
     },
     {
       method: 'PUT', path: `${BASE}/{key}/hops`, grant: WRITE, link: 'route-hops-replace', vendorTypes: [HOPS_TYPE],
+      requestSchema: hopList, responseSchema: z.array(HopSchema),
       summary: 'Replace the hops of a route: [{source, next}] in order; the same source again = an alternative.',
       handler: (ctx) => ok(routing.replaceHops(ctx.param('key'), ctx.body(hopList))),
     },
     {
-      method: 'GET', path: DEFAULT_HOPS, grant: READ, link: 'default-hops-find', vendorTypes: [HOPS_TYPE],
+      method: 'GET', path: DEFAULT_HOPS, grant: READ, link: 'default-hops-find', vendorTypes: [HOPS_TYPE], responseSchema: z.array(DefaultHopSchema),
       summary: 'The default hop table in order: [{pos, source | sourceGroup, next}].',
       handler: (ctx) => ok(routing.defaultHops()),
     },
     {
       method: 'PUT', path: DEFAULT_HOPS, grant: WRITE, link: 'default-hops-replace', vendorTypes: [HOPS_TYPE],
+      requestSchema: defaultHopList, responseSchema: z.array(DefaultHopSchema), errors: [404],
       summary: 'Replace the default hop table: [{source (a location) or sourceGroup, next}] in order.',
       handler: (ctx) => ok(routing.replaceDefaultHops(ctx.body(defaultHopList))),
     },

@@ -6,6 +6,8 @@ import { orderPatch, newShippingOrder, positionPatch, PRODUCT_POSITION, statesQu
 import type { ShippingService } from './service.ts';
 import { ORDER_STATES, type Position, type ShippingOrder } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { PositionSchema, ShippingOrderMinimumSchema, ShippingOrderSchema } from './openapi.ts';
 
 // Shipping module (spec Document 3). Media types are written as the spec gives them
 // (no module segment): the full order and the order without positions.
@@ -77,17 +79,20 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
   const one = (ctx: RequestContext, o: ShippingOrder) => ok(orderVO(ctx, shipping, o));
   const findByPosition: Route = {
     method: 'GET', path: `${POSITIONS}/{pKey}`, grant: READ, link: 'shipping-order-findbypositionpkey', vendorTypes: [SHIPPING_ORDER_TYPE],
+    responseSchema: ShippingOrderSchema,
     summary: 'The shipping order a position belongs to, by the position\'s persistent key.',
     handler: (ctx) => one(ctx, shipping.byPositionPKey(ctx.param('pKey'))),
   };
   const updatePosition: Route = {
     method: 'PATCH', path: `${POSITIONS}/{pKey}`, grant: WRITE, link: 'shipping-order-updatepositionpartially',
+    requestSchema: positionPatch, responseSchema: PositionSchema, errors: [409],
     summary: 'Change some fields of a position (state along the transition table, priority, details, target, quantities).',
     handler: (ctx) => ok(positionVO(ctx, shipping, shipping.updatePosition(ctx.param('pKey'), ctx.body(positionPatch)))),
   };
   const inStates: Route = {
     method: 'GET', path: UI, query: ['states'], grant: READ, link: 'shipping-order-ui-findbystates',
-    vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE],
+    vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE], querySchema: statesQuery,
+    responseSchema: z.array(z.union([ShippingOrderSchema, ShippingOrderMinimumSchema])),
     summary: 'Orders in the given states (comma-separated); with Accept of the -minimum type without positions.',
     handler: (ctx) => {
       const { states } = ctx.queryAs(statesQuery);
@@ -99,6 +104,7 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
   const orderRoutes: Route[] = [
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'shipping-order-create', vendorTypes: [SHIPPING_ORDER_TYPE],
+      requestSchema: newShippingOrder, responseSchema: ShippingOrderSchema, status: 201, errors: [404, 409],
       summary: 'Create a shipping order with product and transport unit positions (non-empty).',
       handler: (ctx) => {
         const order = shipping.create(ctx.body(newShippingOrder));
@@ -107,18 +113,20 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'shipping-order-findbypkey', vendorTypes: [SHIPPING_ORDER_TYPE],
+      responseSchema: ShippingOrderSchema,
       summary: 'A shipping order with its positions.',
       handler: (ctx) => one(ctx, shipping.byPKey(ctx.param('pKey'))),
     },
     {
       method: 'GET', path: BASE, query: ['orderId'], grant: READ, link: 'shipping-order-findbyorderid', vendorTypes: [SHIPPING_ORDER_TYPE],
+      responseSchema: ShippingOrderSchema,
       summary: 'A shipping order by its orderId.',
       handler: (ctx) => one(ctx, shipping.byOrderId(ctx.queryValue('orderId'))),
     },
     findByPosition,
     {
       method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: ['shipping-order-updateorderpartially', 'shipping-order-partialupdate'],
-      vendorTypes: [SHIPPING_ORDER_TYPE],
+      vendorTypes: [SHIPPING_ORDER_TYPE], requestSchema: orderPatch, responseSchema: ShippingOrderSchema, errors: [409],
       summary: 'Change some fields of an order; its state moves along the transition table.',
       handler: (ctx) => one(ctx, shipping.updateOrder(ctx.param('pKey'), ctx.body(orderPatch))),
     },
@@ -126,6 +134,7 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
   ];
   const allStates: Route = {
     method: 'GET', path: UI, grant: READ, vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE],
+    responseSchema: z.array(z.union([ShippingOrderSchema, ShippingOrderMinimumSchema])),
     summary: 'All orders (any state); Accept of the -minimum type leaves positions out.',
     handler: (ctx) => {
       const minimum = ctx.accepts(SHIPPING_ORDER_MINIMUM_TYPE) && !ctx.accepts(SHIPPING_ORDER_TYPE);

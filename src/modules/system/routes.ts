@@ -3,9 +3,12 @@ import { indexReply, ok } from '../../http/hal.ts';
 import type { HttpMetrics } from '../../http/metrics.ts';
 import { openApiDocument } from '../../http/openapi.ts';
 import type { Route } from '../../http/router.ts';
+import { ApiDescriptionSchema, HealthSchema, ReadinessSchema } from './openapi.ts';
 
 // Operational endpoints of the appliance itself: the public entry index of spec
-// Document 1 and the probes a supervisor (systemd, a load balancer) polls.
+// Document 1, the probes a supervisor (systemd, a load balancer) polls, the metrics,
+// and the API description (public: it describes the API, every operation in it still
+// needs its token and grant).
 
 export interface SystemDeps {
   db: Db;
@@ -16,9 +19,11 @@ export interface SystemDeps {
   metrics: HttpMetrics;
   /** The whole route table (this module's routes included), for the API description. */
   routes: () => readonly Route[];
+  /** `/metrics` without a token (a scraper on a closed network); else it needs `metrics:read`. */
+  metricsPublic: boolean;
 }
 
-export function systemRoutes({ db, version, indexLinks, startedAt, metrics, routes }: SystemDeps): Route[] {
+export function systemRoutes({ db, version, indexLinks, startedAt, metrics, routes, metricsPublic }: SystemDeps): Route[] {
   const ping = db.prepare('SELECT 1');
   return [
     {
@@ -27,12 +32,13 @@ export function systemRoutes({ db, version, indexLinks, startedAt, metrics, rout
       handler: (ctx) => indexReply(ctx, indexLinks),
     },
     {
-      method: 'GET', path: '/healthz', grant: 'public',
+      method: 'GET', path: '/healthz', grant: 'public', responseSchema: HealthSchema,
       summary: 'Liveness: the process answers.',
       handler: () => ok({ status: 'UP', version, uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }),
     },
     {
-      method: 'GET', path: '/metrics', grant: 'public',
+      // What the box does, per route and channel, is no business of every LAN client.
+      method: 'GET', path: '/metrics', grant: metricsPublic ? 'public' : 'metrics:read', replyType: 'text/plain',
       summary: 'Prometheus metrics: requests by route and status, durations, process figures.',
       handler: async () => {
         const { text, type } = await metrics.render();
@@ -40,12 +46,12 @@ export function systemRoutes({ db, version, indexLinks, startedAt, metrics, rout
       },
     },
     {
-      method: 'GET', path: '/openapi.json', grant: 'public',
+      method: 'GET', path: '/openapi.json', grant: 'public', responseSchema: ApiDescriptionSchema,
       summary: 'The API description (OpenAPI 3.1), generated from the route table.',
       handler: (ctx) => ({ status: 200, body: openApiDocument(routes(), { version, serverUrl: ctx.baseUrl }), type: 'application/json' }),
     },
     {
-      method: 'GET', path: '/readyz', grant: 'public',
+      method: 'GET', path: '/readyz', grant: 'public', responseSchema: ReadinessSchema,
       summary: 'Readiness: the database answers.',
       handler: () => {
         ping.get();

@@ -6,6 +6,8 @@ import { newTask, taskUpdate } from './schema.ts';
 import { TRANSITIONS, TASK_OPERATIONS, type TaskService } from './service.ts';
 import type { Task } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { TaskSchema } from './openapi.ts';
 
 // Tasks module (spec Document 2): no version prefix, `/tasks`.
 
@@ -39,13 +41,14 @@ export function taskVO(ctx: RequestContext, t: Task) {
 export function taskRoutes(tasks: TaskService): Route[] {
   const moveRoute = (operation: (typeof TASK_OPERATIONS)[number], summary: string): Route => ({
     method: 'POST', path: `${BASE}/{pKey}/${operation}`, body: 'none', grant: WRITE, link: `tasks-${operation}`, vendorTypes: [TYPE],
+    responseSchema: TaskSchema, errors: [409],
     summary,
     handler: (ctx) => ok(taskVO(ctx, tasks.move(ctx.param('pKey'), operation))),
   });
 
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'tasks-findall', vendorTypes: [TYPE],
+      method: 'GET', path: BASE, grant: READ, link: 'tasks-findall', vendorTypes: [TYPE], responseSchema: z.array(TaskSchema), status: [200, 204],
       summary: 'All tasks, oldest first; 204 without body when there is none.',
       handler: (ctx) => {
         const all = tasks.all();
@@ -53,12 +56,13 @@ export function taskRoutes(tasks: TaskService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'tasks-findbypkey', vendorTypes: [TYPE],
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'tasks-findbypkey', vendorTypes: [TYPE], responseSchema: TaskSchema,
       summary: 'A task by its persistent key.',
       handler: (ctx) => ok(taskVO(ctx, tasks.byPKey(ctx.param('pKey')))),
     },
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'tasks-create', vendorTypes: [TYPE],
+      requestSchema: newTask, responseSchema: TaskSchema, status: 201, errors: [409],
       summary: 'Create a task (type, description) in state CREATED; the server assigns pKey and taskId.',
       handler: (ctx) => {
         const task = tasks.create(ctx.body(newTask));
@@ -67,6 +71,7 @@ export function taskRoutes(tasks: TaskService): Route[] {
     },
     {
       method: 'PUT', path: BASE, grant: WRITE, link: 'tasks-update', vendorTypes: [TYPE],
+      requestSchema: taskUpdate, responseSchema: TaskSchema, errors: [404, 409],
       summary: 'Change the description of a task named by pKey in the body (ol to detect concurrent changes).',
       handler: (ctx) => ok(taskVO(ctx, tasks.update(ctx.body(taskUpdate)))),
     },

@@ -5,6 +5,8 @@ import type { Route } from '../../http/router.ts';
 import { findAllQuery, findQuery, newTransportOrder, transportOrderPatch } from './schema.ts';
 import { isEnded, type TransportOrder, type TransportOrderService } from './service.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { z } from 'zod';
+import { TransportOrderSchema } from './openapi.ts';
 
 // Transport-orders module (spec Document 2, "Transportation module"): `/v1/transport-orders`.
 
@@ -51,6 +53,7 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
   const routes: Route[] = [
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'transport-orders-create', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      requestSchema: newTransportOrder, responseSchema: TransportOrderSchema, status: 201, errors: [404, 409],
       summary: 'Create a transport order for the unit (barcode) to targetLocation and/or targetLocationGroup; it starts at once when the unit has no STARTED order.',
       handler: (ctx) => {
         const order = orders.create(ctx.body(newTransportOrder));
@@ -59,11 +62,13 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'transport-orders-findbypkey', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      responseSchema: TransportOrderSchema,
       summary: 'A transport order by its persistent key.',
       handler: (ctx) => one(ctx, orders.byPKey(ctx.param('pKey'))),
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'transport-orders-findall', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      responseSchema: z.array(TransportOrderSchema),
       summary: 'All transport orders, oldest first (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
@@ -72,7 +77,7 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['barcode', 'state'], grant: READ, link: 'transport-orders-findbybarcodeandstate',
-      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      vendorTypes: [TRANSPORT_ORDER_TYPE], querySchema: findQuery, responseSchema: z.array(TransportOrderSchema),
       summary: 'The transport orders of a unit in the given states (comma-separated), oldest first.',
       handler: (ctx) => {
         const q = ctx.queryAs(findQuery);
@@ -81,16 +86,19 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['barcode'], grant: READ, link: 'transport-orders-findbybarcode', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      querySchema: findQuery, responseSchema: z.array(TransportOrderSchema),
       summary: 'The transport orders of a unit, oldest first.',
       handler: (ctx) => many(ctx, orders.forBarcode(ctx.queryAs(findQuery).barcode!)),
     },
     {
       method: 'GET', path: BASE, query: ['state'], grant: READ, link: 'transport-orders-findbystate', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      querySchema: findQuery, responseSchema: z.array(TransportOrderSchema),
       summary: 'The transport orders in the given states (comma-separated), oldest first.',
       handler: (ctx) => many(ctx, orders.inStates(ctx.queryAs(findQuery).state!)),
     },
     {
       method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-orders-update',
+      requestSchema: transportOrderPatch, status: 204, errors: [409],
       summary: 'Change priority, target (redirect), state (along the transition table) or problem text of an order; 204.',
       handler: (ctx) => {
         orders.modify(ctx.param('pKey'), ctx.body(transportOrderPatch));
@@ -99,6 +107,7 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
     },
     {
       method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-orders-cancel', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      responseSchema: TransportOrderSchema, errors: [409],
       summary: 'Cancel an order that has not ended; 200 with the order in state CANCELED. The unit\'s next order starts.',
       handler: (ctx) => one(ctx, orders.cancel(ctx.param('pKey'))),
     },

@@ -7,6 +7,7 @@ import { roleRoutes } from './roles/routes.ts';
 import type { UsersModule } from './service.ts';
 import { userRoutes } from './users/routes.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { TokenSchema } from './openapi.ts';
 
 /** Entry-index links of the user administration (spec Document 1), plus API keys. */
 export const usersIndexLinks = {
@@ -28,7 +29,7 @@ export function usersRoutes(module: UsersModule): Route[] {
       method: 'POST',
       path: '/oauth/token',
       grant: 'public',
-      body: ['form', 'json'],
+      body: ['form', 'json'], requestSchema: tokenRequest, responseSchema: TokenSchema, errors: [401, 429],
       summary: 'Obtain an access token with username and password (grant_type=password).',
       handler: async (ctx) => {
         const request = ctx.body(tokenRequest);

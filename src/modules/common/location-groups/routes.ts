@@ -5,6 +5,8 @@ import type { Route } from '../../../http/router.ts';
 import { errorCodeBody, locationGroupPatch, newLocationGroup, reasonBody, stateQuery } from './schema.ts';
 import type { LocationGroupService } from './service.ts';
 import type { LocationGroup } from './store.ts';
+import { z } from 'zod';
+import { LocationGroupSchema } from '../openapi.ts';
 
 const TYPE = vendorType('common', 'location-group');
 const READ = 'location-groups:read';
@@ -30,6 +32,7 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
   const routes: Route[] = [
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'location-groups-create', vendorTypes: [TYPE],
+      requestSchema: newLocationGroup, responseSchema: LocationGroupSchema, status: 201, errors: [404, 409],
       summary: 'Create a location group, optionally below a parent.',
       handler: (ctx) => {
         const group = groups.create(ctx.body(newLocationGroup));
@@ -38,16 +41,19 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'location-groups-findbypkey', vendorTypes: [TYPE],
+      responseSchema: LocationGroupSchema,
       summary: 'A location group by its persistent key.',
       handler: (ctx) => ok(locationGroupVO(ctx, groups.byPKey(ctx.param('pKey')))),
     },
     {
       method: 'GET', path: BASE, query: ['name'], grant: READ, link: 'location-groups-findbyname', vendorTypes: [TYPE],
+      responseSchema: LocationGroupSchema,
       summary: 'A location group by its name.',
       handler: (ctx) => ok(locationGroupVO(ctx, groups.byName(ctx.queryValue('name')))),
     },
     {
       method: 'GET', path: BASE, query: ['names'], grant: READ, link: 'location-groups-findbynames', vendorTypes: [TYPE],
+      responseSchema: z.array(LocationGroupSchema),
       summary: 'The location groups with the given names (repeat `names` or separate by commas); unknown names are skipped.',
       handler: (ctx) => {
         const names = ctx.query.getAll('names').flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
@@ -56,16 +62,18 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'location-groups-findall', vendorTypes: [TYPE],
+      responseSchema: z.array(LocationGroupSchema),
       summary: 'All location groups.',
       handler: (ctx) => ok(groups.all().map((g) => locationGroupVO(ctx, g))),
     },
     {
       method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-groups-modify', vendorTypes: [TYPE],
+      requestSchema: locationGroupPatch, responseSchema: LocationGroupSchema, errors: [409],
       summary: 'Change some fields of a location group (name, description, parent, mode, states).',
       handler: (ctx) => ok(locationGroupVO(ctx, groups.modify(ctx.param('pKey'), ctx.body(locationGroupPatch)))),
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-groups-delete',
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-groups-delete', status: 204, errors: [409],
       summary: 'Delete an empty location group (no child groups, no locations).',
       handler: (ctx) => {
         groups.delete(ctx.param('pKey'));
@@ -75,6 +83,7 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
     {
       method: 'PATCH', path: '/v1/location-group/{pKey}', query: ['op=change-state'], optionalQuery: ['statein', 'stateout'],
       body: ['none', 'json'], grant: WRITE, link: 'location-groups-changestate',
+      querySchema: stateQuery, requestSchema: reasonBody, status: 204,
       summary: 'Set groupStateIn/groupStateOut (AVAILABLE, NOT_AVAILABLE) of a group and all groups below it; an optional body {reason} is kept on the events.',
       handler: (ctx) => {
         const q = ctx.queryAs(stateQuery);
@@ -85,6 +94,7 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
     },
     {
       method: 'PATCH', path: BASE, query: ['name', 'op=change-state'], grant: WRITE, link: 'location-groups-changestate-with-bitmap',
+      requestSchema: errorCodeBody, status: 204,
       summary: 'Change the group states by an 8-character bitmap: position 0 from the right = in, 1 = out; optional reason (kept on the events).',
       handler: (ctx) => {
         const body = ctx.body(errorCodeBody);

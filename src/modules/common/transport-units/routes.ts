@@ -6,6 +6,8 @@ import type { Route } from '../../../http/router.ts';
 import { bkQuery, moveParams, newTransportUnit, transportUnitParams, transportUnitUpdate } from './schema.ts';
 import type { TransportUnitService } from './service.ts';
 import type { TransportUnit, TransportUnitState } from './store.ts';
+import { z } from 'zod';
+import { TransportUnitSchema } from '../openapi.ts';
 
 const TYPE = vendorType('common', 'transport-unit');
 const READ = 'transport-units:read';
@@ -38,6 +40,7 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
   const routes: Route[] = [
     {
       method: 'POST', path: BASE, grant: WRITE, link: 'transport-unit-createtuwithbody', optionalQuery: ['bk'], vendorTypes: [TYPE],
+      querySchema: bkQuery, requestSchema: newTransportUnit, responseSchema: TransportUnitSchema, status: 201, errors: [404, 409],
       summary: 'Create a transport unit from a JSON body (barcode, actualLocation, transportUnitType).',
       handler: (ctx) => {
         const body = ctx.body(newTransportUnit);
@@ -51,6 +54,7 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
     {
       method: 'POST', path: BASE, query: ['actualLocation', 'tut'], optionalQuery: ['bk'], body: 'none', grant: WRITE,
       link: 'transport-unit-createtuwithparams', vendorTypes: [TYPE],
+      querySchema: transportUnitParams, responseSchema: TransportUnitSchema, status: 201, errors: [404, 409],
       summary: 'Create a transport unit from query parameters; without bk a barcode is assigned.',
       handler: (ctx) => {
         const q = ctx.queryAs(transportUnitParams);
@@ -59,37 +63,42 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'transport-unit-findbypkey', vendorTypes: [TYPE],
+      responseSchema: TransportUnitSchema,
       summary: 'A transport unit by its persistent key.',
       handler: (ctx) => one(ctx, units.byPKey(ctx.param('pKey'))),
     },
     {
       method: 'GET', path: BASE, query: ['bk'], grant: READ, link: 'transport-unit-findbybarcode', vendorTypes: [TYPE],
+      responseSchema: TransportUnitSchema,
       summary: 'A transport unit by its barcode.',
       handler: (ctx) => one(ctx, units.byBarcode(ctx.queryValue('bk'))),
     },
     {
-      method: 'GET', path: BASE, query: ['barcode'], grant: READ, vendorTypes: [TYPE],
+      method: 'GET', path: BASE, query: ['barcode'], grant: READ, vendorTypes: [TYPE], responseSchema: TransportUnitSchema,
       summary: 'A transport unit by its barcode (`barcode` as the field is called).',
       handler: (ctx) => one(ctx, units.byBarcode(ctx.queryValue('barcode'))),
     },
     {
       method: 'GET', path: BASE, query: ['bks'], grant: READ, link: 'transport-unit-findbybarcodes', vendorTypes: [TYPE],
+      responseSchema: z.array(TransportUnitSchema),
       summary: 'The transport units with the given barcodes (repeat bks); unknown ones are skipped.',
       handler: (ctx) => ok(units.byBarcodes(ctx.query.getAll('bks')).map((tu) => transportUnitVO(ctx, tu))),
     },
     {
       method: 'GET', path: BASE, query: ['actualLocation'], grant: READ, link: 'transport-unit-findonlocation', vendorTypes: [TYPE],
+      responseSchema: z.array(TransportUnitSchema),
       summary: 'The transport units standing on a location (coordinate).',
       handler: (ctx) => ok(units.onLocation(ctx.queryValue('actualLocation')).map((tu) => transportUnitVO(ctx, tu))),
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'transport-unit-findall', vendorTypes: [TYPE],
+      responseSchema: z.array(TransportUnitSchema),
       summary: 'All transport units.',
       handler: (ctx) => ok(units.all().map((tu) => transportUnitVO(ctx, tu))),
     },
     {
       method: 'PATCH', path: BASE, query: ['bk', 'newLocation'], body: 'none', grant: WRITE, link: 'transport-unit-move',
-      vendorTypes: [TYPE],
+      vendorTypes: [TYPE], querySchema: moveParams, responseSchema: TransportUnitSchema, errors: [404, 409],
       summary: 'Move a transport unit to another location (coordinate).',
       handler: (ctx) => {
         const q = ctx.queryAs(moveParams);
@@ -98,11 +107,12 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
     },
     {
       method: 'PUT', path: BASE, query: ['bk'], grant: WRITE, link: 'transport-unit-update', vendorTypes: [TYPE],
+      requestSchema: transportUnitUpdate, responseSchema: TransportUnitSchema, errors: [404, 409],
       summary: 'Change a transport unit (type, state, target, weight; a new actualLocation moves it).',
       handler: (ctx) => one(ctx, units.update(ctx.queryValue('bk'), ctx.body(transportUnitUpdate))),
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-unit-delete',
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-unit-delete', status: 204, errors: [409],
       summary: 'Delete a transport unit.',
       handler: (ctx) => {
         units.delete(ctx.param('pKey'));
@@ -110,17 +120,17 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
       },
     },
     {
-      method: 'POST', path: `${BASE}/block`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-block',
+      method: 'POST', path: `${BASE}/block`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-block', status: 204, errors: [404],
       summary: 'Block a transport unit (state BLOCKED).',
       handler: stateChange('BLOCKED'),
     },
     {
-      method: 'POST', path: `${BASE}/available`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-unblock',
+      method: 'POST', path: `${BASE}/available`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-unblock', status: 204, errors: [404],
       summary: 'Release a transport unit (state AVAILABLE).',
       handler: stateChange('AVAILABLE'),
     },
     {
-      method: 'POST', path: `${BASE}/quality-check`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-qc',
+      method: 'POST', path: `${BASE}/quality-check`, query: ['bk'], body: 'none', grant: WRITE, link: 'transport-unit-qc', status: 204, errors: [404],
       summary: 'Put a transport unit into quality check (state QUALITY_CHECK).',
       handler: stateChange('QUALITY_CHECK'),
     },

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { RequestContext } from '../../../http/context.ts';
 import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
@@ -15,6 +15,8 @@ export interface CatalogueRoutesSpec<F extends CatalogueFields> {
   nameQueries: { param: string; link?: string }[];
   create: z.ZodType<CatalogueInput<F>>;
   update: z.ZodType<CatalogueInput<F> & { pKey: string; ol?: number | undefined }>;
+  /** The entry's representation, for the API description. */
+  representation: z.ZodType;
 }
 
 /** The routes of a type catalogue: `/v1/<resource>s` with the link names `<resource>s-…`. */
@@ -34,24 +36,26 @@ export function catalogueRoutes<F extends CatalogueFields>(
 
   const routes: Route[] = [
     {
-      method: 'GET', path: `${base}/{pKey}`, grant: read, link: `${plural}-findbypkey`, vendorTypes: [type],
+      method: 'GET', path: `${base}/{pKey}`, grant: read, link: `${plural}-findbypkey`, vendorTypes: [type], responseSchema: spec.representation,
       summary: `A ${spec.noun} by its persistent key.`,
       handler: (ctx) => ok(vo(ctx, catalogue.byPKey(ctx.param('pKey')))),
     },
     ...spec.nameQueries.map(
       ({ param, link: linkName }): Route => ({
         method: 'GET', path: base, query: [param], grant: read, vendorTypes: [type], ...(linkName ? { link: linkName } : {}),
+        responseSchema: spec.representation,
         summary: `A ${spec.noun} by its name.`,
         handler: (ctx) => ok(vo(ctx, catalogue.byType(ctx.queryValue(param)))),
       }),
     ),
     {
-      method: 'GET', path: base, grant: read, link: `${plural}-findall`, vendorTypes: [type],
+      method: 'GET', path: base, grant: read, link: `${plural}-findall`, vendorTypes: [type], responseSchema: z.array(spec.representation),
       summary: `All ${spec.noun}s.`,
       handler: (ctx) => ok(catalogue.all().map((entry) => vo(ctx, entry))),
     },
     {
       method: 'POST', path: base, grant: write, link: `${plural}-create`, vendorTypes: [type],
+      requestSchema: spec.create, responseSchema: spec.representation, status: 201, errors: [409],
       summary: `Create a ${spec.noun}.`,
       handler: (ctx) => {
         const entry = catalogue.create(ctx.body(spec.create));
@@ -60,6 +64,7 @@ export function catalogueRoutes<F extends CatalogueFields>(
     },
     {
       method: 'PUT', path: base, grant: write, link: `${plural}-update`, vendorTypes: [type],
+      requestSchema: spec.update, responseSchema: spec.representation, errors: [404, 409],
       summary: `Replace a ${spec.noun}; the body carries its pKey (and ol to detect concurrent changes).`,
       handler: (ctx) => {
         const body = ctx.body(spec.update);
@@ -67,7 +72,7 @@ export function catalogueRoutes<F extends CatalogueFields>(
       },
     },
     {
-      method: 'DELETE', path: `${base}/{pKey}`, grant: write, link: `${plural}-delete`,
+      method: 'DELETE', path: `${base}/{pKey}`, grant: write, link: `${plural}-delete`, status: 204, errors: [409],
       summary: `Delete a ${spec.noun} that no ${spec.usedBy} uses.`,
       handler: (ctx) => {
         catalogue.delete(ctx.param('pKey'));

@@ -8,6 +8,8 @@ import { packagingUnitVO } from '../packaging-units/routes.ts';
 import type { PackagingUnitService } from '../packaging-units/service.ts';
 import { divideForm, parseOrRefuse, reservation } from '../schema.ts';
 import type { LoadUnit, LoadUnitService } from './service.ts';
+import { z } from 'zod';
+import { LoadUnitSchema } from '../openapi.ts';
 
 export const LOAD_UNIT_TYPE = vendorType('inventory', 'load-unit');
 const READ = 'load-units:read';
@@ -47,6 +49,7 @@ export function loadUnitRoutes(loadUnits: LoadUnitService, packagingUnits: Packa
   const routes: Route[] = [
     {
       method: 'POST', path: '/v1/transport-unit', body: 'form', grant: WRITE, link: 'lu-divide',
+      requestSchema: divideForm, responseSchema: null, status: 201, errors: [404, 409],
       summary: 'Divide a transport unit into load units (form: transportUnitBK, loadUnitType, parts; transportUnitType and actualLocation create the unit).',
       handler: (ctx) => {
         const fields = (ctx.fields() ?? {}) as Record<string, string>;
@@ -64,26 +67,29 @@ export function loadUnitRoutes(loadUnits: LoadUnitService, packagingUnits: Packa
     },
     {
       method: 'PUT', path: `${BASE}/{pKey}`, grant: WRITE, link: 'lu-put-product', vendorTypes: [LOAD_UNIT_TYPE],
+      requestSchema: reservation, responseSchema: LoadUnitSchema, errors: [409],
       summary: 'Reserve a load unit for a product (body: sku, baseUnit).',
       handler: reserve,
     },
     {
       method: 'POST', path: `${BASE}/{pKey}`, grant: WRITE, vendorTypes: [LOAD_UNIT_TYPE],
+      requestSchema: reservation, responseSchema: LoadUnitSchema, errors: [409],
       summary: 'Reserve a load unit for a product (the POST the spec text names).',
       handler: reserve,
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'lu-findbypkey', vendorTypes: [LOAD_UNIT_TYPE],
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'lu-findbypkey', vendorTypes: [LOAD_UNIT_TYPE], responseSchema: LoadUnitSchema,
       summary: 'A load unit by its persistent key, with its packaging units.',
       handler: (ctx) => ok(loadUnitVO(ctx, loadUnits.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'lu-findall', vendorTypes: [LOAD_UNIT_TYPE],
+      method: 'GET', path: BASE, grant: READ, link: 'lu-findall', vendorTypes: [LOAD_UNIT_TYPE], responseSchema: z.array(LoadUnitSchema),
       summary: 'All load units.',
       handler: (ctx) => list(ctx, loadUnits.all()),
     },
     {
       method: 'GET', path: '/v1/transport-units/{transportUnitBK}/load-units', grant: READ, link: 'lu-findontu', vendorTypes: [LOAD_UNIT_TYPE],
+      responseSchema: z.array(LoadUnitSchema),
       summary: 'The load units of a transport unit, by position.',
       handler: (ctx) => list(ctx, loadUnits.onTransportUnit(ctx.param('transportUnitBK'))),
     },

@@ -1,9 +1,11 @@
+import { z } from 'zod';
 import { created, indexRoute, noContent, ok } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
 import type { UsersModule } from '../service.ts';
 import { apiKeyVO } from '../representation.ts';
 import { newApiKey } from '../schema.ts';
+import { ApiKeySchema, NewApiKeySchema } from '../openapi.ts';
 
 const TYPE = vendorType('uaa', 'api-key');
 const READ = 'api-keys:read';
@@ -13,17 +15,18 @@ export function apiKeyRoutes(module: UsersModule): Route[] {
   const { apiKeys } = module;
   const routes: Route[] = [
     {
-      method: 'GET', path: '/api-keys/{pKey}', grant: READ, link: 'api-keys-findbypkey', vendorTypes: [TYPE],
+      method: 'GET', path: '/api-keys/{pKey}', grant: READ, link: 'api-keys-findbypkey', vendorTypes: [TYPE], responseSchema: ApiKeySchema,
       summary: 'An API key (never its secret).',
       handler: (ctx) => ok(apiKeyVO(ctx, apiKeys.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: '/api-keys', grant: READ, link: 'api-keys-findall', vendorTypes: [TYPE],
+      method: 'GET', path: '/api-keys', grant: READ, link: 'api-keys-findall', vendorTypes: [TYPE], responseSchema: z.array(ApiKeySchema),
       summary: 'All API keys, revoked ones included.',
       handler: (ctx) => ok(apiKeys.all().map((k) => apiKeyVO(ctx, k))),
     },
     {
       method: 'POST', path: '/api-keys', grant: WRITE, link: 'api-keys-create', vendorTypes: [TYPE],
+      requestSchema: newApiKey, responseSchema: NewApiKeySchema, status: 201, errors: [404, 409],
       summary: 'Create an API key acting with the grants of a role; the reply\'s `key` is shown this once.',
       handler: (ctx) => {
         const { apiKey, key } = apiKeys.create(ctx.body(newApiKey), ctx.caller.username);
@@ -31,7 +34,7 @@ export function apiKeyRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api-keys/{pKey}', grant: WRITE, link: 'api-keys-revoke',
+      method: 'DELETE', path: '/api-keys/{pKey}', grant: WRITE, link: 'api-keys-revoke', status: 204, errors: [409],
       summary: 'Revoke an API key: it stops working at once and stays listed with revokedAt.',
       handler: (ctx) => {
         apiKeys.revoke(ctx.param('pKey'));

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { created, indexRoute, noContent, ok } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { RequestContext } from '../../../http/context.ts';
@@ -5,6 +6,7 @@ import type { Route } from '../../../http/router.ts';
 import type { UsersModule } from '../service.ts';
 import { roleVO } from '../representation.ts';
 import { newRole, roleUpdate } from '../schema.ts';
+import { RoleSchema } from '../openapi.ts';
 import type { Role } from './store.ts';
 
 const TYPE = vendorType('uaa', 'role');
@@ -16,22 +18,23 @@ export function roleRoutes(module: UsersModule): Route[] {
   const vo = (ctx: RequestContext, r: Role) => roleVO(ctx, r, ...module.roleMembers(r));
   const routes: Route[] = [
     {
-      method: 'GET', path: '/roles/{pKey}', grant: READ, link: 'roles-findbypkey', vendorTypes: [TYPE],
+      method: 'GET', path: '/roles/{pKey}', grant: READ, link: 'roles-findbypkey', vendorTypes: [TYPE], responseSchema: RoleSchema,
       summary: 'A role by its persistent key, with its users and grants.',
       handler: (ctx) => ok(vo(ctx, roles.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: '/roles', query: ['name'], grant: READ, link: 'roles-findbyname', vendorTypes: [TYPE],
+      method: 'GET', path: '/roles', query: ['name'], grant: READ, link: 'roles-findbyname', vendorTypes: [TYPE], responseSchema: RoleSchema,
       summary: 'A role by its name.',
       handler: (ctx) => ok(vo(ctx, roles.byName(ctx.queryValue('name')))),
     },
     {
-      method: 'GET', path: '/roles', grant: READ, link: 'roles-findall', vendorTypes: [TYPE],
+      method: 'GET', path: '/roles', grant: READ, link: 'roles-findall', vendorTypes: [TYPE], responseSchema: z.array(RoleSchema),
       summary: 'All roles.',
       handler: (ctx) => ok(roles.all().map((r) => vo(ctx, r))),
     },
     {
       method: 'POST', path: '/roles', grant: WRITE, link: 'roles-create', vendorTypes: [TYPE],
+      requestSchema: newRole, responseSchema: RoleSchema, status: 201, errors: [404, 409],
       summary: 'Create a role, optionally with grants and users (by name).',
       handler: (ctx) => {
         const role = roles.create(ctx.body(newRole));
@@ -40,6 +43,7 @@ export function roleRoutes(module: UsersModule): Route[] {
     },
     {
       method: 'PUT', path: '/roles', grant: WRITE, link: 'roles-save', vendorTypes: [TYPE],
+      requestSchema: roleUpdate, responseSchema: RoleSchema, errors: [404, 409],
       summary: 'Change a role named by pKey in the body; grants and users are replaced when given. Immutable roles: 403.',
       handler: (ctx) => {
         const body = ctx.body(roleUpdate);
@@ -47,7 +51,7 @@ export function roleRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/roles/{pKey}', grant: WRITE, link: 'roles-delete',
+      method: 'DELETE', path: '/roles/{pKey}', grant: WRITE, link: 'roles-delete', status: 204, errors: [409],
       summary: 'Delete a role (not an immutable one, not one that API keys name, revoked ones included: they stay listed).',
       handler: (ctx) => {
         roles.delete(ctx.param('pKey'));

@@ -1,9 +1,11 @@
+import { z } from 'zod';
 import { created, indexRoute, noContent, ok } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
 import type { UsersModule } from '../service.ts';
 import { grantVO, roleVO, userVO } from '../representation.ts';
 import { newUser, passwordChange, userUpdate } from '../schema.ts';
+import { GrantSchema, RoleSchema, UserSchema } from '../openapi.ts';
 
 const TYPE = vendorType('uaa', 'user');
 const READ = 'users:read';
@@ -13,33 +15,36 @@ export function userRoutes(module: UsersModule): Route[] {
   const { users } = module;
   const saveImage = (method: 'POST' | 'PATCH', link?: string): Route => ({
     method, path: '/users/{pKey}/details/image', grant: WRITE, body: 'octets', vendorTypes: [TYPE], ...(link ? { link } : {}),
+    responseSchema: UserSchema,
     summary: 'Store the user\'s image (raw PNG, JPEG, GIF or WebP bytes, application/octet-stream); answers the user.',
     handler: (ctx) => ok(userVO(ctx, users.saveImage(ctx.param('pKey'), ctx.bytes()))),
   });
   const routes: Route[] = [
     {
-      method: 'GET', path: '/users/{pKey}', grant: READ, link: 'users-findbypkey', vendorTypes: [TYPE],
+      method: 'GET', path: '/users/{pKey}', grant: READ, link: 'users-findbypkey', vendorTypes: [TYPE], responseSchema: UserSchema,
       summary: 'A user by its persistent key.',
       handler: (ctx) => ok(userVO(ctx, users.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: '/users', grant: READ, link: 'users-findall', vendorTypes: [TYPE],
+      method: 'GET', path: '/users', grant: READ, link: 'users-findall', vendorTypes: [TYPE], responseSchema: z.array(UserSchema),
       summary: 'All users (200 with an empty array when there are none).',
       handler: (ctx) => ok(users.all().map((u) => userVO(ctx, u))),
     },
     {
-      method: 'GET', path: '/users/{pKey}/grants', grant: READ, link: 'users-findgrants',
+      method: 'GET', path: '/users/{pKey}/grants', grant: READ, link: 'users-findgrants', responseSchema: z.array(GrantSchema),
       summary: 'The effective grants of a user: the union of its roles\' grants.',
       handler: (ctx) => ok(module.grants.ofUser(users.byPKey(ctx.param('pKey')).pk).map((g) => grantVO(ctx, g))),
     },
     {
       method: 'GET', path: '/users/{pKey}/roles', grant: READ, link: 'users-findroles', vendorTypes: [vendorType('uaa', 'role')],
+      responseSchema: z.array(RoleSchema),
       summary: 'The roles of a user.',
       handler: (ctx) =>
         ok(module.roles.ofUser(users.byPKey(ctx.param('pKey')).pk).map((r) => roleVO(ctx, r, ...module.roleMembers(r)))),
     },
     {
       method: 'POST', path: '/users', grant: WRITE, link: 'users-create', vendorTypes: [TYPE],
+      requestSchema: newUser, responseSchema: UserSchema, status: 201, errors: [409],
       summary: 'Create a user (externalUser false, locked false, enabled true, no roles unless given).',
       handler: async (ctx) => {
         const user = await users.create(ctx.body(newUser));
@@ -48,6 +53,7 @@ export function userRoutes(module: UsersModule): Route[] {
     },
     {
       method: 'PUT', path: '/users', grant: WRITE, link: 'users-save', vendorTypes: [TYPE],
+      requestSchema: userUpdate, responseSchema: UserSchema, errors: [404, 409],
       summary: 'Change a user named by pKey in the body; fields left out keep their values.',
       handler: (ctx) => {
         const body = ctx.body(userUpdate);
@@ -56,13 +62,14 @@ export function userRoutes(module: UsersModule): Route[] {
     },
     {
       method: 'POST', path: '/users/{pKey}/password', grant: WRITE, link: 'users-change-password', vendorTypes: [TYPE],
+      requestSchema: passwordChange, responseSchema: UserSchema,
       summary: 'Set a user\'s password (at least 8 characters); answers the user with lastPasswordChange.',
       handler: async (ctx) => ok(userVO(ctx, await users.setPassword(ctx.param('pKey'), ctx.body(passwordChange).password))),
     },
     saveImage('POST', 'users-saveimage'),
     saveImage('PATCH'),
     {
-      method: 'GET', path: '/users/{pKey}/details/image', grant: READ, link: 'users-findimage',
+      method: 'GET', path: '/users/{pKey}/details/image', grant: READ, link: 'users-findimage', replyType: 'image/*',
       summary: 'The user\'s image, as stored.',
       handler: (ctx) => {
         const image = users.image(ctx.param('pKey'));
@@ -70,7 +77,7 @@ export function userRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/users/{pKey}/details/image', grant: WRITE, link: 'users-deleteimage',
+      method: 'DELETE', path: '/users/{pKey}/details/image', grant: WRITE, link: 'users-deleteimage', status: 204,
       summary: 'Remove the user\'s image.',
       handler: (ctx) => {
         users.deleteImage(ctx.param('pKey'));
@@ -78,7 +85,7 @@ export function userRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/users/{pKey}', grant: WRITE, link: 'users-delete',
+      method: 'DELETE', path: '/users/{pKey}', grant: WRITE, link: 'users-delete', status: 204, errors: [409],
       summary: 'Delete a user (not the last enabled administrator).',
       handler: (ctx) => {
         users.delete(ctx.param('pKey'));
