@@ -4,14 +4,16 @@
 //   npm run build:bin                 # linux-x64, on the pinned Node of devDependencies
 //   npm run build:bin -- --arch arm64 # linux-arm64 edge boxes (base binary fetched from the npm registry)
 //
-// Steps: bundle (scripts/build.ts) → SEA blob with the SQLite addon as an asset →
-// copy the pinned Node binary, strip it (129 MB → ~109 MB), inject the blob.
+// Steps: bundle (scripts/build.ts) → SEA blob with the native addons as assets →
+// copy the Node binary of the target, strip it (x64 127 MB → 109 MB), inject the blob.
+// Stripping needs the target's binutils: `strip` for x64, `aarch64-linux-gnu-strip`
+// (Debian `binutils-aarch64-linux-gnu`) for arm64; an x64 `strip` cannot read arm64.
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BUNDLE_ASSET, SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
-import { ADDON, BUNDLE, DIST, ROOT, SERIAL_ADDON, bundle, replaceAtomically, serialPrebuild, sqlitePrebuild } from './build.ts';
+import { ADDON, BUNDLE, DIST, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 export const BINARY = path.join(DIST, 'wms');
@@ -21,31 +23,48 @@ function argValue(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-/** The Node binary the executable is made of: the one running this script, or the registry's arm64 build. */
+/** The Node binary the executable is made of: the one running this script, or the registry's build for `arch`. */
 function baseBinary(arch: string): string {
   if (arch === process.arch) return process.execPath;
   const version = process.version.slice(1);
   const cache = path.join(ROOT, '.tmp', `node-linux-${arch}-${version}`);
   const binary = path.join(cache, 'package', 'bin', 'node');
   if (!existsSync(binary)) {
-    mkdirSync(cache, { recursive: true });
-    execFileSync('npm', ['pack', `node-linux-${arch}@${version}`, '--silent'], { cwd: cache, stdio: 'inherit' });
-    const tarball = readdirSync(cache).find((f) => f.endsWith('.tgz'))!;
-    execFileSync('tar', ['xzf', tarball], { cwd: cache });
+    // Unpacked beside the cache and renamed into place: an interrupted fetch leaves no half binary.
+    const partial = `${cache}.${process.pid}.tmp`;
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial, { recursive: true });
+    execFileSync('npm', ['pack', `node-linux-${arch}@${version}`, '--silent'], { cwd: partial, stdio: ['ignore', 'ignore', 'inherit'] });
+    const tarball = readdirSync(partial).find((f) => f.endsWith('.tgz'));
+    if (!tarball) throw new Error(`npm pack node-linux-${arch}@${version} left no tarball`);
+    execFileSync('tar', ['xzf', tarball], { cwd: partial });
+    rmSync(cache, { recursive: true, force: true });
+    renameSync(partial, cache);
   }
   return binary;
+}
+
+/** The strip that reads the target's ELF files: the machine's own, or the GNU cross binutils (Debian package named after it). */
+function stripFor(arch: string): { command: string; debian: string } {
+  if (arch === process.arch) return { command: 'strip', debian: 'binutils' };
+  const triple = `${{ arm64: 'aarch64', x64: 'x86_64' }[arch as string] ?? arch}-linux-gnu`;
+  return { command: `${triple}-strip`, debian: `binutils-${triple}` };
 }
 
 export async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<string> {
   if (process.platform !== 'linux') throw new Error('the single binary is built for Linux edge boxes');
   await bundle();
-  if (arch !== process.arch) {
-    replaceAtomically(sqlitePrebuild('linux', arch), ADDON);
-    replaceAtomically(serialPrebuild('linux', arch), SERIAL_ADDON);
+  // Another architecture's addons go into the blob straight from the packages'
+  // prebuilds: dist/*.node stay this machine's, for the bundle that runs from dist.
+  const sqliteAddon = arch === process.arch ? ADDON : sqlitePrebuild('linux', arch);
+  const serialAddon = arch === process.arch ? SERIAL_ADDON : serialPrebuild('linux', arch);
+  for (const addon of [sqliteAddon, serialAddon]) {
+    if (!existsSync(addon)) throw new Error(`no prebuilt addon for linux-${arch}: ${addon}`);
   }
 
-  const blob = path.join(DIST, 'sea-prep.blob');
-  const seaConfig = path.join(DIST, 'sea-config.json');
+  // Named by architecture and process: two builds at once do not share a blob.
+  const blob = path.join(DIST, `sea-prep-${arch}.${process.pid}.blob`);
+  const seaConfig = path.join(DIST, `sea-config-${arch}.${process.pid}.json`);
   writeFileSync(
     seaConfig,
     JSON.stringify({
@@ -55,7 +74,7 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
       // V8's code cache is specific to the CPU it was made on.
       useCodeCache: arch === process.arch,
       // The bundle once more as an asset: the log writer thread runs its text (src/core/log-store).
-      assets: { [SQLITE_ASSET]: ADDON, [SERIAL_ASSET]: SERIAL_ADDON, [BUNDLE_ASSET]: BUNDLE },
+      assets: { [SQLITE_ASSET]: sqliteAddon, [SERIAL_ASSET]: serialAddon, [BUNDLE_ASSET]: BUNDLE },
     }),
   );
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
@@ -65,14 +84,16 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
   const partial = `${out}.${process.pid}.tmp`;
   copyFileSync(baseBinary(arch), partial);
   chmodSync(partial, 0o755);
-  const strip = arch === process.arch ? 'strip' : `${arch === 'arm64' ? 'aarch64' : arch}-linux-gnu-strip`;
+  const strip = stripFor(arch);
   try {
-    execFileSync(strip, ['--strip-all', partial], { stdio: 'ignore' });
+    execFileSync(strip.command, ['--strip-all', partial], { stdio: 'ignore' });
   } catch {
-    console.warn(`${strip} not available: the executable stays unstripped (about 20 MB larger)`);
+    console.warn(`${strip.command} not available (Debian ${strip.debian}): the executable stays unstripped (about 20 MB larger)`);
   }
   const { inject } = await import('postject');
   await inject(partial, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  rmSync(blob, { force: true });
+  rmSync(seaConfig, { force: true });
   renameSync(partial, out);
   return out;
 }

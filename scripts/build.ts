@@ -4,7 +4,8 @@
 //
 //   node scripts/build.ts [--quiet]
 
-import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,12 +54,32 @@ module.exports = () => serialBinding();`,
   },
 };
 
+/**
+ * The commit the tree is at, short, with `-dirty` when tracked or new files differ
+ * from it (the build then holds code no commit has); `unknown` outside a git checkout.
+ */
+export function sourceCommit(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const hash = git('rev-parse', '--short=7', 'HEAD');
+    return git('status', '--porcelain') === '' ? hash : `${hash}-dirty`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The build's day, UTC; `SOURCE_DATE_EPOCH` (seconds) fixes it for reproducible builds. */
+export function buildDay(env: NodeJS.ProcessEnv = process.env): string {
+  const epoch = Number(env.SOURCE_DATE_EPOCH);
+  return new Date(Number.isFinite(epoch) && env.SOURCE_DATE_EPOCH ? epoch * 1000 : Date.now()).toISOString().slice(0, 10);
+}
+
 export async function bundle(): Promise<void> {
   mkdirSync(DIST, { recursive: true });
-  const partial = `${BUNDLE}.${process.pid}.tmp`;
-  await build({
+  const result = await build({
     entryPoints: [path.join(ROOT, 'src/entry.ts')],
-    outfile: partial,
+    outfile: BUNDLE,
+    write: false,
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -66,17 +87,32 @@ export async function bundle(): Promise<void> {
     loader: { '.sql': 'text' },
     // The bundle starts its worker thread from its own file (src/core/log-store), never
     // from a source file: `import.meta.url` has no use in it.
-    define: { __WMS_BUNDLE__: 'true', 'import.meta.url': 'undefined' },
+    define: {
+      __WMS_BUNDLE__: 'true',
+      'import.meta.url': 'undefined',
+      // `wms --version` names the commit and day (src/version.ts).
+      __WMS_COMMIT__: JSON.stringify(sourceCommit()),
+      __WMS_BUILT__: JSON.stringify(buildDay()),
+    },
     plugins: [serialBindingLoader],
     // pino's transport worker and optional pretty printer are never used.
     external: ['pino-pretty'],
-    sourcemap: 'inline',
+    // The map is a file beside the bundle (`node --enable-source-maps dist/wms.cjs`), not
+    // inside it: inline it would be 5 MB of the bundle, twice in the single executable.
+    sourcemap: 'linked',
     legalComments: 'none',
     logLevel: 'warning',
   });
-  renameSync(partial, BUNDLE);
+  // Written under temporary names and renamed: a running bundle keeps its file.
+  for (const file of result.outputFiles) replaceWith(file.path, file.contents);
   replaceAtomically(sqlitePrebuild(), ADDON);
   replaceAtomically(serialPrebuild(), SERIAL_ADDON);
+}
+
+function replaceWith(target: string, contents: Uint8Array): void {
+  const partial = `${target}.${process.pid}.tmp`;
+  writeFileSync(partial, contents);
+  renameSync(partial, target);
 }
 
 /**

@@ -146,6 +146,8 @@ export interface Flags {
   restore?: string | undefined;
   help: boolean;
   version: boolean;
+  /** `wms install-service …`: its own arguments (src/install), handled instead of a start. */
+  installService?: string[] | undefined;
   /** Config keys set on the command line, by dotted path. */
   values: Record<string, string>;
 }
@@ -153,6 +155,8 @@ export interface Flags {
 /** Splits the command line into config values and the action flags. */
 export function parseFlags(argv: readonly string[]): Flags {
   const flags: Flags = { printConfig: false, resetAdmin: false, help: false, version: false, values: {} };
+  // A subcommand takes the rest of the line; its options mean what it says they mean.
+  if (argv[0] === 'install-service') return { ...flags, installService: argv.slice(1) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
@@ -178,6 +182,8 @@ export function parseFlags(argv: readonly string[]): Flags {
 }
 
 export const USAGE = `Usage: wms [--port N] [--host ADDR] [--data-dir DIR] [--print-config] [--reset-admin] [--restore FILE] [--help] [--version]
+       wms install-service [--user wms] [--data-dir /var/lib/wms] [--port N] [--bin /usr/local/bin/wms] [--root DIR] [--dry-run]
+       wms install-service --uninstall [--purge]
 
 Starts the warehouse appliance. Settings come from defaults, <data-dir>/${CONFIG_FILE_NAME},
 WMS_<SECTION>_<KEY> environment variables (short forms: WMS_PORT, WMS_HOST, WMS_DATA_DIR,
@@ -187,7 +193,12 @@ WMS_ADMIN_PASSWORD) and these flags, later ones winning.
                   of WMS_ADMIN_PASSWORD, then run: the way back in when every administrator
                   is locked out
   --restore FILE  with the appliance stopped: check the backup FILE and put it in place of
-                  the database (the current one is kept in <data-dir>/backups), then exit`;
+                  the database (the current one is kept in <data-dir>/backups), then exit
+  --version       print the version and the commit it was built from
+  install-service as root: install this executable as the systemd service wms (system user
+                  in dialout, data directory, hardened unit, started); --uninstall removes it
+                  and keeps the data, --purge also removes the data and the user; --dry-run
+                  shows the steps; --root DIR writes under DIR only`;
 
 interface Leaf {
   path: string;

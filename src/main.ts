@@ -63,7 +63,8 @@ import { createTransportOrderService, type TransportOrderService } from './modul
 import { createTransportOrderStore } from './modules/transport-orders/store.ts';
 import { usersModule } from './modules/users/routes.ts';
 import { createUsersModule, type UsersModule } from './modules/users/service.ts';
-import { VERSION } from './version.ts';
+import { VERSION, versionLine } from './version.ts';
+import { installService } from './install/index.ts';
 
 // Composition root: config → database → migrations → unit of work → services → the
 // list of module descriptors → HTTP → modules started (the PLC channels last).
@@ -440,9 +441,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return;
     }
     if (flags.version) {
-      process.stdout.write(`${VERSION}\n`);
+      process.stdout.write(`${versionLine()}\n`);
       return;
     }
+    if (flags.installService) return installService(flags.installService);
     loaded = loadConfig(env, flags);
     if (flags.printConfig) {
       process.stdout.write(`${JSON.stringify(redactedConfig(loaded.config), null, 2)}\n`);

@@ -132,11 +132,19 @@ describe('wms --help / --version', () => {
     expect(exit.stdout).toMatch(/^Usage: wms /);
   });
 
-  it('--version prints the release version and exits 0', async () => {
+  it('--version prints the release, the commit and the day it was built, and exits 0', async () => {
     const cwd = workDir();
     const exit = await run(['--version'], cwd);
     expect(exit.code).toBe(0);
-    expect(exit.stdout).toBe(`${VERSION}\n`);
+    const line = /^wms (\S+) \(commit ([0-9a-f]{7,}(?:-dirty)?|unknown), built (\d{4}-\d{2}-\d{2})\)\n$/.exec(exit.stdout);
+    expect(line, exit.stdout).not.toBeNull();
+    expect(line![1]).toBe(VERSION);
+    // The bundle was built from this tree by the global setup: in a git checkout the
+    // commit is one of its own, elsewhere it is unknown.
+    const commit = line![2]!.replace(/-dirty$/, '');
+    if (commit === 'unknown') expect(() => execFileSync('git', ['rev-parse', 'HEAD'], { stdio: 'ignore' })).toThrow();
+    else expect(execFileSync('git', ['rev-parse', '--verify', `${commit}^{commit}`], { encoding: 'utf8' })).toMatch(new RegExp(`^${commit}`));
+    expect(Number.isNaN(Date.parse(line![3]!))).toBe(false);
     expect(exit.stderr).toBe('');
     expect(readdirSync(cwd)).toEqual([]);
   });
