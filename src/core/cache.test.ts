@@ -64,6 +64,38 @@ describe('EntityCache', () => {
     expect(cache.get('p3')?.code).toBe('C3');
   });
 
+  it('evicts the least recently used: an entry read again stays', () => {
+    const { cache } = setup(2);
+    cache.remember({ pk: 'p1', code: 'C1' });
+    cache.remember({ pk: 'p2', code: 'C2' });
+    expect(cache.getBy('code', 'C1')?.pk).toBe('p1');
+    cache.remember({ pk: 'p3', code: 'C3' });
+    expect(cache.get('p2')).toBeUndefined();
+    expect(cache.get('p1')?.pk).toBe('p1');
+    expect(cache.size).toBe(2);
+  });
+
+  it('a re-read entity replaces its old copy and its old secondary keys', () => {
+    const { cache } = setup();
+    cache.remember({ pk: 'p1', code: 'OLD' });
+    cache.remember({ pk: 'p1', code: 'NEW' });
+    expect(cache.getBy('code', 'OLD')).toBeUndefined();
+    expect(cache.getBy('code', 'NEW')?.pk).toBe('p1');
+    expect(cache.size).toBe(1);
+  });
+
+  it('stays within its limit over many evictions and forgets, and finds what it keeps', () => {
+    const { cache } = setup(1000);
+    for (let i = 0; i < 50_000; i++) {
+      cache.remember({ pk: `p${i}`, code: `C${i}` });
+      if (i % 7 === 0) cache.forget(`p${i - 3}`);
+      if (i % 5 === 0) cache.get(`p${i - 500}`);
+    }
+    expect(cache.size).toBeLessThanOrEqual(1000);
+    expect(cache.getBy('code', 'C49999')?.pk).toBe('p49999');
+    expect(cache.get('p0')).toBeUndefined();
+  });
+
   it('clears everything', () => {
     const { cache } = setup();
     cache.remember({ pk: 'p1', code: 'C1' });
