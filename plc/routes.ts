@@ -9,6 +9,7 @@ import type { ModuleDescriptor } from '../src/modules/module.ts';
 import type { ChannelSnapshot } from './channel.ts';
 import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
+import { ChannelSnapshotSchema, SerialPortSchema, TelegramLogEntrySchema } from './openapi.ts';
 import { osipOptions } from './osip/index.ts';
 import type { TelegramHandler } from './port.ts';
 import { decoded, type TelegramLog } from './telegram-log.ts';
@@ -38,15 +39,18 @@ const telegramQuery = z.object({
   ...pageParams(DEFAULT_PAGE, MAX_PAGE),
 });
 
+/** `details=true` (anything else: without details). */
+const serialPortQuery = z.object({ details: z.enum(['true', 'false']).optional() });
+
 export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'plc-channels-findall',
+      method: 'GET', path: BASE, grant: READ, link: 'plc-channels-findall', responseSchema: z.array(ChannelSnapshotSchema),
       summary: 'Every configured PLC channel: state, peer, last rx/tx, counters and its last 100 telegrams.',
       handler: (ctx) => ok(channels.snapshot().map((s) => channelVO(ctx, s))),
     },
     {
-      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname',
+      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname', responseSchema: ChannelSnapshotSchema,
       summary: 'One PLC channel by its 5-character name.',
       handler: (ctx) => {
         const name = ctx.param('name');
@@ -58,6 +62,7 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
     ...(telegramLog ? [telegramRoute(channels, telegramLog)] : []),
     {
       method: 'GET', path: '/v1/plc-serial-ports', optionalQuery: ['details'], grant: READ, link: 'plc-serial-ports',
+      querySchema: serialPortQuery, responseSchema: z.array(SerialPortSchema),
       summary: 'The serial devices of this box (/dev/serial/by-id, ttyS, ttyUSB, ttyACM) for a serial channel\'s device; details=true adds maker and serial number where udev can tell.',
       // Details load the serial addon and ask udevadm, so only on request.
       handler: async (ctx) => ok(await listSerialPorts({ details: ctx.query.get('details') === 'true' })),
@@ -70,6 +75,7 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
   return {
     method: 'GET', path: `${BASE}/{name}/telegrams`, grant: READ, link: 'plc-channel-telegrams',
     optionalQuery: ['direction', 'type', 'barcode', 'from', 'to', 'limit', 'after'],
+    querySchema: telegramQuery, responseSchema: z.array(TelegramLogEntrySchema),
     summary:
       'The telegram log of a channel, oldest first, paged (limit ≤ 1000, default 100; Link rel="next"): time, direction, type, sequence number, text, ' +
       'decoded fields, outcome, barcode, location, transport order, and for a reply the milliseconds since its telegram arrived.',

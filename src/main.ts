@@ -24,7 +24,7 @@ import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
 import { Router, type Route } from './http/router.ts';
-import { HttpMetrics } from './http/metrics.ts';
+import { Metrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
 import { alarmsModule } from './modules/alarms/routes.ts';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.ts';
@@ -188,9 +188,11 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     retention.add({ name: 'cleared alarms', prune: (batch) => alarms.prune(daysAgo(config.events.keepDays), batch) });
 
     const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc });
+    const metrics = new Metrics({ channels: plc.list(), databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms });
     // The appliance is this list. Started in order once HTTP listens, stopped in reverse:
     // the PLC channels last in, first out, so no telegram reaches a closing database.
     const modules: ModuleDescriptor[] = [
+      { name: 'metrics', routes: [], start: () => metrics.start(), stop: () => metrics.stop() },
       usersModule(users),
       preferencesModule(preferences),
       tasksModule(tasks),
@@ -208,7 +210,6 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       plcModule(plc, telegramHandler, telegramLog),
     ];
     const indexLinks = Object.assign({}, ...modules.map((m) => m.indexLinks ?? {})) as Record<string, string>;
-    const metrics = new HttpMetrics();
     const routes: Route[] = [
       ...systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes: () => routes, metricsPublic: config.server.metricsPublic }),
       ...modules.flatMap((m) => m.routes),
@@ -237,7 +238,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       publicUrl: config.server.publicUrl,
       messageKeys: config.api.messageKeys,
       requestTimeoutMs: config.server.requestTimeoutMs,
-      metrics,
+      metrics: metrics.http,
       tls: readTls(config.server.tls),
     });
     const address = await listen(server, config.server.port, config.server.host);

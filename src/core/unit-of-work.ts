@@ -41,6 +41,10 @@ export class UnitOfWork {
   private failed: { error: unknown } | undefined;
   private readonly outer: <T>(fn: () => T) => T;
   private readonly savepoint: <T>(fn: () => T) => T;
+  /** Told how long each COMMIT took (metrics); while unset, commits are not timed at all. */
+  private commitObserver: ((seconds: number) => void) | undefined;
+  /** When the running unit's COMMIT began (process.hrtime.bigint()), while commits are timed. */
+  private commitStarted = 0n;
 
   constructor(db: Db, log: EventLog, onListenerError: (err: unknown, event: EventRecord) => void) {
     this.db = db;
@@ -50,10 +54,20 @@ export class UnitOfWork {
       const result = fn();
       // Half of a unit must not commit because someone caught the failure of the other half.
       if (this.failed) throw this.failed.error;
+      // better-sqlite3 runs COMMIT as this returns: from here to `outer` returning is the commit.
+      if (this.commitObserver) this.commitStarted = process.hrtime.bigint();
       return result;
     });
     this.outer = outer as <T>(fn: () => T) => T;
     this.savepoint = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
+  }
+
+  /**
+   * Times every COMMIT from now on and tells `observer` the seconds it took (undefined:
+   * no more). It runs after the commit, before the events are delivered; it must be quick.
+   */
+  observeCommits(observer: ((seconds: number) => void) | undefined): void {
+    this.commitObserver = observer;
   }
 
   /** True inside a unit of work. */
@@ -88,6 +102,10 @@ export class UnitOfWork {
       this.pending = undefined;
       this.actor = undefined;
       this.failed = undefined;
+    }
+    if (this.commitStarted !== 0n) {
+      this.commitObserver?.(Number(process.hrtime.bigint() - this.commitStarted) / 1e9);
+      this.commitStarted = 0n;
     }
     if (events.length > 0) {
       this.log.committed(events);

@@ -1,42 +1,56 @@
 import client from 'prom-client';
+import type { Channel } from '../../plc/channel.ts';
+import type { UnitOfWork } from '../core/unit-of-work.ts';
+import { activityMetrics, type ActivitySources } from './metrics/activity.ts';
+import { HttpMetrics } from './metrics/http.ts';
+import { PlcMetrics } from './metrics/plc.ts';
+import { RuntimeMetrics } from './metrics/runtime.ts';
+import { StorageMetrics, type DatabaseFiles } from './metrics/storage.ts';
 
-// What integrators scrape at `GET /metrics` (Prometheus text format): requests by route
-// template and status with their durations, plus the process's own figures (CPU,
-// memory, event-loop lag). Labels use the route template (`/v1/locations/{pKey}`),
-// never the concrete path, so the number of series stays bounded.
+// What integrators scrape at `GET /metrics` (Prometheus text format), one part per
+// file in ./metrics: HTTP requests, the PLC channels, the database files and commits,
+// the process and its event loop, event streams and alarms. Every metric, its labels
+// and what to alert on: docs/metrics.md.
 
-export class HttpMetrics {
+export { HttpMetrics } from './metrics/http.ts';
+
+export interface MetricSources extends ActivitySources {
+  /** The configured PLC channels. */
+  channels: readonly Channel[];
+  databases: DatabaseFiles;
+  /** The unit of work, told to time each commit. */
+  work: Pick<UnitOfWork, 'observeCommits'>;
+}
+
+export class Metrics {
   readonly registry = new client.Registry();
-  private readonly requests: client.Counter<'method' | 'route' | 'status'>;
-  private readonly durations: client.Histogram<'method' | 'route'>;
+  /** Counts answered requests (http/server.ts). */
+  readonly http: HttpMetrics;
+  private readonly runtime: RuntimeMetrics;
+  private readonly sources: MetricSources;
 
-  constructor() {
-    // Event-loop lag sampled every 100 ms, not every 10 ms (the default): an idle edge
-    // box should sleep, and a stall long enough to matter still shows.
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'wms_', eventLoopMonitoringPrecision: 100 });
-    this.requests = new client.Counter({
-      name: 'wms_http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-      registers: [this.registry],
-    });
-    this.durations = new client.Histogram({
-      name: 'wms_http_request_duration_seconds',
-      help: 'Time from the request arriving to the reply being written, by method and route template',
-      labelNames: ['method', 'route'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-      registers: [this.registry],
-    });
-  }
-
-  /** One answered request; `route` is the template, or `unmatched` when none matched. */
-  observe(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.durations.observe({ method, route }, seconds);
+  constructor(sources: MetricSources) {
+    this.sources = sources;
+    this.runtime = new RuntimeMetrics(this.registry);
+    this.http = new HttpMetrics(this.registry);
+    new PlcMetrics(this.registry, sources.channels);
+    sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);
+    activityMetrics(this.registry, sources);
   }
 
   /** The exposition text and its content type. */
   async render(): Promise<{ text: string; type: string }> {
     return { text: await this.registry.metrics(), type: this.registry.contentType };
+  }
+
+  /** Starts sampling the event loop (the appliance has started). */
+  start(): void {
+    this.runtime.start();
+  }
+
+  /** Stops sampling the event loop and timing commits (the appliance stops). */
+  stop(): void {
+    this.runtime.stop();
+    this.sources.work.observeCommits(undefined);
   }
 }

@@ -307,6 +307,9 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
       diskTimer = undefined;
     },
 
+    /** How many open alarms wait for someone (not shelved now), by severity (metrics). */
+    unshelvedBySeverity: () => store.unshelvedBySeverity(nowIso()),
+
     /** Deletes cleared alarms older than `before`, a batch at a time (retention). */
     prune: (before: string, batch: number) => store.prune(before, batch),
   };

@@ -100,6 +100,10 @@ export function createAlarmStore(db: Db) {
     shelve: db.prepare('UPDATE alarms SET shelved_until = ?, shelved_by = ?, shelve_comment = ? WHERE id = ?'),
     clear: db.prepare("UPDATE alarms SET state = 'cleared', cleared_at = ? WHERE id = ?"),
     prune: db.prepare("DELETE FROM alarms WHERE id IN (SELECT id FROM alarms WHERE state = 'cleared' AND cleared_at < ? ORDER BY id LIMIT ?)"),
+    unshelvedBySeverity: db.prepare<[string], { severity: Severity; n: number }>(
+      `SELECT severity, count(*) AS n FROM alarms
+       WHERE state IN ('active', 'acknowledged') AND (shelved_until IS NULL OR shelved_until <= ?) GROUP BY severity`,
+    ),
   };
   return {
     byId: (id: number) => {
@@ -135,6 +139,12 @@ export function createAlarmStore(db: Db) {
     clear: (id: number, now: string) => s.clear.run(now, id),
     /** Deletes cleared alarms older than `before`, at most `batch`; returns how many. */
     prune: (before: string, batch: number) => s.prune.run(before, batch).changes,
+    /** How many open alarms are not shelved at `now`, by severity (every severity named, 0 when none). */
+    unshelvedBySeverity(now: string): Record<Severity, number> {
+      const counts = Object.fromEntries(SEVERITIES.map((severity) => [severity, 0])) as Record<Severity, number>;
+      for (const row of s.unshelvedBySeverity.all(now)) counts[row.severity] = row.n;
+      return counts;
+    },
   };
 }
 

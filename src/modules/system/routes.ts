@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import { indexReply, ok } from '../../http/hal.ts';
-import type { HttpMetrics } from '../../http/metrics.ts';
+import type { Metrics } from '../../http/metrics.ts';
 import { openApiDocument } from '../../http/openapi.ts';
 import type { Route } from '../../http/router.ts';
 import { ApiDescriptionSchema, HealthSchema, ReadinessSchema } from './openapi.ts';
@@ -16,7 +16,7 @@ export interface SystemDeps {
   /** Link name → path of every module index. */
   indexLinks: Record<string, string>;
   startedAt: number;
-  metrics: HttpMetrics;
+  metrics: Metrics;
   /** The whole route table (this module's routes included), for the API description. */
   routes: () => readonly Route[];
   /** `/metrics` without a token (a scraper on a closed network); else it needs `metrics:read`. */
@@ -39,7 +39,7 @@ export function systemRoutes({ db, version, indexLinks, startedAt, metrics, rout
     {
       // What the box does, per route and channel, is no business of every LAN client.
       method: 'GET', path: '/metrics', grant: metricsPublic ? 'public' : 'metrics:read', replyType: 'text/plain',
-      summary: 'Prometheus metrics: requests by route and status, durations, process figures.',
+      summary: 'Prometheus metrics: HTTP requests, PLC telegrams and reply latency, channel states, database size and commit time, event-loop lag, event streams, alarms.',
       handler: async () => {
         const { text, type } = await metrics.render();
         return { status: 200, raw: Buffer.from(text), type };
