@@ -121,6 +121,19 @@ describe('requests Node\'s HTTP parser refuses', () => {
     expect(reply.body.message).toMatch(/16 KiB/);
   });
 
+  it('an Expect other than 100-continue gets 417, a request without Host 400, CONNECT 405, all with the body', async () => {
+    const token = await wms.token();
+    const expect417 = parseRaw(await rawExchange(`GET /v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: odd\r\nConnection: close\r\n\r\n`));
+    expect(expect417.status).toBe(417);
+    expect(expect417.body).toMatchObject({ status: 417, requestId: expect417.headers['x-request-id'] });
+    const noHost = parseRaw(await rawExchange('GET /index HTTP/1.1\r\nConnection: close\r\n\r\n'));
+    expect(noHost.status).toBe(400);
+    expect(noHost.body.message).toMatch(/Host/);
+    const connect = parseRaw(await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    expect(connect.status).toBe(405);
+    expect(connect.body).toMatchObject({ status: 405, error: 'Method Not Allowed' });
+  });
+
   it('a request that does not arrive within the request timeout gets 408', async () => {
     const token = await wms.token();
     const reply = parseRaw(

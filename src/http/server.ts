@@ -66,11 +66,19 @@ export function createHttpServer(options: HttpOptions): http.Server {
   const checkEveryMs = Math.min(1000, options.requestTimeoutMs);
   const handle = (req: IncomingMessage, res: ServerResponse) => new Exchange(options, req, res).start();
   const server: http.Server = options.tls
-    ? https.createServer({ connectionsCheckingInterval: checkEveryMs, cert: options.tls.cert, key: options.tls.key }, handle)
-    : http.createServer({ connectionsCheckingInterval: checkEveryMs }, handle);
+    ? https.createServer({ connectionsCheckingInterval: checkEveryMs, requireHostHeader: false, cert: options.tls.cert, key: options.tls.key }, handle)
+    : http.createServer({ connectionsCheckingInterval: checkEveryMs, requireHostHeader: false }, handle);
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => declineUnparsed(options, err, socket));
+  // Requests Node would answer by itself with a bare status line, answered like any
+  // other refusal: an `Expect` other than 100-continue, and CONNECT (no proxy here).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    new Exchange(options, req, res).decline(new ServerDeclined(417, `Expect: ${req.headers.expect} is not supported; send the request without it`));
+  });
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    writeRaw(options, socket, 405, `CONNECT is not supported here: the appliance is no proxy`, { Allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
+  });
   return server;
 }
 
@@ -89,14 +97,20 @@ function declineUnparsed(options: HttpOptions, err: NodeJS.ErrnoException, socke
     socket.destroy();
     return;
   }
-  const requestId = newRequestId();
   const message = PARSER_MESSAGE[err.code ?? ''] ?? `Malformed HTTP request (${err.code ?? err.message})`;
-  options.log.debug({ requestId, status, code: err.code }, message);
+  writeRaw(options, socket, status, message, { code: err.code ?? '' });
+}
+
+/** A server-declined reply written straight to a socket no request object owns, then closed. */
+function writeRaw(options: HttpOptions, socket: Duplex, status: number, message: string, extra: Record<string, string> = {}): void {
+  const requestId = newRequestId();
+  options.log.debug({ requestId, status, ...extra }, message);
   const body = JSON.stringify(serverDeclinedBody(status, message, '', requestId));
+  const headers = Object.entries(extra).filter(([k]) => k !== 'code').map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
-      `${SAFETY_HEADERS_TEXT}Connection: close\r\n\r\n${body}`,
+      `${headers}${SAFETY_HEADERS_TEXT}Connection: close\r\n\r\n${body}`,
   );
 }
 
@@ -164,10 +178,19 @@ class Exchange {
     this.originAllowed = applyCors(options, req, this.headers);
   }
 
+  /** Refuses the request before it is routed (a refusal Node would otherwise answer itself). */
+  decline(err: ServerDeclined): void {
+    this.fail(err);
+  }
+
   /** Routing, negotiation and authentication. */
   start(): void {
     try {
       const { req, rawPath, rawQuery } = this;
+      // HTTP/1.1 requires Host (Node would refuse it with a bare 400; refused here in the spec's format).
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+        throw new ServerDeclined(400, 'Host header missing (required by HTTP/1.1)');
+      }
       const query = new URLSearchParams(rawQuery);
       if (BAD_PERCENT.test(rawPath) || BAD_PERCENT.test(rawQuery) || !decodesCleanly(rawQuery, query)) {
         throw new ServerDeclined(400, 'Bad percent-encoding in the request URL');
