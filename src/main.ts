@@ -20,6 +20,7 @@ import { restoreBackup } from './core/backup.ts';
 import { prepareDataDir } from './core/data-dir.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
+import { ReadPool } from './core/read-pool.ts';
 import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
@@ -153,7 +154,9 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       lockoutMinutes: config.auth.lockoutMinutes,
       loginAttemptsPerMinute: config.auth.loginAttemptsPerMinute,
     });
-    const common = createCommonServices(db, work);
+    // Read connections for lists and exports too long to read on the writer's connection.
+    const reads = new ReadPool({ file, size: READ_CONNECTIONS, nativeBinding });
+    const common = createCommonServices(db, work, reads);
     const inventory = createInventory({ db, work, common, options: config.inventory });
     const preferences = createPreferenceService(work, createPreferenceStore(db));
     const tasks = createTaskService({ work, store: createTaskStore(db), types: config.tasks.types });
@@ -300,6 +303,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
           await stopModules();
           const cut = await drain(server, closed, STOP_DRAIN_MS);
           if (cut > 0) log.warn({ connections: cut, waitedMs: STOP_DRAIN_MS }, 'requests still under way at stop were cut off');
+          reads.close();
           await logs.close();
           // Everything committed is folded into the database file: the next start (or a
           // copy of the data directory) needs no WAL.
@@ -337,6 +341,9 @@ function readTls(tls: Config['server']['tls']): { cert: Buffer; key: Buffer } | 
   }
   return { cert, key };
 }
+
+/** Read connections at most: each streamed list holds one while it is written; more wait their turn. */
+const READ_CONNECTIONS = 4;
 
 /** How long a stop waits for requests under way before it cuts them off. */
 const STOP_DRAIN_MS = 10_000;

@@ -44,8 +44,10 @@ describe('the appliance database', () => {
     expect(wms.app.db.pragma('user_version', { simple: true })).toBe(NEWEST);
   });
 
-  it('holds the database exclusively: a second appliance on the same data directory is refused', async () => {
-    expect(wms.app.db.pragma('locking_mode', { simple: true })).toBe('exclusive');
+  it('one appliance per database: a second one on the same data directory is refused', async () => {
+    // The database stays open to read connections (snapshots beside the writer); the claim is a lock file.
+    expect(wms.app.db.pragma('locking_mode', { simple: true })).toBe('normal');
+    expect(existsSync(path.join(wms.dataDir, 'wms.sqlite-lock'))).toBe(true);
     const file = path.join(wms.dataDir, 'wms.sqlite');
     expect(() => openDatabase({ file, busyTimeoutMs: 50 })).toThrow(StartupError);
     expect(() => openDatabase({ file, busyTimeoutMs: 50 })).toThrow(/in use by another running appliance/);

@@ -13,40 +13,74 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens the one connection of the process.
+ * Opens the writing connection of the process.
  *
- * - WAL: a backup taken while the appliance runs never blocks its writes.
+ * - WAL: a backup, a long list or a report reads a snapshot of its own on another
+ *   connection (read-pool.ts) while the appliance goes on writing.
  * - synchronous=FULL: an acknowledged write survives a power cut; edge boxes lose power.
  * - foreign_keys=ON: SQLite leaves it off by default, we rely on it for integrity.
+ * - One appliance per database: a second one started on the same data directory is
+ *   refused (instanceLock), instead of writing beside the first one.
  */
 export function openDatabase(options: OpenDatabaseOptions): Db {
-  const db = new Database(options.file, {
-    timeout: options.busyTimeoutMs,
-    nativeBinding: options.nativeBinding as string | undefined,
-  });
+  const lock = instanceLock(options);
+  let db: Db;
   try {
-    // EXCLUSIVE: the appliance is the database's only user. No lock traffic per
-    // statement, and a second appliance started on the same data directory is refused
-    // instead of writing beside the first one.
-    db.pragma('locking_mode = EXCLUSIVE');
+    db = new Database(options.file, {
+      timeout: options.busyTimeoutMs,
+      nativeBinding: options.nativeBinding as string | undefined,
+    });
+  } catch (err) {
+    lock.close();
+    throw err;
+  }
+  try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    // 32 MiB of page cache instead of SQLite's 2 MiB: the event and telegram logs grow
-    // with every change, and with the small default their pages push the hot ones (the
-    // units, locations and orders a telegram reads) out, so every telegram paid for
-    // reading them again.
+    // 32 MiB of page cache instead of SQLite's 2 MiB: the event log grows with every
+    // change, and with the small default its pages push the hot ones (the units,
+    // locations and orders a telegram reads) out, so every telegram paid for reading
+    // them again.
     db.pragma('cache_size = -32768');
-    // Take the lock now, not at the first write.
-    db.exec('BEGIN IMMEDIATE; COMMIT');
   } catch (err) {
     db.close();
+    lock.close();
+    throw err;
+  }
+  // The lock lives as long as the connection.
+  const close = db.close.bind(db);
+  db.close = () => {
+    const closed = close();
+    lock.close();
+    return closed;
+  };
+  return db;
+}
+
+/**
+ * The claim of one appliance on a database: a small SQLite file beside it
+ * (`<file>-lock`) held in exclusive locking mode for the life of the connection. SQLite
+ * takes and releases that lock itself, on every platform, and the kernel drops it when
+ * the process dies, so a crash never leaves a stale claim. (The database itself is
+ * opened in normal locking mode so that read connections can take snapshots beside the
+ * writer; an exclusive database would admit no other connection at all.)
+ */
+function instanceLock(options: OpenDatabaseOptions): Database.Database {
+  const lock = new Database(`${options.file}-lock`, { timeout: 0, nativeBinding: options.nativeBinding as string | undefined });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.pragma('journal_mode = MEMORY');
+    // A write transaction takes the exclusive lock; in this locking mode it is kept.
+    lock.exec('CREATE TABLE IF NOT EXISTS held (at TEXT); DELETE FROM held; INSERT INTO held VALUES (datetime())');
+  } catch (err) {
+    lock.close();
     if ((err as { code?: string }).code === 'SQLITE_BUSY') {
       throw new StartupError(`${options.file} is in use by another running appliance; stop that one first`);
     }
     throw err;
   }
-  return db;
+  return lock;
 }
 
 /*

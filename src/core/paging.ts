@@ -62,3 +62,21 @@ export async function scanById<T>(
   }
   return { items };
 }
+
+/** A key of a keyset list (core/listing.ts) as a cursor. */
+export function encodeKeyCursor(key: readonly (string | number)[]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** A cursor back to its key, whose parts have these kinds; 400 for one this appliance did not hand out. */
+export function decodeKeyCursor(cursor: string, kinds: readonly ('string' | 'number')[]): (string | number)[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const ok = Array.isArray(parsed) && parsed.length === kinds.length && parsed.every((v, i) => typeof v === kinds[i]);
+  if (!ok) throw validationError(`Validation failed: after: [${cursor}] is not a cursor of this list; use the one a Link header gave`);
+  return parsed as (string | number)[];
+}

@@ -82,5 +82,19 @@ export const pageParams = (fallback: number, max: number) => ({
   after: z.string().max(512).optional(),
 });
 
+/**
+ * `limit` and `after` of a list the spec answers whole: without `limit` the whole list
+ * (streamed), with it a page of at most `max` (core/listing.ts).
+ */
+export const listParams = (max: number) => ({
+  limit: z
+    .string()
+    .regex(/^\d{1,7}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`))
+    .optional(),
+  after: z.string().max(512).optional(),
+});
+
 /** A query parameter holding a timestamp (see `timestamp`). */
 export const timestampParam = timestamp;

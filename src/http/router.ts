@@ -21,6 +21,13 @@ export interface Reply {
   raw?: Buffer;
   /** A file streamed as it is with `type` (large downloads, e.g. a database backup). */
   file?: { path: string; size: number };
+  /**
+   * A JSON array written as its items come, chunk by chunk (a list too long to build in
+   * memory): the socket's back-pressure is honoured, and the event loop turns between
+   * chunks. An error after the first byte cuts the connection (the client sees an
+   * unfinished array, never a wrong complete one).
+   */
+  items?: AsyncIterable<readonly unknown[]>;
   /** A reply that stays open and is written over time (Server-Sent Events): called after the head is sent. */
   stream?: (res: import('node:http').ServerResponse) => void;
   /** Content type; set for `raw`, otherwise negotiated. */

@@ -136,6 +136,19 @@ const PARSER_MESSAGE: Record<string, string> = {
 const SAFETY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
 const SAFETY_HEADERS_TEXT = Object.entries(SAFETY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
 
+/** Resolves when the socket can take more, or is gone. */
+function roomOrGone(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
 /** The client closed its connection before its request body arrived: nobody to answer, nothing failed. */
 class ClientGone extends Error {}
 
@@ -281,10 +294,46 @@ class Exchange {
 
   private reply(reply: Reply): void {
     try {
+      if (reply.items) {
+        void this.writeItems(reply, reply.items);
+        return;
+      }
       send(this.res, this.route!, this.accept, this.representation, reply, this.headers);
       this.done(reply.status);
     } catch (err) {
       this.fail(err);
+    }
+  }
+
+  /**
+   * A JSON array from its chunks. The head goes out before the first row is read (the
+   * client sees the answer begin at once); each chunk is written when the socket has
+   * room for it. Closing the iterator (return) ends the snapshot it reads from, also
+   * when the client goes away half-way.
+   */
+  private async writeItems(reply: Reply, items: AsyncIterable<readonly unknown[]>): Promise<void> {
+    const { res } = this;
+    Object.assign(this.headers, reply.headers);
+    this.headers['Content-Type'] = reply.type ?? jsonContentType(this.route!, this.accept, []);
+    res.writeHead(reply.status, this.headers);
+    let first = true;
+    try {
+      res.write('[');
+      for await (const chunk of items) {
+        if (res.destroyed) break;
+        let text = '';
+        for (const item of chunk) {
+          text += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+          first = false;
+        }
+        if (!res.write(text)) await roomOrGone(res);
+      }
+      if (!res.destroyed) res.end(']');
+      this.done(reply.status);
+    } catch (err) {
+      this.options.log.error({ requestId: this.requestId, path: this.rawPath, err }, 'list failed while it was being written; connection cut');
+      res.destroy();
+      this.done(500);
     }
   }
 

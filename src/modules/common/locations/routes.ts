@@ -1,9 +1,11 @@
 import type { RequestContext } from '../../../http/context.ts';
-import { created, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
+import { created, indexRoute, link, noContent, ok, pageReply, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Reply, Route } from '../../../http/router.ts';
 import { COORDINATE_PARTS } from './coordinate.ts';
-import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
+import { changeStateBody, coordinateSearch, listQuery, locationUpdate, newLocation } from './schema.ts';
+import { mapChunks } from '../../../core/listing.ts';
+import { decodeKeyCursor, encodeKeyCursor } from '../../../core/paging.ts';
 import type { LocationService } from './service.ts';
 import type { Location } from './store.ts';
 import { z } from 'zod';
@@ -35,6 +37,17 @@ export function locationVO(ctx: RequestContext, l: Location) {
 
 export function locationRoutes(locations: LocationService): Route[] {
   const list = (ctx: RequestContext, items: Location[]) => ok(items.map((l) => locationVO(ctx, l)));
+  /**
+   * All locations: with `limit` a page (`after` the cursor of the Link header), without
+   * it the whole array the spec promises, streamed from a snapshot chunk by chunk.
+   */
+  const everyLocation = (ctx: RequestContext): Reply => {
+    const q = ctx.queryAs(listQuery);
+    if (q.limit === undefined) return { status: 200, items: mapChunks(locations.chunks(), (l) => locationVO(ctx, l)) };
+    const after = q.after === undefined ? undefined : (decodeKeyCursor(q.after, ['string'])[0] as string);
+    const page = locations.page(after, q.limit);
+    return pageReply(ctx, page.items.map((l) => locationVO(ctx, l)), page.next === undefined ? undefined : encodeKeyCursor([page.next]));
+  };
   /** Wildcard search; no hit answers 404 with an empty body, as the spec shows. */
   const search = (ctx: RequestContext): Reply => {
     const found = locations.search(ctx.queryAs(coordinateSearch));
@@ -117,9 +130,9 @@ export function locationRoutes(locations: LocationService): Route[] {
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'location-findall', vendorTypes: [TYPE],
-      querySchema: coordinateSearch, responseSchema: z.array(LocationSchema),
+      querySchema: coordinateSearch.extend(listQuery.shape), responseSchema: z.array(LocationSchema),
       summary: 'All locations; with any of aisle, x, y, z the wildcard search.',
-      handler: (ctx) => (COORDINATE_PARTS.some((p) => ctx.query.has(p)) ? search(ctx) : list(ctx, locations.all())),
+      handler: (ctx) => (COORDINATE_PARTS.some((p) => ctx.query.has(p)) ? search(ctx) : everyLocation(ctx)),
     },
     {
       method: 'PATCH', path: '/v1/location/{pKey}', query: ['op=change-state'], grant: WRITE, link: 'location-changestate',

@@ -71,6 +71,8 @@ export function createLocationService({ work, store, accounts, groups, types }: 
 
   return {
     all: () => store.all(),
+    page: (after: string | undefined, limit: number) => store.page(after, limit),
+    chunks: () => store.chunks(),
     byPKey,
 
     /** By coordinate; an unknown or badly formatted one is `not.found`, as the spec shows. */

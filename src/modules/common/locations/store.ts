@@ -1,4 +1,6 @@
 import { EntityCache } from '../../../core/cache.ts';
+import { KeysetList, mapChunks } from '../../../core/listing.ts';
+import type { ReadPool } from '../../../core/read-pool.ts';
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
@@ -89,7 +91,14 @@ export interface LocationFlags {
   plcState?: number | undefined;
 }
 
-export function createLocationStore(db: Db) {
+/** Every location in coordinate order, a page or a chunk at a time (core/listing.ts). */
+const EVERY_LOCATION = new KeysetList<Row>({
+  sql: `${SELECT} WHERE l.location_id > @k0 ORDER BY l.location_id LIMIT @limit`,
+  keyOf: (row) => [row.location_id],
+  first: [''],
+});
+
+export function createLocationStore(db: Db, reads?: ReadPool) {
   const s = {
     all: db.prepare<[], Row>(`${SELECT} ORDER BY l.location_id`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE l.pk = +?`),
@@ -143,6 +152,16 @@ export function createLocationStore(db: Db) {
   const bit = (flag: boolean | undefined) => (flag === undefined ? null : flag ? 1 : 0);
   return {
     all: () => s.all.all().map(toLocation),
+    /** `limit` locations after the coordinate `after`; `next` while more may exist. */
+    page(after: string | undefined, limit: number): { items: Location[]; next: string | undefined } {
+      const { rows, next } = EVERY_LOCATION.page(db, {}, after === undefined ? undefined : [after], limit);
+      return { items: rows.map(toLocation), next: next?.[0] as string | undefined };
+    },
+    /** Every location, chunk by chunk, from a snapshot on a read connection. */
+    chunks(): AsyncIterable<Location[]> {
+      if (!reads) throw new Error('the location store has no read pool');
+      return mapChunks(EVERY_LOCATION.chunks(reads, {}), toLocation);
+    },
     byPk: (pk: string) => cache.get(pk) ?? one(s.byPk.get(pk)),
     byLocationId: (locationId: string) => cache.getBy('locationId', locationId) ?? one(s.byLocationId.get(locationId)),
     byPlcCode: (plcCode: string) => cache.getBy('plcCode', plcCode) ?? one(s.byPlcCode.get(plcCode)),
