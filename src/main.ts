@@ -243,6 +243,8 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       requestTimeoutMs: config.server.requestTimeoutMs,
       metrics: metrics.http,
       tls: readTls(config.server.tls),
+      grouped: (fn) => work.grouped(fn),
+      pendingCommit: () => work.pendingCommit(),
     });
     const address = await listen(server, config.server.port, config.server.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -303,6 +305,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
           await stopModules();
           const cut = await drain(server, closed, STOP_DRAIN_MS);
           if (cut > 0) log.warn({ connections: cut, waitedMs: STOP_DRAIN_MS }, 'requests still under way at stop were cut off');
+          work.commitGroup();
           reads.close();
           await logs.close();
           // Everything committed is folded into the database file: the next start (or a

@@ -162,6 +162,36 @@ describe('a client that goes away mid-upload', () => {
   });
 });
 
+describe('found by the fuzz suite', () => {
+  it('a body nested deeper than 32 levels is refused with 400 (it reached code that walks it recursively: 500)', async () => {
+    // As text: the test's own JSON.stringify would exhaust its stack on it.
+    const priority = `${'{"a":'.repeat(10_000)}"HIGH"${'}'.repeat(10_000)}`;
+    const reply = await changesNothing(() => rawJson('/v1/transport-orders', `{"barcode":"NOPE","targetLocation":"A/B/C/D/E","priority":${priority}}`));
+    expectServerError(reply, 400);
+    expect(reply.body.message).toMatch(/nests deeper than 32 levels/);
+    // A shallow object still gets the rule's own answer, which names its kind, not its text.
+    const shallow = await changesNothing(() => wms.post('/v1/transport-orders', { barcode: 'NOPE', targetLocation: 'A/B/C/D/E', priority: { a: 1 } }));
+    expect(shallow.status).toBe(400);
+  });
+
+  it('a route that takes no body runs only once the body sent anyway has arrived whole: a broken chunk changes nothing', async () => {
+    const token = await wms.token();
+    const before = (await wms.get('/v1/backups')).body.length;
+    const reply = parseRaw(await changesNothing(async () => {
+      const raw = await rawExchange(`POST /v1/backups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n`);
+      return { status: 0, headers: new Headers(), text: raw, body: undefined };
+    }).then((r) => r.text));
+    expect(reply.status).toBe(400);
+    expect((await wms.get('/v1/backups')).body.length).toBe(before);
+  });
+
+  it('HEAD /v1/events answers its head at once', async () => {
+    const res = await fetch(`${wms.url}/v1/events`, { method: 'HEAD', headers: { Authorization: `Bearer ${await wms.token()}` }, signal: AbortSignal.timeout(5000) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  });
+});
+
 describe('PUT /users and PUT /roles: left-out fields keep their values', () => {
   it('a user changed by pKey and one field keeps its username; a role by pKey and description keeps its name and grants', async () => {
     const user = (await wms.post('/users', { links: [], username: 'partial-user', fullname: 'Before' })).body;

@@ -208,3 +208,42 @@ describe('EventLog retention', () => {
     expect(log.firstIdAt('2000-01-01T00:00:00.000Z')).toBe(1);
   });
 });
+
+describe('group commit (the HTTP edge)', () => {
+  it('units run in one turn share one commit; a failing one is undone alone; events follow the commit', async () => {
+    const { work, delivered, change, rows } = setUp();
+    work.grouped(() => work.run(() => change('first')));
+    expect(() => work.grouped(() => work.run(() => {
+      change('doomed');
+      throw new Error('refused');
+    }))).toThrow('refused');
+    work.grouped(() => work.run(() => change('second')));
+    const committed = work.pendingCommit();
+    expect(committed).toBeInstanceOf(Promise);
+    // Nothing delivered before the commit.
+    expect(delivered).toEqual([]);
+    await committed;
+    expect(rows()).toEqual(['first', 'second']);
+    expect(delivered.map((e) => (e.data as { name: string }).name)).toEqual(['first', 'second']);
+    expect(work.pendingCommit()).toBeUndefined();
+  });
+
+  it('a unit outside the requests (a PLC batch) commits the open group first, then runs and commits on its own', () => {
+    const { db, work, delivered, change, rows } = setUp();
+    work.grouped(() => work.run(() => change('request')));
+    expect(db.inTransaction).toBe(true);
+    work.run(() => change('telegram'));
+    expect(db.inTransaction).toBe(false);
+    expect(rows()).toEqual(['request', 'telegram']);
+    expect(delivered.map((e) => (e.data as { name: string }).name)).toEqual(['request', 'telegram']);
+    expect(work.pendingCommit()).toBeUndefined();
+  });
+
+  it('the actor of each request is its own', async () => {
+    const { work, delivered, change } = setUp();
+    asActor({ kind: 'user', name: 'alice' }, () => work.grouped(() => work.run(() => change('by-alice'))));
+    asActor({ kind: 'apiKey', name: 'erp' }, () => work.grouped(() => work.run(() => change('by-erp'))));
+    await work.pendingCommit();
+    expect(delivered.map((e) => `${e.actor.kind}:${e.actor.name}`)).toEqual(['user:alice', 'apiKey:erp']);
+  });
+});

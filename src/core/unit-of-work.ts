@@ -26,6 +26,14 @@ import { nowIso } from './time.ts';
 //   part's writes and drops its events.
 //
 // The actor of the events is the one the caller runs as (core/actor.ts).
+//
+// Group commit (`grouped`, used by the HTTP edge): the writes of requests handled in one
+// turn of the event loop share one transaction and one fsync, each in a savepoint of
+// its own (a failing one is rolled back alone and answered at once). The group commits
+// in the next check phase; every reply handled meanwhile, a write's or a read's, waits
+// for that commit, so nothing is answered before it is on disk. A unit of work that
+// starts outside a request (a PLC telegram batch, a timer) commits the open group first
+// and then runs as before, so a PLC reply never waits for, nor is sent before, a commit.
 
 type Reaction = (event: EventRecord) => void;
 
@@ -45,6 +53,10 @@ export class UnitOfWork {
   private commitObserver: ((seconds: number) => void) | undefined;
   /** When the running unit's COMMIT began (process.hrtime.bigint()), while commits are timed. */
   private commitStarted = 0n;
+  /** True while a request handler of the HTTP edge runs: its units join the group commit. */
+  private grouping = false;
+  /** The open group commit: its transaction is open, its events wait for the commit. */
+  private group: Group | undefined;
 
   constructor(db: Db, log: EventLog, onListenerError: (err: unknown, event: EventRecord) => void) {
     this.db = db;
@@ -90,6 +102,9 @@ export class UnitOfWork {
         throw err;
       }
     }
+    if (this.grouping) return this.runInGroup(fn);
+    // A unit outside the requests (PLC, timers) does not wait for the group, nor joins it.
+    if (this.group) this.commitGroup();
     if (this.db.inTransaction) throw new Error('a unit of work cannot start inside a transaction it does not own');
     const events: EventRecord[] = [];
     this.pending = events;
@@ -112,6 +127,74 @@ export class UnitOfWork {
       this.bus.deliver(events);
     }
     return result;
+  }
+
+  /**
+   * Runs a request handler (its synchronous part): the units of work it runs join the
+   * group commit of this turn of the event loop.
+   */
+  grouped<T>(fn: () => T): T {
+    this.grouping = true;
+    try {
+      return fn();
+    } finally {
+      this.grouping = false;
+    }
+  }
+
+  /** The open group commit, if any: a reply handled now waits for it (undefined: answer at once). */
+  pendingCommit(): Promise<void> | undefined {
+    return this.group?.committed;
+  }
+
+  /** Commits the open group now (before a unit outside it, at stop). */
+  commitGroup(): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    clearImmediate(group.timer);
+    const started = this.commitObserver ? process.hrtime.bigint() : 0n;
+    try {
+      this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      group.reject(err);
+      return;
+    }
+    if (started !== 0n) this.commitObserver?.(Number(process.hrtime.bigint() - started) / 1e9);
+    if (group.events.length > 0) {
+      this.log.committed(group.events);
+      this.bus.deliver(group.events);
+    }
+    group.resolve();
+  }
+
+  private runInGroup<T>(fn: () => T): T {
+    let group = this.group;
+    if (!group) {
+      if (this.db.inTransaction) throw new Error('a unit of work cannot start inside a transaction it does not own');
+      this.db.exec('BEGIN');
+      group = openGroup(() => this.commitGroup());
+      this.group = group;
+    }
+    const events: EventRecord[] = [];
+    this.pending = events;
+    this.actor = currentActor();
+    this.failed = undefined;
+    try {
+      // A savepoint of its own: a failing request is undone alone, the group goes on.
+      const result = this.savepoint(() => {
+        const value = fn();
+        if (this.failed) throw this.failed.error;
+        return value;
+      });
+      group.events.push(...events);
+      return result;
+    } finally {
+      this.pending = undefined;
+      this.actor = undefined;
+      this.failed = undefined;
+    }
   }
 
   /**
@@ -174,4 +257,27 @@ export class UnitOfWork {
     this.reactions.set(type, list);
   }
 
+}
+
+interface Group {
+  /** Events of the group's units, in order, delivered after the commit. */
+  events: EventRecord[];
+  /** Resolves when the group is on disk; rejects when its commit failed (everything in it is undone). */
+  committed: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+  timer: NodeJS.Immediate;
+}
+
+function openGroup(commit: () => void): Group {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const committed = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Nobody may be waiting (the writes of a request whose reply failed): not an unhandled rejection.
+  committed.catch(() => undefined);
+  // The check phase after this poll phase: every request read in this turn has joined.
+  return { events: [], committed, resolve, reject, timer: setImmediate(commit) };
 }

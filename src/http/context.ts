@@ -31,6 +31,21 @@ export interface RequestContextInit {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** Levels of arrays and objects a JSON body may have. */
+const MAX_DEPTH = 32;
+
+/** Walks a parsed JSON value without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * What a handler sees of a request: parameters, the caller, and the body parsed and
  * validated on demand. Handlers never touch the node:http objects.
@@ -119,11 +134,16 @@ export class RequestContext {
       }
       return Object.fromEntries(form);
     }
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch (err) {
       throw new ServerDeclined(400, `Malformed JSON in request body: ${(err as Error).message}`);
     }
+    // No body of the API nests deep; one that does would only reach code that walks it
+    // recursively (stringifying, validating) and exhaust its stack.
+    if (nestedDeeperThan(value, MAX_DEPTH)) throw new ServerDeclined(400, `Request body nests deeper than ${MAX_DEPTH} levels`);
+    return value;
   }
 
   /** Query parameters validated with a schema (single values; repeated ones as arrays). */

@@ -44,6 +44,10 @@ export interface HttpOptions {
   requestTimeoutMs: number;
   /** Counts answered requests for /metrics. */
   metrics?: HttpMetrics | undefined;
+  /** Runs a handler's synchronous part so that its writes join the group commit (core/unit-of-work.ts). */
+  grouped?: (<T>(fn: () => T) => T) | undefined;
+  /** The open group commit a reply must wait for, if any. */
+  pendingCommit?: (() => Promise<void> | undefined) | undefined;
   /** HTTPS with this certificate chain and key (PEM); plain HTTP without. */
   tls?: { cert: Buffer; key: Buffer } | undefined;
 }
@@ -250,8 +254,15 @@ class Exchange {
       }
       this.principal = principal;
       const kinds = bodyKinds(route);
-      // A route that takes no body ignores one; a route whose body is optional reads it when one comes.
-      if (!carriesBody(this.req) || (kinds.length === 1 && kinds[0] === 'none')) return this.run(undefined, undefined);
+      if (!carriesBody(this.req)) return this.run(undefined, undefined);
+      // A route that takes no body ignores one, but only once it has arrived whole: a
+      // request whose body turns out malformed (a broken chunk) is refused before it
+      // changes anything, never after.
+      if (kinds.length === 1 && kinds[0] === 'none') {
+        readBody(this.req, this.options.bodyLimitBytes).then(() => this.run(undefined, undefined), this.fail);
+        return;
+      }
+      // A route whose body is optional reads it when one comes.
       const contentType = mediaTypeOf(this.req.headers['content-type']);
       if (!kinds.some((kind) => kind !== 'none' && accepts(kind, contentType))) {
         throw new ServerDeclined(
@@ -284,7 +295,9 @@ class Exchange {
         accept: this.accept,
       });
       // The handler and whatever it awaits act as the caller: the events it causes name it.
-      const reply = this.principal ? asActor(actorOf(this.principal), () => route.handler(ctx)) : route.handler(ctx);
+      const principal = this.principal;
+      const invoke = () => (principal ? asActor(actorOf(principal), () => route.handler(ctx)) : route.handler(ctx));
+      const reply = this.options.grouped ? this.options.grouped(invoke) : invoke();
       if (reply instanceof Promise) reply.then((r) => this.reply(r), this.fail);
       else this.reply(reply);
     } catch (err) {
@@ -293,6 +306,17 @@ class Exchange {
   }
 
   private reply(reply: Reply): void {
+    // Nothing is answered before what it wrote — or what it may have read of others'
+    // writes — is on disk: the open group commit goes first.
+    const commit = this.options.pendingCommit?.();
+    if (commit) {
+      commit.then(() => this.send(reply), this.fail);
+      return;
+    }
+    this.send(reply);
+  }
+
+  private send(reply: Reply): void {
     try {
       if (reply.items) {
         void this.writeItems(reply, reply.items);
@@ -366,6 +390,11 @@ function send(
   if (reply.stream) {
     headers['Content-Type'] = reply.type ?? 'text/event-stream';
     res.writeHead(reply.status, headers);
+    // HEAD: the head is the answer (Node would hold it back until a body write that never comes).
+    if (res.req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     reply.stream(res);
     return;
   }

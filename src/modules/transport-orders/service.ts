@@ -62,7 +62,8 @@ const orderNotFound = (pKey: string) =>
 /** The spec: 400 `core.invalid.parameter` when the priority level is not defined; no `obj`. */
 function priorityOf(value: unknown): Priority {
   if (typeof value === 'string' && (PRIORITIES as readonly string[]).includes(value)) return value as Priority;
-  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  // Shown as sent when it is a word; anything else by its kind (an object may nest deeper than a message should reach).
+  const shown = typeof value === 'string' ? value.slice(0, 64) : value === null || typeof value !== 'object' ? String(value) : Array.isArray(value) ? 'a list' : 'an object';
   throw new DomainError(400, 'core.invalid.parameter', `Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
 }
 
