@@ -201,6 +201,25 @@ describe('REQ_: a transport unit walks a three-hop route', () => {
     expect(wms.app.routing.modelBuilds()).toBe(builds);
   });
 
+  it('locations nobody routes to, created, changed or deleted, do not rebuild the model; one a hop names does', async () => {
+    await unit('W-HMI', s.INFEED);
+    await order('W-HMI', { targetLocation: s.STOCK });
+    expect(resOf(adapter.handle(req('W-HMI', s.INFEED), PLAIN)).targetLocation).toBe(s.C1);
+    const builds = wms.app.routing.modelBuilds();
+    // An HMI adds, edits and removes a location no route, hop or default hop names.
+    const created = await wms.post('/v1/locations', { locationId: 'HMIX/0001/0001/0000/0000', locationGroupName: 'WAREHOUSE' });
+    expect(created.status).toBe(201);
+    expect((await wms.put('/v1/locations', { ...created.body, description: 'edited' })).status).toBe(200);
+    expect((await wms.del(`/v1/locations/${created.body.pKey}`)).status).toBe(204);
+    expect(resOf(adapter.handle(req('W-HMI', s.C1), PLAIN)).targetLocation).toBe(s.C2);
+    expect(wms.app.routing.modelBuilds()).toBe(builds);
+    // A change of a location a hop names is seen.
+    const c2 = (await wms.get(`/v1/locations?locationId=${encodeURIComponent(s.C2)}`)).body;
+    expect((await wms.put('/v1/locations', { ...c2, description: 'named by a hop' })).status).toBe(200);
+    expect(resOf(adapter.handle(req('W-HMI', s.C2), PLAIN)).targetLocation).toBe(s.STOCK);
+    expect(wms.app.routing.modelBuilds()).toBe(builds + 1);
+  });
+
   it('a repeated REQ_ gets the same target and books the unit once', () => {
     const mark = events.length;
     expect(resOf(adapter.handle(req('W-2', s.C1), PLAIN)).targetLocation).toBe(s.C2);

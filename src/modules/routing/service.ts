@@ -81,12 +81,18 @@ const routeNotFound = (key: string) => notFound(`Route with key [${key}] does no
  * Location flags are read live (the common module's location cache is exact), so a LOCU
  * storm rebuilds nothing; a group state change (SYSU) re-reads only the groups.
  */
-function staleAfter(event: EventRecord): { names: boolean; groups: boolean } {
+function staleAfter(event: EventRecord, named: ReadonlySet<string> | undefined): { names: boolean; groups: boolean } {
   if (event.type.startsWith('locationGroup.')) {
     return { names: event.type !== 'locationGroup.stateChanged' && event.type !== 'locationGroup.created', groups: true };
   }
-  const names = event.type.startsWith('location.') && event.type !== 'location.stateChanged';
-  return { names, groups: false };
+  // A location matters only when a route, hop or default hop names it: a new one never
+  // is yet (it has a new pKey), and a change or deletion of one nobody names changes
+  // nothing the model holds (an HMI creating locations must not make every REQ_ that
+  // follows rebuild the model of a thousand routes).
+  if (event.type === 'location.changed' || event.type === 'location.deleted') {
+    return { names: named === undefined || named.has((event.data as { pKey: string }).pKey), groups: false };
+  }
+  return { names: false, groups: false };
 }
 
 export interface RoutingServiceDeps {
@@ -205,12 +211,16 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
   let model: RoutingModel | undefined;
   /** How often the model was indexed (diagnostics; a REQ_ should not cause one). */
   let builds = 0;
+  /** The locations (pKeys) the definitions name; undefined while they are not read. */
+  let named: Set<string> | undefined;
   const invalidate = () => {
     definitions = undefined;
+    named = undefined;
     model = undefined;
   };
   work.bus.onAny((event) => {
-    const stale = staleAfter(event);
+    const stale = staleAfter(event, definitions && named);
+    if (stale.names) named = undefined;
     if (stale.names) definitions = undefined;
     if (stale.groups) groupDefs = undefined;
     if (stale.names || stale.groups) model = undefined;
@@ -219,6 +229,14 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
   function readDefinitions(): Definitions {
     const names = namer();
     const allHops = store.allHops();
+    const pks = new Set<string>();
+    for (const r of store.all()) for (const pk of [r.sourceLocationPk, r.targetLocationPk]) if (pk) pks.add(pk);
+    for (const hops of allHops.values()) for (const h of hops) pks.add(h.sourcePk).add(h.nextPk);
+    for (const d of store.defaultHops()) {
+      if (d.sourceLocationPk) pks.add(d.sourceLocationPk);
+      pks.add(d.nextPk);
+    }
+    named = pks;
     const coordinate = (pk: string) => common.locations.findByPk(pk)?.locationId;
     const hopsOf = (hops: readonly StoredHop[]) =>
       hops.flatMap((h) => {
