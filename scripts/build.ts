@@ -93,6 +93,9 @@ export async function bundle(): Promise<void> {
       // `wms --version` names the commit and day (src/version.ts).
       __WMS_COMMIT__: JSON.stringify(sourceCommit()),
       __WMS_BUILT__: JSON.stringify(buildDay()),
+      // The ABI of the Node that builds (and whose native addons are copied): the bundle
+      // refuses to run on another (src/entry.ts) instead of crashing in the addon.
+      __WMS_NODE_ABI__: JSON.stringify(process.versions.modules),
     },
     plugins: [serialBindingLoader],
     // pino's transport worker and optional pretty printer are never used.

@@ -303,6 +303,31 @@ describe('wms: start and stop', () => {
   });
 });
 
+describe('wms on another Node', () => {
+  // The machine's own Node, when it differs from the pinned one the bundle was built with.
+  const other = ['/usr/bin/node', '/usr/local/bin/node'].find((bin) => {
+    try {
+      return execFileSync(bin, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim() !== process.versions.modules;
+    } catch {
+      return false;
+    }
+  });
+
+  it.skipIf(other === undefined)('refuses with exit 1 and says which Node to use, instead of crashing in the SQLite addon', () => {
+    const cwd = workDir();
+    let exit: { status: number | null; stderr: string };
+    try {
+      execFileSync(other!, [BUNDLE, '--port', '0'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      exit = { status: 0, stderr: '' };
+    } catch (err) {
+      exit = err as { status: number | null; stderr: string };
+    }
+    expect(exit.status).toBe(1);
+    expect(exit.stderr).toMatch(/this build needs the Node\.js it was built with .*npm start/s);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
 describe('wms: first start without WMS_ADMIN_PASSWORD', () => {
   it('writes a generated admin password to <data dir>/initial-admin-password (0600), never to the log; the file goes when the password is changed', async () => {
     const cwd = workDir();
