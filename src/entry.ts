@@ -1,9 +1,8 @@
 import { isMainThread, workerData } from 'node:worker_threads';
-import { main } from './main.ts';
 
 // The executable's entry point (bundle and single binary). The same code also runs as
 // the log writer thread (src/core/log-store): a single binary has no other file to
-// start a thread from.
+// start a thread from. Each imports only what it needs.
 declare const __WMS_NODE_ABI__: string | undefined;
 const builtFor = typeof __WMS_NODE_ABI__ === 'string' ? __WMS_NODE_ABI__ : undefined;
 
@@ -18,5 +17,7 @@ if (builtFor !== undefined && builtFor !== process.versions.modules) {
 } else if (!isMainThread && (workerData as { role?: string } | null)?.role === 'log-writer') {
   void import('./core/log-store/writer.worker.ts');
 } else {
-  void main(process.argv.slice(2), process.env);
+  // Imported here, not at the top: the log writer thread, which starts from this same
+  // file, then never loads (and keeps in its own heap) the modules of the appliance.
+  void import('./main.ts').then(({ main }) => main(process.argv.slice(2), process.env));
 }
