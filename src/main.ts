@@ -157,14 +157,14 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     // Read connections for lists and exports too long to read on the writer's connection.
     const reads = new ReadPool({ file, size: READ_CONNECTIONS, nativeBinding });
     const common = createCommonServices(db, work, reads);
-    const inventory = createInventory({ db, work, common, options: config.inventory });
-    const preferences = createPreferenceService(work, createPreferenceStore(db));
-    const tasks = createTaskService({ work, store: createTaskStore(db), types: config.tasks.types });
-    const movements = createMovementService({ work, store: createMovementStore(db), common });
-    const shipping = createShippingService({ work, store: createShippingStore(db), products: inventory.products, common });
-    const receiving = createReceivingService({ work, store: createReceivingStore(db), inventory, common });
-    const transportOrders = createTransportOrderService({ work, store: createTransportOrderStore(db), common });
-    const routing = createRoutingService({ work, store: createRoutingStore(db), common, orders: transportOrders });
+    const inventory = createInventory({ db, reads, work, common, options: config.inventory });
+    const preferences = createPreferenceService(work, createPreferenceStore(db, reads));
+    const tasks = createTaskService({ work, store: createTaskStore(db, reads), types: config.tasks.types });
+    const movements = createMovementService({ work, store: createMovementStore(db, reads), common });
+    const shipping = createShippingService({ work, store: createShippingStore(db, reads), products: inventory.products, common });
+    const receiving = createReceivingService({ work, store: createReceivingStore(db, reads), inventory, common });
+    const transportOrders = createTransportOrderService({ work, store: createTransportOrderStore(db, reads), common });
+    const routing = createRoutingService({ work, store: createRoutingStore(db, reads), common, orders: transportOrders });
 
     const telegramLog = new TelegramLog(logs);
     const plc = new PlcChannels(config.plc, log, { work, telegramLog });

@@ -13,6 +13,7 @@ import openOrderTargets from './0110-open-order-targets.sql';
 import eventLog from './0120-event-log.sql';
 import loginLockout from './0130-login-lockout.sql';
 import backupsGrant from './0140-backups-grant.sql';
+import listIndexes from './0150-list-indexes.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   { version: 120, name: '0120-event-log', sql: eventLog },
   { version: 130, name: '0130-login-lockout', sql: loginLockout },
   { version: 140, name: '0140-backups-grant', sql: backupsGrant },
+  { version: 150, name: '0150-list-indexes', sql: listIndexes },
 ];

@@ -15,6 +15,8 @@ import type { ReadPool } from './read-pool.ts';
 // every row once even while rows are inserted and deleted.
 
 export type Key = readonly (string | number)[];
+/** What a part of a key is: a cursor must hold the same kinds (core/paging.ts). */
+export type KeyKind = 'string' | 'number';
 
 export interface ListSpec<Row> {
   sql: string;
@@ -29,10 +31,37 @@ export const CHUNK_ROWS = 500;
 
 export class KeysetList<Row> {
   private readonly spec: ListSpec<Row>;
-  private readonly statements = new WeakMap<Db, Statement>();
 
   constructor(spec: ListSpec<Row>) {
     this.spec = spec;
+  }
+
+  /** The kinds of the key's parts, those of `first`. */
+  get kinds(): KeyKind[] {
+    return this.spec.first.map((part) => (typeof part === 'number' ? 'number' : 'string'));
+  }
+
+  /** Every row at once (`LIMIT -1`): for lists small by nature, on the connection given. */
+  all(db: Db, params: Record<string, unknown>): Row[] {
+    return this.read(db, params, this.spec.first, -1);
+  }
+
+  /**
+   * The list with its parameters, as a store hands it out: pages on `db`, and the whole
+   * list streamed in chunks from snapshots of `reads` (a list that grows with the site)
+   * or, without a pool (a list small by nature), read at once on `db`. `map` turns the
+   * rows of a page or chunk into items; it gets the connection they were read on, so
+   * what it reads besides comes from the same snapshot.
+   */
+  listing<T>(db: Db, params: Record<string, unknown>, map: (rows: Row[], db: Db) => T[], reads?: ReadPool): Listing<T> {
+    return {
+      kinds: this.kinds,
+      page: (after, limit) => {
+        const { rows, next } = this.page(db, params, after, limit);
+        return { items: map(rows, db), next };
+      },
+      whole: () => (reads ? this.mappedChunks(reads, params, map) : map(this.all(db, params), db)),
+    };
   }
 
   /** At most `limit` rows after `after` (the start when undefined); `next` is the key to go on from while more may exist. */
@@ -44,13 +73,17 @@ export class KeysetList<Row> {
   }
 
   /** Every row, chunk by chunk, from one snapshot (a consistent view, however long the walk takes). */
-  async *chunks(pool: ReadPool, params: Record<string, unknown>, chunkRows = CHUNK_ROWS): AsyncGenerator<Row[]> {
+  chunks(pool: ReadPool, params: Record<string, unknown>, chunkRows = CHUNK_ROWS): AsyncGenerator<Row[]> {
+    return this.mappedChunks(pool, params, (rows) => rows, chunkRows);
+  }
+
+  private async *mappedChunks<T>(pool: ReadPool, params: Record<string, unknown>, map: (rows: Row[], db: Db) => T[], chunkRows = CHUNK_ROWS): AsyncGenerator<T[]> {
     const snapshot = await pool.snapshot();
     try {
       let after = this.spec.first;
       for (;;) {
         const rows = this.read(snapshot.db, params, after, chunkRows);
-        if (rows.length > 0) yield rows;
+        if (rows.length > 0) yield map(rows, snapshot.db);
         if (rows.length < chunkRows) return;
         after = this.spec.keyOf(rows.at(-1)!);
         // Between chunks the loop serves everything else.
@@ -62,15 +95,43 @@ export class KeysetList<Row> {
   }
 
   private read(db: Db, params: Record<string, unknown>, after: Key, limit: number): Row[] {
-    let statement = this.statements.get(db);
-    if (!statement) {
-      statement = db.prepare(this.spec.sql);
-      this.statements.set(db, statement);
-    }
     const keys: Record<string, unknown> = {};
     after.forEach((value, i) => (keys[`k${i}`] = value));
-    return statement.all({ ...params, ...keys, limit }) as Row[];
+    return prepared(db, this.spec.sql).all({ ...params, ...keys, limit }) as Row[];
   }
+}
+
+const statements = new WeakMap<Db, Map<string, Statement>>();
+
+/** A statement prepared once per connection (the writer's or a read connection's). */
+export function prepared(db: Db, sql: string): Statement {
+  let byText = statements.get(db);
+  if (!byText) {
+    byText = new Map();
+    statements.set(db, byText);
+  }
+  let statement = byText.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    byText.set(sql, statement);
+  }
+  return statement;
+}
+
+/** A page of a list: its items and, while more may exist, the key to go on after. */
+export interface Page<T> {
+  items: T[];
+  next: Key | undefined;
+}
+
+/** A list as a service hands it to its route (modules/lists.ts answers it). */
+export interface Listing<T> {
+  /** The kinds of the key's parts: what a cursor of this list holds. */
+  kinds: readonly KeyKind[];
+  /** At most `limit` items after the key `after` (from the start when undefined). */
+  page(after: Key | undefined, limit: number): Page<T>;
+  /** Every item: chunks from a snapshot (a list that grows with the site), or one array read at once (a small one). */
+  whole(): AsyncIterable<T[]> | T[];
 }
 
 /** Maps every item of every chunk (rows to representations). */

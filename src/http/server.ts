@@ -310,7 +310,14 @@ class Exchange {
     // writes — is on disk: the open group commit goes first.
     const commit = this.options.pendingCommit?.();
     if (commit) {
-      commit.then(() => this.send(reply), this.fail);
+      commit.then(
+        () => this.send(reply),
+        (err: unknown) => {
+          // A list that will not be written gives its snapshot's read connection back.
+          void reply.items?.[Symbol.asyncIterator]().return?.(undefined);
+          this.fail(err);
+        },
+      );
       return;
     }
     this.send(reply);

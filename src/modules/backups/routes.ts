@@ -5,9 +5,10 @@ import type { Db } from '../../core/db.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { DomainError, notFound } from '../../core/errors.ts';
-import { created, indexRoute, link, noContent, ok } from '../../http/hal.ts';
+import { created, indexRoute, link, noContent } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { arrayListing, listQuery, listReply } from '../lists.ts';
 import { z } from 'zod';
 import { BackupSchema } from './openapi.ts';
 
@@ -64,9 +65,10 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       },
     },
     {
-      method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall', responseSchema: z.array(BackupSchema),
+      method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall', querySchema: listQuery, responseSchema: z.array(BackupSchema),
       summary: 'The backups on the box, newest first: online ones, and those kept before migrations and restores.',
-      handler: (ctx) => ok(listBackups(dir).map((b) => vo(ctx, b))),
+      // A few files (storage.backupsToKeep of each kind): read at once, paged by position.
+      handler: (ctx) => listReply(ctx, arrayListing(listBackups(dir)), (b) => vo(ctx, b)),
     },
     {
       method: 'GET', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-download', replyType: 'application/vnd.sqlite3',

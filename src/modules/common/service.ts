@@ -18,7 +18,7 @@ import { createTransportUnitStore } from './transport-units/store.ts';
 
 export function createCommonServices(db: Db, work: UnitOfWork, reads?: ReadPool) {
   const accounts = createAccountService(createAccountStore(db));
-  const locationGroups = createLocationGroupService(work, createLocationGroupStore(db), accounts);
+  const locationGroups = createLocationGroupService(work, createLocationGroupStore(db, reads), accounts);
   const locationTypes = createLocationTypeService(db, work);
   const locationStore = createLocationStore(db, reads);
   // Locations show their group's and type's names: a change there is a change of what
@@ -30,7 +30,7 @@ export function createCommonServices(db: Db, work: UnitOfWork, reads?: ReadPool)
   const transportUnitTypes = createTransportUnitTypeService(db, work);
   const transportUnits = createTransportUnitService({
     work,
-    store: createTransportUnitStore(db),
+    store: createTransportUnitStore(db, reads),
     locations,
     types: transportUnitTypes,
   });

@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { CommonServices } from '../common/service.ts';
 import { createLoadUnitService } from './load-units/service.ts';
@@ -25,21 +26,23 @@ export interface InventoryOptions {
 
 export interface InventoryDeps {
   db: Db;
+  /** Read connections for the lists that stream (products, load units, packaging units). */
+  reads?: ReadPool | undefined;
   work: UnitOfWork;
   common: CommonServices;
   options: InventoryOptions;
 }
 
-export function createInventory({ db, work, common, options }: InventoryDeps) {
-  const products = createProductService({ work, store: createProductStore(db), common });
+export function createInventory({ db, reads, work, common, options }: InventoryDeps) {
+  const products = createProductService({ work, store: createProductStore(db, reads), common });
   const loadUnits = createLoadUnitService({
     work,
-    store: createLoadUnitStore(db),
+    store: createLoadUnitStore(db, reads),
     common,
     products,
     oneProductPerLoadUnit: options.oneProductPerLoadUnit,
   });
-  const packagingUnits = createPackagingUnitService({ work, store: createPackagingUnitStore(db), common, products, loadUnits });
+  const packagingUnits = createPackagingUnitService({ work, store: createPackagingUnitStore(db, reads), common, products, loadUnits });
   return { products, loadUnits, packagingUnits };
 }
 

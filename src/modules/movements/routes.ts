@@ -7,6 +7,8 @@ import { isCompleted, type Movement, type MovementService } from './service.ts';
 import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { MovementSchema } from './openapi.ts';
+import type { Listing } from '../../core/listing.ts';
+import { listReply } from '../lists.ts';
 
 // Movements module (spec Document 3, "Movements"): `/v1/movements`, created under the
 // transport unit at `/v1/transport-units/{transportUnitBK}/movements`.
@@ -56,7 +58,7 @@ export function movementVO(ctx: RequestContext, m: Movement) {
 
 export function movementRoutes(movements: MovementService): Route[] {
   const one = (ctx: RequestContext, m: Movement) => ok(movementVO(ctx, m));
-  const many = (ctx: RequestContext, list: readonly Movement[]) => ok(list.map((m) => movementVO(ctx, m)));
+  const many = (ctx: RequestContext, listing: Listing<Movement>) => listReply(ctx, listing, (m) => movementVO(ctx, m));
 
   const routes: Route[] = [
     {
@@ -74,11 +76,12 @@ export function movementRoutes(movements: MovementService): Route[] {
       handler: (ctx) => one(ctx, movements.byUnitAndPKey(ctx.param('transportUnitBK'), ctx.param('pKey'))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'movement-findAll', vendorTypes: [TYPE], responseSchema: z.array(MovementSchema),
+      method: 'GET', path: BASE, grant: READ, link: 'movement-findAll', vendorTypes: [TYPE], querySchema: findAllQuery,
+      responseSchema: z.array(MovementSchema),
       summary: 'All movements, oldest first (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
-        return many(ctx, movements.all());
+        return many(ctx, movements.list());
       },
     },
     {

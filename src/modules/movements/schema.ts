@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { enumList, name, ol, timestamp } from '../../core/schema.ts';
+import { enumList, listParams, name, ol, timestamp } from '../../core/schema.ts';
+import { MAX_PAGE } from '../../core/paging.ts';
 import { MOVEMENT_MODES, MOVEMENT_STATES, MOVEMENT_TYPES } from './store.ts';
 
 export const movementType = z.enum(MOVEMENT_TYPES);
@@ -70,12 +71,12 @@ const csv = <const T extends readonly [string, ...string[]]>(values: T) =>
 const lookups = {
   error: (issue: { code?: string; keys?: string[] }) =>
     issue.code === 'unrecognized_keys'
-      ? `unknown parameter(s) ${(issue.keys ?? []).join(', ')}; GET /v1/movements filters by barcode= (with types=, states=) or by state= (with types=, source=)`
+      ? `unknown parameter(s) ${(issue.keys ?? []).join(', ')}; GET /v1/movements filters by barcode= (with types=, states=) or by state= (with types=, source=), each list paged by limit= and after=`
       : undefined,
 };
 
-/** `GET /v1/movements` (all): no parameters. */
-export const findAllQuery = z.strictObject({}, lookups);
+/** `GET /v1/movements` (all): no parameters but the page's. */
+export const findAllQuery = z.strictObject({ ...listParams(MAX_PAGE) }, lookups);
 
 /** `GET /v1/movements?barcode=&types=&states=`. */
 export const unitQuery = z.strictObject(
@@ -83,6 +84,7 @@ export const unitQuery = z.strictObject(
     barcode: name(64),
     types: csv(MOVEMENT_TYPES).optional(),
     states: csv(MOVEMENT_STATES).optional(),
+    ...listParams(MAX_PAGE),
   },
   lookups,
 );
@@ -93,6 +95,7 @@ export const sourceQuery = z.strictObject(
     state: csv(MOVEMENT_STATES),
     types: csv(MOVEMENT_TYPES).optional(),
     source: reference.optional(),
+    ...listParams(MAX_PAGE),
   },
   lookups,
 );

@@ -1,4 +1,6 @@
 import type { EventInput } from '../../core/event-catalogue.ts';
+import { type Listing } from '../../core/listing.ts';
+import { mapListing } from '../lists.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
@@ -79,6 +81,9 @@ export interface MovementServiceDeps {
 
 export function createMovementService({ work, store, common }: MovementServiceDeps) {
   const unitByPk = (pk: string) => common.transportUnits.findByPk(pk);
+
+  /** A list of movements as they are shown, each with what it names as it is now. */
+  const shown = (listing: Listing<StoredMovement>): Listing<Movement> => mapListing(listing, (stored) => stored.map(live));
 
   /**
    * The movement with the current names of what it refers to: a renamed unit, location
@@ -169,8 +174,8 @@ export function createMovementService({ work, store, common }: MovementServiceDe
     work.emit({ ...e, key: m.pk, refs: [{ kind: 'transportUnit', key: m.transportUnitBk }], reason } as EventInput);
 
   return {
-    /** Every movement, oldest first. */
-    all: (): Movement[] => store.all().map(live),
+    /** Every movement, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<Movement> => shown(store.list()),
     byPKey,
 
     /** The movement at `/v1/transport-units/{bk}/movements/{pKey}`: it must belong to that unit. */
@@ -189,9 +194,9 @@ export function createMovementService({ work, store, common }: MovementServiceDe
      * = any). A barcode that names no unit lists the movements recorded for it (of a
      * unit since deleted) — usually none.
      */
-    forUnit(barcode: string, types?: readonly string[], states?: readonly string[]): Movement[] {
+    forUnit(barcode: string, types?: readonly string[], states?: readonly string[]): Listing<Movement> {
       const unit = common.transportUnits.findByBarcode(barcode);
-      return (unit ? store.forUnit(unit.pk, types, states) : store.forBarcode(barcode, types, states)).map(live);
+      return shown(unit ? store.listForUnit(unit.pk, types, states) : store.listForBarcode(barcode, types, states));
     },
 
     /**
@@ -200,14 +205,14 @@ export function createMovementService({ work, store, common }: MovementServiceDe
      * below it; in work order (priority, latestDueAt, age). A source that names
      * nothing lists nothing.
      */
-    forSource(states?: readonly string[], types?: readonly string[], source?: string): Movement[] {
+    forSource(states?: readonly string[], types?: readonly string[], source?: string): Listing<Movement> {
       let sourcePks: string[] | undefined;
       if (source !== undefined) {
         const location = common.locations.findByLocationId(source);
         const group = location ? undefined : common.locationGroups.byNames([source])[0];
         sourcePks = location ? [location.pk] : group ? common.locations.inGroupTree(group.pk).map((l) => l.pk) : [];
       }
-      return store.forSources(states, types, sourcePks).map(live);
+      return shown(store.listForSources(states, types, sourcePks));
     },
 
     /** A new movement of the unit, INACTIVE. */

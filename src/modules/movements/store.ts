@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 
 // All SQL of the movements module (table `movements`, migration 0060).
@@ -44,6 +46,7 @@ export interface MovementFields {
 export interface StoredMovement extends Versioned, MovementFields {}
 
 interface Row extends VersionedRow {
+  id: number;
   transport_unit_pk: string;
   transport_unit_bk: string;
   type: MovementType;
@@ -65,14 +68,40 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT pk, transport_unit_pk, transport_unit_bk, type, initiator, mode, sku, priority, state,
+  SELECT id, pk, transport_unit_pk, transport_unit_bk, type, initiator, mode, sku, priority, state,
          source_location_pk, source_location, source_location_group_name,
          target_kind, target_pk, target, target_location_group,
          started_at, latest_due_at, finished_at, ol, create_dt, last_modified_dt
   FROM movements`;
 
 /** Work order: a lower priority value first, then the earliest due (none last), then the oldest. */
-const PRECEDENCE = 'ORDER BY priority, latest_due_at IS NULL, latest_due_at, id';
+const WORK_ORDER = "priority, latest_due_at IS NULL, coalesce(latest_due_at, ''), id";
+
+// Lists of movements, a page or a chunk at a time (core/listing.ts). Movements pile up
+// with the site's history: without `limit` the lists stream from a snapshot.
+const TYPES = '(@types IS NULL OR type IN (SELECT value FROM json_each(@types)))';
+const STATES = '(@states IS NULL OR state IN (SELECT value FROM json_each(@states)))';
+/** Oldest first (`id` orders by creation). */
+const oldestFirst = (where: string) =>
+  new KeysetList<Row>({ sql: `${SELECT} WHERE ${where} AND id > @k0 ORDER BY id LIMIT @limit`, keyOf: (row) => [row.id], first: [0] });
+const EVERY_MOVEMENT = oldestFirst('1');
+/** Through the indexes of the unit's pk and barcode, in id order. */
+const OF_UNIT = oldestFirst(`transport_unit_pk = @unit AND ${TYPES} AND ${STATES}`);
+const OF_BARCODE = oldestFirst(`transport_unit_bk = @barcode AND ${TYPES} AND ${STATES}`);
+/** In work order; the key holds `latest_due_at` as '' when there is none (those come last anyway). */
+const inWorkOrder = (where: string) =>
+  new KeysetList<Row>({
+    sql: `${SELECT} WHERE ${where} AND ${TYPES} AND (@sources IS NULL OR source_location_pk IN (SELECT value FROM json_each(@sources)))
+            AND (${WORK_ORDER}) > (@k0, @k1, @k2, @k3)
+          ORDER BY ${WORK_ORDER} LIMIT @limit`,
+    keyOf: (row) => [row.priority, row.latest_due_at === null ? 1 : 0, row.latest_due_at ?? '', row.id],
+    first: [-1, 0, '', 0],
+  });
+// One state (an operator's work queue) reads the index (state, work order) in order;
+// several are merged by a sort of the rows after the key.
+const IN_STATE = inWorkOrder('state = @state');
+const IN_STATES = inWorkOrder('state IN (SELECT value FROM json_each(@states))');
+const IN_ANY_STATE = inWorkOrder('1');
 
 const toMovement = (row: Row): StoredMovement => ({
   ...versionedFrom(row),
@@ -130,27 +159,16 @@ interface Filter {
   states: string | null;
 }
 
-export function createMovementStore(db: Db) {
+export function createMovementStore(db: Db, reads?: ReadPool) {
+  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<StoredMovement> =>
+    list.listing(db, params, (rows) => rows.map(toMovement), reads);
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY id`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
     forUnit: db.prepare<[Filter & { unit: string }], Row>(
       `${SELECT} WHERE transport_unit_pk = +@unit
          AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))
          AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
        ORDER BY id`,
-    ),
-    forBarcode: db.prepare<[Filter & { barcode: string }], Row>(
-      `${SELECT} WHERE transport_unit_bk = +@barcode
-         AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))
-         AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-       ORDER BY id`,
-    ),
-    forSources: db.prepare<[Filter & { sources: string | null }], Row>(
-      `${SELECT} WHERE (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-         AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))
-         AND (@sources IS NULL OR source_location_pk IN (SELECT value FROM json_each(@sources)))
-       ${PRECEDENCE}`,
     ),
     insert: db.prepare<[Params]>(
       `INSERT INTO movements (pk, transport_unit_pk, transport_unit_bk, type, initiator, mode, sku, priority, state,
@@ -172,8 +190,8 @@ export function createMovementStore(db: Db) {
   };
 
   return {
-    /** Every movement, oldest first. */
-    all: (): StoredMovement[] => s.all.all().map(toMovement),
+    /** Every movement, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<StoredMovement> => listed(EVERY_MOVEMENT, {}),
     byPk: (pk: string): StoredMovement | undefined => {
       const row = s.byPk.get(pk);
       return row && toMovement(row);
@@ -181,12 +199,17 @@ export function createMovementStore(db: Db) {
     /** The movements of a transport unit (by its pKey), oldest first; `undefined` lists match anything. */
     forUnit: (unitPk: string, types?: readonly string[], states?: readonly string[]): StoredMovement[] =>
       s.forUnit.all({ unit: unitPk, types: list(types), states: list(states) }).map(toMovement),
+    /** The same as a list: pages, or the whole list streamed. */
+    listForUnit: (unitPk: string, types?: readonly string[], states?: readonly string[]): Listing<StoredMovement> =>
+      listed(OF_UNIT, { unit: unitPk, types: list(types), states: list(states) }),
     /** The movements recorded for a barcode (of a unit that no longer exists), oldest first. */
-    forBarcode: (barcode: string, types?: readonly string[], states?: readonly string[]): StoredMovement[] =>
-      s.forBarcode.all({ barcode, types: list(types), states: list(states) }).map(toMovement),
+    listForBarcode: (barcode: string, types?: readonly string[], states?: readonly string[]): Listing<StoredMovement> =>
+      listed(OF_BARCODE, { barcode, types: list(types), states: list(states) }),
     /** Movements whose source location is one of `sourcePks` (any when undefined), in work order. */
-    forSources: (states?: readonly string[], types?: readonly string[], sourcePks?: readonly string[]): StoredMovement[] =>
-      s.forSources.all({ states: list(states), types: list(types), sources: list(sourcePks) }).map(toMovement),
+    listForSources(states?: readonly string[], types?: readonly string[], sourcePks?: readonly string[]): Listing<StoredMovement> {
+      const params = { state: states?.[0], states: list(states), types: list(types), sources: list(sourcePks) };
+      return listed(states === undefined ? IN_ANY_STATE : states.length === 1 ? IN_STATE : IN_STATES, params);
+    },
     insert: (pk: string, fields: MovementFields, now: string): void => {
       s.insert.run(params(pk, fields, now));
     },

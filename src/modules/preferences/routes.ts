@@ -19,6 +19,8 @@ import type { Preference } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { PreferenceSchema } from './openapi.ts';
+import type { Listing } from '../../core/listing.ts';
+import { listQuery, listReply } from '../lists.ts';
 
 // The media types of the spec are not of the `vendorType(module, resource)` shape
 // (module `core`, resources `preference` and `user-preference`): written out.
@@ -45,7 +47,7 @@ export function preferenceVO(ctx: RequestContext, p: Preference) {
 }
 
 export function preferenceRoutes(preferences: PreferenceService): Route[] {
-  const list = (ctx: RequestContext, items: Preference[]) => ok(items.map((p) => preferenceVO(ctx, p)));
+  const list = (ctx: RequestContext, listing: Listing<Preference>) => listReply(ctx, listing, (p) => preferenceVO(ctx, p));
   const one = (ctx: RequestContext, p: Preference) => ok(preferenceVO(ctx, p));
 
   /** `?role=`/`?module=` (and with `&key=`): shared preferences of one owner. */
@@ -61,7 +63,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: [param], grant: READ, link: `${param}-preferences-findby${param}`, vendorTypes: TYPES,
-      querySchema: ownerQuery(param), responseSchema: z.array(PreferenceSchema),
+      querySchema: ownerQuery(param).extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
       summary: `The preferences of a ${param} (any name is accepted; an unknown one has none).`,
       handler: (ctx) => {
         const q = ctx.queryAs(ownerQuery(param)) as Record<string, string>;
@@ -77,19 +79,20 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
       handler: (ctx) => one(ctx, preferences.byPKey(ctx.caller, ctx.param('pKey'))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'preferences-findall', vendorTypes: TYPES, responseSchema: z.array(PreferenceSchema),
+      method: 'GET', path: BASE, grant: READ, link: 'preferences-findall', vendorTypes: TYPES, querySchema: listQuery,
+      responseSchema: z.array(PreferenceSchema),
       summary: 'All preferences the caller may see: application, module and role preferences and their own user preferences.',
       handler: (ctx) => list(ctx, preferences.all(ctx.caller)),
     },
     {
       method: 'GET', path: BASE, query: ['scope'], grant: READ, link: 'preferences-findallofscope', vendorTypes: TYPES,
-      querySchema: scopeQuery, responseSchema: z.array(PreferenceSchema),
+      querySchema: scopeQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
       summary: 'The preferences of a scope (APPLICATION, MODULE, ROLE); USER needs the user named (401 otherwise).',
       handler: (ctx) => list(ctx, preferences.ofScope(ctx.queryAs(scopeQuery).scope)),
     },
     {
       method: 'GET', path: BASE, query: ['scope', 'user'], grant: READ, vendorTypes: TYPES,
-      querySchema: scopeUserQuery, responseSchema: z.array(PreferenceSchema),
+      querySchema: scopeUserQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
       summary: 'The user preferences of the caller, as scope=USER&user=<caller>.',
       handler: (ctx) => {
         const q = ctx.queryAs(scopeUserQuery);
@@ -107,7 +110,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['user'], grant: READ, link: 'user-preferences-findbyuser', vendorTypes: TYPES,
-      querySchema: userQuery, responseSchema: z.array(PreferenceSchema),
+      querySchema: userQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
       summary: 'The user preferences of the caller; 403 for another user.',
       handler: (ctx) => list(ctx, preferences.ofOwner(ctx.caller, 'USER', ctx.queryAs(userQuery).user)),
     },
@@ -116,7 +119,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     {
       method: 'GET', path: '/preferences/groups', query: ['scope', 'name'], optionalQuery: ['owner'], grant: READ,
       link: 'preferences-findbyownerscopekey', linkHref: '/preferences/groups?owner={owner}&scope={scope}&name={name}',
-      vendorTypes: TYPES, querySchema: groupQuery, responseSchema: z.array(PreferenceSchema),
+      vendorTypes: TYPES, querySchema: groupQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
       summary: 'The preferences of a scope and owner whose groupName is name (owner left out for APPLICATION).',
       handler: (ctx) => {
         const q = ctx.queryAs(groupQuery);

@@ -1,3 +1,4 @@
+import type { Listing } from '../../core/listing.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { nowIso } from '../../core/time.ts';
 import { DomainError, notFound, validationError } from '../../core/errors.ts';
@@ -100,24 +101,24 @@ export function createPreferenceService(work: UnitOfWork, store: PreferenceStore
   return {
     byPKey,
 
-    /** `GET /v1/preferences`: everything the caller may see (their own user preferences, no one else's). */
-    all: (caller: Caller) => store.visibleTo(caller.username),
+    /** `GET /v1/preferences`: everything the caller may see (their own user preferences, no one else's). Lists are in the order of scope, owner and key. */
+    all: (caller: Caller): Listing<Preference> => store.visibleTo(caller.username),
 
     /** `?scope=`: user preferences only with the user named (`ofScopeAndUser`). */
-    ofScope(scope: Scope): Preference[] {
+    ofScope(scope: Scope): Listing<Preference> {
       if (scope === 'USER') throw userNotNamed();
       return store.ofScope(scope);
     },
 
     /** `?scope=&user=`: the user preferences of the caller; other scopes take no user. */
-    ofScopeAndUser(caller: Caller, scope: Scope, user: string): Preference[] {
+    ofScopeAndUser(caller: Caller, scope: Scope, user: string): Listing<Preference> {
       if (scope !== 'USER') throw invalid('user', `applies to scope USER only, not ${scope}`);
       requireOwnUser(caller, user);
       return store.ofOwner('USER', user);
     },
 
     /** `?user=`, `?role=`, `?module=`: the preferences of one owner. */
-    ofOwner(caller: Caller, scope: 'USER' | 'ROLE' | 'MODULE', owner: string): Preference[] {
+    ofOwner(caller: Caller, scope: 'USER' | 'ROLE' | 'MODULE', owner: string): Listing<Preference> {
       if (scope === 'USER') requireOwnUser(caller, owner);
       return store.ofOwner(scope, owner);
     },
@@ -134,7 +135,7 @@ export function createPreferenceService(work: UnitOfWork, store: PreferenceStore
     },
 
     /** `GET /preferences/groups?owner=&scope=&name=`: the preferences of a scope and owner in one group. */
-    inGroup(caller: Caller, scope: Scope, owner: string | undefined, groupName: string): Preference[] {
+    inGroup(caller: Caller, scope: Scope, owner: string | undefined, groupName: string): Listing<Preference> {
       if (scope === 'USER' && owner === undefined) throw userNotNamed();
       return store.inGroup(scope, ownerFor(caller, scope, owner), groupName);
     },

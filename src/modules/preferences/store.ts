@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { newPKey } from '../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 import type { PreferenceType, Scope } from './schema.ts';
@@ -52,19 +54,30 @@ const toPreference = (row: Row): Preference => ({
 
 const toList = (rows: Row[]) => rows.map(toPreference);
 
-export function createPreferenceStore(db: Db) {
+/**
+ * Lists of preferences in the order of their identity (kind, owner, key), a page or a
+ * chunk at a time (core/listing.ts), through the unique index of that identity.
+ * Preferences grow with the site (every user, role and HMI page adds some): without
+ * `limit` the lists stream from a snapshot.
+ */
+const byIdentity = (where: string) =>
+  new KeysetList<Row>({
+    sql: `${SELECT} WHERE (${where}) AND (kind, coalesce(owner, ''), key) > (@k0, @k1, @k2)
+          ORDER BY kind, coalesce(owner, ''), key LIMIT @limit`,
+    keyOf: (row) => [row.kind, row.owner ?? '', row.key],
+    first: ['', '', ''],
+  });
+/** Everything but other users' user preferences. */
+const VISIBLE_TO = byIdentity("kind <> 'USER' OR owner = @user");
+const OF_SCOPE = byIdentity('kind = @scope');
+const OF_OWNER = byIdentity("kind = @scope AND coalesce(owner, '') = @owner");
+const IN_GROUP = byIdentity("kind = @scope AND coalesce(owner, '') = @owner AND group_name = @group");
+
+export function createPreferenceStore(db: Db, reads?: ReadPool) {
+  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<Preference> => list.listing(db, params, toList, reads);
   const s = {
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
-    /** Everything but other users' user preferences. */
-    visibleTo: db.prepare<[string], Row>(
-      `${SELECT} WHERE kind <> 'USER' OR owner = ? ORDER BY kind, coalesce(owner, ''), key`,
-    ),
-    ofScope: db.prepare<[Scope], Row>(`${SELECT} WHERE kind = ? ORDER BY coalesce(owner, ''), key`),
-    ofOwner: db.prepare<[Scope, string], Row>(`${SELECT} WHERE kind = ? AND coalesce(owner, '') = ? ORDER BY key`),
     byIdentity: db.prepare<[Scope, string, string], Row>(`${SELECT} WHERE kind = ? AND coalesce(owner, '') = ? AND key = ?`),
-    inGroup: db.prepare<[Scope, string, string], Row>(
-      `${SELECT} WHERE kind = ? AND coalesce(owner, '') = ? AND group_name = ? ORDER BY key`,
-    ),
     insert: db.prepare(
       `INSERT INTO preferences (pk, kind, owner, key, description, value, group_name, type, ol, create_dt, last_modified_dt)
        VALUES (@pk, @scope, @owner, @key, @description, @value, @groupName, @type, 0, @now, @now)`,
@@ -86,14 +99,14 @@ export function createPreferenceStore(db: Db) {
       const row = s.byPk.get(pk);
       return row ? toPreference(row) : undefined;
     },
-    visibleTo: (username: string) => toList(s.visibleTo.all(username)),
-    ofScope: (scope: Scope) => toList(s.ofScope.all(scope)),
-    ofOwner: (scope: Scope, owner: string | null) => toList(s.ofOwner.all(scope, owner ?? '')),
+    visibleTo: (username: string) => listed(VISIBLE_TO, { user: username }),
+    ofScope: (scope: Scope) => listed(OF_SCOPE, { scope }),
+    ofOwner: (scope: Scope, owner: string | null) => listed(OF_OWNER, { scope, owner: owner ?? '' }),
     byIdentity: (scope: Scope, owner: string | null, key: string): Preference | undefined => {
       const row = s.byIdentity.get(scope, owner ?? '', key);
       return row ? toPreference(row) : undefined;
     },
-    inGroup: (scope: Scope, owner: string | null, groupName: string) => toList(s.inGroup.all(scope, owner ?? '', groupName)),
+    inGroup: (scope: Scope, owner: string | null, groupName: string) => listed(IN_GROUP, { scope, owner: owner ?? '', group: groupName }),
     insert(scope: Scope, owner: string | null, key: string, fields: PreferenceFields, now: string): string {
       const pk = newPKey();
       s.insert.run({ ...fields, pk, scope, owner, key, now });

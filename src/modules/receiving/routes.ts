@@ -10,6 +10,7 @@ import type { Position, ReceivingOrder } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { ReceivingOrderSchema } from './openapi.ts';
+import { listQuery, listReply, mapListing } from '../lists.ts';
 
 // Receiving module (spec Document 3, "Receiving orders"). Decisions: docs/receiving.md.
 
@@ -78,11 +79,15 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
   const routes: Route[] = [
     {
       method: 'GET', path: BASE, grant: READ, link: 'receiving-order-findall', vendorTypes: [RECEIVING_ORDER_TYPE],
-      responseSchema: z.array(ReceivingOrderSchema),
+      querySchema: listQuery, responseSchema: z.array(ReceivingOrderSchema),
       summary: 'All receiving orders with their positions, oldest first (an empty array when there is none).',
       handler: (ctx) => {
-        const productOf = productLookup(receiving);
-        return ok(receiving.all().map((o) => orderVO(ctx, o, productOf)));
+        // Products looked up once per page or chunk: a long stream keeps no map of them all.
+        const orders = mapListing(receiving.list(), (chunk) => {
+          const productOf = productLookup(receiving);
+          return chunk.map((o) => orderVO(ctx, o, productOf));
+        });
+        return listReply(ctx, orders, (vo) => vo);
       },
     },
     {

@@ -147,7 +147,8 @@ export function createReceivingService({ work, store, inventory, common }: Recei
       if (!order) throw notFound(`ReceivingOrder with orderId [${orderId}] does not exist`, [orderId]);
       return order;
     },
-    all: (): ReceivingOrder[] => store.all(),
+    /** Every order with its positions, oldest first: pages, or the whole list streamed. */
+    list: () => store.list(),
     /** The product a position names (for representations). */
     product: (pk: string): Product => inventory.products.byPKey(pk),
 

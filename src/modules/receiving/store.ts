@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, prepared, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { newPKey } from '../../core/ids.ts';
 import { quantityFromColumns, type Quantity } from '../../core/quantity.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
@@ -138,15 +140,38 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   return map;
 }
 
-export function createReceivingStore(db: Db) {
+/**
+ * Every order oldest first (create_dt, then orderId), a page or a chunk at a time
+ * (core/listing.ts), through the index of that order. Receiving orders pile up with the
+ * site's history: the whole list streams from a snapshot.
+ */
+const EVERY_ORDER = new KeysetList<OrderRow>({
+  sql: `${ORDER_SELECT} WHERE (create_dt, order_id) > (@k0, @k1) ORDER BY create_dt, order_id LIMIT @limit`,
+  keyOf: (row) => [row.create_dt, row.order_id],
+  first: ['', ''],
+});
+/** Positions and captures of the orders of a page or chunk, read on its connection. */
+const POSITIONS_OF = `${POSITION_SELECT} WHERE order_pk IN (SELECT value FROM json_each(?)) ORDER BY order_pk, seq`;
+const CAPTURES_OF = `${CAPTURE_SELECT} WHERE order_pk IN (SELECT value FROM json_each(?)) ORDER BY order_pk, seq`;
+
+/** Orders with their positions and those with their captures: three statements, whatever the number of orders. */
+function withAllPositions(rows: OrderRow[], db: Db): ReceivingOrder[] {
+  if (rows.length === 0) return [];
+  const pks = JSON.stringify(rows.map((row) => row.pk));
+  const captures = groupBy(prepared(db, CAPTURES_OF).all(pks) as CaptureRow[], (c) => c.position_pk);
+  const positions = groupBy(
+    (prepared(db, POSITIONS_OF).all(pks) as PositionRow[]).map((p) => toPosition(p, (captures.get(p.pk) ?? []).map(toCapture))),
+    (p) => p.orderPk,
+  );
+  return rows.map((row) => toOrder(row, positions.get(row.pk) ?? []));
+}
+
+export function createReceivingStore(db: Db, reads?: ReadPool) {
   const s = {
-    all: db.prepare<[], OrderRow>(`${ORDER_SELECT} ORDER BY create_dt, order_id`),
     byPk: db.prepare<[string], OrderRow>(`${ORDER_SELECT} WHERE pk = ?`),
     byOrderId: db.prepare<[string], OrderRow>(`${ORDER_SELECT} WHERE order_id = ?`),
     positionsOf: db.prepare<[string], PositionRow>(`${POSITION_SELECT} WHERE order_pk = ? ORDER BY seq`),
-    allPositions: db.prepare<[], PositionRow>(`${POSITION_SELECT} ORDER BY order_pk, seq`),
     capturesOf: db.prepare<[string], CaptureRow>(`${CAPTURE_SELECT} WHERE order_pk = ? ORDER BY seq`),
-    allCaptures: db.prepare<[], CaptureRow>(`${CAPTURE_SELECT} ORDER BY order_pk, seq`),
     nextCaptureSeq: db
       .prepare<[string], number>('SELECT COALESCE(MAX(seq), 0) + 1 FROM receiving_captures WHERE order_pk = ?')
       .pluck(),
@@ -188,15 +213,8 @@ export function createReceivingStore(db: Db) {
   return {
     byPk: (pk: string) => withPositions(s.byPk.get(pk)),
     byOrderId: (orderId: string) => withPositions(s.byOrderId.get(orderId)),
-    /** Every order with its positions, oldest first: three statements, whatever the number of orders. */
-    all(): ReceivingOrder[] {
-      const captures = groupBy(s.allCaptures.all(), (c) => c.position_pk);
-      const positions = groupBy(
-        s.allPositions.all().map((p) => toPosition(p, (captures.get(p.pk) ?? []).map(toCapture))),
-        (p) => p.orderPk,
-      );
-      return s.all.all().map((row) => toOrder(row, positions.get(row.pk) ?? []));
-    },
+    /** Every order with its positions, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<ReceivingOrder> => EVERY_ORDER.listing(db, {}, withAllPositions, reads),
     insertOrder(orderId: string, details: Record<string, unknown>, positions: readonly NewPosition[], now: string): string {
       const pk = newPKey();
       s.insertOrder.run({ pk, orderId, details: JSON.stringify(details), now });

@@ -6,6 +6,7 @@ import { reasonCode } from './decision.ts';
 import { decisionQuery, defaultHopList, findAllQuery, hopList, newRoute, routeUpdate } from './schema.ts';
 import type { RouteResource, RoutingDecision, RoutingService } from './service.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { arrayListing, listQuery, listReply } from '../lists.ts';
 import { z } from 'zod';
 import { DecisionSchema, DefaultHopSchema, HopSchema, RouteSchema } from './openapi.ts';
 
@@ -86,11 +87,12 @@ export function routingRoutes(routing: RoutingService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'routes-findall', vendorTypes: [ROUTE_TYPE], responseSchema: z.array(RouteSchema),
+      method: 'GET', path: BASE, grant: READ, link: 'routes-findall', vendorTypes: [ROUTE_TYPE], querySchema: findAllQuery,
+      responseSchema: z.array(RouteSchema),
       summary: 'All routes, by name (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
-        return ok(routing.all().map((r) => routeVO(ctx, r)));
+        return listReply(ctx, routing.list(), (r) => routeVO(ctx, r));
       },
     },
     {
@@ -134,9 +136,11 @@ export function routingRoutes(routing: RoutingService): Route[] {
       handler: (ctx) => one(ctx, routing.setEnabled(ctx.param('key'), false)),
     },
     {
-      method: 'GET', path: `${BASE}/{key}/hops`, grant: READ, link: 'route-hops-find', vendorTypes: [HOPS_TYPE], responseSchema: z.array(HopSchema),
+      method: 'GET', path: `${BASE}/{key}/hops`, grant: READ, link: 'route-hops-find', vendorTypes: [HOPS_TYPE], querySchema: listQuery,
+      responseSchema: z.array(HopSchema),
       summary: 'The hops of a route in order: [{pos, source, next}].',
-      handler: (ctx) => ok(routing.hops(ctx.param('key'))),
+      // At most 10,000 (what a replace takes): read at once, paged by position.
+      handler: (ctx) => listReply(ctx, arrayListing(routing.hops(ctx.param('key'))), (hop) => hop),
     },
     {
       method: 'PUT', path: `${BASE}/{key}/hops`, grant: WRITE, link: 'route-hops-replace', vendorTypes: [HOPS_TYPE],
@@ -145,9 +149,11 @@ export function routingRoutes(routing: RoutingService): Route[] {
       handler: (ctx) => ok(routing.replaceHops(ctx.param('key'), ctx.body(hopList))),
     },
     {
-      method: 'GET', path: DEFAULT_HOPS, grant: READ, link: 'default-hops-find', vendorTypes: [HOPS_TYPE], responseSchema: z.array(DefaultHopSchema),
+      method: 'GET', path: DEFAULT_HOPS, grant: READ, link: 'default-hops-find', vendorTypes: [HOPS_TYPE], querySchema: listQuery,
+      responseSchema: z.array(DefaultHopSchema),
       summary: 'The default hop table in order: [{pos, source | sourceGroup, next}].',
-      handler: (ctx) => ok(routing.defaultHops()),
+      // At most 10,000 (what a replace takes): read at once, paged by position.
+      handler: (ctx) => listReply(ctx, arrayListing(routing.defaultHops()), (hop) => hop),
     },
     {
       method: 'PUT', path: DEFAULT_HOPS, grant: WRITE, link: 'default-hops-replace', vendorTypes: [HOPS_TYPE],

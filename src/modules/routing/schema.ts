@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { name, ol, text } from '../../core/schema.ts';
+import { listParams, name, ol, text } from '../../core/schema.ts';
+import { MAX_PAGE } from '../../core/paging.ts';
 
 /**
  * A route `key` chosen by a client: letters, digits, `_`, `-`, `.` and `~` (not first),
@@ -64,8 +65,8 @@ const lookups = {
     issue.code === 'unrecognized_keys' ? `unknown parameter(s) ${(issue.keys ?? []).join(', ')}` : undefined,
 };
 
-/** `GET /v1/api/routes` (all): no parameters. */
-export const findAllQuery = z.strictObject({}, lookups);
+/** `GET /v1/api/routes` (all): no parameters but the page's. */
+export const findAllQuery = z.strictObject({ ...listParams(MAX_PAGE) }, lookups);
 
 /** `GET /v1/api/routes/decision?location=&barcode=`. */
 export const decisionQuery = z.strictObject({ location: name(255), barcode: name(64).optional() }, lookups);

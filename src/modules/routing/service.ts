@@ -1,4 +1,6 @@
 import type { EventRecord } from '../../core/event-catalogue.ts';
+import { type Listing } from '../../core/listing.ts';
+import { mapListing } from '../lists.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
@@ -368,11 +370,12 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
   }
 
   return {
-    /** Every route, by name. */
-    all(): RouteResource[] {
-      const names = namer();
-      return store.all().map((r) => view(r, names));
-    },
+    /** Every route, by name: pages, or the whole list streamed (names looked up once per page or chunk). */
+    list: (): Listing<RouteResource> =>
+      mapListing(store.list(), (routes) => {
+        const names = namer();
+        return routes.map((r) => view(r, names));
+      }),
 
     byKey: (key: string): RouteResource => view(stored(key)),
 

@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 
 // All SQL of the routing module (tables `routes`, `route_hops`, `default_hops`,
@@ -85,7 +87,17 @@ const params = (pk: string, f: RouteFields, now: string): Params => ({
   enabled: f.enabled ? 1 : 0,
 });
 
-export function createRoutingStore(db: Db) {
+/**
+ * Every route by name, a page or a chunk at a time (core/listing.ts). Routes grow with
+ * the site (one per source and target pair): the whole list streams from a snapshot.
+ */
+const EVERY_ROUTE = new KeysetList<RouteRow>({
+  sql: `${SELECT} WHERE name > @k0 ORDER BY name LIMIT @limit`,
+  keyOf: (row) => [row.name],
+  first: [''],
+});
+
+export function createRoutingStore(db: Db, reads?: ReadPool) {
   const s = {
     all: db.prepare<[], RouteRow>(`${SELECT} ORDER BY name`),
     byPk: db.prepare<[string], RouteRow>(`${SELECT} WHERE pk = ?`),
@@ -131,6 +143,8 @@ export function createRoutingStore(db: Db) {
   return {
     /** Every route, by name. */
     all: (): StoredRoute[] => s.all.all().map(toRoute),
+    /** The same as a list: pages, or the whole list streamed. */
+    list: (): Listing<StoredRoute> => EVERY_ROUTE.listing(db, {}, (rows) => rows.map(toRoute), reads),
     byPk: (pk: string): StoredRoute | undefined => {
       const row = s.byPk.get(pk);
       return row && toRoute(row);

@@ -4,10 +4,11 @@ import { quantityVO } from '../../core/quantity.ts';
 import type { Route } from '../../http/router.ts';
 import { orderPatch, newShippingOrder, positionPatch, PRODUCT_POSITION, statesQuery, TU_POSITION } from './schema.ts';
 import type { ShippingService } from './service.ts';
-import { ORDER_STATES, type Position, type ShippingOrder } from './store.ts';
+import { ORDER_STATES, type OrderState, type Position, type ShippingOrder } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { PositionSchema, ShippingOrderMinimumSchema, ShippingOrderSchema } from './openapi.ts';
+import { listQuery, listReply } from '../lists.ts';
 
 // Shipping module (spec Document 3). Media types are written as the spec gives them
 // (no module segment): the full order and the order without positions.
@@ -77,6 +78,11 @@ export function orderVO(ctx: RequestContext, service: ShippingService, o: Shippi
 
 export function shippingRoutes(shipping: ShippingService): Route[] {
   const one = (ctx: RequestContext, o: ShippingOrder) => ok(orderVO(ctx, shipping, o));
+  /** Orders in the states; Accept of the -minimum type (alone) leaves the positions out, and they are not read. */
+  const ordersReply = (ctx: RequestContext, states: readonly OrderState[]) => {
+    const minimum = ctx.accepts(SHIPPING_ORDER_MINIMUM_TYPE) && !ctx.accepts(SHIPPING_ORDER_TYPE);
+    return listReply(ctx, shipping.inStates(states, !minimum), (o) => orderVO(ctx, shipping, o, minimum));
+  };
   const findByPosition: Route = {
     method: 'GET', path: `${POSITIONS}/{pKey}`, grant: READ, link: 'shipping-order-findbypositionpkey', vendorTypes: [SHIPPING_ORDER_TYPE],
     responseSchema: ShippingOrderSchema,
@@ -91,14 +97,10 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
   };
   const inStates: Route = {
     method: 'GET', path: UI, query: ['states'], grant: READ, link: 'shipping-order-ui-findbystates',
-    vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE], querySchema: statesQuery,
+    vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE], querySchema: statesQuery.extend(listQuery.shape),
     responseSchema: z.array(z.union([ShippingOrderSchema, ShippingOrderMinimumSchema])),
-    summary: 'Orders in the given states (comma-separated); with Accept of the -minimum type without positions.',
-    handler: (ctx) => {
-      const { states } = ctx.queryAs(statesQuery);
-      const minimum = ctx.accepts(SHIPPING_ORDER_MINIMUM_TYPE) && !ctx.accepts(SHIPPING_ORDER_TYPE);
-      return ok(shipping.inStates(states, !minimum).map((o) => orderVO(ctx, shipping, o, minimum)));
-    },
+    summary: 'Orders in the given states (comma-separated), oldest first; with Accept of the -minimum type without positions.',
+    handler: (ctx) => ordersReply(ctx, ctx.queryAs(statesQuery).states),
   };
 
   const orderRoutes: Route[] = [
@@ -133,13 +135,10 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
     updatePosition,
   ];
   const allStates: Route = {
-    method: 'GET', path: UI, grant: READ, vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE],
+    method: 'GET', path: UI, grant: READ, vendorTypes: [SHIPPING_ORDER_TYPE, SHIPPING_ORDER_MINIMUM_TYPE], querySchema: listQuery,
     responseSchema: z.array(z.union([ShippingOrderSchema, ShippingOrderMinimumSchema])),
-    summary: 'All orders (any state); Accept of the -minimum type leaves positions out.',
-    handler: (ctx) => {
-      const minimum = ctx.accepts(SHIPPING_ORDER_MINIMUM_TYPE) && !ctx.accepts(SHIPPING_ORDER_TYPE);
-      return ok(shipping.inStates(ORDER_STATES, !minimum).map((o) => orderVO(ctx, shipping, o, minimum)));
-    },
+    summary: 'All orders (any state), oldest first; Accept of the -minimum type leaves positions out.',
+    handler: (ctx) => ordersReply(ctx, ORDER_STATES),
   };
   return [
     indexRoute(`${BASE}/index`, READ, orderRoutes, 'Links of the shipping order operations.'),

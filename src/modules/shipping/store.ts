@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, prepared, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { newPKey } from '../../core/ids.ts';
 import { quantityFromColumns, type Quantity } from '../../core/quantity.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
@@ -134,17 +136,29 @@ const positionParams = (f: PositionFields) => ({
   transportUnitTypeName: f.transportUnitTypeName,
 });
 
-export function createShippingStore(db: Db) {
+// Orders oldest first (by create_dt, then orderId), a page or a chunk at a time
+// (core/listing.ts). Shipping orders pile up with the site's history: without `limit`
+// the lists stream from a snapshot.
+const oldestFirst = (where: string) =>
+  new KeysetList<OrderRow>({
+    sql: `SELECT ${ORDER_COLUMNS} FROM shipping_orders WHERE ${where} AND (create_dt, order_id) > (@k0, @k1)
+          ORDER BY create_dt, order_id LIMIT @limit`,
+    keyOf: (row) => [row.create_dt, row.order_id],
+    first: ['', ''],
+  });
+/** Through the index (create_dt, order_id) (migration 0150). */
+const EVERY_ORDER = oldestFirst('1');
+/** Through the index (state, create_dt, order_id); several states are merged by a sort of the rows after the key. */
+const IN_STATE = oldestFirst('state = @state');
+const IN_STATES = oldestFirst('state IN (SELECT value FROM json_each(@states))');
+/** The positions of the orders of a page or chunk, read on its connection. */
+const POSITIONS_OF = `${POSITION_SELECT} WHERE p.order_pk IN (SELECT value FROM json_each(?)) ORDER BY p.order_pk, p.rowid`;
+
+export function createShippingStore(db: Db, reads?: ReadPool) {
   const s = {
     byPk: db.prepare<[string], OrderRow>(`SELECT ${ORDER_COLUMNS} FROM shipping_orders WHERE pk = ?`),
     byOrderId: db.prepare<[string], OrderRow>(`SELECT ${ORDER_COLUMNS} FROM shipping_orders WHERE order_id = ?`),
-    inStates: db.prepare<[string], OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM shipping_orders WHERE state IN (SELECT value FROM json_each(?)) ORDER BY create_dt, order_id`,
-    ),
     positionsOf: db.prepare<[string], PositionRow>(`${POSITION_SELECT} WHERE p.order_pk = +? ORDER BY p.rowid`),
-    positionsOfStates: db.prepare<[string], PositionRow>(
-      `${POSITION_SELECT} WHERE o.state IN (SELECT value FROM json_each(?)) ORDER BY p.order_pk, p.rowid`,
-    ),
     positionByPk: db.prepare<[string], PositionRow>(`${POSITION_SELECT} WHERE p.pk = +?`),
     insertOrder: db.prepare(
       `INSERT INTO shipping_orders (pk, order_id, customer_order_id, customer_no, state, start_mode, shipping_type,
@@ -197,18 +211,25 @@ export function createShippingStore(db: Db) {
   return {
     byPk: (pk: string) => withPositions(s.byPk.get(pk)),
     byOrderId: (orderId: string) => withPositions(s.byOrderId.get(orderId)),
-    /** Orders in these states; positions only when asked for (the minimum representation needs none). */
-    inStates(states: readonly OrderState[], withPositionList: boolean): ShippingOrder[] {
-      const json = JSON.stringify(states);
-      const byOrder = new Map<string, Position[]>();
-      if (withPositionList) {
-        for (const row of s.positionsOfStates.all(json)) {
-          const list = byOrder.get(row.order_pk) ?? [];
-          list.push(toPosition(row));
-          byOrder.set(row.order_pk, list);
+    /**
+     * Orders in these states (every state: all orders), oldest first; positions only
+     * when asked for (the minimum representation needs none): pages, or the whole list streamed.
+     */
+    inStates(states: readonly OrderState[], withPositionList: boolean): Listing<ShippingOrder> {
+      const every = ORDER_STATES.every((state) => states.includes(state));
+      const list = every ? EVERY_ORDER : states.length === 1 ? IN_STATE : IN_STATES;
+      const orders = (rows: OrderRow[], on: Db): ShippingOrder[] => {
+        const byOrder = new Map<string, Position[]>();
+        if (withPositionList && rows.length > 0) {
+          for (const row of prepared(on, POSITIONS_OF).all(JSON.stringify(rows.map((r) => r.pk))) as PositionRow[]) {
+            const list = byOrder.get(row.order_pk) ?? [];
+            list.push(toPosition(row));
+            byOrder.set(row.order_pk, list);
+          }
         }
-      }
-      return s.inStates.all(json).map((row) => toOrder(row, byOrder.get(row.pk) ?? []));
+        return rows.map((row) => toOrder(row, byOrder.get(row.pk) ?? []));
+      };
+      return list.listing(db, { state: states[0], states: JSON.stringify(states) }, orders, reads);
     },
     positionByPk(pk: string): Position | undefined {
       const row = s.positionByPk.get(pk);

@@ -6,6 +6,7 @@ import { newTask, taskUpdate } from './schema.ts';
 import { TRANSITIONS, TASK_OPERATIONS, type TaskService } from './service.ts';
 import type { Task } from './store.ts';
 import type { ModuleDescriptor } from '../module.ts';
+import { listQuery, listReplyUnlessEmpty } from '../lists.ts';
 import { z } from 'zod';
 import { TaskSchema } from './openapi.ts';
 
@@ -48,12 +49,10 @@ export function taskRoutes(tasks: TaskService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'tasks-findall', vendorTypes: [TYPE], responseSchema: z.array(TaskSchema), status: [200, 204],
-      summary: 'All tasks, oldest first; 204 without body when there is none.',
-      handler: (ctx) => {
-        const all = tasks.all();
-        return all.length === 0 ? noContent() : ok(all.map((t) => taskVO(ctx, t)));
-      },
+      method: 'GET', path: BASE, grant: READ, link: 'tasks-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      responseSchema: z.array(TaskSchema), status: [200, 204],
+      summary: 'All tasks, oldest first; 204 without body when there is none (a page: []).',
+      handler: (ctx) => listReplyUnlessEmpty(ctx, tasks.list(), (t) => taskVO(ctx, t), noContent()),
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'tasks-findbypkey', vendorTypes: [TYPE], responseSchema: TaskSchema,

@@ -128,7 +128,8 @@ export function createTaskService({ work, store, types }: TaskServiceDeps) {
   return {
     /** The configured task types, in configuration order. */
     supportedTypes: (): readonly string[] => types,
-    all: (): Task[] => store.all(),
+    /** Every task, oldest first: pages, or the whole list streamed. */
+    list: () => store.list(),
     byPKey,
 
     /** A new task in state CREATED with the next taskId. */

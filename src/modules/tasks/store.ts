@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 
 // All SQL of the tasks module (tables `tasks` and `task_sequence`, migration 0040).
@@ -24,6 +26,7 @@ export interface NewTaskRow {
 }
 
 interface Row extends VersionedRow {
+  seq: number;
   task_id: string;
   type: string;
   description: string | null;
@@ -33,7 +36,7 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT pk, task_id, type, description, state, started_at, finished_at, ol, create_dt, last_modified_dt
+  SELECT pk, seq, task_id, type, description, state, started_at, finished_at, ol, create_dt, last_modified_dt
   FROM tasks`;
 
 const toTask = (row: Row): Task => ({
@@ -46,9 +49,18 @@ const toTask = (row: Row): Task => ({
   finishedAt: row.finished_at,
 });
 
-export function createTaskStore(db: Db) {
+/**
+ * Every task, oldest first (by its number), a page or a chunk at a time (core/listing.ts).
+ * Tasks pile up with the site's history: the whole list streams from a snapshot.
+ */
+const EVERY_TASK = new KeysetList<Row>({
+  sql: `${SELECT} WHERE seq > @k0 ORDER BY seq LIMIT @limit`,
+  keyOf: (row) => [row.seq],
+  first: [-1],
+});
+
+export function createTaskStore(db: Db, reads?: ReadPool) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY seq`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
     byTaskId: db.prepare<[string], Row>(`${SELECT} WHERE task_id = ?`),
     nextSeq: db
@@ -69,7 +81,8 @@ export function createTaskStore(db: Db) {
 
   return {
     /** Every task, oldest first (in the order their taskIds were assigned). */
-    all: (): Task[] => s.all.all().map(toTask),
+    /** Every task, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<Task> => EVERY_TASK.listing(db, {}, (rows) => rows.map(toTask), reads),
     byPk: (pk: string): Task | undefined => {
       const row = s.byPk.get(pk);
       return row && toTask(row);

@@ -7,6 +7,8 @@ import { isEnded, type TransportOrder, type TransportOrderService } from './serv
 import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { TransportOrderSchema } from './openapi.ts';
+import type { Listing } from '../../core/listing.ts';
+import { listReply } from '../lists.ts';
 
 // Transport-orders module (spec Document 2, "Transportation module"): `/v1/transport-orders`.
 
@@ -48,7 +50,7 @@ export function transportOrderVO(ctx: RequestContext, o: TransportOrder) {
 
 export function transportOrderRoutes(orders: TransportOrderService): Route[] {
   const one = (ctx: RequestContext, o: TransportOrder) => ok(transportOrderVO(ctx, o));
-  const many = (ctx: RequestContext, list: readonly TransportOrder[]) => ok(list.map((o) => transportOrderVO(ctx, o)));
+  const many = (ctx: RequestContext, listing: Listing<TransportOrder>) => listReply(ctx, listing, (o) => transportOrderVO(ctx, o));
 
   const routes: Route[] = [
     {
@@ -68,11 +70,11 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'transport-orders-findall', vendorTypes: [TRANSPORT_ORDER_TYPE],
-      responseSchema: z.array(TransportOrderSchema),
+      querySchema: findAllQuery, responseSchema: z.array(TransportOrderSchema),
       summary: 'All transport orders, oldest first (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
-        return many(ctx, orders.all());
+        return many(ctx, orders.list());
       },
     },
     {

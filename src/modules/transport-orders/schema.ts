@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { enumList, name, ol, text } from '../../core/schema.ts';
+import { enumList, listParams, name, ol, text } from '../../core/schema.ts';
+import { MAX_PAGE } from '../../core/paging.ts';
 import { ORDER_STATES } from './store.ts';
 
 export const orderState = z.enum(ORDER_STATES);
@@ -63,21 +64,22 @@ export const transportOrderPatch = z.object({
 const lookups = {
   error: (issue: { code?: string; keys?: string[] }) =>
     issue.code === 'unrecognized_keys'
-      ? `unknown parameter(s) ${(issue.keys ?? []).join(', ')}; GET /v1/transport-orders filters by barcode= and/or state=`
+      ? `unknown parameter(s) ${(issue.keys ?? []).join(', ')}; GET /v1/transport-orders filters by barcode= and/or state=, each list paged by limit= and after=`
       : undefined,
 };
 
 /** `state=STARTED,INITIALIZED` (the parameter may also be repeated); at least one state. */
 const states = enumList(ORDER_STATES).pipe(z.array(z.enum(ORDER_STATES)).min(1, 'name at least one state'));
 
-/** `GET /v1/transport-orders` (all): no parameters. */
-export const findAllQuery = z.strictObject({}, lookups);
+/** `GET /v1/transport-orders` (all): no parameters but the page's. */
+export const findAllQuery = z.strictObject({ ...listParams(MAX_PAGE) }, lookups);
 
 /** `GET /v1/transport-orders?barcode=&state=`: both optional here, the route decides which are required. */
 export const findQuery = z.strictObject(
   {
     barcode: name(64).optional(),
     state: states.optional(),
+    ...listParams(MAX_PAGE),
   },
   lookups,
 );

@@ -1,4 +1,6 @@
 import type { EventInput } from '../../core/event-catalogue.ts';
+import { type Listing } from '../../core/listing.ts';
+import { mapListing } from '../lists.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
@@ -296,22 +298,25 @@ export function createTransportOrderService({ work, store, common }: TransportOr
     for (const order of open) setState(live(order), 'CANCELED', now, `TransportUnit [${event.data.barcode}] was deleted`);
   });
 
+  /** A list of orders as they are shown, each with what it names as it is now. */
+  const shown = (listing: Listing<StoredOrder>): Listing<TransportOrder> => mapListing(listing, (stored) => stored.map(live));
+
   return {
-    /** Every order, oldest first. */
-    all: (): TransportOrder[] => store.all().map(live),
+    /** Every order, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<TransportOrder> => shown(store.list()),
     byPKey,
 
     /** Orders in one of the states, oldest first. */
-    inStates: (states: readonly OrderState[]): TransportOrder[] => store.inStates(states).map(live),
+    inStates: (states: readonly OrderState[]): Listing<TransportOrder> => shown(store.inStates(states)),
 
     /**
      * The orders of a transport unit (in those states; `undefined` = any), oldest first.
      * A barcode that names no unit lists the orders recorded for it (of a unit since
      * deleted) — usually none.
      */
-    forBarcode(barcode: string, states?: readonly OrderState[]): TransportOrder[] {
+    forBarcode(barcode: string, states?: readonly OrderState[]): Listing<TransportOrder> {
       const unit = common.transportUnits.findByBarcode(barcode);
-      return (unit ? store.forUnit(unit.pk, states) : store.forBarcode(barcode, states)).map(live);
+      return shown(unit ? store.forUnit(unit.pk, states) : store.forBarcode(barcode, states));
     },
 
     /**

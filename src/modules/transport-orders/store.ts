@@ -1,4 +1,6 @@
 import type { Db } from '../../core/db.ts';
+import { KeysetList, type Listing } from '../../core/listing.ts';
+import type { ReadPool } from '../../core/read-pool.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../core/versioned.ts';
 
 // All SQL of the transport-orders module (table `transport_orders`, migration 0100).
@@ -36,6 +38,7 @@ export interface OrderFields {
 export interface StoredOrder extends Versioned, OrderFields {}
 
 interface Row extends VersionedRow {
+  id: number;
   transport_unit_pk: string;
   transport_unit_bk: string;
   priority: Priority;
@@ -52,7 +55,7 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT pk, transport_unit_pk, transport_unit_bk, priority, state, source_location_pk, source_location,
+  SELECT id, pk, transport_unit_pk, transport_unit_bk, priority, state, source_location_pk, source_location,
          target_location_pk, target_location, target_group_pk, target_location_group,
          start_date, end_date, message, ol, create_dt, last_modified_dt
   FROM transport_orders`;
@@ -101,21 +104,24 @@ const params = (pk: string, f: OrderFields, now: string): Params => ({
 /** A state filter: `null` = any state, else a JSON array of the accepted ones. */
 const list = (values: readonly string[] | undefined): string | null => (values === undefined ? null : JSON.stringify(values));
 
-export function createTransportOrderStore(db: Db) {
+// Lists of orders, oldest first (`id` orders by creation), a page or a chunk at a time
+// (core/listing.ts). Orders pile up with the site's history: without `limit` the lists
+// stream from a snapshot.
+const oldestFirst = (where: string) =>
+  new KeysetList<Row>({ sql: `${SELECT} WHERE ${where} AND id > @k0 ORDER BY id LIMIT @limit`, keyOf: (row) => [row.id], first: [0] });
+const EVERY_ORDER = oldestFirst('1');
+const STATES = '(@states IS NULL OR state IN (SELECT value FROM json_each(@states)))';
+/** Through the index of the state, in id order; several states are merged by a sort of the rows after the key. */
+const IN_STATE = oldestFirst('state = @state');
+const IN_STATES = oldestFirst('state IN (SELECT value FROM json_each(@states))');
+const OF_UNIT = oldestFirst(`transport_unit_pk = @unit AND ${STATES}`);
+const OF_BARCODE = oldestFirst(`transport_unit_bk = @barcode AND ${STATES}`);
+
+export function createTransportOrderStore(db: Db, reads?: ReadPool) {
+  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<StoredOrder> =>
+    list.listing(db, params, (rows) => rows.map(toOrder), reads);
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY id`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
-    inStates: db.prepare<[string], Row>(`${SELECT} WHERE state IN (SELECT value FROM json_each(?)) ORDER BY id`),
-    forUnit: db.prepare<[{ unit: string; states: string | null }], Row>(
-      `${SELECT} WHERE transport_unit_pk = @unit
-         AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-       ORDER BY id`,
-    ),
-    forBarcode: db.prepare<[{ barcode: string; states: string | null }], Row>(
-      `${SELECT} WHERE transport_unit_bk = @barcode
-         AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
-       ORDER BY id`,
-    ),
     started: db.prepare<[string], Row>(`${SELECT} WHERE transport_unit_pk = ? AND state = 'STARTED'`),
     nextInitialized: db.prepare<[string], Row>(`${SELECT} WHERE transport_unit_pk = ? AND state = 'INITIALIZED' ${NEXT_FIRST} LIMIT 1`),
     open: db.prepare<[string], Row>(`${SELECT} WHERE transport_unit_pk = ? AND state IN ('CREATED', 'INITIALIZED', 'STARTED') ORDER BY id`),
@@ -139,17 +145,17 @@ export function createTransportOrderStore(db: Db) {
   const one = (row: Row | undefined) => (row ? toOrder(row) : undefined);
 
   return {
-    /** Every order, oldest first. */
-    all: (): StoredOrder[] => s.all.all().map(toOrder),
+    /** Every order, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<StoredOrder> => listed(EVERY_ORDER, {}),
     byPk: (pk: string): StoredOrder | undefined => one(s.byPk.get(pk)),
     /** Orders in one of the states, oldest first. */
-    inStates: (states: readonly OrderState[]): StoredOrder[] => s.inStates.all(JSON.stringify(states)).map(toOrder),
+    inStates: (states: readonly OrderState[]): Listing<StoredOrder> =>
+      listed(states.length === 1 ? IN_STATE : IN_STATES, { state: states[0], states: JSON.stringify(states) }),
     /** The orders of a transport unit (by its pKey), oldest first; `undefined` states = any. */
-    forUnit: (unitPk: string, states?: readonly OrderState[]): StoredOrder[] =>
-      s.forUnit.all({ unit: unitPk, states: list(states) }).map(toOrder),
+    forUnit: (unitPk: string, states?: readonly OrderState[]): Listing<StoredOrder> => listed(OF_UNIT, { unit: unitPk, states: list(states) }),
     /** The orders recorded for a barcode (of a unit that no longer exists), oldest first. */
-    forBarcode: (barcode: string, states?: readonly OrderState[]): StoredOrder[] =>
-      s.forBarcode.all({ barcode, states: list(states) }).map(toOrder),
+    forBarcode: (barcode: string, states?: readonly OrderState[]): Listing<StoredOrder> =>
+      listed(OF_BARCODE, { barcode, states: list(states) }),
     /** The unit's STARTED order (the unique index allows one at most). */
     startedOf: (unitPk: string): StoredOrder | undefined => one(s.started.get(unitPk)),
     /** The unit's INITIALIZED order to start next: highest priority, then oldest. */

@@ -7,6 +7,7 @@ import type { AccountService } from './service.ts';
 import type { Account } from './store.ts';
 import { z } from 'zod';
 import { AccountSchema } from '../openapi.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('common', 'account');
 const READ = 'accounts:read';
@@ -46,9 +47,10 @@ export function accountRoutes(accounts: AccountService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'accounts-findall', vendorTypes: [TYPE], responseSchema: z.array(AccountSchema),
-      summary: 'All accounts.',
-      handler: (ctx) => ok(accounts.all().map((a) => accountVO(ctx, a))),
+      method: 'GET', path: BASE, grant: READ, link: 'accounts-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      responseSchema: z.array(AccountSchema),
+      summary: 'All accounts, by identifier.',
+      handler: (ctx) => listReply(ctx, accounts.list(), (a) => accountVO(ctx, a)),
     },
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the account operations.'), ...routes];

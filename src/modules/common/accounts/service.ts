@@ -11,7 +11,8 @@ const notFound = (value: string) =>
 
 export function createAccountService(store: AccountStore) {
   return {
-    all: (): Account[] => store.all(),
+    /** Every account by identifier: pages, or the whole list. */
+    list: () => store.list(),
 
     byPKey(pKey: string): Account {
       const account = store.byPk(pKey);

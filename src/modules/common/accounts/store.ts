@@ -1,4 +1,5 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
@@ -16,6 +17,16 @@ interface Row extends VersionedRow {
 
 const COLUMNS = 'pk, identifier, name, is_default, ol, create_dt, last_modified_dt';
 
+/**
+ * Every account by identifier, in pages (core/listing.ts). Accounts are few by nature
+ * (seeded, read-only over the API): the whole list is read at once on the writer's connection.
+ */
+const EVERY_ACCOUNT = new KeysetList<Row>({
+  sql: `SELECT ${COLUMNS} FROM accounts WHERE identifier > @k0 ORDER BY identifier LIMIT @limit`,
+  keyOf: (row) => [row.identifier],
+  first: [''],
+});
+
 const toAccount = (row: Row): Account => ({
   ...versionedFrom(row),
   identifier: row.identifier,
@@ -25,7 +36,6 @@ const toAccount = (row: Row): Account => ({
 
 export function createAccountStore(db: Db) {
   const s = {
-    all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM accounts ORDER BY identifier`),
     byPk: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM accounts WHERE pk = ?`),
     byIdentifier: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM accounts WHERE identifier = ?`),
     byName: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM accounts WHERE name = ?`),
@@ -38,7 +48,7 @@ export function createAccountStore(db: Db) {
   };
   const one = (row: Row | undefined) => (row ? toAccount(row) : undefined);
   return {
-    all: () => s.all.all().map(toAccount),
+    list: (): Listing<Account> => EVERY_ACCOUNT.listing(db, {}, (rows) => rows.map(toAccount)),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byIdentifier: (identifier: string) => one(s.byIdentifier.get(identifier)),
     byName: (name: string) => one(s.byName.get(name)),

@@ -7,6 +7,7 @@ import type { LocationGroupService } from './service.ts';
 import type { LocationGroup } from './store.ts';
 import { z } from 'zod';
 import { LocationGroupSchema } from '../openapi.ts';
+import { arrayListing, listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('common', 'location-group');
 const READ = 'location-groups:read';
@@ -53,18 +54,19 @@ export function locationGroupRoutes(groups: LocationGroupService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['names'], grant: READ, link: 'location-groups-findbynames', vendorTypes: [TYPE],
-      responseSchema: z.array(LocationGroupSchema),
-      summary: 'The location groups with the given names (repeat `names` or separate by commas); unknown names are skipped.',
+      querySchema: listQuery, responseSchema: z.array(LocationGroupSchema),
+      summary: 'The location groups with the given names (repeat `names` or separate by commas), in that order; unknown names are skipped.',
       handler: (ctx) => {
         const names = ctx.query.getAll('names').flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
-        return ok(groups.byNames(names).map((g) => locationGroupVO(ctx, g)));
+        // As many as the request names: read at once, paged by position.
+        return listReply(ctx, arrayListing(groups.byNames(names)), (g) => locationGroupVO(ctx, g));
       },
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'location-groups-findall', vendorTypes: [TYPE],
-      responseSchema: z.array(LocationGroupSchema),
-      summary: 'All location groups.',
-      handler: (ctx) => ok(groups.all().map((g) => locationGroupVO(ctx, g))),
+      querySchema: listQuery, responseSchema: z.array(LocationGroupSchema),
+      summary: 'All location groups, by name.',
+      handler: (ctx) => listReply(ctx, groups.list(), (g) => locationGroupVO(ctx, g)),
     },
     {
       method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: 'location-groups-modify', vendorTypes: [TYPE],

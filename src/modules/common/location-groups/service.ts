@@ -87,6 +87,8 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
 
   return {
     all: () => store.all(),
+    /** Every group by name: pages, or the whole list streamed. */
+    list: () => store.list(),
     byPKey,
     /** Unthrowing lookup for modules that keep a group's pKey. */
     findByPk: (pk: string) => store.byPk(pk),

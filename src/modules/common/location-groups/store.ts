@@ -1,4 +1,6 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
+import type { ReadPool } from '../../../core/read-pool.ts';
 import { newPKey } from '../../../core/ids.ts';
 import type { GroupState } from '../error-code.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
@@ -41,13 +43,27 @@ interface Row extends VersionedRow {
   group_state_out: GroupState;
 }
 
-const SELECT = `
+const COLUMNS = `
   SELECT g.pk, g.name, g.description, a.identifier AS account_id, g.group_type, g.operation_mode,
          g.parent_pk, p.name AS parent_name, g.group_state_in, g.group_state_out,
-         g.ol, g.create_dt, g.last_modified_dt
+         g.ol, g.create_dt, g.last_modified_dt`;
+const FROM = `
   FROM location_groups g
   LEFT JOIN location_groups p ON p.pk = g.parent_pk
   LEFT JOIN accounts a ON a.pk = g.account_pk`;
+const SELECT = `${COLUMNS} ${FROM}`;
+
+/**
+ * Every group by name, with the names of its children, in pages or chunks (core/listing.ts).
+ * Groups grow with the site (one per aisle, per zone, …): the whole list streams from a snapshot.
+ */
+const EVERY_GROUP = new KeysetList<Row & { child_names: string }>({
+  sql: `${COLUMNS},
+         (SELECT json_group_array(name) FROM (SELECT c.name FROM location_groups c WHERE c.parent_pk = g.pk ORDER BY c.name)) AS child_names
+  ${FROM} WHERE g.name > @k0 ORDER BY g.name LIMIT @limit`,
+  keyOf: (row) => [row.name],
+  first: [''],
+});
 
 const toGroup = (row: Row, childNames: string[]): LocationGroup => ({
   ...versionedFrom(row),
@@ -63,7 +79,7 @@ const toGroup = (row: Row, childNames: string[]): LocationGroup => ({
   childNames,
 });
 
-export function createLocationGroupStore(db: Db) {
+export function createLocationGroupStore(db: Db, reads?: ReadPool) {
   const s = {
     all: db.prepare<[], Row>(`${SELECT} ORDER BY g.name`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE g.pk = +?`),
@@ -124,6 +140,9 @@ export function createLocationGroupStore(db: Db) {
       }
       return s.all.all().map((row) => toGroup(row, children.get(row.pk) ?? []));
     },
+    /** Every group by name: pages, or the whole list streamed. */
+    list: (): Listing<LocationGroup> =>
+      EVERY_GROUP.listing(db, {}, (rows) => rows.map((row) => toGroup(row, JSON.parse(row.child_names) as string[])), reads),
     byPk: (pk: string) => withChildren(s.byPk.get(pk)),
     byName: (name: string) => withChildren(s.byName.get(name)),
     /** The group and all its descendants (pKeys). */

@@ -1,11 +1,10 @@
 import type { RequestContext } from '../../../http/context.ts';
-import { created, indexRoute, link, noContent, ok, pageReply, technical } from '../../../http/hal.ts';
+import { created, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Reply, Route } from '../../../http/router.ts';
 import { COORDINATE_PARTS } from './coordinate.ts';
-import { changeStateBody, coordinateSearch, listQuery, locationUpdate, newLocation } from './schema.ts';
-import { mapChunks } from '../../../core/listing.ts';
-import { decodeKeyCursor, encodeKeyCursor } from '../../../core/paging.ts';
+import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
+import { listQuery, listReply, listReplyUnlessEmpty } from '../../lists.ts';
 import type { LocationService } from './service.ts';
 import type { Location } from './store.ts';
 import { z } from 'zod';
@@ -36,23 +35,13 @@ export function locationVO(ctx: RequestContext, l: Location) {
 }
 
 export function locationRoutes(locations: LocationService): Route[] {
-  const list = (ctx: RequestContext, items: Location[]) => ok(items.map((l) => locationVO(ctx, l)));
+  const vo = (ctx: RequestContext) => (l: Location) => locationVO(ctx, l);
   /**
-   * All locations: with `limit` a page (`after` the cursor of the Link header), without
-   * it the whole array the spec promises, streamed from a snapshot chunk by chunk.
+   * Wildcard search. Without `limit` the whole list, or 404 with an empty body when
+   * nothing matches, as the spec shows; with `limit` a page, `[]` when nothing matches.
    */
-  const everyLocation = (ctx: RequestContext): Reply => {
-    const q = ctx.queryAs(listQuery);
-    if (q.limit === undefined) return { status: 200, items: mapChunks(locations.chunks(), (l) => locationVO(ctx, l)) };
-    const after = q.after === undefined ? undefined : (decodeKeyCursor(q.after, ['string'])[0] as string);
-    const page = locations.page(after, q.limit);
-    return pageReply(ctx, page.items.map((l) => locationVO(ctx, l)), page.next === undefined ? undefined : encodeKeyCursor([page.next]));
-  };
-  /** Wildcard search; no hit answers 404 with an empty body, as the spec shows. */
-  const search = (ctx: RequestContext): Reply => {
-    const found = locations.search(ctx.queryAs(coordinateSearch));
-    return found.length === 0 ? { status: 404 } : list(ctx, found);
-  };
+  const search = (ctx: RequestContext): Promise<Reply> =>
+    listReplyUnlessEmpty(ctx, locations.search(ctx.queryAs(coordinateSearch)), vo(ctx), { status: 404 });
   const byCoordinate = (ctx: RequestContext, param: string) =>
     ok(locationVO(ctx, locations.byLocationId(ctx.queryValue(param))));
   const changeState = (ctx: RequestContext, location: Location) => {
@@ -106,8 +95,9 @@ export function locationRoutes(locations: LocationService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['area'], optionalQuery: ['aisle', 'x', 'y', 'z'], grant: READ,
-      link: 'location-findbycoordinate-wc', vendorTypes: [TYPE], querySchema: coordinateSearch, responseSchema: z.array(LocationSchema),
-      summary: 'Locations whose coordinate parts match; each part takes the wildcards % and _. None: 404, empty body.',
+      link: 'location-findbycoordinate-wc', vendorTypes: [TYPE], querySchema: coordinateSearch.extend(listQuery.shape),
+      responseSchema: z.array(LocationSchema),
+      summary: 'Locations whose coordinate parts match, in coordinate order; each part takes the wildcards % and _. None: 404, empty body (a page: []).',
       handler: search,
     },
     {
@@ -124,15 +114,15 @@ export function locationRoutes(locations: LocationService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['locationGroupNames'], grant: READ, link: 'location-forlocationgroup',
-      vendorTypes: [TYPE], responseSchema: z.array(LocationSchema),
-      summary: 'Locations of the named groups (repeat the parameter); a wildcard only with a single name.',
-      handler: (ctx) => list(ctx, locations.forGroups(ctx.query.getAll('locationGroupNames'))),
+      vendorTypes: [TYPE], querySchema: listQuery, responseSchema: z.array(LocationSchema),
+      summary: 'Locations of the named groups (repeat the parameter), in coordinate order; a wildcard only with a single name.',
+      handler: (ctx) => listReply(ctx, locations.forGroups(ctx.query.getAll('locationGroupNames')), vo(ctx)),
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'location-findall', vendorTypes: [TYPE],
       querySchema: coordinateSearch.extend(listQuery.shape), responseSchema: z.array(LocationSchema),
       summary: 'All locations; with any of aisle, x, y, z the wildcard search.',
-      handler: (ctx) => (COORDINATE_PARTS.some((p) => ctx.query.has(p)) ? search(ctx) : everyLocation(ctx)),
+      handler: (ctx) => (COORDINATE_PARTS.some((p) => ctx.query.has(p)) ? search(ctx) : listReply(ctx, locations.list(), vo(ctx))),
     },
     {
       method: 'PATCH', path: '/v1/location/{pKey}', query: ['op=change-state'], grant: WRITE, link: 'location-changestate',

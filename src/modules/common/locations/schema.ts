@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { listParams, name, ol, text } from '../../../core/schema.ts';
-import { MAX_PAGE } from '../../../core/paging.ts';
+import { name, ol, text } from '../../../core/schema.ts';
 import { COORDINATE_RULE, parseCoordinate } from './coordinate.ts';
 
 export const coordinate = z.string().refine((v) => parseCoordinate(v) !== undefined, `must be ${COORDINATE_RULE}`);
@@ -34,6 +33,3 @@ export const changeStateBody = z.object({
 const part = z.string().max(20).optional();
 /** Wildcard search `?area=&aisle=&x=&y=&z=`: `%` and `_` as in SQL LIKE. */
 export const coordinateSearch = z.object({ area: part, aisle: part, x: part, y: part, z: part });
-
-/** `GET /v1/locations`: every location, whole (streamed) or a page. */
-export const listQuery = z.object(listParams(MAX_PAGE));

@@ -1,4 +1,5 @@
 import { hasWildcard, isForeignKeyViolation, likeToGlob } from '../../../core/db.ts';
+import type { Listing } from '../../../core/listing.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
@@ -70,9 +71,8 @@ export function createLocationService({ work, store, accounts, groups, types }: 
   }
 
   return {
-    all: () => store.all(),
-    page: (after: string | undefined, limit: number) => store.page(after, limit),
-    chunks: () => store.chunks(),
+    /** Every location, in coordinate order: pages, or the whole list streamed. */
+    list: () => store.list(),
     byPKey,
 
     /** By coordinate; an unknown or badly formatted one is `not.found`, as the spec shows. */
@@ -108,15 +108,15 @@ export function createLocationService({ work, store, accounts, groups, types }: 
       return location;
     },
 
-    /** Wildcard search: each part takes `%` and `_`; a part not given matches anything. */
-    search(parts: Partial<Coordinate>): Location[] {
+    /** Wildcard search: each part takes `%` and `_`; a part not given matches anything. In coordinate order. */
+    search(parts: Partial<Coordinate>): Listing<Location> {
       const globs = {} as Coordinate;
       for (const key of COORDINATE_PARTS) globs[key] = likeToGlob(parts[key] ?? '%');
       return store.search(globs);
     },
 
-    /** Locations of the named groups; a wildcard only counts when a single name is given. */
-    forGroups(names: readonly string[]): Location[] {
+    /** Locations of the named groups, in coordinate order; a wildcard only counts when a single name is given. */
+    forGroups(names: readonly string[]): Listing<Location> {
       if (names.length === 1 && hasWildcard(names[0]!)) return store.inGroupsGlob(likeToGlob(names[0]!));
       return store.inGroups(names);
     },

@@ -1,10 +1,12 @@
 import { EntityCache } from '../../../core/cache.ts';
-import { KeysetList, mapChunks } from '../../../core/listing.ts';
+import type { Statement } from 'better-sqlite3';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import type { ReadPool } from '../../../core/read-pool.ts';
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 import type { Coordinate } from './coordinate.ts';
+import { chooseDriver, INDEXED_DRIVERS, probeSql, scanListing, searchSql, type Driver, type SearchParams } from './search.ts';
 
 export interface Location extends Versioned, Coordinate {
   locationId: string;
@@ -52,15 +54,17 @@ interface Row extends VersionedRow, Coordinate {
   last_movement: string | null;
 }
 
-const SELECT = `
+/** The statement's head; `hint` an `INDEXED BY` for the locations (the wildcard search). */
+const selectWith = (hint: string) => `
   SELECT l.pk, l.location_id, l.area, l.aisle, l.x, l.y, l.z, a.identifier AS account_id, l.location_group_pk,
          g.name AS group_name, t.type AS type_name, l.plc_code, l.erp_code, l.description, l.sort_order,
          l.stock_zone, l.incoming_active, l.outgoing_active, l.plc_state, l.last_movement,
          l.ol, l.create_dt, l.last_modified_dt
-  FROM locations l
+  FROM locations l ${hint}
   JOIN accounts a ON a.pk = l.account_pk
   JOIN location_groups g ON g.pk = l.location_group_pk
   LEFT JOIN location_types t ON t.pk = l.location_type_pk`;
+const SELECT = selectWith('');
 
 const toLocation = (row: Row): Location => ({
   ...versionedFrom(row),
@@ -91,27 +95,29 @@ export interface LocationFlags {
   plcState?: number | undefined;
 }
 
-/** Every location in coordinate order, a page or a chunk at a time (core/listing.ts). */
-const EVERY_LOCATION = new KeysetList<Row>({
-  sql: `${SELECT} WHERE l.location_id > @k0 ORDER BY l.location_id LIMIT @limit`,
-  keyOf: (row) => [row.location_id],
-  first: [''],
-});
+// Lists of locations, in coordinate order, a page or a chunk at a time (core/listing.ts).
+// They grow with the site: without `limit` they stream from a snapshot.
+const inCoordinateOrder = (sql: string) => new KeysetList<Row>({ sql, keyOf: (row) => [row.location_id], first: [''] });
+const PAGE = 'l.location_id > @k0 ORDER BY l.location_id LIMIT @limit';
+const EVERY_LOCATION = inCoordinateOrder(`${SELECT} WHERE ${PAGE}`);
+/** Through the index (location_group_pk, location_id): the rows of the group only, in order. */
+const IN_GROUP = inCoordinateOrder(`${SELECT} WHERE l.location_group_pk = (SELECT pk FROM location_groups WHERE name = @name) AND ${PAGE}`);
+/** The same for several groups, merged by a sort of their rows after the key. */
+const IN_GROUPS = inCoordinateOrder(
+  `${SELECT} WHERE l.location_group_pk IN (SELECT pk FROM location_groups WHERE name IN (SELECT value FROM json_each(@names))) AND ${PAGE}`,
+);
+const IN_GROUPS_GLOB = inCoordinateOrder(
+  `${SELECT} WHERE l.location_group_pk IN (SELECT pk FROM location_groups WHERE name GLOB @pattern) AND ${PAGE}`,
+);
+/** The wildcard search, one statement per driving index (search.ts). */
+const SEARCH = new Map(INDEXED_DRIVERS.map((driver) => [driver, inCoordinateOrder(searchSql(driver, selectWith))]));
 
 export function createLocationStore(db: Db, reads?: ReadPool) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY l.location_id`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE l.pk = +?`),
     byLocationId: db.prepare<[string], Row>(`${SELECT} WHERE l.location_id = +?`),
     byPlcCode: db.prepare<[string], Row>(`${SELECT} WHERE l.plc_code = +?`),
     byErpCode: db.prepare<[string], Row>(`${SELECT} WHERE l.erp_code = +?`),
-    search: db.prepare<[string, string, string, string, string], Row>(
-      `${SELECT} WHERE l.area GLOB ? AND l.aisle GLOB ? AND l.x GLOB ? AND l.y GLOB ? AND l.z GLOB ? ORDER BY l.location_id`,
-    ),
-    inGroups: db.prepare<[string], Row>(
-      `${SELECT} WHERE g.name IN (SELECT value FROM json_each(?)) ORDER BY l.location_id`,
-    ),
-    inGroupsGlob: db.prepare<[string], Row>(`${SELECT} WHERE g.name GLOB ? ORDER BY l.location_id`),
     inGroupPks: db.prepare<[string], Row>(
       `${SELECT} WHERE l.location_group_pk IN (SELECT value FROM json_each(?)) ORDER BY l.location_id`,
     ),
@@ -150,26 +156,31 @@ export function createLocationStore(db: Db, reads?: ReadPool) {
   });
   const one = (row: Row | undefined) => cache.remember(row ? toLocation(row) : undefined);
   const bit = (flag: boolean | undefined) => (flag === undefined ? null : flag ? 1 : 0);
+  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<Location> =>
+    list.listing(db, params, (rows) => rows.map(toLocation), reads);
+  const probes = new Map<Driver, Statement>();
+  const probe = (driver: Driver, params: SearchParams): number => {
+    if (driver === 'scan') return Number.MAX_SAFE_INTEGER;
+    let statement = probes.get(driver);
+    if (!statement) probes.set(driver, (statement = db.prepare(probeSql(driver)).pluck()));
+    return statement.get(params) as number;
+  };
   return {
-    all: () => s.all.all().map(toLocation),
-    /** `limit` locations after the coordinate `after`; `next` while more may exist. */
-    page(after: string | undefined, limit: number): { items: Location[]; next: string | undefined } {
-      const { rows, next } = EVERY_LOCATION.page(db, {}, after === undefined ? undefined : [after], limit);
-      return { items: rows.map(toLocation), next: next?.[0] as string | undefined };
-    },
-    /** Every location, chunk by chunk, from a snapshot on a read connection. */
-    chunks(): AsyncIterable<Location[]> {
-      if (!reads) throw new Error('the location store has no read pool');
-      return mapChunks(EVERY_LOCATION.chunks(reads, {}), toLocation);
-    },
+    /** Every location, in pages or streamed from a snapshot on a read connection. */
+    list: () => listed(EVERY_LOCATION, {}),
     byPk: (pk: string) => cache.get(pk) ?? one(s.byPk.get(pk)),
     byLocationId: (locationId: string) => cache.getBy('locationId', locationId) ?? one(s.byLocationId.get(locationId)),
     byPlcCode: (plcCode: string) => cache.getBy('plcCode', plcCode) ?? one(s.byPlcCode.get(plcCode)),
     byErpCode: (erpCode: string) => cache.getBy('erpCode', erpCode) ?? one(s.byErpCode.get(erpCode)),
-    /** Each part a GLOB pattern. */
-    search: (g: Coordinate) => s.search.all(g.area, g.aisle, g.x, g.y, g.z).map(toLocation),
-    inGroups: (names: readonly string[]) => s.inGroups.all(JSON.stringify(names)).map(toLocation),
-    inGroupsGlob: (pattern: string) => s.inGroupsGlob.all(pattern).map(toLocation),
+    /** Each part a GLOB pattern; driven by the index that reads the fewest rows (search.ts). */
+    search(globs: Coordinate): Listing<Location> {
+      const { driver, params } = chooseDriver(globs, probe);
+      if (driver === 'scan') return scanListing<Row, Location>({ db, reads, params, select: selectWith, map: (rows) => rows.map(toLocation) });
+      return listed(SEARCH.get(driver)!, { ...params } as Record<string, unknown>);
+    },
+    inGroups: (names: readonly string[]) =>
+      names.length === 1 ? listed(IN_GROUP, { name: names[0] }) : listed(IN_GROUPS, { names: JSON.stringify(names) }),
+    inGroupsGlob: (pattern: string) => listed(IN_GROUPS_GLOB, { pattern }),
     inGroupPks: (pks: readonly string[]) => s.inGroupPks.all(JSON.stringify(pks)).map(toLocation),
     transportUnitCount: (pk: string) => s.transportUnitCount.get(pk)!,
     insert(fields: LocationFields, now: string): string {

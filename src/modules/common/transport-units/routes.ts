@@ -8,6 +8,7 @@ import type { TransportUnitService } from './service.ts';
 import type { TransportUnit, TransportUnitState } from './store.ts';
 import { z } from 'zod';
 import { TransportUnitSchema } from '../openapi.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('common', 'transport-unit');
 const READ = 'transport-units:read';
@@ -30,6 +31,7 @@ export const transportUnitVO = (ctx: RequestContext, tu: TransportUnit) => ({
 });
 
 export function transportUnitRoutes(units: TransportUnitService): Route[] {
+  const vo = (ctx: RequestContext) => (tu: TransportUnit) => transportUnitVO(ctx, tu);
   const one = (ctx: RequestContext, tu: TransportUnit) => ok(transportUnitVO(ctx, tu));
   const createdUnit = (ctx: RequestContext, tu: TransportUnit) => created(ctx, `${BASE}/${tu.pk}`, transportUnitVO(ctx, tu));
   const stateChange = (state: TransportUnitState) => (ctx: RequestContext) => {
@@ -80,21 +82,21 @@ export function transportUnitRoutes(units: TransportUnitService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['bks'], grant: READ, link: 'transport-unit-findbybarcodes', vendorTypes: [TYPE],
-      responseSchema: z.array(TransportUnitSchema),
-      summary: 'The transport units with the given barcodes (repeat bks); unknown ones are skipped.',
-      handler: (ctx) => ok(units.byBarcodes(ctx.query.getAll('bks')).map((tu) => transportUnitVO(ctx, tu))),
+      querySchema: listQuery, responseSchema: z.array(TransportUnitSchema),
+      summary: 'The transport units with the given barcodes (repeat bks), by barcode; unknown ones are skipped.',
+      handler: (ctx) => listReply(ctx, units.byBarcodes(ctx.query.getAll('bks')), vo(ctx)),
     },
     {
       method: 'GET', path: BASE, query: ['actualLocation'], grant: READ, link: 'transport-unit-findonlocation', vendorTypes: [TYPE],
-      responseSchema: z.array(TransportUnitSchema),
-      summary: 'The transport units standing on a location (coordinate).',
-      handler: (ctx) => ok(units.onLocation(ctx.queryValue('actualLocation')).map((tu) => transportUnitVO(ctx, tu))),
+      querySchema: listQuery, responseSchema: z.array(TransportUnitSchema),
+      summary: 'The transport units standing on a location (coordinate), by barcode.',
+      handler: (ctx) => listReply(ctx, units.listOnLocation(ctx.queryValue('actualLocation')), vo(ctx)),
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'transport-unit-findall', vendorTypes: [TYPE],
-      responseSchema: z.array(TransportUnitSchema),
-      summary: 'All transport units.',
-      handler: (ctx) => ok(units.all().map((tu) => transportUnitVO(ctx, tu))),
+      querySchema: listQuery, responseSchema: z.array(TransportUnitSchema),
+      summary: 'All transport units, by barcode.',
+      handler: (ctx) => listReply(ctx, units.list(), vo(ctx)),
     },
     {
       method: 'PATCH', path: BASE, query: ['bk', 'newLocation'], body: 'none', grant: WRITE, link: 'transport-unit-move',

@@ -94,14 +94,18 @@ export function createTransportUnitService({ work, store, locations, types }: Tr
   }
 
   return {
-    all: () => store.all(),
+    /** Every unit by barcode: pages, or the whole list streamed. */
+    list: () => store.list(),
     byPKey,
     byBarcode,
     findByBarcode: (barcode: string) => store.byBarcode(barcode),
     /** Unthrowing lookup for modules that keep a unit's pKey (movements, transport orders). */
     findByPk: (pk: string) => store.byPk(pk),
+    /** The units with these barcodes, by barcode; unknown ones are skipped. */
     byBarcodes: (barcodes: readonly string[]) => store.byBarcodes(barcodes),
     onLocation: (locationId: string) => store.onLocation(locations.resolve(locationId).pk),
+    /** The units on a location (coordinate), by barcode: pages, or the whole list streamed. */
+    listOnLocation: (locationId: string) => store.listOnLocation(locations.resolve(locationId).pk),
 
     /** A new unit standing at `actualLocation`. Joins a running unit of work (a PLC telegram that reports an unknown unit). */
     create(input: TransportUnitInput): TransportUnit {

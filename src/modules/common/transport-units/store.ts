@@ -1,4 +1,6 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
+import type { ReadPool } from '../../../core/read-pool.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
@@ -61,12 +63,20 @@ const toUnit = (row: Row): TransportUnit => ({
   weight: row.weight,
 });
 
-export function createTransportUnitStore(db: Db) {
+// Lists of transport units by barcode, a page or a chunk at a time (core/listing.ts).
+// Units grow with the site: without `limit` the lists stream from a snapshot, but for the
+// units a request names by barcode, as many as it names, read at once.
+const byBarcode = (where: string) =>
+  new KeysetList<Row>({ sql: `${SELECT} WHERE ${where}tu.barcode > @k0 ORDER BY tu.barcode LIMIT @limit`, keyOf: (row) => [row.barcode], first: [''] });
+const EVERY_UNIT = byBarcode('');
+const NAMED_UNITS = byBarcode('tu.barcode IN (SELECT value FROM json_each(@barcodes)) AND ');
+/** Through the index (actual_location_pk, barcode) (migration 0150). */
+const UNITS_ON = byBarcode('tu.actual_location_pk = @location AND ');
+
+export function createTransportUnitStore(db: Db, reads?: ReadPool) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY tu.barcode`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE tu.pk = +?`),
     byBarcode: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode = +?`),
-    byBarcodes: db.prepare<[string], Row>(`${SELECT} WHERE tu.barcode IN (SELECT value FROM json_each(?)) ORDER BY tu.barcode`),
     onLocation: db.prepare<[string], Row>(`${SELECT} WHERE tu.actual_location_pk = +? ORDER BY tu.barcode`),
     insert: db.prepare(
       `INSERT INTO transport_units (pk, barcode, transport_unit_type_pk, actual_location_pk, actual_location_date,
@@ -88,12 +98,17 @@ export function createTransportUnitStore(db: Db) {
     delete: db.prepare('DELETE FROM transport_units WHERE pk = ?'),
   };
   const one = (row: Row | undefined) => (row ? toUnit(row) : undefined);
+  const units = (rows: Row[]) => rows.map(toUnit);
   return {
-    all: () => s.all.all().map(toUnit),
+    /** Every unit: pages, or the whole list streamed. */
+    list: (): Listing<TransportUnit> => EVERY_UNIT.listing(db, {}, units, reads),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byBarcode: (barcode: string) => one(s.byBarcode.get(barcode)),
-    byBarcodes: (barcodes: readonly string[]) => s.byBarcodes.all(JSON.stringify(barcodes)).map(toUnit),
+    byBarcodes: (barcodes: readonly string[]): Listing<TransportUnit> =>
+      NAMED_UNITS.listing(db, { barcodes: JSON.stringify(barcodes) }, units),
     onLocation: (locationPk: string) => s.onLocation.all(locationPk).map(toUnit),
+    /** The units standing on a location: pages, or the whole list streamed. */
+    listOnLocation: (locationPk: string): Listing<TransportUnit> => UNITS_ON.listing(db, { location: locationPk }, units, reads),
     insert(fields: TransportUnitFields, now: string): string {
       const pk = newPKey();
       s.insert.run({ ...fields, pk, now });

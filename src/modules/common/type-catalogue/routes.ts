@@ -3,6 +3,7 @@ import type { RequestContext } from '../../../http/context.ts';
 import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
+import { listQuery, listReply } from '../../lists.ts';
 import type { CatalogueEntry, CatalogueFields, CatalogueInput, createTypeCatalogue } from './service.ts';
 
 export interface CatalogueRoutesSpec<F extends CatalogueFields> {
@@ -49,9 +50,10 @@ export function catalogueRoutes<F extends CatalogueFields>(
       }),
     ),
     {
-      method: 'GET', path: base, grant: read, link: `${plural}-findall`, vendorTypes: [type], responseSchema: z.array(spec.representation),
-      summary: `All ${spec.noun}s.`,
-      handler: (ctx) => ok(catalogue.all().map((entry) => vo(ctx, entry))),
+      method: 'GET', path: base, grant: read, link: `${plural}-findall`, vendorTypes: [type], querySchema: listQuery,
+      responseSchema: z.array(spec.representation),
+      summary: `All ${spec.noun}s, by type.`,
+      handler: (ctx) => listReply(ctx, catalogue.list(), (entry) => vo(ctx, entry)),
     },
     {
       method: 'POST', path: base, grant: write, link: `${plural}-create`, vendorTypes: [type],

@@ -1,4 +1,5 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { nowIso } from '../../../core/time.ts';
@@ -36,8 +37,14 @@ export function createTypeCatalogue<F extends CatalogueFields>(db: Db, work: Uni
   const fields = Object.keys(spec.columns) as (keyof F & string)[];
   const columns = fields.map((f) => spec.columns[f]);
   const select = `SELECT pk, ${columns.join(', ')}, ol, create_dt, last_modified_dt FROM ${spec.table}`;
+  // Types are few by nature (a site has tens): the whole list is read at once on the
+  // writer's connection; pages by type (core/listing.ts).
+  const everyEntry = new KeysetList<VersionedRow & Record<string, unknown>>({
+    sql: `${select} WHERE type > @k0 ORDER BY type LIMIT @limit`,
+    keyOf: (row) => [row.type as string],
+    first: [''],
+  });
   const s = {
-    all: db.prepare<[], VersionedRow & Record<string, unknown>>(`${select} ORDER BY type`),
     byPk: db.prepare<[string], VersionedRow & Record<string, unknown>>(`${select} WHERE pk = ?`),
     byType: db.prepare<[string], VersionedRow & Record<string, unknown>>(`${select} WHERE type = ?`),
     usage: db.prepare<[string], number>(spec.usageSql).pluck(),
@@ -76,7 +83,8 @@ export function createTypeCatalogue<F extends CatalogueFields>(db: Db, work: Uni
   }
 
   return {
-    all: () => s.all.all().map(toEntry),
+    /** Every entry by type: pages, or the whole list. */
+    list: (): Listing<CatalogueEntry<F>> => everyEntry.listing(db, {}, (rows) => rows.map(toEntry)),
     byPKey,
     byType(type: string): CatalogueEntry<F> {
       const row = s.byType.get(type);

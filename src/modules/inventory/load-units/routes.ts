@@ -10,6 +10,8 @@ import { divideForm, parseOrRefuse, reservation } from '../schema.ts';
 import type { LoadUnit, LoadUnitService } from './service.ts';
 import { z } from 'zod';
 import { LoadUnitSchema } from '../openapi.ts';
+import { type Listing } from '../../../core/listing.ts';
+import { listQuery, listReply, mapListing } from '../../lists.ts';
 
 export const LOAD_UNIT_TYPE = vendorType('inventory', 'load-unit');
 const READ = 'load-units:read';
@@ -20,8 +22,8 @@ const enc = encodeURIComponent;
 const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 export function loadUnitRoutes(loadUnits: LoadUnitService, packagingUnits: PackagingUnitService): Route[] {
-  /** The LoadUnit representation, with the packaging units it holds. */
-  const loadUnitVO = (ctx: RequestContext, lu: LoadUnit) => ({
+  /** The LoadUnit representation, with the packaging units it holds (read for it alone unless given). */
+  const loadUnitVO = (ctx: RequestContext, lu: LoadUnit, held = packagingUnits.inLoadUnit(lu.pk)) => ({
     ...technical(lu, [
       link(ctx, 'lu-findbypkey', `${BASE}/${lu.pk}`),
       link(ctx, 'transport-unit', `/v1/transport-units?bk=${enc(lu.transportUnitBK)}`),
@@ -33,9 +35,18 @@ export function loadUnitRoutes(loadUnits: LoadUnitService, packagingUnits: Packa
     locked: lu.locked,
     ...(lu.productPk ? { product: { sku: lu.productSku, pKey: lu.productPk } } : {}),
     ...defined({ length: lu.length, width: lu.width, height: lu.height }),
-    packagingUnits: packagingUnits.inLoadUnit(lu.pk).map((pu) => packagingUnitVO(ctx, pu)),
+    packagingUnits: held.map((pu) => packagingUnitVO(ctx, pu)),
   });
-  const list = (ctx: RequestContext, items: LoadUnit[]) => ok(items.map((lu) => loadUnitVO(ctx, lu)));
+  /** A list of load units, the packaging units of each page or chunk read in one query. */
+  const list = (ctx: RequestContext, listing: Listing<LoadUnit>) =>
+    listReply(
+      ctx,
+      mapListing(listing, (lus) => {
+        const held = packagingUnits.inLoadUnits(lus.map((lu) => lu.pk));
+        return lus.map((lu) => loadUnitVO(ctx, lu, held.get(lu.pk) ?? []));
+      }),
+      (vo) => vo,
+    );
   const reserve = (ctx: RequestContext) => {
     const body = ctx.fields() ?? {};
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -83,15 +94,16 @@ export function loadUnitRoutes(loadUnits: LoadUnitService, packagingUnits: Packa
       handler: (ctx) => ok(loadUnitVO(ctx, loadUnits.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'lu-findall', vendorTypes: [LOAD_UNIT_TYPE], responseSchema: z.array(LoadUnitSchema),
-      summary: 'All load units.',
-      handler: (ctx) => list(ctx, loadUnits.all()),
+      method: 'GET', path: BASE, grant: READ, link: 'lu-findall', vendorTypes: [LOAD_UNIT_TYPE], querySchema: listQuery,
+      responseSchema: z.array(LoadUnitSchema),
+      summary: 'All load units, by transport unit and position.',
+      handler: (ctx) => list(ctx, loadUnits.list()),
     },
     {
       method: 'GET', path: '/v1/transport-units/{transportUnitBK}/load-units', grant: READ, link: 'lu-findontu', vendorTypes: [LOAD_UNIT_TYPE],
-      responseSchema: z.array(LoadUnitSchema),
+      querySchema: listQuery, responseSchema: z.array(LoadUnitSchema),
       summary: 'The load units of a transport unit, by position.',
-      handler: (ctx) => list(ctx, loadUnits.onTransportUnit(ctx.param('transportUnitBK'))),
+      handler: (ctx) => list(ctx, loadUnits.listOnTransportUnit(ctx.param('transportUnitBK'))),
     },
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the load unit operations.'), ...routes];

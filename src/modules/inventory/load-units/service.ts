@@ -1,4 +1,6 @@
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
+import { type Listing } from '../../../core/listing.ts';
+import { mapListing } from '../../lists.ts';
 import type { Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, validationError } from '../../../core/errors.ts';
@@ -88,16 +90,21 @@ export function createLoadUnitService({ work, store, common, products, oneProduc
   }
 
   return {
-    all: (): LoadUnit[] => {
-      const toLoadUnit = shower();
-      return store.all().map(toLoadUnit);
-    },
+    /** Every load unit by transport unit and position: pages, or the whole list streamed. */
+    list: (): Listing<LoadUnit> =>
+      // Barcodes looked up once per page or chunk: a long stream keeps no map of every unit.
+      mapListing(store.list(), (records) => records.map(shower())),
     byPKey,
 
     /** The load units of a transport unit (404 `svc.common.common.tu.notFoundByBK` when unknown). */
     onTransportUnit(barcode: string): LoadUnit[] {
       const tu = common.transportUnits.byBarcode(barcode);
       return store.onTransportUnit(tu.pk).map((lu) => ({ ...lu, transportUnitBK: tu.barcode }));
+    },
+    /** The same as a list: pages, or the whole list (a transport unit has few, read at once). */
+    listOnTransportUnit(barcode: string): Listing<LoadUnit> {
+      const tu = common.transportUnits.byBarcode(barcode);
+      return mapListing(store.listOnTransportUnit(tu.pk), (records) => records.map((lu) => ({ ...lu, transportUnitBK: tu.barcode })));
     },
 
     /**

@@ -17,6 +17,8 @@ import {
 import type { PackagingUnit, PackagingUnitService } from './service.ts';
 import { z } from 'zod';
 import { PackagingUnitSchema } from '../openapi.ts';
+import type { Listing } from '../../../core/listing.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 export const PACKAGING_UNIT_TYPE = vendorType('inventory', 'packaging-unit');
 const READ = 'packaging-units:read';
@@ -71,7 +73,7 @@ function dimensionOf(body: PackagingUnitInput): Dimension | null {
 }
 
 export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
-  const list = (ctx: RequestContext, items: PackagingUnit[]) => ok(items.map((pu) => packagingUnitVO(ctx, pu)));
+  const list = (ctx: RequestContext, listing: Listing<PackagingUnit>) => listReply(ctx, listing, (pu) => packagingUnitVO(ctx, pu));
   const ON_TU = '/v1/transport-units/{transportUnitBK}/load-units';
 
   const routes: Route[] = [
@@ -104,14 +106,14 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
     },
     {
       method: 'GET', path: `${ON_TU}/packaging-units`, grant: READ, link: 'packaging-units-findontu', vendorTypes: [PACKAGING_UNIT_TYPE],
-      responseSchema: z.array(PackagingUnitSchema),
-      summary: 'All packaging units in all load units of a transport unit.',
-      handler: (ctx) => list(ctx, units.onTransportUnit(ctx.param('transportUnitBK'))),
+      querySchema: listQuery, responseSchema: z.array(PackagingUnitSchema),
+      summary: 'All packaging units in all load units of a transport unit, oldest first.',
+      handler: (ctx) => list(ctx, units.listOnTransportUnit(ctx.param('transportUnitBK'))),
     },
     {
       method: 'GET', path: `${ON_TU}/packaging-units`, query: ['sku'], optionalQuery: ['amount', 'sort'], grant: READ,
-      vendorTypes: [PACKAGING_UNIT_TYPE], querySchema: forProductQuery, responseSchema: z.array(PackagingUnitSchema),
-      summary: 'Packaging units of a product on a transport unit, not allocated; amount limits, sort ASC|DESC by quantity.',
+      vendorTypes: [PACKAGING_UNIT_TYPE], querySchema: forProductQuery.extend(listQuery.shape), responseSchema: z.array(PackagingUnitSchema),
+      summary: 'Packaging units of a product on a transport unit, not allocated, oldest first; amount limits, sort ASC|DESC by quantity.',
       handler: (ctx) => {
         const q = parseOrRefuse(forProductQuery, Object.fromEntries(ctx.query), 'query');
         return list(ctx, units.forProduct(q.sku, q, ctx.param('transportUnitBK')));
@@ -126,8 +128,8 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
     {
       method: 'GET', path: BASE, query: ['sku'], optionalQuery: ['amount', 'sort'], grant: READ,
       link: 'packaging-units-findforproduct', linkHref: `${BASE}?sku=&amount=&sort=`, vendorTypes: [PACKAGING_UNIT_TYPE],
-      querySchema: forProductQuery, responseSchema: z.array(PackagingUnitSchema),
-      summary: 'Packaging units of a product, not allocated, on any transport unit; amount limits, sort ASC|DESC by quantity.',
+      querySchema: forProductQuery.extend(listQuery.shape), responseSchema: z.array(PackagingUnitSchema),
+      summary: 'Packaging units of a product, not allocated, on any transport unit, oldest first; amount limits, sort ASC|DESC by quantity.',
       handler: (ctx) => {
         const q = parseOrRefuse(forProductQuery, Object.fromEntries(ctx.query), 'query');
         return list(ctx, units.forProduct(q.sku, q));
@@ -135,8 +137,8 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['productPKey', 'locationGroupName'], grant: READ, link: 'packaging-units-findforproductinlg',
-      vendorTypes: [PACKAGING_UNIT_TYPE], querySchema: inGroupQuery, responseSchema: z.array(PackagingUnitSchema),
-      summary: 'Packaging units of a product on transport units in a location group or any group below it.',
+      vendorTypes: [PACKAGING_UNIT_TYPE], querySchema: inGroupQuery.extend(listQuery.shape), responseSchema: z.array(PackagingUnitSchema),
+      summary: 'Packaging units of a product on transport units in a location group or any group below it, oldest first; a page may hold fewer than limit and still link a next one.',
       handler: (ctx) => {
         const q = parseOrRefuse(inGroupQuery, Object.fromEntries(ctx.query), 'query');
         return list(ctx, units.inLocationGroup(q.productPKey, q.locationGroupName));
@@ -144,9 +146,9 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
     },
     {
       method: 'GET', path: BASE, grant: READ, link: 'packaging-units-findall', vendorTypes: [PACKAGING_UNIT_TYPE],
-      responseSchema: z.array(PackagingUnitSchema),
+      querySchema: listQuery, responseSchema: z.array(PackagingUnitSchema),
       summary: 'All packaging units, oldest first.',
-      handler: (ctx) => list(ctx, units.all()),
+      handler: (ctx) => list(ctx, units.list()),
     },
     {
       method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'packaging-units-findbypkey', vendorTypes: [PACKAGING_UNIT_TYPE],

@@ -1,5 +1,7 @@
 import type { Subject } from '../../../core/event-catalogue.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
+import { type Listing } from '../../../core/listing.ts';
+import { filterListing, firstOf, mapListing } from '../../lists.ts';
 import { describeQuantity, tidy, type Dimension, type Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import type { CommonServices } from '../../common/service.ts';
@@ -87,6 +89,8 @@ export function createPackagingUnitService({ work, store, common, products, load
     };
   }
   const showAll = (records: PackagingUnitRecord[]): PackagingUnit[] => records.map(shower());
+  /** A list with where each unit is; transport units looked up once per page or chunk, so a long stream keeps no map of them all. */
+  const shown = (listing: Listing<PackagingUnitRecord>) => mapListing(listing, showAll);
 
   function byPKey(pKey: string): PackagingUnit {
     const record = store.byPk(pKey);
@@ -96,15 +100,6 @@ export function createPackagingUnitService({ work, store, common, products, load
 
   function requireFamily(field: string, q: Quantity, product: Product) {
     if (q.family !== product.baseUnit.family) throw wrongFamily(field, q, product.sku, product.baseUnit);
-  }
-
-  /** Sorts and limits (`?sort=&amount=`). */
-  function pick(list: PackagingUnit[], options: ForProductOptions): PackagingUnit[] {
-    const sorted =
-      options.sort === undefined
-        ? list
-        : [...list].sort((a, b) => (options.sort === 'ASC' ? a.quantity.base - b.quantity.base : b.quantity.base - a.quantity.base));
-    return options.amount === undefined ? sorted : sorted.slice(0, options.amount);
   }
 
   /** Stock is about its product and the transport unit that carries it. */
@@ -154,7 +149,8 @@ export function createPackagingUnitService({ work, store, common, products, load
   }
 
   return {
-    all: (): PackagingUnit[] => showAll(store.all()),
+    /** Every packaging unit, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<PackagingUnit> => shown(store.list()),
     byPKey,
 
     /** A packaging unit addressed under its transport unit and load unit (404 when it is not there). */
@@ -166,29 +162,51 @@ export function createPackagingUnitService({ work, store, common, products, load
 
     inLoadUnit: (loadUnitPk: string): PackagingUnit[] => showAll(store.inLoadUnit(loadUnitPk)),
 
-    /** All packaging units in all load units of a transport unit (404 when the unit is unknown). */
+    /** The units of several load units (a page of load units), by load unit pk. */
+    inLoadUnits(loadUnitPks: readonly string[]): Map<string, PackagingUnit[]> {
+      const byLoadUnit = new Map<string, PackagingUnit[]>();
+      for (const pu of showAll(store.inLoadUnits(loadUnitPks))) {
+        const list = byLoadUnit.get(pu.loadUnitPk) ?? [];
+        list.push(pu);
+        byLoadUnit.set(pu.loadUnitPk, list);
+      }
+      return byLoadUnit;
+    },
+
+    /** All packaging units in all load units of a transport unit, oldest first (404 when the unit is unknown). */
     onTransportUnit(barcode: string): PackagingUnit[] {
       const tu = common.transportUnits.byBarcode(barcode);
       return showAll(store.onTransportUnit(tu.pk));
     },
-
-    /** Packaging units of a product not blocked by allocation, on one transport unit or anywhere. */
-    forProduct(sku: string, options: ForProductOptions = {}, barcode?: string): PackagingUnit[] {
-      const tu = barcode === undefined ? undefined : common.transportUnits.byBarcode(barcode);
-      const product = products.bySku(sku);
-      const free = tu ? store.freeOfProductOn(product.pk, [tu.pk]) : store.freeOfProduct(product.pk);
-      return pick(showAll(free), options);
+    /** The same as a list: pages, or the whole list (a transport unit carries few, read at once). */
+    listOnTransportUnit(barcode: string): Listing<PackagingUnit> {
+      const tu = common.transportUnits.byBarcode(barcode);
+      return shown(store.listOnTransportUnit(tu.pk));
     },
 
-    /** Packaging units of a product on transport units standing in a location group or any group below it. */
-    inLocationGroup(productPKey: string, groupName: string): PackagingUnit[] {
+    /**
+     * Packaging units of a product not blocked by allocation, on one transport unit or
+     * anywhere: oldest first, or by quantity (`sort`, oldest first among equals); the
+     * first `amount` only when given.
+     */
+    forProduct(sku: string, options: ForProductOptions = {}, barcode?: string): Listing<PackagingUnit> {
+      const tu = barcode === undefined ? undefined : common.transportUnits.byBarcode(barcode);
+      const product = products.bySku(sku);
+      const free = shown(store.listFreeOfProduct(product.pk, options.sort ?? 'FIFO', tu?.pk));
+      return options.amount === undefined ? free : firstOf(free, options.amount);
+    },
+
+    /**
+     * Packaging units of a product on transport units standing in a location group or any
+     * group below it, oldest first. The units of the product are read in order and each
+     * kept when its transport unit's location is in one of the groups.
+     */
+    inLocationGroup(productPKey: string, groupName: string): Listing<PackagingUnit> {
       const product = products.byPKey(productPKey);
       const group = common.locationGroups.byName(groupName);
-      const locations = new Set(common.locations.inGroupTree(group.pk).map((l) => l.pk));
-      return store
-        .ofProduct(product.pk)
-        .map(shower())
-        .filter((pu) => locations.has(pu.transportUnit.actualLocationPk));
+      const groups = new Set(common.locationGroups.subtree(group.pk));
+      const inGroups = (pu: PackagingUnit) => groups.has(common.locations.findByLocationId(pu.actualLocation)?.groupPk ?? '');
+      return filterListing(shown(store.listOfProduct(product.pk)), (units) => units.filter(inGroups));
     },
 
     /**

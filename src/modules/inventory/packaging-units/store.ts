@@ -1,4 +1,6 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
+import type { ReadPool } from '../../../core/read-pool.ts';
 import { bit, bool } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { quantityFromColumns, type Dimension, type Quantity } from '../../../core/quantity.ts';
@@ -30,6 +32,8 @@ export interface PackagingUnitRecord extends Versioned, PackagingUnitFields {
 }
 
 interface Row extends VersionedRow, DimensionColumns {
+  /** The tie-breaker of units created in the same millisecond. */
+  row_id: number;
   load_unit_pk: string;
   transport_unit_pk: string;
   physical_position: string;
@@ -51,7 +55,7 @@ interface Row extends VersionedRow, DimensionColumns {
 }
 
 const SELECT = `
-  SELECT pu.pk, pu.load_unit_pk, lu.transport_unit_pk, lu.physical_position, pu.product_pk, p.sku AS product_sku,
+  SELECT pu.pk, pu.rowid AS row_id, pu.load_unit_pk, lu.transport_unit_pk, lu.physical_position, pu.product_pk, p.sku AS product_sku,
          pu.quantity_family, pu.quantity_unit, pu.quantity_base, pu.dim_length, pu.dim_width, pu.dim_height, pu.dim_uom,
          pu.weight_family, pu.weight_unit, pu.weight_base, pu.message, pu.serial_number, pu.expires_at, pu.labels,
          pu.pieces_per_lu_layer, pu.number_of_lu_layers, pu.allocated, pu.ol, pu.create_dt, pu.last_modified_dt
@@ -61,6 +65,40 @@ const SELECT = `
 
 /** Oldest first: the order stock is taken in (first in, first out). */
 const FIFO = 'ORDER BY pu.create_dt, pu.rowid';
+
+// Lists of packaging units, a page or a chunk at a time (core/listing.ts). Stock grows
+// with the site: without `limit` they stream from a snapshot, but for those of one
+// transport unit, which carries few, read at once.
+const oldestFirst = (where: string) =>
+  new KeysetList<Row>({
+    sql: `${SELECT} WHERE ${where}(pu.create_dt, pu.rowid) > (@k0, @k1) ${FIFO} LIMIT @limit`,
+    keyOf: (row) => [row.create_dt, row.row_id],
+    first: ['', 0],
+  });
+/** Through the index (create_dt) (migration 0150). */
+const EVERY_UNIT = oldestFirst('');
+const ON_TRANSPORT_UNIT = oldestFirst('lu.transport_unit_pk = @tu AND ');
+/** Through the index (product_pk, allocated, create_dt) (migration 0150). */
+const OF_PRODUCT = oldestFirst('pu.product_pk = @product AND ');
+/** Not allocated, on the transport unit `@tu` when it is given. */
+const FREE = 'pu.product_pk = @product AND pu.allocated = 0 AND (@tu IS NULL OR lu.transport_unit_pk = @tu)';
+const FREE_OF_PRODUCT = oldestFirst(`${FREE} AND `);
+/** By quantity, smallest first; oldest first among equals. */
+const FREE_BY_QUANTITY = new KeysetList<Row>({
+  sql: `${SELECT} WHERE ${FREE} AND (pu.quantity_base, pu.create_dt, pu.rowid) > (@k0, @k1, @k2)
+        ORDER BY pu.quantity_base, pu.create_dt, pu.rowid LIMIT @limit`,
+  keyOf: (row) => [row.quantity_base, row.create_dt, row.row_id],
+  first: [-1, '', 0],
+});
+/** By quantity, largest first; oldest first among equals. */
+const FREE_BY_QUANTITY_DESC = new KeysetList<Row>({
+  sql: `${SELECT} WHERE ${FREE}
+          AND (pu.quantity_base < @k0 OR (pu.quantity_base = @k0 AND (pu.create_dt, pu.rowid) > (@k1, @k2)))
+        ORDER BY pu.quantity_base DESC, pu.create_dt, pu.rowid LIMIT @limit`,
+  keyOf: (row) => [row.quantity_base, row.create_dt, row.row_id],
+  first: [Number.MAX_SAFE_INTEGER, '', 0],
+});
+const FREE_LISTS = { FIFO: FREE_OF_PRODUCT, ASC: FREE_BY_QUANTITY, DESC: FREE_BY_QUANTITY_DESC };
 
 const toPackagingUnit = (row: Row): PackagingUnitRecord => ({
   ...versionedFrom(row),
@@ -81,14 +119,12 @@ const toPackagingUnit = (row: Row): PackagingUnitRecord => ({
   allocated: bool(row.allocated),
 });
 
-export function createPackagingUnitStore(db: Db) {
+export function createPackagingUnitStore(db: Db, reads?: ReadPool) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ${FIFO}`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pu.pk = +?`),
     onTransportUnit: db.prepare<[string], Row>(`${SELECT} WHERE lu.transport_unit_pk = +? ${FIFO}`),
     inLoadUnit: db.prepare<[string], Row>(`${SELECT} WHERE pu.load_unit_pk = +? ${FIFO}`),
-    ofProduct: db.prepare<[string], Row>(`${SELECT} WHERE pu.product_pk = +? ${FIFO}`),
-    freeOfProduct: db.prepare<[string], Row>(`${SELECT} WHERE pu.product_pk = +? AND pu.allocated = 0 ${FIFO}`),
+    inLoadUnits: db.prepare<[string], Row>(`${SELECT} WHERE pu.load_unit_pk IN (SELECT value FROM json_each(?)) ${FIFO}`),
     freeOfProductOn: db.prepare<[string, string], Row>(
       `${SELECT} WHERE pu.product_pk = +? AND pu.allocated = 0
          AND lu.transport_unit_pk IN (SELECT value FROM json_each(?)) ${FIFO}`,
@@ -110,16 +146,24 @@ export function createPackagingUnitStore(db: Db) {
   };
   const many = (rows: Row[]) => rows.map(toPackagingUnit);
   return {
-    all: () => many(s.all.all()),
+    /** Every packaging unit, oldest first: pages, or the whole list streamed. */
+    list: (): Listing<PackagingUnitRecord> => EVERY_UNIT.listing(db, {}, many, reads),
+    /** The units on a transport unit, oldest first: pages, or the whole list (read at once). */
+    listOnTransportUnit: (transportUnitPk: string): Listing<PackagingUnitRecord> =>
+      ON_TRANSPORT_UNIT.listing(db, { tu: transportUnitPk }, many),
+    /** The units of a product, oldest first: pages, or the whole list streamed. */
+    listOfProduct: (productPk: string): Listing<PackagingUnitRecord> => OF_PRODUCT.listing(db, { product: productPk }, many, reads),
+    /** The units of a product not allocated (on one transport unit when given), oldest first or by quantity. */
+    listFreeOfProduct: (productPk: string, order: keyof typeof FREE_LISTS, transportUnitPk?: string): Listing<PackagingUnitRecord> =>
+      FREE_LISTS[order].listing(db, { product: productPk, tu: transportUnitPk ?? null }, many, reads),
     byPk: (pk: string) => {
       const row = s.byPk.get(pk);
       return row && toPackagingUnit(row);
     },
     onTransportUnit: (transportUnitPk: string) => many(s.onTransportUnit.all(transportUnitPk)),
     inLoadUnit: (loadUnitPk: string) => many(s.inLoadUnit.all(loadUnitPk)),
-    ofProduct: (productPk: string) => many(s.ofProduct.all(productPk)),
-    /** Not allocated, oldest first. */
-    freeOfProduct: (productPk: string) => many(s.freeOfProduct.all(productPk)),
+    /** The units of several load units at once, oldest first. */
+    inLoadUnits: (loadUnitPks: readonly string[]) => many(s.inLoadUnits.all(JSON.stringify(loadUnitPks))),
     /** Not allocated, on one of the transport units, oldest first. */
     freeOfProductOn: (productPk: string, transportUnitPks: readonly string[]) =>
       many(s.freeOfProductOn.all(productPk, JSON.stringify(transportUnitPks))),

@@ -9,6 +9,7 @@ import { newProduct, newProducts, parseOrRefuse, productUpdate, skuAndUom } from
 import type { Product, ProductService } from './service.ts';
 import { z } from 'zod';
 import { ProductSchema } from '../openapi.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 export const PRODUCT_TYPE = vendorType('inventory', 'product');
 const READ = 'products:read';
@@ -50,9 +51,10 @@ export function productRoutes(products: ProductService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'products-findall', vendorTypes: [PRODUCT_TYPE], responseSchema: z.array(ProductSchema),
+      method: 'GET', path: BASE, grant: READ, link: 'products-findall', vendorTypes: [PRODUCT_TYPE], querySchema: listQuery,
+      responseSchema: z.array(ProductSchema),
       summary: 'All products, by SKU.',
-      handler: (ctx) => ok(products.all().map((p) => productVO(ctx, p))),
+      handler: (ctx) => listReply(ctx, products.list(), (p) => productVO(ctx, p)),
     },
     {
       method: 'GET', path: BASE, query: ['sku'], grant: READ, link: 'products-findbysku', vendorTypes: [PRODUCT_TYPE], responseSchema: ProductSchema,

@@ -1,3 +1,5 @@
+import { type Listing } from '../../../core/listing.ts';
+import { mapListing } from '../../lists.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { FAMILIES, UNIT_SYMBOLS, type Dimension } from '../../../core/quantity.ts';
@@ -110,9 +112,10 @@ export function createProductService({ work, store, common }: ProductServiceDeps
     ]);
 
   return {
-    all(): Product[] {
+    /** Every product by SKU: pages, or the whole list streamed. */
+    list(): Listing<Product> {
       const toProduct = shower();
-      return store.all().map(toProduct);
+      return mapListing(store.list(), (records) => records.map(toProduct));
     },
     byPKey,
 

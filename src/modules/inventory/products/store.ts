@@ -1,4 +1,6 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, prepared, type Listing } from '../../../core/listing.ts';
+import type { ReadPool } from '../../../core/read-pool.ts';
 import { bit, bool } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { quantityFromColumns, type Dimension, type Quantity } from '../../../core/quantity.ts';
@@ -133,14 +135,39 @@ const fieldParams = (f: ProductFields) => ({
   details: JSON.stringify(f.details),
 });
 
-export function createProductStore(db: Db) {
+/**
+ * Every product by SKU, a page or a chunk at a time (core/listing.ts). Products grow with
+ * the site: the whole list streams from a snapshot.
+ */
+const EVERY_PRODUCT = new KeysetList<Row>({ sql: `${SELECT} WHERE sku > @k0 ORDER BY sku LIMIT @limit`, keyOf: (row) => [row.sku], first: [''] });
+/** Units and stacking rules of the products of a page or chunk, read on its connection. */
+const UNITS_OF = `${UNITS} WHERE product_pk IN (SELECT value FROM json_each(?)) ORDER BY product_pk, position`;
+const RULES_OF =
+  'SELECT product_pk, no_products, allowed_sku FROM product_stacking_rules WHERE product_pk IN (SELECT value FROM json_each(?)) ORDER BY product_pk, position';
+
+/** Rows with their units and rules, as records. */
+function withParts(rows: Row[], db: Db): ProductRecord[] {
+  const pks = JSON.stringify(rows.map((row) => row.pk));
+  const units = groupBy(prepared(db, UNITS_OF).all(pks) as UnitRow[], toUnit);
+  const rules = groupBy(prepared(db, RULES_OF).all(pks) as RuleRow[], toRule);
+  return rows.map((row) => toProduct(row, units.get(row.pk) ?? [], rules.get(row.pk) ?? []));
+}
+
+function groupBy<R extends { product_pk: string }, T>(rows: R[], map: (row: R) => T): Map<string, T[]> {
+  const byProduct = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = byProduct.get(row.product_pk) ?? [];
+    list.push(map(row));
+    byProduct.set(row.product_pk, list);
+  }
+  return byProduct;
+}
+
+export function createProductStore(db: Db, reads?: ReadPool) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY sku`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
     bySku: db.prepare<[string], Row>(`${SELECT} WHERE sku = ?`),
-    allUnits: db.prepare<[], UnitRow>(`${UNITS} ORDER BY product_pk, position`),
     unitsOf: db.prepare<[string], UnitRow>(`${UNITS} WHERE product_pk = ? ORDER BY position`),
-    allRules: db.prepare<[], RuleRow>('SELECT product_pk, no_products, allowed_sku FROM product_stacking_rules ORDER BY product_pk, position'),
     rulesOf: db.prepare<[string], RuleRow>(
       'SELECT product_pk, no_products, allowed_sku FROM product_stacking_rules WHERE product_pk = ? ORDER BY position',
     ),
@@ -198,22 +225,8 @@ export function createProductStore(db: Db) {
   }
 
   return {
-    /** Every product by SKU, units and stacking rules read in one query each. */
-    all(): ProductRecord[] {
-      const units = new Map<string, ProductUnit[]>();
-      for (const row of s.allUnits.all()) {
-        const list = units.get(row.product_pk) ?? [];
-        list.push(toUnit(row));
-        units.set(row.product_pk, list);
-      }
-      const rules = new Map<string, StackingRule[]>();
-      for (const row of s.allRules.all()) {
-        const list = rules.get(row.product_pk) ?? [];
-        list.push(toRule(row));
-        rules.set(row.product_pk, list);
-      }
-      return s.all.all().map((row) => toProduct(row, units.get(row.pk) ?? [], rules.get(row.pk) ?? []));
-    },
+    /** Every product by SKU, with its units and stacking rules: pages, or the whole list streamed. */
+    list: (): Listing<ProductRecord> => EVERY_PRODUCT.listing(db, {}, withParts, reads),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     bySku: (sku: string) => one(s.bySku.get(sku)),
     /** The product a unit pKey belongs to. */

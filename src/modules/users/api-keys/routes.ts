@@ -6,6 +6,7 @@ import type { UsersModule } from '../service.ts';
 import { apiKeyVO } from '../representation.ts';
 import { newApiKey } from '../schema.ts';
 import { ApiKeySchema, NewApiKeySchema } from '../openapi.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('uaa', 'api-key');
 const READ = 'api-keys:read';
@@ -20,9 +21,10 @@ export function apiKeyRoutes(module: UsersModule): Route[] {
       handler: (ctx) => ok(apiKeyVO(ctx, apiKeys.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: '/api-keys', grant: READ, link: 'api-keys-findall', vendorTypes: [TYPE], responseSchema: z.array(ApiKeySchema),
-      summary: 'All API keys, revoked ones included.',
-      handler: (ctx) => ok(apiKeys.all().map((k) => apiKeyVO(ctx, k))),
+      method: 'GET', path: '/api-keys', grant: READ, link: 'api-keys-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      responseSchema: z.array(ApiKeySchema),
+      summary: 'All API keys by name, revoked ones included.',
+      handler: (ctx) => listReply(ctx, apiKeys.list(), (k) => apiKeyVO(ctx, k)),
     },
     {
       method: 'POST', path: '/api-keys', grant: WRITE, link: 'api-keys-create', vendorTypes: [TYPE],

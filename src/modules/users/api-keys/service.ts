@@ -32,7 +32,8 @@ export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles:
   const lastUseWritten = new Map<string, number>();
 
   return {
-    all: () => store.all(),
+    /** Every key by name: pages, or the whole list. */
+    list: () => store.list(),
     byPKey,
     findByPk: (pk: string) => store.byPk(pk),
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
@@ -34,9 +35,14 @@ const SELECT = `
          k.expires_at, k.revoked_at, k.last_used_at, k.ol, k.create_dt, k.last_modified_dt
   FROM api_keys k LEFT JOIN roles r ON r.pk = k.role_pk`;
 
+/**
+ * Every key by name, in pages (core/listing.ts). A site has a few (one per machine that
+ * calls): the whole list is read at once on the writer's connection.
+ */
+const EVERY_KEY = new KeysetList<Row>({ sql: `${SELECT} WHERE k.name > @k0 ORDER BY k.name LIMIT @limit`, keyOf: (row) => [row.name], first: [''] });
+
 export function createApiKeyStore(db: Db) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY k.name`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE k.pk = +?`),
     byName: db.prepare<[string], Row>(`${SELECT} WHERE k.name = +?`),
     byKeyId: db.prepare<[string], Row>(`${SELECT} WHERE k.key_id = +?`),
@@ -62,7 +68,7 @@ export function createApiKeyStore(db: Db) {
   });
   const one = (row: Row | undefined) => (row ? toKey(row) : undefined);
   return {
-    all: () => s.all.all().map(toKey),
+    list: (): Listing<ApiKey> => EVERY_KEY.listing(db, {}, (rows) => rows.map(toKey)),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byName: (name: string) => one(s.byName.get(name)),
     byKeyId: (keyId: string) => one(s.byKeyId.get(keyId)),

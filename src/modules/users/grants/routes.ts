@@ -6,6 +6,7 @@ import type { UsersModule } from '../service.ts';
 import { grantVO } from '../representation.ts';
 import { grantUpdate, newGrant } from '../schema.ts';
 import { GrantSchema } from '../openapi.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('uaa', 'grant');
 const READ = 'grants:read';
@@ -25,9 +26,10 @@ export function grantRoutes(module: UsersModule): Route[] {
       handler: (ctx) => ok(grantVO(ctx, grants.byName(ctx.queryValue('name')))),
     },
     {
-      method: 'GET', path: '/grants', grant: READ, link: 'grants-findall', vendorTypes: [TYPE], responseSchema: z.array(GrantSchema),
-      summary: 'All grants: those the appliance\'s operations need and those created for other uses.',
-      handler: (ctx) => ok(grants.all().map((g) => grantVO(ctx, g))),
+      method: 'GET', path: '/grants', grant: READ, link: 'grants-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      responseSchema: z.array(GrantSchema),
+      summary: 'All grants by name: those the appliance\'s operations need and those created for other uses.',
+      handler: (ctx) => listReply(ctx, grants.list(), (g) => grantVO(ctx, g)),
     },
     {
       method: 'POST', path: '/grants', grant: WRITE, link: 'grants-create', vendorTypes: [TYPE],

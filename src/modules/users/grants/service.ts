@@ -30,9 +30,11 @@ export function createGrantService(work: UnitOfWork, store: GrantStore) {
     work.emit({ type: 'grant.changed', key: grant.name, data: { pKey: grant.pk, name: grant.name, change } });
 
   return {
-    all: () => store.all(),
+    /** Every grant by name: pages, or the whole list. */
+    list: () => store.list(),
     byPKey,
     byName,
+    /** The effective grants of a user, by name: pages, or the whole list. */
     ofUser: (userPk: string) => store.ofUser(userPk),
     namesOfUser: (userPk: string) => store.namesOfUser(userPk),
     namesOfRole: (rolePk: string) => store.namesOfRole(rolePk),

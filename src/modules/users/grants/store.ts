@@ -1,4 +1,5 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
@@ -18,16 +19,18 @@ interface Row extends VersionedRow {
 
 const COLUMNS = 'pk, name, description, system, ol, create_dt, last_modified_dt';
 
+// Grants by name, in pages (core/listing.ts). A site has tens: the whole list is read
+// at once on the writer's connection.
+const byName = (where: string) =>
+  new KeysetList<Row>({ sql: `SELECT ${COLUMNS} FROM grants WHERE ${where} AND name > @k0 ORDER BY name LIMIT @limit`, keyOf: (row) => [row.name], first: [''] });
+const EVERY_GRANT = byName('1');
+/** The effective grants of a user: the union of its roles' grants. */
+const OF_USER = byName('pk IN (SELECT rg.grant_pk FROM user_roles ur JOIN role_grants rg ON rg.role_pk = ur.role_pk WHERE ur.user_pk = +@user)');
+
 export function createGrantStore(db: Db) {
   const s = {
-    all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM grants ORDER BY name`),
     byPk: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM grants WHERE pk = ?`),
     byName: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM grants WHERE name = ?`),
-    ofUser: db.prepare<[string], Row>(
-      `SELECT ${COLUMNS} FROM grants WHERE pk IN (
-         SELECT rg.grant_pk FROM user_roles ur JOIN role_grants rg ON rg.role_pk = ur.role_pk WHERE ur.user_pk = +?)
-       ORDER BY name`,
-    ),
     namesOfUser: db
       .prepare<[string], string>(
         `SELECT DISTINCT g.name FROM user_roles ur
@@ -58,10 +61,10 @@ export function createGrantStore(db: Db) {
   const one = (row: Row | undefined) => (row ? toGrant(row) : undefined);
 
   return {
-    all: () => s.all.all().map(toGrant),
+    list: (): Listing<Grant> => EVERY_GRANT.listing(db, {}, (rows) => rows.map(toGrant)),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byName: (name: string) => one(s.byName.get(name)),
-    ofUser: (userPk: string) => s.ofUser.all(userPk).map(toGrant),
+    ofUser: (userPk: string): Listing<Grant> => OF_USER.listing(db, { user: userPk }, (rows) => rows.map(toGrant)),
     /** The effective grants of a user: the union of its roles' grants. */
     namesOfUser: (userPk: string) => s.namesOfUser.all(userPk),
     namesOfRole: (rolePk: string) => s.namesOfRole.all(rolePk),

@@ -8,6 +8,7 @@ import { roleVO } from '../representation.ts';
 import { newRole, roleUpdate } from '../schema.ts';
 import { RoleSchema } from '../openapi.ts';
 import type { Role } from './store.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('uaa', 'role');
 const READ = 'roles:read';
@@ -28,9 +29,10 @@ export function roleRoutes(module: UsersModule): Route[] {
       handler: (ctx) => ok(vo(ctx, roles.byName(ctx.queryValue('name')))),
     },
     {
-      method: 'GET', path: '/roles', grant: READ, link: 'roles-findall', vendorTypes: [TYPE], responseSchema: z.array(RoleSchema),
-      summary: 'All roles.',
-      handler: (ctx) => ok(roles.all().map((r) => vo(ctx, r))),
+      method: 'GET', path: '/roles', grant: READ, link: 'roles-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      responseSchema: z.array(RoleSchema),
+      summary: 'All roles, by name.',
+      handler: (ctx) => listReply(ctx, roles.list(), (r) => vo(ctx, r)),
     },
     {
       method: 'POST', path: '/roles', grant: WRITE, link: 'roles-create', vendorTypes: [TYPE],

@@ -50,9 +50,11 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
     work.emit({ type, key: role.name, data: { pKey: role.pk, name: role.name } });
 
   return {
-    all: () => store.all(),
+    /** Every role by name: pages, or the whole list. */
+    list: () => store.list(),
     byPKey,
     byName,
+    /** The roles of a user, by name: pages, or the whole list. */
     ofUser: (userPk: string) => store.ofUser(userPk),
 
     create(input: RoleInput): Role {

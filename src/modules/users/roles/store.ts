@@ -1,4 +1,5 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
 
@@ -26,14 +27,17 @@ interface Row extends VersionedRow {
 
 const COLUMNS = 'pk, name, description, immutable, ol, create_dt, last_modified_dt';
 
+// Roles by name, in pages (core/listing.ts). A site has a handful: the whole list is
+// read at once on the writer's connection.
+const byName = (where: string) =>
+  new KeysetList<Row>({ sql: `SELECT ${COLUMNS} FROM roles WHERE ${where} AND name > @k0 ORDER BY name LIMIT @limit`, keyOf: (row) => [row.name], first: [''] });
+const EVERY_ROLE = byName('1');
+const OF_USER = byName('pk IN (SELECT role_pk FROM user_roles WHERE user_pk = @user)');
+
 export function createRoleStore(db: Db) {
   const s = {
-    all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM roles ORDER BY name`),
     byPk: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM roles WHERE pk = ?`),
     byName: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM roles WHERE name = ?`),
-    ofUser: db.prepare<[string], Row>(
-      `SELECT ${COLUMNS} FROM roles WHERE pk IN (SELECT role_pk FROM user_roles WHERE user_pk = ?) ORDER BY name`,
-    ),
     grantNames: db
       .prepare<[string], string>(
         'SELECT g.name FROM role_grants rg JOIN grants g ON g.pk = rg.grant_pk WHERE rg.role_pk = +? ORDER BY g.name',
@@ -73,10 +77,10 @@ export function createRoleStore(db: Db) {
   const one = (row: Row | undefined) => (row ? toRole(row) : undefined);
 
   return {
-    all: () => s.all.all().map(toRole),
+    list: (): Listing<Role> => EVERY_ROLE.listing(db, {}, (rows) => rows.map(toRole)),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byName: (name: string) => one(s.byName.get(name)),
-    ofUser: (userPk: string) => s.ofUser.all(userPk).map(toRole),
+    ofUser: (userPk: string): Listing<Role> => OF_USER.listing(db, { user: userPk }, (rows) => rows.map(toRole)),
     /** API keys acting in the role, and revoked ones that name it. */
     apiKeyCounts: (pk: string) => s.apiKeyCounts.get(pk)!,
     insert(fields: RoleFields, now: string): string {

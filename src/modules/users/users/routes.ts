@@ -6,6 +6,7 @@ import type { UsersModule } from '../service.ts';
 import { grantVO, roleVO, userVO } from '../representation.ts';
 import { newUser, passwordChange, userUpdate } from '../schema.ts';
 import { GrantSchema, RoleSchema, UserSchema } from '../openapi.ts';
+import { listQuery, listReply } from '../../lists.ts';
 
 const TYPE = vendorType('uaa', 'user');
 const READ = 'users:read';
@@ -26,21 +27,22 @@ export function userRoutes(module: UsersModule): Route[] {
       handler: (ctx) => ok(userVO(ctx, users.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: '/users', grant: READ, link: 'users-findall', vendorTypes: [TYPE], responseSchema: z.array(UserSchema),
-      summary: 'All users (200 with an empty array when there are none).',
-      handler: (ctx) => ok(users.all().map((u) => userVO(ctx, u))),
+      method: 'GET', path: '/users', grant: READ, link: 'users-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      responseSchema: z.array(UserSchema),
+      summary: 'All users by name (200 with an empty array when there are none).',
+      handler: (ctx) => listReply(ctx, users.list(), (u) => userVO(ctx, u)),
     },
     {
-      method: 'GET', path: '/users/{pKey}/grants', grant: READ, link: 'users-findgrants', responseSchema: z.array(GrantSchema),
-      summary: 'The effective grants of a user: the union of its roles\' grants.',
-      handler: (ctx) => ok(module.grants.ofUser(users.byPKey(ctx.param('pKey')).pk).map((g) => grantVO(ctx, g))),
+      method: 'GET', path: '/users/{pKey}/grants', grant: READ, link: 'users-findgrants', querySchema: listQuery, responseSchema: z.array(GrantSchema),
+      summary: 'The effective grants of a user, by name: the union of its roles\' grants.',
+      handler: (ctx) => listReply(ctx, module.grants.ofUser(users.byPKey(ctx.param('pKey')).pk), (g) => grantVO(ctx, g)),
     },
     {
       method: 'GET', path: '/users/{pKey}/roles', grant: READ, link: 'users-findroles', vendorTypes: [vendorType('uaa', 'role')],
-      responseSchema: z.array(RoleSchema),
-      summary: 'The roles of a user.',
+      querySchema: listQuery, responseSchema: z.array(RoleSchema),
+      summary: 'The roles of a user, by name.',
       handler: (ctx) =>
-        ok(module.roles.ofUser(users.byPKey(ctx.param('pKey')).pk).map((r) => roleVO(ctx, r, ...module.roleMembers(r)))),
+        listReply(ctx, module.roles.ofUser(users.byPKey(ctx.param('pKey')).pk), (r) => roleVO(ctx, r, ...module.roleMembers(r))),
     },
     {
       method: 'POST', path: '/users', grant: WRITE, link: 'users-create', vendorTypes: [TYPE],

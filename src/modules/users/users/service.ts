@@ -77,7 +77,8 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     work.emit({ type, key: user.username, data: { pKey: user.pk, username: user.username } });
 
   return {
-    all: () => store.all(),
+    /** Every user by name: pages, or the whole list. */
+    list: () => store.list(),
     byPKey,
     findByPk: (pk: string) => store.byPk(pk),
     findByName: (username: string) => store.byName(username),

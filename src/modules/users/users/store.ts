@@ -1,4 +1,5 @@
 import type { Db } from '../../../core/db.ts';
+import { KeysetList, type Listing } from '../../../core/listing.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { nowIso } from '../../../core/time.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
@@ -70,9 +71,18 @@ const SELECT = `
          length(i.bytes) AS image_size, u.ol, u.create_dt, u.last_modified_dt
   FROM users u LEFT JOIN user_images i ON i.user_pk = u.pk`;
 
+/**
+ * Every user by name, in pages (core/listing.ts). Users of an edge box are few (operators,
+ * integrators): the whole list is read at once on the writer's connection.
+ */
+const EVERY_USER = new KeysetList<Row>({
+  sql: `${SELECT} WHERE u.username > @k0 ORDER BY u.username LIMIT @limit`,
+  keyOf: (row) => [row.username],
+  first: [''],
+});
+
 export function createUserStore(db: Db) {
   const s = {
-    all: db.prepare<[], Row>(`${SELECT} ORDER BY u.username`),
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE u.pk = +?`),
     byName: db.prepare<[string], Row>(`${SELECT} WHERE u.username = +?`),
     count: db.prepare<[], number>('SELECT count(*) FROM users').pluck(),
@@ -178,7 +188,7 @@ export function createUserStore(db: Db) {
   });
 
   return {
-    all: () => s.all.all().map(toUser),
+    list: (): Listing<User> => EVERY_USER.listing(db, {}, (rows) => rows.map(toUser)),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byName: (username: string) => one(s.byName.get(username)),
     count: () => s.count.get()!,
