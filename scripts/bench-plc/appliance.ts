@@ -61,20 +61,26 @@ export interface Appliance {
   url: string;
   /** The TCP port of channel CNV01. */
   plcPort: number;
+  /** admin's bearer token, for load generators of their own. */
+  token: string;
   api(method: string, path: string, body?: unknown): Promise<any>;
 }
 
-/** Starts the bundle (ours, or another build's with --compare) with CNV01 (tcp-server, port 0) and CNV02 (serial on `device`). */
-export async function startAppliance(dataDir: string, device: string, baudRate: number, bundle = BUNDLE): Promise<Appliance> {
+/**
+ * Starts the bundle (ours, or another build's with --compare) with CNV01 (tcp-server,
+ * port 0) and, when `device` is given, CNV02 (serial on `device`). `httpPort` 0 takes
+ * any free port; a fixed one lets the caller probe `/readyz` from the spawn on.
+ */
+export async function startAppliance(dataDir: string, device: string | undefined, baudRate: number, bundle = BUNDLE, httpPort = 0): Promise<Appliance> {
   // The benchmark's PLCs send no SYNQ heartbeat, and each line rests while the other is
   // measured: timeouts long enough that no channel goes STALE or drops its connection.
   const quiet = { idleTimeoutMs: 3_600_000, staleTimeoutMs: 7_200_000 };
   const channels = [
     { name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0, ...quiet },
-    { name: 'CNV02', transport: 'serial', device, baudRate, ...quiet },
+    ...(device === undefined ? [] : [{ name: 'CNV02', transport: 'serial', device, baudRate, ...quiet }]),
   ];
   writeFileSync(path.join(dataDir, 'wms.config.json'), JSON.stringify({ plc: { channels } }));
-  const child = spawn(process.execPath, [bundle, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [bundle, '--port', String(httpPort), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -107,7 +113,7 @@ async function connect(child: ChildProcess): Promise<Appliance> {
   const cnv01 = (await api('GET', '/v1/plc-channels/CNV01')) as { endpoint: string };
   const plcPort = Number(/:(\d+)$/.exec(cnv01.endpoint)?.[1]);
   if (!plcPort) throw new Error(`no port in CNV01's endpoint ${cnv01.endpoint}`);
-  return { child, url, plcPort, api };
+  return { child, url, plcPort, token, api };
 }
 
 /**

@@ -192,8 +192,12 @@ export class PlcClient {
     run.lag.sort((a, b) => a - b);
   }
 
-  /** Open loop: REQ_ at `rate` per second on a fixed schedule for `seconds`, whether answers came or not. */
-  async paced(rate: number, seconds: number): Promise<RunResult> {
+  /**
+   * Open loop: REQ_ at `rate` per second on a fixed schedule for `seconds`, whether
+   * answers came or not; then up to `drainMs` for the answers still due (a host that
+   * stalls for seconds answers late, not never).
+   */
+  async paced(rate: number, seconds: number, drainMs = 5000): Promise<RunResult> {
     const run = (this.run = this.fresh());
     const interval = 1000 / rate;
     const total = Math.round(rate * seconds);
@@ -215,7 +219,7 @@ export class PlcClient {
     });
     // Over the span the schedule covered: up to the last send plus one interval.
     run.rate = run.sent / ((performance.now() - start + interval) / 1000);
-    await this.drain(run);
+    await this.drain(run, drainMs);
     return run;
   }
 

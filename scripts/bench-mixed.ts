@@ -1,0 +1,482 @@
+// Mixed load at site scale: the PLC REQ_ → RES_ latency alone and under API load in
+// the same run, on a site of 1,000 routes and 1,000,000 locations, against the targets
+// of "the conveyor never waits".
+//
+//   npm run bench:mixed [-- --locations 1000000 --seconds 30 --list-seconds 60 --http-seconds 10]
+//   npm run bench:mixed -- --locations 20000 --seconds 3        (short form, a smoke run)
+//   npm run bench:mixed -- --bundle OTHER/dist/wms.cjs           (another build, not the working tree)
+//
+// - Site (bench-mixed/fixture.ts): built once per schema version and size, cached in
+//   /tmp, copied into a fresh data directory per run. The appliance runs with PLC
+//   channel CNV01 (tcp-server); the PLC client and the site it shuttles on are the PLC
+//   benchmark's (bench-plc/client.ts, bench-plc/appliance.ts).
+// - Cold start: spawn → first 200 on /readyz, `--cold-starts` times on the copied site
+//   (the first one on the fresh copy), against a bare node:http process; idle RSS some
+//   seconds after the last start, against the bare process's.
+// - Closed loop (wrk, bench-mixed/wrk.ts): GET by a random coordinate of the site and by
+//   one coordinate over and over, against a bare node:http server answering the same
+//   bytes (bench-mixed/bare-http.ts); durable creates at 8 connections against the raw
+//   commit rate of better-sqlite3 in the same directory (bench-mixed/raw-commit.ts).
+//   Alternating, `--rounds` times.
+// - Phases, on the appliance started afresh after the closed-loop runs, each with the
+//   PLC client sending REQ_ at 1000/s over TCP (open loop) while the API load
+//   (bench-mixed/load.ts, a process of its own) runs beside it: the bare
+//   PLC responder (the floor), the appliance alone, then with each API load on its own,
+//   then all together, then alone again. Throughout, a /readyz probe every 50 ms; per
+//   phase the appliance's event-loop lag from GET /metrics and its RSS.
+// - The full GET /v1/locations is time-boxed: a list that does not finish, or an
+//   appliance that dies, is reported as failed and the run goes on (the appliance is
+//   started again on its data directory).
+//
+// Needs wrk (apt-get install wrk). Exits 1 when a RES_ was wrong or an API request was
+// refused (function, not speed); missed targets are reported, not failed.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { BUNDLE, bundle } from './build.ts';
+import { C1, C2, channelIn, startAppliance, startBaseline, waitForLine, type Appliance } from './bench-plc/appliance.ts';
+import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
+import { copyFixture, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type Fixture } from './bench-mixed/fixture.ts';
+import { locationId, rack } from './bench-mixed/layout.ts';
+import type { FullListResult, LoadConfig, LoadMessage, LoadResult } from './bench-mixed/load.ts';
+import { firstReady, freePort, ReadyProbe, rssMbOf, RssSampler, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
+import { createScript, randomCoordinateScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
+
+const HERE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-mixed');
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const LOCATIONS = arg('--locations', 1_000_000);
+const ROUTES = arg('--routes', 1000);
+const SECONDS = arg('--seconds', 30);
+const LIST_SECONDS = arg('--list-seconds', Math.max(2 * SECONDS, 10));
+const HTTP_SECONDS = arg('--http-seconds', Math.min(10, SECONDS));
+const ROUNDS = arg('--rounds', 2);
+const CONNECTIONS = arg('--connections', 32);
+const COLD_STARTS = arg('--cold-starts', 3);
+const PLC_RATE = arg('--plc-rate', 1000);
+const CREATES = arg('--creates', 200);
+const MOVES = arg('--moves', 50);
+const SEARCHES = arg('--searches', 5);
+const PAGES = arg('--pages', 10);
+const STREAMS = arg('--streams', 50);
+const WARMUP = arg('--warmup', 2);
+const GIVEN_BUNDLE = (() => {
+  const i = process.argv.indexOf('--bundle');
+  return i >= 0 ? path.resolve(process.argv[i + 1]!) : undefined;
+})();
+const APP_BUNDLE = GIVEN_BUNDLE ?? BUNDLE;
+
+const log = (line: string) => console.error(line);
+const ms = (x: number | undefined, digits = 1) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+// ---- the phases -----------------------------------------------------------------
+
+interface Phase {
+  name: string;
+  /** The API load beside the PLC; none: the PLC alone. */
+  load?: Omit<LoadConfig, 'url' | 'token' | 'seconds' | 'racks'>;
+  /** Runs `--list-seconds` (the full list has time to finish). */
+  long?: boolean;
+}
+
+interface PhaseResult {
+  phase: Phase;
+  plc?: RunResult;
+  lag?: Lag;
+  ready: Spread & { failed: number; waiting: number };
+  rssEnd?: number;
+  load?: LoadResult;
+  loadError?: string;
+  list?: { result: FullListResult; rssBefore?: number; rssPeak?: number; ready: Spread & { failed: number; waiting: number } };
+  /** How the appliance ended during the phase, when it did. */
+  exited?: string;
+}
+
+/** Unique per phase, so creates never collide. */
+let createAreas = 0;
+const creates = () => ({ perSecond: CREATES, area: `NEW${++createAreas}` });
+const fullList = () => ({ afterMs: 1000, timeoutMs: (LIST_SECONDS - 3) * 1000 });
+
+function phases(pagedLists: string[]): Phase[] {
+  return [
+    { name: 'PLC alone' },
+    { name: `+ ${CREATES} creates/s`, load: { creates: creates() } },
+    { name: `+ ${MOVES} TU moves/s`, load: { moves: { perSecond: MOVES, units: MOVE_UNITS } } },
+    { name: `+ ${SEARCHES} leading-wildcard searches/s`, load: { searches: { perSecond: SEARCHES } } },
+    { name: `+ ${PAGES} pages/s of paged lists`, load: { paged: { perSecond: PAGES, lists: pagedLists } } },
+    { name: `+ ${STREAMS} event streams`, load: { streams: STREAMS } },
+    { name: '+ full GET /v1/locations', load: { fullList: fullList() }, long: true },
+    {
+      name: 'all together',
+      long: true,
+      load: {
+        creates: creates(),
+        moves: { perSecond: MOVES, units: MOVE_UNITS },
+        searches: { perSecond: SEARCHES },
+        paged: { perSecond: PAGES, lists: pagedLists },
+        streams: STREAMS,
+        fullList: fullList(),
+      },
+    },
+    { name: 'PLC alone, after' },
+  ];
+}
+
+/** The list operations that take `limit`/`after` (and no path parameter), from /openapi.json. */
+async function pagedLists(app: Appliance): Promise<string[]> {
+  const spec = (await app.api('GET', '/openapi.json')) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>> };
+  const lists: string[] = [];
+  for (const [p, ops] of Object.entries(spec.paths)) {
+    const get = ops.get;
+    if (!get || p.includes('{')) continue;
+    const names = new Set((get.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name));
+    const required = (get.parameters ?? []).filter((x) => x.in === 'query' && x.required);
+    if (names.has('limit') && names.has('after') && required.length === 0) lists.push(p);
+  }
+  return lists;
+}
+
+interface RunningLoad {
+  go(): void;
+  done: Promise<LoadResult>;
+}
+
+/** Starts the load process; resolves when its event streams are open. */
+function startLoad(config: LoadConfig, marks: { listStart?: number; listEnd?: number }): Promise<RunningLoad> {
+  const child = spawn(process.execPath, [path.join(HERE, 'load.ts'), JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolveReady, rejectReady) => {
+    let resolveDone!: (r: LoadResult) => void;
+    let rejectDone!: (e: Error) => void;
+    const done = new Promise<LoadResult>((res, rej) => ((resolveDone = res), (rejectDone = rej)));
+    done.catch(() => {});
+    child.on('message', (m: LoadMessage) => {
+      if (m.kind === 'ready') resolveReady({ go: () => child.send('go'), done });
+      else if (m.kind === 'list-start') marks.listStart = performance.now();
+      else if (m.kind === 'list-end') marks.listEnd = performance.now();
+      else if (m.kind === 'result') resolveDone(m.result);
+      else if (m.kind === 'error') {
+        rejectReady(new Error(m.message));
+        rejectDone(new Error(m.message));
+      }
+    });
+    child.on('exit', (code) => {
+      const err = new Error(`load process exited with ${code}`);
+      rejectReady(err);
+      rejectDone(err);
+    });
+  });
+}
+
+// ---- main -----------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  requireWrk();
+  const runStarted = performance.now();
+  if (!GIVEN_BUNDLE) await bundle();
+  const fixture = await ensureFixture({ locations: LOCATIONS, routes: ROUTES, bundle: APP_BUNDLE, log });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wms-bench-mixed-'));
+  const children: ChildProcess[] = [];
+  const probe = new ReadyProbe();
+  const rss = new RssSampler();
+  let app: Appliance | undefined;
+  let client: PlcClient | undefined;
+  try {
+    copyFixture(fixture, dataDir);
+
+    // ---- cold start and idle RSS, appliance and bare node:http ----
+    const coldStarts: number[] = [];
+    for (let i = 0; i < COLD_STARTS; i++) {
+      const port = await freePort();
+      const since = performance.now();
+      const ready = firstReady(port, since);
+      const started = await startAppliance(dataDir, undefined, 0, APP_BUNDLE, port);
+      coldStarts.push(await ready);
+      log(`cold start ${i + 1}: ${coldStarts[i]!.toFixed(0)} ms to the first 200 on /readyz`);
+      if (i < COLD_STARTS - 1) await stopAppliance(started.child);
+      else app = started;
+    }
+    children.push(app!.child);
+    const bareStarts: number[] = [];
+    let bareIdleRss = 0;
+    for (let i = 0; i < COLD_STARTS; i++) {
+      const port = await freePort();
+      const since = performance.now();
+      const ready = firstReady(port, since);
+      const bare = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('{"status":"UP"}')).listen(${port}, '127.0.0.1')`], { stdio: 'ignore' });
+      bareStarts.push(await ready);
+      await new Promise((r) => setTimeout(r, 1000));
+      bareIdleRss = rssMbOf(bare.pid) ?? NaN;
+      bare.kill('SIGTERM');
+    }
+    await new Promise((r) => setTimeout(r, 5000));
+    const idleRss = rssMbOf(app!.child.pid)!;
+    log(`idle RSS ${idleRss} MB (bare node:http ${bareIdleRss} MB)`);
+
+    // ---- closed loop: GET by coordinate vs bare node:http; creates vs raw commits ----
+    const auth = { Authorization: `Bearer ${app!.token}` };
+    const sampleId = locationId(rack(0));
+    const sample = await fetch(`${app!.url}/v1/locations?locationId=${encodeURIComponent(sampleId)}`, { headers: auth });
+    const sampleReply = { status: sample.status, headers: {} as Record<string, string>, body: await sample.text() };
+    sample.headers.forEach((value, key) => {
+      if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(key)) sampleReply.headers[key] = value;
+    });
+    writeFileSync(path.join(dataDir, 'bare-reply.json'), JSON.stringify(sampleReply));
+    const bareHttp = spawn(process.execPath, [path.join(HERE, 'bare-http.ts'), path.join(dataDir, 'bare-reply.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(bareHttp);
+    const bareUrl = `http://127.0.0.1:${(await waitForLine(bareHttp, /bare (\d+)/))[1]}`;
+    const randomLua = path.join(dataDir, 'random.lua');
+    writeFileSync(randomLua, randomCoordinateScript(fixture.racks));
+    const onePath = `/v1/locations?locationId=${encodeURIComponent(sampleId)}`;
+    const reads = {
+      bare: (s: number) => wrk(bareUrl + onePath, { server: bareHttp, seconds: s, connections: CONNECTIONS, headers: auth, script: randomLua }),
+      random: (s: number) => wrk(app!.url + onePath, { server: app!.child, seconds: s, connections: CONNECTIONS, headers: auth, script: randomLua }),
+      one: (s: number) => wrk(app!.url + onePath, { server: app!.child, seconds: s, connections: CONNECTIONS, headers: auth }),
+    };
+    for (const run of Object.values(reads)) run(2); // warm-up: JIT, connections, page cache
+    const readResults: Record<keyof typeof reads, WrkResult[]> = { bare: [], random: [], one: [] };
+    const rawResults: { rate: number; p50ms: number; p99ms: number }[] = [];
+    const createResults: WrkResult[] = [];
+    const rawCommits = async () => {
+      const child = spawn(process.execPath, [path.join(HERE, 'raw-commit.ts'), dataDir, String(HTTP_SECONDS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      return JSON.parse((await waitForLine(child, /\{.*\}/))[0]) as { rate: number; p50ms: number; p99ms: number };
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, run] of Object.entries(reads)) {
+        const r = run(HTTP_SECONDS);
+        readResults[name as keyof typeof reads].push(r);
+        log(`round ${round + 1} GET ${name}: ${Math.round(r.rps)}/s, p99 ${r.p99ms} ms, ${r.errors} errors`);
+      }
+      rawResults.push(await rawCommits());
+      // A new area each round: wrk's counter starts afresh, the coordinates must not.
+      const createLua = path.join(dataDir, `create-${round}.lua`);
+      writeFileSync(createLua, createScript(`WRIT${round + 1}`, app!.token));
+      createResults.push(wrk(`${app!.url}/v1/locations`, { server: app!.child, seconds: HTTP_SECONDS, connections: 8, script: createLua }));
+      log(`round ${round + 1} raw commits ${Math.round(rawResults[round]!.rate)}/s, creates ${Math.round(createResults[round]!.rps)}/s`);
+    }
+    bareHttp.kill('SIGTERM');
+    // The PLC phases get a process of their own: what the closed-loop runs left behind
+    // (a heap grown by 32 connections, a location cache full of random coordinates, a
+    // write-ahead log of thousands of creates) is not what "the PLC alone" means.
+    await stopAppliance(app!.child);
+    app = await startAppliance(dataDir, undefined, 0, APP_BUNDLE);
+    children.push(app.child);
+    const wrkErrors = [...Object.values(readResults).flat(), ...createResults].reduce((a, x) => a + x.errors, 0);
+
+    // ---- PLC phases ----
+    const lists = await pagedLists(app!);
+    log(`paged lists (limit/after in /openapi.json): ${lists.join(', ') || 'none'}`);
+    const baseTcp = await startBaseline(['tcp']);
+    children.push(baseTcp.child);
+    const baseClient = new PlcClient({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
+    await baseClient.connect((onData) => dialTcp(baseTcp.port, onData));
+    client = new PlcClient({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
+    const connectPlc = async () => {
+      await client!.connect((onData) => dialTcp(app!.plcPort, onData));
+      await channelIn(app!, 'CNV01', ['LINKED', 'ONLINE']);
+    };
+    await connectPlc();
+    probe.start(() => app!.url);
+    rss.start(() => app?.child.pid);
+    const errors: string[] = wrkErrors > 0 ? [`${wrkErrors} non-2xx replies or socket errors under wrk`] : [];
+    await baseClient.paced(PLC_RATE, WARMUP);
+    errors.push(...(await client.paced(PLC_RATE, WARMUP)).errors);
+    const floor = await baseClient.paced(PLC_RATE, SECONDS);
+    await baseClient.close();
+    baseTcp.child.kill('SIGTERM');
+    log(`bare responder ${PLC_RATE}/s: p50 ${quantile(floor.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(floor.latencies, 0.99).toFixed(3)} ms`);
+
+    const restarts: string[] = [];
+    /** How each appliance process ended, once it did. */
+    const ends = new Map<ChildProcess, string>();
+    const watch = (child: ChildProcess) => child.once('exit', (code, signal) => ends.set(child, signal ? `killed by ${signal}` : `exited with ${code}`));
+    watch(app!.child);
+    const results: PhaseResult[] = [];
+    for (const phase of phases(lists)) {
+      if (app!.child.exitCode !== null || app!.child.signalCode !== null) {
+        app = await startAppliance(dataDir, undefined, 0, APP_BUNDLE);
+        children.push(app.child);
+        watch(app.child);
+        await connectPlc();
+        restarts.push(phase.name);
+        log(`appliance started again before "${phase.name}"`);
+      }
+      const a = app!;
+      const seconds = phase.long ? LIST_SECONDS : SECONDS;
+      const marks: { listStart?: number; listEnd?: number } = {};
+      let load: RunningLoad | undefined;
+      let loadError: string | undefined;
+      if (phase.load) {
+        try {
+          load = await startLoad({ url: a.url, token: a.token, seconds, racks: fixture.racks, ...phase.load }, marks);
+        } catch (err) {
+          loadError = (err as Error).message;
+        }
+      }
+      await scrapeLag(a.url, a.token); // starts the lag window afresh
+      const from = performance.now();
+      load?.go();
+      const plc = await client.paced(PLC_RATE, seconds, phase.long ? LIST_SECONDS * 1000 : 5000);
+      const loadResult = await load?.done.catch((err: Error) => {
+        loadError = err.message;
+        return undefined;
+      });
+      const to = performance.now();
+      const dead = a.child.exitCode !== null || a.child.signalCode !== null;
+      const result: PhaseResult = {
+        phase,
+        plc,
+        ready: probe.between(from, to),
+        ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : { lag: await scrapeLag(a.url, a.token), rssEnd: rssMbOf(a.child.pid) }),
+        ...(loadResult ? { load: loadResult } : {}),
+        ...(loadError ? { loadError } : {}),
+      };
+      if (loadResult?.fullList) {
+        const start = marks.listStart ?? from;
+        const end = marks.listEnd ?? to;
+        result.list = { result: loadResult.fullList, rssBefore: rss.at(start), rssPeak: rss.peak(start, end), ready: probe.between(start, end) };
+      }
+      results.push(result);
+      errors.push(...plc.errors);
+      // Refused requests are errors; a connection cut by the appliance's request time-out
+      // under overload is counted as failed in the table, not as an error of function.
+      for (const [kind, r] of Object.entries(loadResult?.requests ?? {})) {
+        errors.push(...r.failures.filter((f) => /^\d{3} /.test(f)).map((f) => `${phase.name}: ${kind}: ${f}`));
+      }
+      if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
+      log(`${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms${result.exited ? `; appliance ${result.exited}` : ''}`);
+    }
+    probe.stop();
+    rss.stop();
+
+    report({ fixture, coldStarts, bareStarts, idleRss, bareIdleRss, readResults, rawResults, createResults, floor, results, restarts, errors, lists });
+    console.log(`\nthe whole run took ${((performance.now() - runStarted) / 1000).toFixed(0)} s${fixture.builtSeconds ? ` (building the fixture ${fixture.builtSeconds.toFixed(0)} s)` : ''}`);
+    // Function, not speed: a wrong RES_ or a refused API request fails the run.
+    const functional = errors.filter((e) => !/no RES_ within/.test(e));
+    if (functional.length > 0) {
+      console.error(`\n${functional.length} errors, the first ones:`);
+      for (const e of functional.slice(0, 10)) console.error(`  ${e}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    probe.stop();
+    rss.stop();
+    await client?.close();
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (app) await stopAppliance(app.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---- the report -------------------------------------------------------------------
+
+interface Report {
+  fixture: Fixture;
+  coldStarts: number[];
+  bareStarts: number[];
+  idleRss: number;
+  bareIdleRss: number;
+  readResults: Record<'bare' | 'random' | 'one', WrkResult[]>;
+  rawResults: { rate: number; p50ms: number; p99ms: number }[];
+  createResults: WrkResult[];
+  floor: RunResult;
+  results: PhaseResult[];
+  restarts: string[];
+  errors: string[];
+  lists: string[];
+}
+
+function report(r: Report): void {
+  const p = (run: RunResult | undefined, q: number) => (run ? quantile(run.latencies, q) : NaN);
+  const out = (line = '') => console.log(line);
+  out(`\n${LOCATIONS} locations (${r.fixture.racks} racks), ${ROUTES} routes; PLC ${PLC_RATE} REQ_/s over TCP, ${SECONDS} s per phase (${LIST_SECONDS} s with the full list); node ${process.version}; ${new Date().toISOString().slice(0, 10)}`);
+  out(`bundle: ${APP_BUNDLE}`);
+  out('\n| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ | loop lag p99 / max ms | /readyz p99 / max ms | RSS MB at end |');
+  out('|---|---|---|---|---|---|---|---|---|');
+  out(`| bare PLC responder (floor) | ${r.floor.rate.toFixed(0)} | ${ms(p(r.floor, 0.5), 2)} | ${ms(p(r.floor, 0.99), 2)} | ${ms(p(r.floor, 1))} | ${r.floor.skipped} / ${r.floor.errors.length} | – | – | – |`);
+  for (const x of r.results) {
+    const noRes = x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0;
+    out(`| ${x.phase.name} | ${x.plc?.rate.toFixed(0) ?? '–'} | ${ms(p(x.plc, 0.5), 2)} | ${ms(p(x.plc, 0.99), 2)} | ${ms(p(x.plc, 1))} | ${x.plc?.skipped ?? '–'} / ${noRes} | ${x.lag ? `${ms(x.lag.p99)} / ${ms(x.lag.max)}` : x.exited ?? '–'} | ${ms(x.ready.p99)} / ${ms(x.ready.max)}${x.ready.waiting ? ` (${x.ready.waiting} unanswered)` : ''}${x.ready.failed ? ` (${x.ready.failed} failed)` : ''} | ${x.rssEnd ?? '–'} |`);
+  }
+  if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);
+
+  out('\nAPI requests beside the PLC (open loop; latency of the answered ones):\n');
+  out('| phase | request | sent | ok | failed | skipped | p50 ms | p99 ms | max ms |');
+  out('|---|---|---|---|---|---|---|---|---|');
+  for (const x of r.results) {
+    for (const [kind, l] of Object.entries(x.load?.requests ?? {})) {
+      out(`| ${x.phase.name} | ${kind} | ${l.sent} | ${l.ok} | ${l.failed} | ${l.skipped} | ${ms(l.p50)} | ${ms(l.p99)} | ${ms(l.max)} |`);
+    }
+    if (x.load?.streams) {
+      const s = x.load.streams;
+      out(`| ${x.phase.name} | ${s.opened} event streams: ${s.events} events, ${(s.bytes / 1e6).toFixed(1)} MB, ${s.endedEarly} ended early | – | – | – | – | ${ms(s.delayP50)} | ${ms(s.delayP99)} | ${ms(s.delayMax)} |`);
+    }
+    if (x.loadError) out(`| ${x.phase.name} | API load failed: ${x.loadError.split('\n')[0]} | | | | | | | |`);
+  }
+  if (r.lists.length === 0) out('\n(no list operation takes limit/after in /openapi.json: the paged-list load sent nothing)');
+  else out(`\npaged lists walked: ${r.lists.join(', ')}`);
+
+  out('\nThe full GET /v1/locations:\n');
+  out('| phase | outcome | status | headers ms | first byte ms | total s | MB | RSS before → peak MB | /readyz meanwhile: n, p99 / max ms |');
+  out('|---|---|---|---|---|---|---|---|---|');
+  for (const x of r.results) {
+    if (!x.list) continue;
+    const l = x.list.result;
+    out(`| ${x.phase.name} | ${l.outcome}${l.detail ? ` (${l.detail})` : ''} | ${l.status ?? '–'} | ${ms(l.headersMs, 0)} | ${ms(l.firstByteMs, 0)} | ${ms(l.totalMs === undefined ? undefined : l.totalMs / 1000, 1)} | ${(l.bytes / 1e6).toFixed(0)} | ${x.list.rssBefore ?? '–'} → ${x.list.rssPeak ?? '–'} | ${x.list.ready.n}, ${ms(x.list.ready.p99)} / ${ms(x.list.ready.max)}${x.list.ready.waiting ? `, ${x.list.ready.waiting} unanswered` : ''} |`);
+  }
+
+  const readRow = (name: string, rs: WrkResult[]) =>
+    `| ${name} | ${rs.map((x) => Math.round(x.rps)).join(' / ')} | ${Math.round(mean(rs.map((x) => x.rps)))} | ${mean(rs.map((x) => x.cpuUs)).toFixed(1)} | ${mean(rs.map((x) => x.p50ms)).toFixed(2)} | ${mean(rs.map((x) => x.p99ms)).toFixed(2)} | ${rs.reduce((a, x) => a + x.errors, 0)} |`;
+  out(`\nClosed loop, wrk, ${CONNECTIONS} connections (creates: 8), ${HTTP_SECONDS} s per run, ${ROUNDS} alternating rounds:\n`);
+  out('| target | per round /s | mean /s | server CPU µs/req | p50 ms | p99 ms | errors |');
+  out('|---|---|---|---|---|---|---|');
+  out(readRow('bare node:http, same bytes', r.readResults.bare));
+  out(readRow('GET by random coordinate', r.readResults.random));
+  out(readRow('GET by one coordinate, over and over', r.readResults.one));
+  out(`| raw better-sqlite3 INSERT+COMMIT (WAL, synchronous=FULL), 1 connection | ${r.rawResults.map((x) => Math.round(x.rate)).join(' / ')} | ${Math.round(mean(r.rawResults.map((x) => x.rate)))} | – | ${mean(r.rawResults.map((x) => x.p50ms)).toFixed(2)} | ${mean(r.rawResults.map((x) => x.p99ms)).toFixed(2)} | 0 |`);
+  out(readRow('POST /v1/locations, 8 connections', r.createResults));
+
+  out(`\ncold start to the first 200 on /readyz: ${r.coldStarts.map((x) => x.toFixed(0)).join(' / ')} ms (the first on the fresh copy); bare node:http ${r.bareStarts.map((x) => x.toFixed(0)).join(' / ')} ms`);
+  out(`idle RSS: ${r.idleRss} MB; bare node:http ${r.bareIdleRss} MB`);
+
+  // ---- the targets ----
+  const alone = r.results.find((x) => x.phase.name === 'PLC alone');
+  const together = r.results.find((x) => x.phase.name === 'all together');
+  const listPhase = r.results.find((x) => x.phase.name === '+ full GET /v1/locations');
+  const aloneP99 = p(alone?.plc, 0.99);
+  const loadedP99 = p(together?.plc, 0.99);
+  const rows: [string, string, boolean][] = [];
+  rows.push(['PLC p99 under API load ≤ 1.5 × p99 alone', `${ms(loadedP99, 2)} / ${ms(aloneP99, 2)} ms = ${(loadedP99 / aloneP99).toFixed(2)} ×`, loadedP99 <= 1.5 * aloneP99]);
+  rows.push(['PLC p99 under API load ≤ 5 ms', `${ms(loadedP99, 2)} ms (max ${ms(p(together?.plc, 1))} ms)`, loadedP99 <= 5]);
+  rows.push(['event-loop lag p99 ≤ 5 ms (under API load)', together?.lag ? `${ms(together.lag.p99)} ms` : `no figure: ${together?.exited ?? 'not measured'}`, (together?.lag?.p99 ?? Infinity) <= 5]);
+  rows.push(['event-loop lag max ≤ 20 ms (under API load)', together?.lag ? `${ms(together.lag.max)} ms` : `no figure: ${together?.exited ?? 'not measured'}`, (together?.lag?.max ?? Infinity) <= 20]);
+  const list = listPhase?.list;
+  const l = list?.result;
+  rows.push([`full list of ${LOCATIONS} locations: first byte ≤ 100 ms`, l ? `${ms(l.firstByteMs, 0)} ms (${l.outcome}${l.detail ? `: ${l.detail}` : ''})` : 'not measured', l?.outcome === 'done' && (l.firstByteMs ?? Infinity) <= 100]);
+  const growth = list?.rssPeak !== undefined && list.rssBefore !== undefined ? list.rssPeak - list.rssBefore : undefined;
+  rows.push(['full list: RSS growth ≤ 100 MB', growth === undefined ? 'not measured' : `${growth} MB (${list!.rssBefore} → ${list!.rssPeak})`, growth !== undefined && growth <= 100]);
+  rows.push([
+    'full list: other requests answered meanwhile (/readyz every 50 ms, each within 100 ms)',
+    list ? `${list.ready.n} probes, max ${ms(list.ready.max)} ms${list.ready.waiting ? `, ${list.ready.waiting} unanswered` : ''}` : 'not measured',
+    !!list && list.ready.n > 0 && list.ready.max <= 100 && list.ready.waiting === 0 && list.ready.failed === 0,
+  ]);
+  const readRatio = mean(r.readResults.random.map((x) => x.rps)) / mean(r.readResults.bare.map((x) => x.rps));
+  const oneRatio = mean(r.readResults.one.map((x) => x.rps)) / mean(r.readResults.bare.map((x) => x.rps));
+  rows.push(['GET by random coordinate ≥ 60 % of bare node:http', `${(readRatio * 100).toFixed(1)} % (one coordinate: ${(oneRatio * 100).toFixed(1)} %)`, readRatio >= 0.6]);
+  const writeRatio = mean(r.createResults.map((x) => x.rps)) / mean(r.rawResults.map((x) => x.rate));
+  rows.push(['durable creates at 8 connections ≥ 80 % of the raw commit rate', `${(writeRatio * 100).toFixed(1)} %`, writeRatio >= 0.8]);
+  rows.push(['idle RSS ≤ 80 MB', `${r.idleRss} MB`, r.idleRss <= 80]);
+  const cold = [...r.coldStarts].sort((a, b) => a - b)[Math.floor(r.coldStarts.length / 2)]!;
+  rows.push(['cold start to the first 200 on /readyz ≤ 250 ms', `${cold.toFixed(0)} ms (median of ${r.coldStarts.length})`, cold <= 250]);
+  out('\n| target | measured | |');
+  out('|---|---|---|');
+  for (const [target, measured, met] of rows) out(`| ${target} | ${measured} | ${met ? 'met' : '**not met**'} |`);
+}
+
+await main();
