@@ -402,7 +402,7 @@ describe('SYSU and ERR_: group states, cascading to the groups below', () => {
   });
 });
 
-// ---- §B6: what is refused, and that nothing changed ------------------------------------
+// ---- docs/plc.md: what is refused, and that nothing changed ------------------------------------
 
 describe('refused and failed telegrams: the reply, and no state change', () => {
   let s: Site;

@@ -7,11 +7,11 @@ import { createStates } from './adapter/states.ts';
 import { createTuAtLocation, type TuTelegram } from './adapter/tu-at-location.ts';
 import { createUnsolicited } from './adapter/unsolicited.ts';
 
-// The PLC adapter (plc-osip.md §B4, §B5, §B6): turns each telegram a channel hands over
+// The PLC adapter (docs/routing.md): turns each telegram a channel hands over
 // into effects on the module services and says what to answer. Each telegram's effects
 // are one unit of work (all or nothing), done as the channel's PLC (actor `plc`); its
 // events are delivered after the commit; an internal failure rolls back, is logged with
-// the telegram, and is answered as §B6 says. Unit reports that queued up together
+// the telegram, and is answered as docs/plc.md says. Unit reports that queued up together
 // (handleBatch) share one commit, each still all or nothing in a savepoint of its own:
 // under load the fsync, not the work, is what a telegram costs most. The channels
 // (plc/channel.ts) own framing, decoding, sequence numbers, duplicates and SYNQ; the
@@ -24,7 +24,7 @@ import { createUnsolicited } from './adapter/unsolicited.ts';
 export type { AdapterDeps } from './adapter/shared.ts';
 
 export interface PlcAdapter extends TelegramHandler {
-  /** Connects the channels, for unsolicited RES_ (§B5 step 5); until then none are sent. */
+  /** Connects the channels, for unsolicited RES_; until then none are sent. */
   attach(directory: ChannelDirectory): void;
   /** Stops listening to domain events. */
   close(): void;
@@ -62,12 +62,12 @@ export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory 
       case 'RES_':
       case 'SYNC':
       case 'ACK_':
-        // Host-to-PLC types: a PLC sending them is not speaking our dialect (§B6, unknown type).
+        // Host-to-PLC types: a PLC sending them is not speaking our dialect (docs/plc.md, unknown type).
         return result('unexpected-type', errReply(ERR_CODES.unknownType));
     }
   }
 
-  /** §B6, internal failure: nothing was kept; REQ_ → RES_ without target, others → ERR_ 00000099. */
+  /** docs/plc.md, internal failure: nothing was kept; REQ_ → RES_ without target, others → ERR_ 00000099. */
   function failed(telegram: Telegram, channel: ChannelContext): HandlingResult {
     if (telegram.type !== 'REQ_') return result('internal', errReply(ERR_CODES.internal));
     const res: ReplyInput = {

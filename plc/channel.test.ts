@@ -95,7 +95,7 @@ describe('SYNQ → SYNC', () => {
   });
 });
 
-describe('bad telegrams (plc-osip.md §B6): the reply, the counter, and no call of the adapter', () => {
+describe('bad telegrams (docs/plc.md ("Bad telegrams")): the reply, the counter, and no call of the adapter', () => {
   it('garbage before the sync: dropped and counted, no reply, the telegram after it is handled', async () => {
     const { channel, handler, port } = await serverChannel();
     const sim = await simulator(port);
@@ -356,7 +356,7 @@ describe('bursts: what queued up together goes to the adapter together', () => {
   });
 });
 
-describe('duplicates (§B3)', () => {
+describe('duplicates', () => {
   it('an identical resend gets identical bytes back, and the adapter is called once', async () => {
     const { channel, handler, port } = await serverChannel();
     const raw = await RawClient.connect(port);

@@ -1,4 +1,4 @@
-// One PLC channel (plc-osip.md §B3): a link (tcp-server, tcp-client or serial), the
+// One PLC channel (docs/plc.md): a link (tcp-server, tcp-client or serial), the
 // framing, the codec, and the rules between the wire and the adapter.
 //
 // - State machine DISABLED → WAITING → LINKED → ONLINE ⇄ STALE → CLOSED → WAITING …
@@ -9,7 +9,7 @@
 //   meanwhile is handed to the adapter together (up to MAX_BATCH), so a burst costs
 //   one commit, not one each; every reply is written after its telegram's effects were
 //   committed, in arrival order.
-// - Bad telegrams as §B6 says: ERR_ replies (rate-limited), counters by reason, and the
+// - Bad telegrams as docs/plc.md says: ERR_ replies (rate-limited), counters by reason, and the
 //   adapter is never called for them.
 // - An identical resend (same sender, sequence number and payload within
 //   duplicateWindowMs) gets the cached reply bytes again without being processed twice.
@@ -37,7 +37,7 @@ import type { ChannelContext, HandlingResult, ReplyInput, TelegramHandler } from
 export const CHANNEL_STATES = ['DISABLED', 'WAITING', 'LINKED', 'ONLINE', 'STALE', 'CLOSED'] as const;
 export type ChannelState = (typeof CHANNEL_STATES)[number];
 
-/** Why a telegram was rejected before the adapter saw it (§B6). */
+/** Why a telegram was rejected before the adapter saw it. */
 export const REJECT_REASONS = ['too-short', 'bad-header', 'non-ascii', 'unknown-type', 'wrong-host', 'wrong-peer'] as const;
 export type ChannelRejectReason = (typeof REJECT_REASONS)[number];
 
@@ -594,7 +594,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
         kind: 'done',
         finish: () => {
           this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header, since, arrivedAt);
-          // A connection whose first telegram is not from our PLC is someone else's (§B6).
+          // A connection whose first telegram is not from our PLC is someone else's.
           if (wrong === 'wrong-peer' && !peer.bound) this.dropPeer(peer, 'first telegram from another sender');
         },
       };
@@ -669,7 +669,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
     };
   }
 
-  /** The adapter's verdicts, one per telegram; a throwing adapter (it should not) is answered as an internal failure (§B6). */
+  /** The adapter's verdicts, one per telegram; a throwing adapter (it should not) is answered as an internal failure. */
   private handleAll(telegrams: readonly Telegram[]): HandlingResult[] {
     const handler = this.handler!;
     if (telegrams.length > 1 && handler.handleBatch) {
@@ -703,7 +703,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
   }
 
   private encodeReply(reply: ReplyInput, request: Telegram): string {
-    // ACK_ always echoes the sequence number (§A5.5); the others follow replySeq.
+    // ACK_ always echoes the sequence number; the others follow replySeq.
     const header = replyHeader(request.header, reply.type === 'ACK_' ? 'echo' : this.config.replySeq, this.osip);
     return encode({ ...reply, header } as TelegramInput, this.osip);
   }
@@ -854,7 +854,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
 
 const internalFailure = (telegram: Telegram): HandlingResult => ({ replies: internalFailureReplies(telegram), outcome: 'internal' });
 
-/** §B6 "internal failure": REQ_ → RES_ without target (the PLC holds and asks again); others → ERR_ 00000099. */
+/** docs/plc.md "internal failure": REQ_ → RES_ without target (the PLC holds and asks again); others → ERR_ 00000099. */
 function internalFailureReplies(telegram: Telegram): ReplyInput[] {
   if (telegram.type === 'REQ_') {
     return [{ type: 'RES_', rawBarcode: telegram.rawBarcode, rawActualLocation: telegram.rawActualLocation, errorCode: telegram.errorCode }];

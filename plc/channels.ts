@@ -1,6 +1,6 @@
 // The configured PLC channels together: started and stopped with the appliance, shown
 // by the diagnostics route, and the directory the adapter sends unsolicited telegrams
-// through (plc/port.ts ChannelDirectory; plc-osip.md §B5 step 5).
+// through (plc/port.ts ChannelDirectory; docs/routing.md).
 
 import { asActor } from '../src/core/actor.ts';
 import type { Logger } from '../src/core/log.ts';

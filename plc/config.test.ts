@@ -37,7 +37,7 @@ function configError(fn: () => unknown): string {
 }
 
 describe('plc config', () => {
-  it('gives a tcp-server channel every default of plc-osip.md §B9', () => {
+  it('gives a tcp-server channel every default of docs/plc.md', () => {
     const { config } = load([{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 5020 }]);
     expect(config.plc).toEqual({
       hostName: 'MFC__',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { COORDINATE_RULE, parseCoordinate } from '../src/modules/common/locations/coordinate.ts';
 import { allowEntryProblem } from './link/allow-list.ts';
 
-// The `plc` section of the configuration (plc-osip.md §B2, §B3, §B9): our host name,
+// The `plc` section of the configuration (docs/plc.md): our host name,
 // the time zone of telegram dates, and one entry per PLC channel. src/config.ts holds
 // it under `plc`; a channel list set by environment is JSON:
 //   WMS_PLC_CHANNELS='[{"name":"CNV01","transport":"tcp-server","port":5020}]'
@@ -48,7 +48,7 @@ const channelFields = z.strictObject({
     .optional(),
   /** serial: the device, e.g. /dev/ttyUSB0 or a /dev/serial/by-id/… name. */
   device: z.string().min(1).optional(),
-  /** serial: 8N1 at this rate. At 9600 a 162-byte telegram alone takes 169 ms (§B2.2). */
+  /** serial: 8N1 at this rate. At 9600 a 162-byte telegram alone takes 169 ms. */
   baudRate: z.number().int().min(50).max(4_000_000).default(38_400),
   framing: z.enum(['line', 'fixed', 'stxetx']).default('line'),
   /** `line` framing: what ends each telegram we send (we read up to LF in any case). */
@@ -68,21 +68,21 @@ const channelFields = z.strictObject({
   unsolicited: z.boolean().default(true),
   /** ERR_ replies at most this often per second (0 = never), so a broken PLC cannot flood the line. */
   errorRepliesPerSecond: z.number().int().min(0).max(10_000).default(10),
-  /** Location groups whose locations this PLC drives: the channel for unsolicited RES_ (§B5 step 5). */
+  /** Location groups whose locations this PLC drives: the channel for unsolicited RES_. */
   locationGroups: z.array(z.string().min(1)).default([]),
-  /** Our REQ_ weight/dimension extension in the filler area (§B2.3). */
+  /** Our REQ_ weight/dimension extension in the filler area. */
   reqExtension: z.boolean().default(false),
   // The adapter's options (plc/port.ts AdapterOptions).
-  /** RES_ error code: our reason codes instead of the REQ_'s code echoed (§B4.1). */
+  /** RES_ error code: our reason codes instead of the REQ_'s code echoed. */
   resReasonCodes: z.boolean().default(false),
-  /** Answer UPDX with ACK_ (§A5.5). */
+  /** Answer UPDX with ACK_. */
   updx: z.boolean().default(false),
-  /** Create an unknown TU at the reporting location (§B4.1 step 3), of this type. */
+  /** Create an unknown TU at the reporting location, of this type. */
   autoCreateTu: z.boolean().default(false),
   autoCreateTuType: z.string().min(1).default('EURO'),
-  /** How the location field is looked up (§B2.1). */
+  /** How the location field is looked up. */
   locationAddressing: z.enum(['coordinate', 'plcCode', 'coordinateThenPlcCode']).default('coordinateThenPlcCode'),
-  /** Where a no-read is sent, as a coordinate; none when unset (§B4.1 step 1). */
+  /** Where a no-read is sent, as a coordinate; none when unset. */
   noReadLocation: z.string().refine((v) => parseCoordinate(v) !== undefined, COORDINATE_RULE).optional(),
 });
 

@@ -3,8 +3,8 @@ import type { Telegram, TelegramInput } from './osip/index.ts';
 // The seam between the PLC link and the warehouse: a channel (plc/channel.ts) reads
 // frames, decodes and checks them, answers SYNQ itself, and hands every other valid
 // telegram to the adapter (plc/adapter.ts), which turns it into effects on the module
-// services and says what to answer. A later protocol (Modbus, S7, OPC UA; plc-osip.md
-// §B8) would plug into the same adapter operations.
+// services and says what to answer. A later protocol (Modbus, S7, OPC UA; docs/plc.md
+// docs/plc.md) would plug into the same adapter operations.
 
 /** A reply as the adapter describes it: type and payload; the channel writes the header. */
 export type ReplyInput = TelegramInput extends infer T
@@ -15,16 +15,16 @@ export type ReplyInput = TelegramInput extends infer T
 
 /** The per-channel options the adapter acts on (all from the channel's configuration). */
 export interface AdapterOptions {
-  /** RES_ error code: the REQ_'s echoed (false, OpenWMS-like) or our reason codes (§B4.1). */
+  /** RES_ error code: the REQ_'s echoed (false, OpenWMS-like) or our reason codes. */
   resReasonCodes: boolean;
-  /** Answer UPDX with ACK_ (§A5.5). */
+  /** Answer UPDX with ACK_. */
   updx: boolean;
-  /** Create an unknown TU at the reporting location (§B4.1 step 3); the type it gets. */
+  /** Create an unknown TU at the reporting location; the type it gets. */
   autoCreateTu: boolean;
   autoCreateTuType: string;
-  /** How the location field is looked up (§B2.1). */
+  /** How the location field is looked up. */
   locationAddressing: 'coordinate' | 'plcCode' | 'coordinateThenPlcCode';
-  /** Where a no-read (absent barcode) is sent, as a coordinate; none when unset (§B4.1 step 1). */
+  /** Where a no-read (absent barcode) is sent, as a coordinate; none when unset. */
   noReadLocation: string | undefined;
 }
 
@@ -55,7 +55,7 @@ export interface HandlingResult {
 /**
  * The adapter's side. `handle` processes one valid telegram that is not SYNQ/SYNC,
  * runs its effects as one unit of work (all or nothing; its events are delivered after
- * the commit), and never throws: an internal failure rolls back and answers as §B6 says
+ * the commit), and never throws: an internal failure rolls back and answers as docs/plc.md says
  * (REQ_: RES_ without target; others: ERR_ 00000099).
  */
 export interface TelegramHandler {
@@ -69,14 +69,14 @@ export interface TelegramHandler {
   handleBatch?(telegrams: readonly Telegram[], channel: ChannelContext): HandlingResult[];
 }
 
-/** The channels as the adapter sees them, for unsolicited telegrams (§B5 step 5). */
+/** The channels as the adapter sees them, for unsolicited telegrams. */
 export interface ChannelDirectory {
   /** The channel owning a location: the one that last reported it, else one configured for its group. */
   ownerOf(locationId: string, groupNames: readonly string[]): string | undefined;
   /**
    * Sends an unsolicited telegram on a channel (its own sequence counter). False when
    * the channel is not linked or does not send unsolicited telegrams (half-duplex lines):
-   * nothing is queued, the PLC asks again (§B3).
+   * nothing is queued, the PLC asks again.
    */
   sendUnsolicited(channelName: string, telegram: ReplyInput): boolean;
 }

@@ -14,7 +14,7 @@ import { osipOptions } from './osip/index.ts';
 import type { TelegramHandler } from './port.ts';
 import { decoded, type TelegramLog } from './telegram-log.ts';
 
-// PLC channel diagnostics (plc-osip.md §B3): state, peer, counters and the last 100
+// PLC channel diagnostics (docs/plc.md): state, peer, counters and the last 100
 // telegrams of every configured channel, read-only; the durable telegram log of a
 // channel, paged and decoded. Plus the serial devices of the box, for whoever
 // configures a serial channel.

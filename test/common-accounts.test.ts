@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
 
-// Accounts of the common base module (spec Document 3, "Accounts"): read-only over the
+// Accounts of the common base module (docs/common-module.md): read-only over the
 // API; a fresh box has the seeded default account `D` / `Default`.
 
 let wms: TestAppliance;

@@ -3,7 +3,7 @@ import { expectApiError, expectServerError, startTestAppliance, type Reply, type
 
 // Location groups of the common base module: a tree below the seeded root WAREHOUSE;
 // states groupStateIn/groupStateOut (AVAILABLE, NOT_AVAILABLE) cascade to all groups
-// below (plc-osip.md §B4.2/§B4.3: a code addressed to a group uses position 0 = in,
+// below (docs/plc.md: a code addressed to a group uses position 0 = in,
 // 1 = out).
 
 let wms: TestAppliance;

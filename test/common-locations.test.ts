@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 
-// Locations of the common base module (spec Document 3, "Locations"), and the state
-// change by the 8-character bitmap (plc-osip.md §A7, §B4.3): position 0 from the
+// Locations of the common base module (docs/common-module.md), and the state
+// change by the 8-character bitmap (docs/plc.md ("Telegram catalogue")): position 0 from the
 // right = incomingActive, 1 = outgoingActive, 2 = groupStateIn, 3 = groupStateOut of
 // the location's group (cascading to the groups below it); '0' = active, '1' = locked,
 // '*' = unchanged.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/core/errors.ts';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
-// Inventory module (spec Document 3, "Shared objects", "Inventory module", endpoints
+// Inventory module (docs/inventory.md, endpoints
 // "Products", "Load units", "Packaging units" and the inventory keys; decisions in
 // docs/inventory.md). Every refused request is shown to change nothing: products, load
 // units, packaging units and transport units read the same after it.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
-// Movements module (spec Document 3, "Movements module", "States and transitions /
+// Movements module (docs/movements.md, "States and transitions /
 // Movement", endpoints "Movements"; decisions in docs/movements.md), black-box over
 // real HTTP. Every refused request is shown to change nothing: all movements, all
 // transport units and all locations read the same after it as before.

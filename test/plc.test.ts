@@ -7,7 +7,7 @@ import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index
 import { startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './support/warehouse.ts';
 
-// The appliance and a simulated conveyor PLC end to end (plc-osip.md §B7, scenarios 1–4
+// The appliance and a simulated conveyor PLC end to end (docs/plc.md ("The simulator"), scenarios 1–4
 // and 6): the simulator (its own encoder and framing) talks to the appliance's PLC
 // channels over TCP and over a serial line (a socat pseudo-terminal pair), and what the
 // telegrams did is checked over REST. The adapter's rules in detail: plc/adapter.test.ts.
@@ -205,7 +205,7 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
     expect(unit.ol).toBe(olBefore + 1);
   });
 
-  it('§B5 step 5: a new order for a unit at a location this PLC reported is sent to it as an unsolicited RES_', async () => {
+  it('docs/plc.md: a new order for a unit at a location this PLC reported is sent to it as an unsolicited RES_', async () => {
     const s = await site(`${prefix}UNS`);
     const barcode = `${prefix}-UNSO`;
     const unit = await wms.post('/v1/transport-units', { barcode, actualLocation: s.INFEED, transportUnitType: 'EURO' });

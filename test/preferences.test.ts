@@ -3,7 +3,7 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { newPKey } from '../src/core/ids.ts';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 
-// Preferences module (spec Document 2, "Preferences module"; design in
+// Preferences module (docs/preferences.md; design in
 // docs/preferences.md): four kinds told apart by `@class`, values checked against
 // their `type` and returned as text, kind + owner + key unique, and user preferences
 // visible to and editable by their owner only.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
-// Receiving module (spec Document 3, "Receiving module", "States and transitions /
+// Receiving module (docs/receiving.md, "States and transitions /
 // Receiving order", endpoints "Receiving orders", errors; decisions in
 // docs/receiving.md). Every refused request is shown to change nothing: receiving
 // orders, load units and packaging units read the same after it, and no event is

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
-// Routing module (spec Document 2, "Routing module"; plc-osip.md §B5; decisions in
+// Routing module (docs/routing.md; decisions in
 // docs/routing.md), black-box over real HTTP. Every refused request is shown to change
 // nothing: all routes, all hops, the default hop table, all locations and all groups
 // read the same after it as before, and no event was published.

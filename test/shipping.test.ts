@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
-// Shipping module (spec Document 3, "Shipping module", "States and transitions /
+// Shipping module (docs/shipping.md, "States and transitions /
 // Shipping order", endpoints "Shipping orders"; decisions and the state transition
 // table in docs/shipping.md), black-box over real HTTP. Every refused request is shown
 // to change nothing: all orders with their positions read the same after it, the order

@@ -10,7 +10,7 @@ import {
   type TestAppliance, type RecordedEvent,
 } from './support/appliance.ts';
 
-// Tasks module (spec Document 2, "Tasks module", "States and transitions / Task" and
+// Tasks module (docs/tasks.md and
 // the task error keys; decisions in docs/tasks.md). Every refused request is shown to
 // change nothing: the whole task list (ol, state, dates included) is the same after it.
 

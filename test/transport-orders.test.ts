@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
-// Transport-orders module (spec Document 2, "Transportation module"; plc-osip.md §A8
-// and §B4.1; decisions and the transition table in docs/transport-orders.md),
+// Transport-orders module (docs/transport-orders.md; docs/routing.md
+// and docs/plc.md; decisions and the transition table in docs/transport-orders.md),
 // black-box over real HTTP. Every refused request is shown to change nothing: all
 // orders, transport units and locations read the same after it as before, and no
 // event was published.

@@ -11,7 +11,7 @@ import {
   type TestAppliance,
 } from './support/appliance.ts';
 
-// The user administration module (spec Document 2, "User administration module") plus
+// The user administration module (docs/users.md) plus
 // what the appliance adds: roles, grants, API keys, account lockout. Black-box over
 // real HTTP against the real appliance.
 

@@ -1,4 +1,4 @@
--- Preferences module (spec Document 2, "Preferences module"): configuration values
+-- Preferences module (docs/preferences.md): configuration values
 -- in a scope. One table for the four kinds; `kind` is the scope token of the API
 -- (APPLICATION, MODULE, ROLE, USER), `owner` the user, role or module name, NULL for
 -- application preferences. `value` is kept as text, as the API returns it.

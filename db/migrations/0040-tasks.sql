@@ -1,4 +1,4 @@
--- Tasks module (spec Document 2, "Tasks module"): human tasks with the lifecycle
+-- Tasks module (docs/tasks.md): human tasks with the lifecycle
 -- CREATED -start-> ACTIVE -pause-> PAUSED -resume-> ACTIVE -finish-> FINISHED.
 --
 -- `task_id` is the business key the server assigns on create: `T-` and the number

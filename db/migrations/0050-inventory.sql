@@ -1,4 +1,4 @@
--- Inventory module (spec Document 3, "Inventory module"): products, the load units a
+-- Inventory module (docs/inventory.md): products, the load units a
 -- transport unit is divided into, and the packaging units (amounts of a product) they
 -- hold. Decisions: docs/inventory.md.
 --

@@ -1,4 +1,4 @@
--- Movements module (spec Document 3, "Movements module", "States and transitions /
+-- Movements module (docs/movements.md, "States and transitions /
 -- Movement"): manual moves of a transport unit from a source location to a target
 -- location or location group, executed by a human with equipment.
 --

@@ -1,4 +1,4 @@
--- Routing module (spec Document 2, "Routing module"; plc-osip.md §A8 and §B5;
+-- Routing module (docs/routing.md;
 -- decisions in docs/routing.md): routes between locations or location groups, the
 -- ordered hops of each route ("at location X, send to Y") and the default hop table
 -- for transport units without a transport order.

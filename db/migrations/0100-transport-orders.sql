@@ -1,5 +1,5 @@
--- Transport-orders module (spec Document 2, "Transportation module"; plc-osip.md §A8,
--- §B4.1; decisions in docs/transport-orders.md): automatic moves of a transport unit
+-- Transport-orders module (docs/transport-orders.md; docs/routing.md,
+-- docs/plc.md; decisions in docs/transport-orders.md): automatic moves of a transport unit
 -- from where it stands to a target location and/or a target location group.
 --
 -- States (numbers as the reference system has them): CREATED(10) → INITIALIZED(20) →

@@ -29,11 +29,11 @@ export const result = (outcome: string, reply?: ReplyInput, facts?: TelegramFact
   ...(facts ? { facts } : {}),
 });
 
-/** An ERR_ reply with one of our codes; the group field stays `*` × 20 (§B6). */
+/** An ERR_ reply with one of our codes; the group field stays `*` × 20. */
 export const errReply = (code: string): ReplyInput => ({ type: 'ERR_', errorCode: code });
 
 /**
- * The location a field names, looked up as the channel says (§B2.1): by coordinate
+ * The location a field names, looked up as the channel says: by coordinate
  * (the field cut into 5 × 4), by PLC code (the field's text without surrounding
  * blanks), or by coordinate and then by PLC code. Undefined for an absent field or
  * an unknown location.

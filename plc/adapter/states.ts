@@ -4,7 +4,7 @@ import type { ErrTelegram, LocuTelegram, SysuTelegram } from '../osip/index.ts';
 import type { ChannelContext, HandlingResult } from '../port.ts';
 import { errReply, findLocation, result, type AdapterDeps, type LocationGroup } from './shared.ts';
 
-// LOCU, SYSU and ERR_: state bitmaps (plc-osip.md §B4.2, §B4.3). Positions count from
+// LOCU, SYSU and ERR_: state bitmaps (docs/plc.md). Positions count from
 // the right: applied to a location c0 = incomingActive, c1 = outgoingActive, c2/c3 =
 // groupStateIn/Out of its group (or of the LOCU's group when one is named), c7–c4 =
 // plcState as four digits (`****` unchanged); applied to a group (SYSU, ERR_, LOCU

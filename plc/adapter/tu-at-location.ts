@@ -9,7 +9,7 @@ import {
   type AdapterDeps, type Location, type TransportUnit,
 } from './shared.ts';
 
-// REQ_, UPD_ and UPDX: transport unit B reported at location L (plc-osip.md §B4.1).
+// REQ_, UPD_ and UPDX: transport unit B reported at location L (docs/plc.md).
 // The effects — B booked onto L, its orders finished and started, the problem text of
 // an order without route — are one unit of work; its events go out after the commit.
 // Only REQ_ is answered with a RES_; UPD_ never is; UPDX gets an ACK_ when the channel
@@ -34,7 +34,7 @@ interface Booking {
 export function createTuAtLocation(deps: AdapterDeps) {
   const { work, common, transportOrders, routing, log } = deps;
 
-  /** A RES_ echoing the request's barcode and location fields exactly (§A5.2). */
+  /** A RES_ echoing the request's barcode and location fields exactly. */
   function res(t: ReqTelegram, errorCode: string, target?: { field: string; group: string | undefined }): ReplyInput {
     return {
       type: 'RES_',
@@ -119,7 +119,7 @@ export function createTuAtLocation(deps: AdapterDeps) {
         // as the rest of the telegram's effects: a failure later leaves no orphan unit.
         common.transportUnits.create({ barcode, actualLocation: location.locationId, transportUnitType: channel.options.autoCreateTuType });
       } else if (common.transportUnits.moveTo(known, location) && !location.incomingActive) {
-        // Physical facts win: a unit the PLC saw at L is booked there, locked or not (§B4.1 step 3).
+        // Physical facts win: a unit the PLC saw at L is booked there, locked or not.
         const warning = { barcode, locationId: location.locationId, channel: channel.name, telegram: t.type };
         work.emit({ type: 'plc.bookedOntoLockedLocation', key: barcode, data: warning, refs: [{ kind: 'location', key: location.locationId }] });
         lockedWarning = warning;

@@ -3,7 +3,7 @@ import { RES_REASONS } from '../osip/index.ts';
 import type { ChannelDirectory, ReplyInput } from '../port.ts';
 import { groupChainOf, groupField, locationField, type AdapterDeps } from './shared.ts';
 
-// Unsolicited RES_ (plc-osip.md §B5 step 5): when a transport unit gets a new route —
+// Unsolicited RES_ (docs/routing.md): when a transport unit gets a new route —
 // an order created STARTED, an order started because the one before it ended, an order
 // redirected — and the unit stands at a location a PLC channel owns, that channel is
 // told where the unit goes next, without waiting for the PLC to ask. The PLC would ask

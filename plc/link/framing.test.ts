@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decode } from '../osip/index.ts';
 import { ETX, STX, createFramer, encodeFrame, type FramerOptions, type FramingEventKind, type Framer } from './framing.ts';
 
-// Golden telegrams of plc-osip.md (appendix).
+// Golden telegrams of docs/plc.md (appendix).
 const REQ = '###00160CNV01MFC__00042REQ_00000000000000004711CONV0001000200000000****************************20250312081500***************************************************';
 const SYNQ = '###00160CNV01MFC__00007SYNQ20250312081459***********************************************************************************************************************';
 const LOCU = '###00160CNV01MFC__00045LOCUCONV________________CONV00010003000000000012***120250312081510***********************************************************************';

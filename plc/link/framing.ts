@@ -1,5 +1,5 @@
 // Cutting a byte stream into telegram frames, and wrapping telegrams for the wire
-// (plc-osip.md §B2.2). The same three modes serve TCP and serial:
+// (docs/plc.md). The same three modes serve TCP and serial:
 //
 // - `line`:   a frame ends at LF; one CR before the LF is dropped (OpenWMS writes
 //             CR LF and reads up to LF).
@@ -15,7 +15,7 @@
 //
 // Frames come out as latin1 strings: one character per byte, so a non-ASCII byte
 // reaches the codec as a character above U+007E and is rejected there with an
-// ERR_ (§B6); the framer also reports it as `non-ascii`.
+// ERR_; the framer also reports it as `non-ascii`.
 
 export type FramingMode = 'line' | 'fixed' | 'stxetx';
 

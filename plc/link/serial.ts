@@ -1,6 +1,6 @@
 // A serial line (RS-232/RS-485, or a USB adapter) at 8N1. `serialport` is a native
 // addon, so it is imported only when a serial channel starts: a TCP-only site loads no
-// native serial code (plc-osip.md §B2.2). An open device is a connection at once (a
+// native serial code (docs/plc.md). An open device is a connection at once (a
 // serial line has no link-level handshake); when the device goes away (a USB adapter
 // pulled) or cannot be opened, the link tries again after 1 s, 2 s, 5 s, then every
 // 10 s, logging a repeated failure once.

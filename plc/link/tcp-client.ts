@@ -1,6 +1,6 @@
 // The appliance dials the PLC (a PLC that only listens). One connection at a time;
 // when it fails or drops, the link dials again after 1 s, 2 s, 5 s, then every 10 s
-// (OpenWMS's interval), logging a repeated failure once (plc-osip.md §B3).
+// (OpenWMS's interval), logging a repeated failure once (docs/plc.md).
 
 import net from 'node:net';
 import { Backoff, ProblemLog, hostPort, type Link, type LinkContext } from './link.ts';

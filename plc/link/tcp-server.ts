@@ -1,4 +1,4 @@
-// The appliance listens, the PLC connects (the default, plc-osip.md §B3). Every
+// The appliance listens, the PLC connects (the default, docs/plc.md). Every
 // accepted socket is reported; which one is the channel's active connection (the
 // newest one whose first valid telegram names the right PLC supersedes the older
 // one) is the channel's decision, since only it reads telegrams.

@@ -4,7 +4,7 @@ import {
   osipOptions, replyHeader, type DecodeResult, type Telegram, type TelegramInput, type TelegramType,
 } from './index.ts';
 
-// The golden strings: plc-osip.md §A5 and the appendix, copied verbatim.
+// The golden strings: docs/plc.md ("Telegram catalogue"), copied verbatim.
 const GOLDEN = {
   req: '###00160CNV01MFC__00042REQ_00000000000000004711CONV0001000200000000****************************20250312081500***************************************************',
   res: '###00160MFC__CNV0100043RES_00000000000000004711CONV0001000200000000STCK0001000300020001FGSTOCK*********************20250312081500*******************************',
@@ -401,7 +401,7 @@ describe('replies', () => {
     expect(() => errorTelegram('10', undefined)).toThrow(OsipEncodeError);
   });
 
-  it('names the codes of §B6 and §B4.1', () => {
+  it('names the codes of docs/plc.md and docs/plc.md', () => {
     expect(ERR_CODES).toEqual({
       unknownType: '00000010', tooShort: '00000011', badField: '00000012', unknownEntity: '00000013', wrongPeer: '00000014', internal: '00000099',
     });

@@ -1,7 +1,7 @@
 // The 8-character codes the host writes into ERR_ and RES_ telegrams.
 
 /**
- * Our ERR_ codes (plc-osip.md §B6). OpenWMS defines only `00000010`; the others
+ * Our ERR_ codes (docs/plc.md ("Bad telegrams")). OpenWMS defines only `00000010`; the others
  * are ours and leave that one's meaning unchanged.
  */
 export const ERR_CODES = Object.freeze({
@@ -23,7 +23,7 @@ export type ErrCode = (typeof ERR_CODES)[keyof typeof ERR_CODES];
 
 /**
  * The reason codes a RES_ carries when the channel sets `resReasonCodes: true`
- * (plc-osip.md §B4.1); otherwise a RES_ echoes the REQ_'s error code.
+ * (docs/plc.md); otherwise a RES_ echoes the REQ_'s error code.
  */
 export const RES_REASONS = Object.freeze({
   ok: '00000000',

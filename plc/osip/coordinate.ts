@@ -1,5 +1,5 @@
 // Locations travel as a 20-character field: AREA, AISLE, X, Y, Z, each exactly 4
-// characters, no separators (plc-osip.md §A4). Reading cuts the field into five
+// characters, no separators (docs/plc.md ("Telegram catalogue")). Reading cuts the field into five
 // slices joined with `/`, exactly as OpenWMS does, so `SL__` stays `SL__`: the
 // coordinate a site stores for a PLC-facing location is the padded one.
 

@@ -1,5 +1,5 @@
 // Reading a frame: leniently where a telegram is still usable, strictly where it is
-// not (plc-osip.md §B2.1, §B6). Usable: any sequence number 0..99999, a malformed
+// not (docs/plc.md ("Bad telegrams")). Usable: any sequence number 0..99999, a malformed
 // date (kept, with a warning; the adapter uses the receive time), a length field
 // that disagrees with the frame (warning), characters past the last field.
 // Rejected, with the ERR_ code the host answers: too short for the type, a header
@@ -30,7 +30,7 @@ export type DecodeResult =
   | {
       ok: false;
       reason: RejectReason;
-      /** Our ERR_ code for the reply (§B6). */
+      /** Our ERR_ code for the reply. */
       code: string;
       /** For the log and the channel's telegram history. */
       detail: string;
@@ -79,7 +79,7 @@ function readHeader(frame: string, options: OsipOptions): HeaderRead {
   const seq = FIVE_DIGITS.test(seqText) ? Number(seqText) : undefined;
   const address: ReplyAddress | undefined = addressable ? { sender, receiver, seq } : undefined;
   if (!FIVE_DIGITS.test(lengthText)) {
-    // §B6: a header field that is not numeric is answered with sequence 00000.
+    // docs/plc.md: a header field that is not numeric is answered with sequence 00000.
     return { address: address && { sender, receiver }, problem: { reason: 'bad-header', detail: `length field ${JSON.stringify(lengthText)} is not 5 digits` } };
   }
   if (seq === undefined) {

@@ -1,4 +1,4 @@
-// Writing a telegram strictly (plc-osip.md §B2.1): every field padded to its width,
+// Writing a telegram strictly (docs/plc.md): every field padded to its width,
 // the length field equal to the configured length, printable ASCII only. A value
 // that does not fit throws OsipEncodeError (or CoordinateNotWritableError): it is a
 // programming or configuration error, and a truncated barcode or location would

@@ -1,4 +1,4 @@
-// What the encoder throws. Writing is strict (plc-osip.md §B2.1): a value that does
+// What the encoder throws. Writing is strict (docs/plc.md): a value that does
 // not fit is a programming or configuration error, never silently truncated.
 
 export type EncodeProblem = 'too-long' | 'non-ascii' | 'bad-value' | 'coordinate';

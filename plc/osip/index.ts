@@ -1,8 +1,8 @@
 /**
- * The OSIP telegram codec (plc-osip.md Part A for the wire format, §B2.1 for the
+ * The OSIP telegram codec (docs/plc.md ("Telegram catalogue") for the wire format, docs/plc.md for the
  * rules). Pure functions, no I/O.
  *
- * - `osipOptions(overrides)` checks a channel's options once (defaults §B9).
+ * - `osipOptions(overrides)` checks a channel's options once (defaults docs/plc.md).
  * - `decode(frame, options)` → `{ ok: true, telegram, warnings }` or
  *   `{ ok: false, reason, code, detail, header? }` with the ERR_ code to answer.
  * - `encode(input, options)` → exactly `telegramLength` characters; throws

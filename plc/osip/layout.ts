@@ -1,4 +1,4 @@
-// The field tables of plc-osip.md §A3/§A5: one row per field, offsets 0-based.
+// The field tables of docs/plc.md ("Telegram catalogue"): one row per field, offsets 0-based.
 // Decoder and encoder are both driven by these tables, so a layout exists once.
 
 import type { GroupTelegramType } from './options.ts';
@@ -32,7 +32,7 @@ export interface FieldSpec {
   offset: number;
   width: number;
   kind: FieldKind;
-  /** Set for the REQ_ extension (§B2.3): read and written only with `reqExtension`. */
+  /** Set for the REQ_ extension: read and written only with `reqExtension`. */
   extension?: true;
 }
 

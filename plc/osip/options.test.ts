@@ -154,7 +154,7 @@ describe('dates', () => {
   });
 });
 
-describe('REQ_ weight/dimension extension (§B2.3)', () => {
+describe('REQ_ weight/dimension extension', () => {
   const ext = osipOptions({ reqExtension: true });
   const base = { type: 'REQ_' as const, header: PLC, barcode: '4711', actualLocation: 'CONV/1/2/0/0', created };
 
@@ -196,7 +196,7 @@ describe('REQ_ weight/dimension extension (§B2.3)', () => {
 });
 
 describe('layout tables', () => {
-  it('match §A5: contiguous fields from offset 27, within 160 characters', () => {
+  it('match docs/plc.md: contiguous fields from offset 27, within 160 characters', () => {
     const ends: Record<string, number> = { REQ_: 109, RES_: 129, SYNQ: 41, SYNC: 41, UPD_: 89, UPDX: 89, ACK_: 49, LOCU: 89, SYSU: 69, ERR_: 69 };
     expect([...TELEGRAM_TYPES].sort()).toEqual(Object.keys(ends).sort());
     for (const type of TELEGRAM_TYPES) {

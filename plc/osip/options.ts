@@ -1,5 +1,5 @@
-// Codec options (plc-osip.md §B2.1, defaults from §B9). Everything a site may need
-// to change per channel lives here; the field layout itself (§A3, §A5) does not.
+// Codec options (docs/plc.md, defaults from docs/plc.md). Everything a site may need
+// to change per channel lives here; the field layout itself does not.
 
 /** How a barcode shorter than its 20-character field is written. */
 export type BarcodePadding = { char: string; side: 'left' | 'right' } | 'none';
@@ -34,7 +34,7 @@ export interface OsipOptions {
   locationPadding: LocationPadding;
   /** Group-name filler per type: `_` in LOCU/SYSU, `*` in RES_/ERR_ (what an OpenWMS reader expects). */
   groupFiller: Record<GroupTelegramType, string>;
-  /** Our REQ_ weight/dimension extension in the filler area (§B2.3); off by default. */
+  /** Our REQ_ weight/dimension extension in the filler area; off by default. */
   reqExtension: boolean;
   /** IANA zone of the 14-digit telegram dates (default `UTC`). */
   timeZone: string;
@@ -90,7 +90,7 @@ export function osipOptions(overrides: Partial<OsipOptions> = {}): OsipOptions {
   if (o.reqExtension && o.telegramLength < MIN_LENGTH_WITH_EXTENSION) {
     throw new RangeError('OSIP option reqExtension needs telegramLength >= 127');
   }
-  // The header layout (§A3) is fixed at 23 characters, so the sync is exactly 3.
+  // The header layout is fixed at 23 characters, so the sync is exactly 3.
   if (o.sync.length !== 3 || !isPrintable(o.sync)) {
     throw new RangeError(`OSIP option sync must be 3 printable ASCII characters, got ${JSON.stringify(o.sync)}`);
   }

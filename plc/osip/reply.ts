@@ -1,4 +1,4 @@
-// Building the host's replies (plc-osip.md §B3, §B6): the header turned around,
+// Building the host's replies (docs/plc.md ("Bad telegrams")): the header turned around,
 // and the ERR_ telegram for a frame we cannot or will not process.
 
 import type { ReplyAddress } from './decode.ts';
@@ -51,7 +51,7 @@ export function errorTelegram(
 }
 
 /**
- * Checks the addressing of an accepted telegram (§B6): the receiver must be our
+ * Checks the addressing of an accepted telegram: the receiver must be our
  * host name, the sender the channel's peer (when the channel is bound to one).
  * Both cases are answered with ERR_CODES.wrongPeer.
  */

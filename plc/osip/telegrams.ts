@@ -1,4 +1,4 @@
-// The decoded telegrams, one interface per type of plc-osip.md §A5. Optional
+// The decoded telegrams, one interface per type of docs/plc.md ("Telegram catalogue") Optional
 // fields are `undefined` when the PLC sent them as absent (`*`, `?`, blanks).
 // Next to each barcode or location the exact field text is kept as `raw…`: a RES_
 // echoes the REQ_'s fields unchanged, and a PLC-code lookup needs the text.
@@ -43,7 +43,7 @@ export interface ReqTelegram extends Base, TuAtLocation {
   /** The PLC's own idea of the target, usually absent. */
   targetLocation: string | undefined;
   rawTargetLocation: string;
-  /** Our extension (§B2.3, `reqExtension`): grams, 6 digits. */
+  /** Our extension (docs/plc.md, `reqExtension`): grams, 6 digits. */
   weightGrams?: number | undefined;
   /** Our extension: millimetres, 4 digits each. */
   lengthMm?: number | undefined;

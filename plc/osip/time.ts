@@ -1,5 +1,5 @@
 // Telegram dates: 14 digits `yyyyMMddHHmmss` in the driver's time zone
-// (plc-osip.md §A2; OpenWMS defaults to UTC in code, a site may set Europe/Berlin).
+// (docs/plc.md ("Telegram catalogue"); OpenWMS defaults to UTC in code, a site may set Europe/Berlin).
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

@@ -14,7 +14,7 @@ import { PlcSimulator, RunTuError, type ReceivedTelegram, type SentTelegram } fr
 
 const USAGE = `Usage: npm run plc:sim -- [options] <command> [arguments]
 
-Simulates a conveyor PLC speaking OSIP (plc-osip.md) to the appliance.
+Simulates a conveyor PLC speaking OSIP (docs/plc.md) to the appliance.
 
 Connection (one of):
   --tcp HOST:PORT            connect to the appliance's PLC listener (tcp-server channel)

@@ -1,4 +1,4 @@
-// The simulator's own OSIP encoder and decoder (plc-osip.md §A3–§A5).
+// The simulator's own OSIP encoder and decoder (docs/plc.md ("Telegram catalogue")).
 //
 // Deliberately independent of the appliance's codec in plc/osip: the simulator is
 // the yardstick the appliance is measured with, so a bug in one must not be able to
@@ -6,7 +6,7 @@
 // example telegrams of the protocol document (encoder.test.ts).
 //
 // Writing is strict (every field padded to its width, too long or non-ASCII values
-// throw). Reading is lenient the way §B2.1 asks of the appliance: `*`/`?` mean
+// throw). Reading is lenient the way docs/plc.md asks of the appliance: `*`/`?` mean
 // "absent", the length field is not compared, characters past the last field are
 // ignored; only a frame too short for its type, a non-numeric header number, a
 // missing sync or a non-ASCII byte are refused.
@@ -152,7 +152,7 @@ export type Telegram = ReqTelegram | ResTelegram | TimeTelegram | UpdTelegram | 
 export type TelegramOf<T extends TelegramType> = T extends unknown ? NarrowTo<Telegram, T> : never;
 type NarrowTo<U, T> = U extends { type: infer K } ? (T extends K ? U & { type: T } : never) : never;
 
-// One field table per type: offset and width straight from §A5.
+// One field table per type: offset and width straight from docs/plc.md.
 
 type Kind = 'barcode' | 'location' | 'group_' | 'group*' | 'code' | 'date';
 interface Field {
@@ -175,7 +175,7 @@ const LAYOUTS: Record<TelegramType, readonly Field[]> = {
     f('barcode', 27, 20, 'barcode'),
     f('actualLocation', 47, 20, 'location'),
     f('targetLocation', 67, 20, 'location'),
-    // RES_ and ERR_ pad group names with `*`, LOCU and SYSU with `_` (§A10.3).
+    // RES_ and ERR_ pad group names with `*`, LOCU and SYSU with `_`.
     f('targetLocationGroup', 87, 20, 'group*'),
     f('errorCode', 107, 8, 'code'),
     f('created', 115, 14, 'date'),
@@ -195,7 +195,7 @@ const LAYOUTS: Record<TelegramType, readonly Field[]> = {
     f('created', 75, 14, 'date'),
   ],
   ACK_: [f('errorCode', 27, 8, 'code'), f('created', 35, 14, 'date')],
-  // Group before location (§A5.6).
+  // Group before location.
   LOCU: [
     f('locationGroupName', 27, 20, 'group_'),
     f('location', 47, 20, 'location'),
@@ -238,14 +238,14 @@ export function encodeName(name: string): string {
   return withinWidth('name', name, 5).padEnd(5, '_');
 }
 
-/** Barcodes are right-aligned and padded with `0` (§A4); null is a no-read (`?` × 20). */
+/** Barcodes are right-aligned and padded with `0`; null is a no-read (`?` × 20). */
 export function encodeBarcode(barcode: string | null): string {
   if (barcode === null) return '?'.repeat(20);
   return withinWidth('barcode', barcode, 20).padStart(20, '0');
 }
 
 /**
- * `AREA/AISLE/X/Y/Z` → the 20-character coordinate (§A4): number parts padded with
+ * `AREA/AISLE/X/Y/Z` → the 20-character coordinate: number parts padded with
  * leading `0`, text parts with trailing `_`. A 20-character value without `/` is
  * taken as already encoded; null is "not set" (`*` × 20).
  */

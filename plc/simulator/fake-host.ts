@@ -2,7 +2,7 @@
 // without it. It records every byte it receives (per connection), answers SYNQ with
 // SYNC, UPDX with ACK_ and REQ_ with a RES_ from a routing table.
 //
-// It reads and writes telegrams by plain slicing at the §A5 offsets, deliberately
+// It reads and writes telegrams by plain slicing at the docs/plc.md offsets, deliberately
 // without the simulator's encoder, so the simulator is checked against a third,
 // independent reading of the protocol.
 

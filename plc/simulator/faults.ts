@@ -1,4 +1,4 @@
-// Pure edits of an encoded telegram, for the fault injections of plc-osip.md §B7.
+// Pure edits of an encoded telegram, for the fault injections of docs/plc.md ("The simulator")
 // Each returns the text the simulator will frame and send; the simulator's methods
 // (sendBadSeq, sendUnknownType, …) combine them with its sequence counter and framing.
 

@@ -1,4 +1,4 @@
-// The simulator's framing (plc-osip.md §B2.2), independent of plc/link.
+// The simulator's framing (docs/plc.md), independent of plc/link.
 //
 //   line    send: telegram + terminator (CR LF by default, LF or none);
 //           receive: split on LF, drop one trailing CR.

@@ -1,4 +1,4 @@
-// The conveyor PLC simulator (plc-osip.md §B7): one import for tests of the appliance.
+// The conveyor PLC simulator (docs/plc.md ("The simulator")): one import for tests of the appliance.
 
 export { Conveyor, UnknownSegmentError, type ConveyorOptions, type Segment } from './conveyor.ts';
 export * from './encoder.ts';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeHost, type ByteStream } from './fake-host.ts';
 import { PlcSimulator, type SimulatorOptions } from './simulator.ts';
 
-// The serial transport over a real pseudo-terminal pair from socat (plc-osip.md §B7):
+// The serial transport over a real pseudo-terminal pair from socat (docs/plc.md ("The simulator")):
 // the simulator opens ttyPLC, the fake host reads and answers on ttyHOST.
 
 interface OpenPort extends ByteStream {

@@ -1,4 +1,4 @@
-// A simulated conveyor PLC that speaks OSIP to the appliance (plc-osip.md §B7).
+// A simulated conveyor PLC that speaks OSIP to the appliance (docs/plc.md ("The simulator")).
 //
 // It plays the PLC's side of the conversation (REQ_, UPD_, UPDX, LOCU, SYSU, ERR_,
 // SYNQ out; RES_, SYNC, ACK_, ERR_ in) over TCP or a serial line, keeps a log of
@@ -41,7 +41,7 @@ export type Outgoing = DistributiveOmit<TelegramInput, 'sender' | 'receiver' | '
 
 export interface SimulatorOptions {
   transport: TransportOptions;
-  /** Same options as the appliance's channels (§B2.2); default `line` with CR LF. */
+  /** Same options as the appliance's channels; default `line` with CR LF. */
   framing?: FramingOptions;
   /** The PLC's name, the sender of every telegram; default `CNV01`. */
   name?: string;
@@ -115,7 +115,7 @@ export interface RequestFields {
   barcode: string | null;
   actualLocation: string;
   targetLocation?: string | null;
-  /** Default `********` (not set: "no error" in the §A5.1 example). */
+  /** Default `********` (not set: "no error" in the docs/plc.md example). */
   errorCode?: string;
   created?: OsipTime;
 }
@@ -291,7 +291,7 @@ export class PlcSimulator extends EventEmitter<SimulatorEvents> {
     this.links.add(link);
     this.deframers.set(link.id, new Deframer(this.framing));
     this.current = link;
-    // Accepted connections: the newest one wins, as the appliance's own rule (§B3).
+    // Accepted connections: the newest one wins, as the appliance's own rule.
     if (supersede && old?.isOpen) void old.end();
     this.emit('connected', { id: link.id, description: link.description });
     for (const waiter of [...this.linkWaiters]) waiter(link);
@@ -679,7 +679,7 @@ export class PlcSimulator extends EventEmitter<SimulatorEvents> {
     return this.send({ type: 'UPD_', barcode, actualLocation: location, errorCode });
   }
 
-  /** UPDX → ACK_ (same sequence number, §A5.5). */
+  /** UPDX → ACK_ (same sequence number, docs/plc.md). */
   async updateAcknowledged(barcode: string | null, location: string, options: { errorCode?: string; timeoutMs?: number } = {}): Promise<AckTelegram> {
     const isAck = (t: Telegram, seq: number): t is AckTelegram => t.type === 'ACK_' && t.seq === seq;
     const fields: Outgoing = { type: 'UPDX', barcode, actualLocation: location, errorCode: options.errorCode ?? '********' };
@@ -743,7 +743,7 @@ export class PlcSimulator extends EventEmitter<SimulatorEvents> {
     return trace;
   }
 
-  // ---- fault injection (§B7); each returns exactly what went on the wire --------
+  // ---- fault injection; each returns exactly what went on the wire --------
 
   /** One telegram written in pieces of the given sizes (the rest last), `delayMs` apart. */
   async sendSplit(fields: Outgoing, chunks: number[], delayMs?: number): Promise<SentTelegram> {
@@ -824,7 +824,7 @@ export class PlcSimulator extends EventEmitter<SimulatorEvents> {
   }
 }
 
-/** A reply's sequence number answers a request's: +1 (the default, §B3) or echoed. */
+/** A reply's sequence number answers a request's: +1 (the default, docs/plc.md) or echoed. */
 function answers(replySeq: number, requestSeq: number): boolean {
   return replySeq === requestSeq || replySeq === (requestSeq + 1) % SEQ_MODULUS;
 }

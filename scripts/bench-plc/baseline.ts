@@ -16,7 +16,7 @@ const [first, second] = rest.slice(-2) as [string, string];
 const LF = 0x0a;
 
 // A RES_ as the appliance writes it (MFC__ to CNV01, target group absent, error code
-// echoed as `********`), filled in per request at the offsets of §A5.2.
+// echoed as `********`), filled in per request at the offsets of docs/plc.md.
 const template = Buffer.from(
   `###00160MFC__CNV0100000RES_${'0'.repeat(20)}${first}${second}${'*'.repeat(20)}********20261121000000${'*'.repeat(31)}\r\n`,
   'latin1',

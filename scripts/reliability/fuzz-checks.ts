@@ -1,5 +1,5 @@
 // How the fuzz suite judges a reply. Every reply: no 5xx, an `X-Request-Id` of the
-// appliance's form, an error body in one of the two formats of spec Document 1
+// appliance's form, an error body in one of the two formats of the API conventions (README, "API")
 // (API-declined or server-declined), no stack trace or source path. Some cases expect
 // more (a 401, a refusal, no file content). Findings fall into categories, so that a
 // known defect under repair is told apart from a new one.

@@ -11,7 +11,7 @@
 //   next case of the operation's pool (fuzz-cases.ts): forged credentials, hostile
 //   path and query values, malformed, mistyped, huge and deeply nested bodies, odd
 //   content types, methods and headers, raw bytes that are not HTTP.
-// Each reply is judged (fuzz-checks.ts): no 5xx, the error formats of spec Document 1,
+// Each reply is judged (fuzz-checks.ts): no 5xx, the error formats of the API conventions (README, "API"),
 // an X-Request-Id, no stack trace or file content, what the case expects. After each
 // request the event log is read from the last event seen, and the database file's
 // modification stamp compared: a refused request must leave both alone. At the end:

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Quantities of spec Document 3: `{"@class": "org.vendor.core.units.api.Piece",
+// Quantities of the API: `{"@class": "org.vendor.core.units.api.Piece",
 // "unitType": ["org.vendor.core.units.api.PieceUnit", "PC"], "magnitude": 5}`, and
 // the earlier attribute names `amount` and `unit`.
 //
@@ -166,7 +166,7 @@ export const quantityFromColumns = (family: string, unit: string, base: number):
   base,
 });
 
-// Dimension of spec Document 3: height, length, width and a unit (values seen MM, CM).
+// Dimension of the API: height, length, width and a unit (values seen MM, CM).
 export const dimensionSchema = z.object({
   height: z.number().min(0).optional(),
   length: z.number().min(0).optional(),

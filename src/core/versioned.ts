@@ -1,6 +1,6 @@
 import { staleVersion } from '../core/errors.ts';
 
-// Every persistent resource has a technical key and a version counter (spec Document 1:
+// Every persistent resource has a technical key and a version counter (the API conventions (README, "API"):
 // `pKey`, `ol`, `createDt`, `lastModifiedDt`). Stores map their rows with these helpers;
 // services check the `ol` an update carries.
 

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { z } from 'zod';
 import { DomainError, validationError } from '../core/errors.ts';
 
-// The two error bodies of spec Document 1, built in one place.
+// The two error bodies of the API conventions (README, "API"), built in one place.
 //
 // - API-declined: raised by validation and module rules (`DomainError` of core), body
 //   `message, messageKey, obj, httpStatus, class`, type application/hal+json.

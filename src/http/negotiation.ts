@@ -1,6 +1,6 @@
 import type { Route } from './router.ts';
 
-// Media types of spec Document 1. Clients name a vendor type
+// Media types of the API conventions (README, "API"). Clients name a vendor type
 // (`application/vnd.vendor.<module>.<resource>-v1+json`), `application/hal+json` or
 // `application/json`; all three carry the same JSON. Without a preference, single
 // resources and indexes answer `application/hal+json` and lists `application/json`,

@@ -24,7 +24,7 @@ CREATE TABLE telegram_log (
   type        TEXT,
   seq         INTEGER,
   text        TEXT NOT NULL,
-  -- in: \`ok\`, the adapter's outcome, \`duplicate\`, \`sync\` or the rejection (§B6); out: \`reply\`, \`unsolicited\`, …
+  -- in: \`ok\`, the adapter's outcome, \`duplicate\`, \`sync\` or the rejection; out: \`reply\`, \`unsolicited\`, …
   outcome     TEXT NOT NULL,
   barcode     TEXT,
   location    TEXT,

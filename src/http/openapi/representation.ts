@@ -52,7 +52,7 @@ export const IndexSchema = z
   .object({ _links: z.record(z.string(), z.object({ href: z.string() })) })
   .meta({ id: 'Index', description: 'HAL index: link name → href (a template where it holds {placeholder} words).' });
 
-/** The API-declined body of spec Document 1 (`apiDeclinedBody` of http/errors.ts), sent as application/hal+json. */
+/** The API-declined body of the API conventions (README, "API") (`apiDeclinedBody` of http/errors.ts), sent as application/hal+json. */
 export const ApiDeclinedSchema = z
   .object({
     message: z.string(),
@@ -63,7 +63,7 @@ export const ApiDeclinedSchema = z
   })
   .meta({ id: 'ApiDeclined', description: 'A request refused by validation or a rule of a module.' });
 
-/** The server-declined body of spec Document 1 (`serverDeclinedBody`), sent as application/json. */
+/** The server-declined body of the API conventions (README, "API") (`serverDeclinedBody`), sent as application/json. */
 export const ServerDeclinedSchema = z
   .object({
     timestamp: z.number().int().meta({ description: 'Epoch milliseconds.' }),

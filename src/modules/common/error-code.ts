@@ -1,6 +1,6 @@
 import { validationError } from '../../core/errors.ts';
 
-// The 8-character state bitmap of spec Document 3 and plc-osip.md §B4.3: each
+// The 8-character state bitmap of the API and docs/plc.md: each
 // character is `0` (active / available), `1` (locked / not available) or `*`
 // (leave unchanged), counted from the right starting at 0.
 

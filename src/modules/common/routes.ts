@@ -8,7 +8,7 @@ import { transportUnitTypeRoutes } from './transport-unit-types/routes.ts';
 import { transportUnitRoutes } from './transport-units/routes.ts';
 import type { ModuleDescriptor } from '../module.ts';
 
-/** Entry-index links of the common base module (spec Document 1), plus location types. */
+/** Entry-index links of the common base module (the API conventions (README, "API")), plus location types. */
 export const commonIndexLinks = {
   'account-index': '/v1/accounts/index',
   'location-index': '/v1/locations/index',

@@ -1,7 +1,7 @@
 import { DomainError, notFound, validationError } from '../../core/errors.ts';
 import type { Quantity } from '../../core/quantity.ts';
 
-// The message keys of the inventory module (spec Document 3, "Inventory keys"), with
+// The message keys of the inventory module (docs/inventory.md), with
 // the statuses the appliance gives them (the spec shows none), and the few keys of
 // our own where the spec names a condition without a key. docs/inventory.md lists them.
 

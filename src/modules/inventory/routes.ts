@@ -5,7 +5,7 @@ import { productRoutes } from './products/routes.ts';
 import type { InventoryServices } from './service.ts';
 import type { ModuleDescriptor } from '../module.ts';
 
-/** Entry-index links of the inventory module (spec Document 1). */
+/** Entry-index links of the inventory module (the API conventions (README, "API")). */
 export const inventoryIndexLinks = {
   'product-index': '/v1/products/index',
   'load-unit-index': '/v1/load-units/index',

@@ -3,7 +3,7 @@ import { dimensionSchema, FAMILIES, quantitySchema, type Quantity } from '../../
 import { blankAsAbsent, name, ol, text, timestamp } from '../../core/schema.ts';
 import { validationError } from '../../core/errors.ts';
 
-// Request schemas of the inventory module (spec Document 3, "Inventory module").
+// Request schemas of the inventory module (docs/inventory.md).
 // Read-only fields a client echoes from a representation (`links`, `ol` on create,
 // dates) are ignored; unknown fields are ignored too, as everywhere in the API.
 

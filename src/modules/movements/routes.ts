@@ -10,7 +10,7 @@ import { MovementSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
 import { listReply } from '../lists.ts';
 
-// Movements module (spec Document 3, "Movements"): `/v1/movements`, created under the
+// Movements module (docs/movements.md): `/v1/movements`, created under the
 // transport unit at `/v1/transport-units/{transportUnitBK}/movements`.
 
 const TYPE = vendorType('movements', 'movement');
@@ -19,7 +19,7 @@ const WRITE = 'movements:write';
 const BASE = '/v1/movements';
 const UNITS = '/v1/transport-units';
 
-/** Entry-index link of the movements module (spec Document 1). */
+/** Entry-index link of the movements module (the API conventions (README, "API")). */
 export const movementIndexLinks = { 'movement-index': `${BASE}/index` };
 
 const enc = encodeURIComponent;

@@ -22,7 +22,7 @@ import {
   type TargetKind,
 } from './store.ts';
 
-// The rules of the movements module (spec Document 3, "Movements module" and "States
+// The rules of the movements module (docs/movements.md and "States
 // and transitions / Movement"; decisions in docs/movements.md). The transport unit,
 // the locations and the groups belong to the common base module and are reached only
 // through its services.

@@ -31,7 +31,7 @@ const READ = 'preferences:read';
 const WRITE = 'preferences:write';
 const BASE = '/v1/preferences';
 
-/** Entry-index link of the module (spec Document 1). */
+/** Entry-index link of the module (the API conventions (README, "API")). */
 export const preferencesIndexLinks = { 'preferences-index': `${BASE}/index` };
 
 export function preferenceVO(ctx: RequestContext, p: Preference) {

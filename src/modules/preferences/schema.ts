@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { name, ol, text } from '../../core/schema.ts';
 import { validationError } from '../../core/errors.ts';
 
-// Preferences (spec Document 2, "Preferences module"): four kinds told apart by
+// Preferences (docs/preferences.md): four kinds told apart by
 // `@class`, a `type` that the value must fit, and the value kept and returned as text.
 
 export const SCOPES = ['APPLICATION', 'MODULE', 'ROLE', 'USER'] as const;

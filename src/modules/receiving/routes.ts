@@ -12,14 +12,14 @@ import { z } from 'zod';
 import { ReceivingOrderSchema } from './openapi.ts';
 import { listQuery, listReply, mapListing } from '../lists.ts';
 
-// Receiving module (spec Document 3, "Receiving orders"). Decisions: docs/receiving.md.
+// Receiving module (docs/receiving.md). Decisions: docs/receiving.md.
 
 export const RECEIVING_ORDER_TYPE = vendorType('receiving', 'receiving-order');
 const READ = 'receiving-orders:read';
 const WRITE = 'receiving-orders:write';
 const BASE = '/v1/receiving-orders';
 
-/** Entry-index link of the receiving module (spec Document 1). */
+/** Entry-index link of the receiving module (the API conventions (README, "API")). */
 export const receivingIndexLinks = { 'receiving-order-index': `${BASE}/index` };
 
 /** Products by pk, looked up once per reply. */

@@ -3,7 +3,7 @@ import { quantitySchema, type Quantity } from '../../core/quantity.ts';
 import { blankAsAbsent, name } from '../../core/schema.ts';
 import { DomainError } from '../../core/errors.ts';
 
-// Request schemas of the receiving module (spec Document 3, "Receiving module").
+// Request schemas of the receiving module (docs/receiving.md).
 // Read-only fields a client echoes from a representation (`links`, `pKey`, `state`, …)
 // and unknown fields are ignored.
 

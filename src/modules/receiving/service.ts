@@ -7,7 +7,7 @@ import type { InventoryServices, Product } from '../inventory/service.ts';
 import { genericValidationError, type CaptureRequest, type NewReceivingOrder } from './schema.ts';
 import type { OrderState, Position, ReceivingOrder, ReceivingStore } from './store.ts';
 
-// The rules of the receiving module (spec Document 3, "Receiving module", "States and
+// The rules of the receiving module (docs/receiving.md, "States and
 // transitions / Receiving order", "Receiving orders"). Products and packaging units are
 // the inventory module's, transport units the common module's: reached only through
 // their services. docs/receiving.md describes the decisions.

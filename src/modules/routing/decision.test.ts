@@ -23,7 +23,7 @@ import {
 import { createRoutingService, type OrderLookup } from './service.ts';
 import { createRoutingStore } from './store.ts';
 
-// The routing decision of plc-osip.md §B5 (precedence after OpenWMS, §A8), one rule per
+// The routing decision of docs/routing.md (precedence after OpenWMS), one rule per
 // test, over a hand-built model. The transport order comes in as plain data here; the
 // last block runs the same decision through the service with an OrderLookup of its own.
 //
@@ -452,7 +452,7 @@ describe('arrived, unknown location, reason codes', () => {
     expect(at({ routes }, toLocation, 'X/NOWHERE/0001')).toEqual({ kind: 'unknown-location' });
   });
 
-  it('maps each kind to the RES_ reason code of plc-osip.md §B4.1', () => {
+  it('maps each kind to the RES_ reason code of docs/plc.md', () => {
     expect(reasonCode({ kind: 'next', next: N[0]!, route: undefined, via: 'default' })).toBe('00000000');
     expect(reasonCode({ kind: 'arrived' })).toBe('00000000');
     expect(reasonCode({ kind: 'no-order' })).toBe('00000001');

@@ -1,9 +1,9 @@
-// The routing decision of plc-osip.md §B5 as a pure function over a model: where does a
+// The routing decision of docs/routing.md as a pure function over a model: where does a
 // transport unit standing at location L go next? No database, no clock, no I/O; the
 // service (service.ts) builds the model from the database and caches it, the unit
 // tests (decision.test.ts) build it from plain arrays.
 //
-// Precedence (OpenWMS's RouteSearchAlgorithm, §A8 step 3, written out):
+// Precedence (OpenWMS's RouteSearchAlgorithm, docs/plc.md, written out):
 //   sources, most specific first: L; L's group; its ancestors, nearest first; "any"
 //     (a route without source);
 //   targets, most specific first: the order's target location; its target group (the
@@ -203,13 +203,13 @@ function arrived(model: RoutingModel, here: LocationDef, order: OrderTarget): bo
 }
 
 /**
- * The route of the order's journey, as the reference system finds it (plc-osip.md §A8):
+ * The route of the order's journey, as the reference system finds it (docs/routing.md):
  * the most specific enabled route from the order's source location — where the unit
  * stood when the order was created — to its target: source location, then its group
  * and the group's ancestors; for each source the target location, then the target
  * group and its ancestors. So a route "infeed → stock" keeps guiding the unit hop by
  * hop along the way. When no route starts there (or the order names no source), the
- * same search runs from `here` (§B5); a route from anywhere comes last. Only this most
+ * same search runs from `here`; a route from anywhere comes last. Only this most
  * specific route is asked for a hop at `here`.
  */
 export function findRoute(model: RoutingModel, here: LocationDef, order: OrderTarget): IndexedRoute | undefined {
@@ -294,7 +294,7 @@ export function decide(model: RoutingModel, input: { location: string; order?: O
 }
 
 /**
- * The reason code of a RES_ telegram with `resReasonCodes: true` (plc-osip.md §B4.1
+ * The reason code of a RES_ telegram with `resReasonCodes: true` (docs/plc.md
  * step 5): 00000000 OK, 00000001 no order, 00000002 no route, 00000003 next hop locked,
  * 00000005 unknown location. An arrived unit gets OK without a target.
  */

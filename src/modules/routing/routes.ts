@@ -10,7 +10,7 @@ import { arrayListing, listQuery, listReply } from '../lists.ts';
 import { z } from 'zod';
 import { DecisionSchema, DefaultHopSchema, HopSchema, RouteSchema } from './openapi.ts';
 
-// Routing module (spec Document 2, "Routing module"; plc-osip.md §B5; decisions in
+// Routing module (docs/routing.md; decisions in
 // docs/routing.md): routes at `/v1/api/routes`, their hops, the default hop table and a
 // diagnostic lookup of the routing decision.
 

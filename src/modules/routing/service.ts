@@ -11,8 +11,7 @@ import { buildModel, decide, type Decision, type GroupDef, type OrderTarget, typ
 import type { DefaultHopInput, HopInput, NewRouteInput, RouteUpdateInput } from './schema.ts';
 import type { RouteEnds, RouteFields, RoutingStore, StoredDefaultHop, StoredHop, StoredRoute } from './store.ts';
 
-// The rules of the routing module (spec Document 2, "Routing module"; plc-osip.md §A8,
-// §B5; decisions in docs/routing.md). Locations and groups belong to the common base
+// The rules of the routing module (docs/routing.md). Locations and groups belong to the common base
 // module and are reached only through its services; the transport order of a unit
 // comes from the transport-orders module through the `OrderLookup` it implements.
 
@@ -500,7 +499,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
     },
 
     /**
-     * The routing decision for the PLC adapter (plc-osip.md §B4.1 step 5, §B5): where the
+     * The routing decision for the PLC adapter (docs/plc.md): where the
      * unit `transportUnitBK` (undefined: a unit without barcode, i.e. no order) standing
      * at `locationId` goes next. Never throws for an unknown unit or location: an unknown
      * location is the kind `unknown-location`, a unit without STARTED order is routed by

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { PositionSchema, ShippingOrderMinimumSchema, ShippingOrderSchema } from './openapi.ts';
 import { listQuery, listReply } from '../lists.ts';
 
-// Shipping module (spec Document 3). Media types are written as the spec gives them
+// Shipping module (the API). Media types are written as the spec gives them
 // (no module segment): the full order and the order without positions.
 
 export const SHIPPING_ORDER_TYPE = 'application/vnd.vendor.shipping-order-v1+json';

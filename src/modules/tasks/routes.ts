@@ -10,14 +10,14 @@ import { listQuery, listReplyUnlessEmpty } from '../lists.ts';
 import { z } from 'zod';
 import { TaskSchema } from './openapi.ts';
 
-// Tasks module (spec Document 2): no version prefix, `/tasks`.
+// Tasks module (the API): no version prefix, `/tasks`.
 
 const TYPE = vendorType('common', 'task');
 const READ = 'tasks:read';
 const WRITE = 'tasks:write';
 const BASE = '/tasks';
 
-/** Entry-index link of the tasks module (spec Document 1). */
+/** Entry-index link of the tasks module (the API conventions (README, "API")). */
 export const taskIndexLinks = { 'tasks-index': `${BASE}/index` };
 
 /**

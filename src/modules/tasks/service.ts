@@ -6,7 +6,7 @@ import { checkVersion } from '../../core/versioned.ts';
 import type { NewTaskInput, TaskUpdateInput } from './schema.ts';
 import type { Task, TaskState, TaskStore } from './store.ts';
 
-// The rules of the tasks module (spec Document 2, "Tasks module" and "States and
+// The rules of the tasks module (docs/tasks.md and "States and
 // transitions / Task"). Routes and the PLC adapter reach tasks only through here.
 
 export type TaskOperation = 'start' | 'pause' | 'resume' | 'finish';

@@ -10,7 +10,7 @@ import { TransportOrderSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
 import { listReply } from '../lists.ts';
 
-// Transport-orders module (spec Document 2, "Transportation module"): `/v1/transport-orders`.
+// Transport-orders module (docs/transport-orders.md): `/v1/transport-orders`.
 
 export const TRANSPORT_ORDER_TYPE = vendorType('tms', 'transport-order');
 const READ = 'transport-orders:read';

@@ -18,8 +18,8 @@ import {
   type TransportOrderStore,
 } from './store.ts';
 
-// The rules of the transport-orders module (spec Document 2, "Transportation module";
-// plc-osip.md §A8 last paragraph and §B4.1; decisions and the transition table in
+// The rules of the transport-orders module (docs/transport-orders.md;
+// docs/routing.md last paragraph and docs/plc.md; decisions and the transition table in
 // docs/transport-orders.md). The transport unit, the locations and the groups belong to
 // the common base module and are reached only through its services.
 //

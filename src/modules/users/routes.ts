@@ -9,7 +9,7 @@ import { userRoutes } from './users/routes.ts';
 import type { ModuleDescriptor } from '../module.ts';
 import { TokenSchema } from './openapi.ts';
 
-/** Entry-index links of the user administration (spec Document 1), plus API keys. */
+/** Entry-index links of the user administration (the API conventions (README, "API")), plus API keys. */
 export const usersIndexLinks = {
   'user-index': '/users/index',
   'role-index': '/roles/index',

@@ -190,7 +190,7 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
       return work.run(() => applyState(byPKey(pKey), change, reason));
     },
 
-    /** A group addressed by the bitmap: position 0 = groupStateIn, 1 = groupStateOut (plc-osip.md §B4.3, decision 2). */
+    /** A group addressed by the bitmap: position 0 = groupStateIn, 1 = groupStateOut (docs/plc.md, decision 2). */
     changeStateByCode(name: string, errorCode: string, reason?: string) {
       checkErrorCode(errorCode);
       const group = byName(name);

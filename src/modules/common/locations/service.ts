@@ -169,7 +169,7 @@ export function createLocationService({ work, store, accounts, groups, types }: 
     },
 
     /**
-     * The state change of spec Document 3 and plc-osip.md §B4.3: position 0 from the
+     * The state change of the API and docs/plc.md: position 0 from the
      * right = incomingActive, 1 = outgoingActive, 2 = groupStateIn and 3 =
      * groupStateOut of the location's group (cascading to the groups below it);
      * `plcState`, when given, is set as well. One event per field that really changed,

@@ -16,7 +16,7 @@ import {
 import type { Product, ProductService } from '../products/service.ts';
 import type { LoadUnitRecord, LoadUnitStore } from './store.ts';
 
-// Load units (spec Document 3, "Load units"): the carrier areas a transport unit is
+// Load units (docs/inventory.md): the carrier areas a transport unit is
 // divided into. Transport units belong to the common module and are reached only
 // through its services.
 

@@ -10,7 +10,7 @@ import type { LoadUnitService } from '../load-units/service.ts';
 import type { Product, ProductService } from '../products/service.ts';
 import type { PackagingUnitRecord, PackagingUnitStore } from './store.ts';
 
-// Packaging units (spec Document 3, "Packaging units"): amounts of a product in a load
+// Packaging units (docs/inventory.md): amounts of a product in a load
 // unit of a transport unit. Receiving puts stock in with `create`, shipping reads it
 // with `onTransportUnit` and blocks it with `setAllocated`; `move` takes stock off a
 // location onto another transport unit.

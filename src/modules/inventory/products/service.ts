@@ -11,7 +11,7 @@ import { INVENTORY_KEYS, productNotFound, productNotFoundBySku } from '../errors
 import type { ProductInput, ProductUpdateInput } from '../schema.ts';
 import type { ProductFields, ProductRecord, ProductStore, ProductUnit } from './store.ts';
 
-// Products (spec Document 3, "Products"): article definitions identified by SKU.
+// Products (docs/inventory.md): article definitions identified by SKU.
 // Other modules (receiving, shipping) reach them through `bySku` / `findBySku`.
 
 /** A product as the appliance shows it: the stored record and its account's identifier. */
