@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUNDLE, bundle } from './build.ts';
+import { requireWrk } from './bench-mixed/wrk.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -37,18 +38,6 @@ interface WrkResult {
   p99ms: number;
   requests: number;
   errors: number;
-}
-
-function requireWrk(): void {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-  } catch (err) {
-    // wrk prints its version and exits 1; only a missing binary is a problem.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      console.error('wrk is needed for the load: apt-get install wrk');
-      process.exit(1);
-    }
-  }
 }
 
 function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {

@@ -4,6 +4,8 @@
 // fixture builder, the load generators and the wrk scripts, which pick coordinates
 // that exist without asking the appliance.
 
+import type { Coordinate } from '../../src/modules/common/locations/coordinate.ts';
+
 /** Conveyor locations `CONV/0001/<x>/0000/0000`: sources and hops of the bulk routes. */
 export const CONVEYORS = 2000;
 export const CONVEYOR_AREA = 'CONV';
@@ -12,13 +14,7 @@ const PER_AREA = 100 * 100 * 10;
 
 const pad = (n: number, width = 4) => String(n).padStart(width, '0');
 
-export interface Coordinate {
-  area: string;
-  aisle: string;
-  x: string;
-  y: string;
-  z: string;
-}
+export type { Coordinate };
 
 export const conveyor = (i: number): Coordinate => ({ area: CONVEYOR_AREA, aisle: '0001', x: pad(i + 1), y: '0000', z: '0000' });
 

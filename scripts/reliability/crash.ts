@@ -18,7 +18,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundle } from '../build.ts';
 import { apiOf, checkDatabaseFile, login, startChild, type ChildAppliance } from './appliance.ts';
 import {
   checkEvents,
@@ -36,6 +35,7 @@ import {
 } from './crash-workload.ts';
 import { HttpClient } from './http.ts';
 import { newSeed, Random } from './random.ts';
+import { bundleArg, numberArg } from './cli.ts';
 
 export interface CrashOptions {
   rounds: number;
@@ -246,19 +246,14 @@ export function crashSummary(r: CrashReport): string {
 export const crashPassed = (r: CrashReport) => r.lost.length === 0 && r.integrityFailures.length === 0 && r.refused.length === 0;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(name);
-    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  };
-  const other = process.argv.indexOf('--bundle');
-  if (other < 0) await bundle();
+  const other = await bundleArg();
   const report = await runCrash({
-    ...(other >= 0 ? { bundle: path.resolve(process.argv[other + 1]!) } : {}),
-    rounds: arg('--rounds', 200),
-    writers: arg('--writers', 4),
-    minWriteMs: arg('--min-write-ms', 20),
-    maxWriteMs: arg('--max-write-ms', 1500),
-    seed: arg('--seed', newSeed()),
+    ...other,
+    rounds: numberArg('--rounds', 200),
+    writers: numberArg('--writers', 4),
+    minWriteMs: numberArg('--min-write-ms', 20),
+    maxWriteMs: numberArg('--max-write-ms', 1500),
+    seed: numberArg('--seed', newSeed()),
     keep: process.argv.includes('--keep'),
     progress: (line) => console.error(line),
   });

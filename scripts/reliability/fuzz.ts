@@ -24,7 +24,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundle, ROOT } from '../build.ts';
+import { ROOT } from '../build.ts';
 import { apiOf, checkDatabaseFile, login, startChild, type ChildAppliance, type LogLine } from './appliance.ts';
 import { fieldsFromValidation, fixedCases, pathOf, poolFor, type CaseContext, type CaseMaker } from './fuzz-cases.ts';
 import { CATEGORIES, describeOutcome, describeRequest, judge, type Category, type Finding, type FuzzCase } from './fuzz-checks.ts';
@@ -32,6 +32,7 @@ import { CATALOGUE, CHANNEL, seedSite } from './fuzz-site.ts';
 import { HttpClient, rawExchange, type Outcome } from './http.ts';
 import { newSeed, Random } from './random.ts';
 import { routeTable, type Operation } from './routes.ts';
+import { bundleArg, numberArg } from './cli.ts';
 
 export interface FuzzOptions {
   /** Hostile requests to send (the fixed cases count too). */
@@ -364,19 +365,14 @@ export function fuzzSummary(r: FuzzReport, examples = 5): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(name);
-    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  };
-  const other = process.argv.indexOf('--bundle');
-  if (other < 0) await bundle();
+  const other = await bundleArg();
   const report = await runFuzz({
-    requests: arg('--requests', 50_000),
-    seed: arg('--seed', newSeed()),
+    requests: numberArg('--requests', 50_000),
+    seed: numberArg('--seed', newSeed()),
     keep: process.argv.includes('--keep'),
-    ...(other >= 0 ? { bundle: path.resolve(process.argv[other + 1]!) } : {}),
+    ...other,
     progress: (line) => console.error(line),
   });
-  console.log(`${fuzzSummary(report, arg('--examples', 5))}\nnode ${process.version}`);
+  console.log(`${fuzzSummary(report, numberArg('--examples', 5))}\nnode ${process.version}`);
   if (report.findings.length > 0) process.exitCode = 1;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LOGS_SCHEMA, LOGS_VERSION, TELEGRAM_COLUMNS, type RefRow, type WriterReply, type WriterRequest } from './schema.ts';
+import { firstIdAt } from '../retention.ts';
 
 // The log writer thread: the one writer of the logs database (schema.ts). The appliance
 // posts rows; this thread inserts them, a message per transaction, in the order they
@@ -104,24 +105,11 @@ const firstFrom = db.prepare('SELECT id, at FROM telegram_log WHERE id >= ? ORDE
 const deleteTelegrams = db.prepare('DELETE FROM telegram_log WHERE id <= ?');
 const deleteRefs = db.prepare('DELETE FROM event_refs WHERE event_id <= ?');
 
-/** The first telegram id at or after a time: a binary search over the ids (they grow with time). */
-function firstTelegramAt(iso: string, oldest: number, newest: number): number {
-  let lo = oldest;
-  let hi = newest + 1;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    const row = firstFrom.get(mid) as { id: number; at: string } | undefined;
-    if (!row || row.at >= iso) hi = mid;
-    else lo = row.id + 1;
-  }
-  return lo;
-}
-
 function pruneTelegrams(olderThan: string, maxRows: number, batch: number): number {
   const oldest = oldestTelegram.get() as number | null;
   if (oldest === null) return 0;
   const newest = (newestTelegram.get() as number | null) ?? 0;
-  const upto = Math.min(Math.max(newest - maxRows, firstTelegramAt(olderThan, oldest, newest) - 1), oldest + batch - 1);
+  const upto = Math.min(Math.max(newest - maxRows, firstIdAt(firstFrom, oldest, newest, olderThan) - 1), oldest + batch - 1);
   if (upto < oldest) return 0;
   deleteTelegrams.run(upto);
   return upto - oldest + 1;
