@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conveyor, PlcSimulator } from '../plc/simulator/index.ts';
 import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
+import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
 
 // The arm64 single executable for ARM edge boxes, built on this x64 machine and run
 // under qemu-aarch64 (user-mode emulation, Debian `qemu-user`) with the arm64 C and
@@ -97,33 +98,9 @@ describe('dist/wms-linux-arm64 under qemu-aarch64', () => {
     expect(statSync(binary).size).toBeLessThan(120_000_000);
   });
 
-  it('serves the public entry index', async () => {
-    const reply = await fetch(`${url}/index`);
-    expect(reply.status).toBe(200);
-    const body = (await reply.json()) as { _links: Record<string, { href: string }> };
-    expect(body._links['location-index']?.href).toMatch(/\/v1\/locations\/index$/);
-  });
+  it('serves the public entry index', () => expectEntryIndex(url));
 
-  it('issues a token and keeps what is written (the arm64 SQLite addon)', async () => {
-    const tokenReply = await fetch(`${url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: `grant_type=password&username=admin&password=${PASSWORD}`,
-    });
-    expect(tokenReply.status).toBe(200);
-    const { access_token: token } = (await tokenReply.json()) as { access_token: string };
-    const auth = { Authorization: `Bearer ${token}` };
-
-    const created = await fetch(`${url}/v1/locations`, {
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ locationId: 'ARM6/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE', plcCode: 'ARM-1' }),
-    });
-    expect(created.status).toBe(201);
-    const read = await fetch(`${url}/v1/locations?plcCode=ARM-1`, { headers: auth });
-    expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ locationId: 'ARM6/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE' });
-  });
+  it('issues a token and keeps what is written (the arm64 SQLite addon)', () => expectTokenAndWrite(url, PASSWORD, 'ARM6', 'ARM-1'));
 
   it('answers a PLC on a serial line (the arm64 serial addon)', async () => {
     const sim = new PlcSimulator({

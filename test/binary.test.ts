@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
+import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
 
 // The single executable: built from this tree, copied alone into an empty folder (no
 // node_modules, no Node.js on the PATH) and used like an installer would.
@@ -45,33 +46,9 @@ describe('dist/wms from an empty folder', () => {
     expect(existsSync(path.join(folder, 'node_modules'))).toBe(false);
   });
 
-  it('serves the public entry index', async () => {
-    const reply = await fetch(`${url}/index`);
-    expect(reply.status).toBe(200);
-    const body = (await reply.json()) as { _links: Record<string, { href: string }> };
-    expect(body._links['location-index']?.href).toMatch(/\/v1\/locations\/index$/);
-  });
+  it('serves the public entry index', () => expectEntryIndex(url));
 
-  it('issues a token and keeps what is written', async () => {
-    const tokenReply = await fetch(`${url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: `grant_type=password&username=admin&password=${PASSWORD}`,
-    });
-    expect(tokenReply.status).toBe(200);
-    const { access_token: token } = (await tokenReply.json()) as { access_token: string };
-    const auth = { Authorization: `Bearer ${token}` };
-
-    const created = await fetch(`${url}/v1/locations`, {
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ locationId: 'BINA/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE', plcCode: 'BIN-1' }),
-    });
-    expect(created.status).toBe(201);
-    const read = await fetch(`${url}/v1/locations?plcCode=BIN-1`, { headers: auth });
-    expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ locationId: 'BINA/0001/0001/0001/0001', locationGroupName: 'WAREHOUSE' });
-  });
+  it('issues a token and keeps what is written', () => expectTokenAndWrite(url, PASSWORD, 'BINA', 'BIN-1'));
 
   it('keeps its database and unpacked SQLite addon in ./data', () => {
     expect(existsSync(path.join(folder, 'data', 'wms.sqlite'))).toBe(true);
