@@ -231,9 +231,11 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
     const names = namer();
     const allHops = store.allHops();
     const pks = new Set<string>();
-    for (const r of store.all()) for (const pk of [r.sourceLocationPk, r.targetLocationPk]) if (pk) pks.add(pk);
+    const stored = store.all();
+    for (const r of stored) for (const pk of [r.sourceLocationPk, r.targetLocationPk]) if (pk) pks.add(pk);
     for (const hops of allHops.values()) for (const h of hops) pks.add(h.sourcePk).add(h.nextPk);
-    for (const d of store.defaultHops()) {
+    const defaults = store.defaultHops();
+    for (const d of defaults) {
       if (d.sourceLocationPk) pks.add(d.sourceLocationPk);
       pks.add(d.nextPk);
     }
@@ -246,7 +248,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
         return source && next ? [{ source, next }] : [];
       });
     return {
-      routes: store.all().map((r) => {
+      routes: stored.map((r) => {
         const v = view(r, names);
         return {
           key: v.key,
@@ -259,7 +261,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
           hops: hopsOf(allHops.get(r.pk) ?? []),
         };
       }),
-      defaultHops: store.defaultHops().flatMap((d) => {
+      defaultHops: defaults.flatMap((d) => {
         const next = coordinate(d.nextPk);
         if (!next) return [];
         return [{ source: names.location(d.sourceLocationPk), sourceGroup: names.group(d.sourceGroupPk), next }];
