@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BUNDLE_ASSET, SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
+import { SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
 import { ADDON, BUNDLE, DIST, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -73,8 +73,7 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
       disableExperimentalSEAWarning: true,
       // V8's code cache is specific to the CPU it was made on.
       useCodeCache: arch === process.arch,
-      // The bundle once more as an asset: the log writer thread runs its text (src/core/log-store).
-      assets: { [SQLITE_ASSET]: sqliteAddon, [SERIAL_ASSET]: serialAddon, [BUNDLE_ASSET]: BUNDLE },
+      assets: { [SQLITE_ASSET]: sqliteAddon, [SERIAL_ASSET]: serialAddon },
     }),
   );
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });

@@ -76,6 +76,7 @@ export function buildDay(env: NodeJS.ProcessEnv = process.env): string {
 
 export async function bundle(): Promise<void> {
   mkdirSync(DIST, { recursive: true });
+  const logWriter = await logWriterSource();
   const result = await build({
     entryPoints: [path.join(ROOT, 'src/entry.ts')],
     outfile: BUNDLE,
@@ -96,6 +97,7 @@ export async function bundle(): Promise<void> {
       // The ABI of the Node that builds (and whose native addons are copied): the bundle
       // refuses to run on another (src/entry.ts) instead of crashing in the addon.
       __WMS_NODE_ABI__: JSON.stringify(process.versions.modules),
+      __WMS_LOG_WRITER__: JSON.stringify(logWriter),
     },
     plugins: [serialBindingLoader],
     // pino's transport worker and optional pretty printer are never used.
@@ -110,6 +112,28 @@ export async function bundle(): Promise<void> {
   for (const file of result.outputFiles) replaceWith(file.path, file.contents);
   replaceAtomically(sqlitePrebuild(), ADDON);
   replaceAtomically(serialPrebuild(), SERIAL_ADDON);
+}
+
+/**
+ * The log writer thread's code (src/core/log-store/writer.worker.ts and the SQLite
+ * driver), bundled on its own and carried in the appliance's bundle as text, from which
+ * the thread starts (`eval`). A thread started from the whole bundle compiled all of
+ * the appliance's 2 MB once more: that was the longest step of a start, and held
+ * megabytes of code in the thread's heap that it never runs.
+ */
+async function logWriterSource(): Promise<string> {
+  const result = await build({
+    entryPoints: [path.join(ROOT, 'src/core/log-store/writer.worker.ts')],
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0]!.text;
 }
 
 function replaceWith(target: string, contents: Uint8Array): void {

@@ -1,8 +1,4 @@
-import { isMainThread, workerData } from 'node:worker_threads';
-
-// The executable's entry point (bundle and single binary). The same code also runs as
-// the log writer thread (src/core/log-store): a single binary has no other file to
-// start a thread from. Each imports only what it needs.
+// The executable's entry point (bundle and single binary).
 declare const __WMS_NODE_ABI__: string | undefined;
 const builtFor = typeof __WMS_NODE_ABI__ === 'string' ? __WMS_NODE_ABI__ : undefined;
 
@@ -14,10 +10,10 @@ if (builtFor !== undefined && builtFor !== process.versions.modules) {
       'Start it with `npm start` (the pinned Node), `npx node dist/wms.cjs`, or use the single executable dist/wms.\n',
   );
   process.exit(1);
-} else if (!isMainThread && (workerData as { role?: string } | null)?.role === 'log-writer') {
-  void import('./core/log-store/writer.worker.ts');
 } else {
-  // Imported here, not at the top: the log writer thread, which starts from this same
-  // file, then never loads (and keeps in its own heap) the modules of the appliance.
+  // The log writer thread boots while the appliance loads (see prestartLogWriter).
+  void import('./core/log-store/index.ts').then(({ prestartLogWriter }) => prestartLogWriter());
+  // Imported here, not at the top: a build for another Node is refused above before
+  // anything loads the SQLite addon.
   void import('./main.ts').then(({ main }) => main(process.argv.slice(2), process.env));
 }

@@ -14,8 +14,6 @@ declare const __WMS_BUNDLE__: boolean | undefined;
 
 export const SQLITE_ASSET = 'better_sqlite3.node';
 export const SERIAL_ASSET = 'serialport.node';
-/** The bundle's own text: a single binary has no file to start a worker thread from (src/core/log-store). */
-export const BUNDLE_ASSET = 'wms.cjs';
 
 const bundled = () => typeof __WMS_BUNDLE__ !== 'undefined' && __WMS_BUNDLE__;
 
@@ -58,12 +56,6 @@ export function sqliteBindingFile(dataDir: string): string | undefined {
   if (sea?.isSea()) return unpack(sea, SQLITE_ASSET);
   if (bundled()) return path.join(__dirname, SQLITE_ASSET);
   return undefined;
-}
-
-/** The bundle's text in a single binary (to run a worker thread from); undefined elsewhere. */
-export function bundleSource(): string | undefined {
-  const sea = loadSea();
-  return sea?.isSea() ? (sea.getAsset(BUNDLE_ASSET, 'utf8') as string) : undefined;
 }
 
 /** better-sqlite3's `nativeBinding` option: the loaded addon, a path, or undefined for its own lookup. */

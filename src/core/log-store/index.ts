@@ -2,7 +2,6 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Db } from '../db.ts';
 import type { Logger } from '../log.ts';
-import { bundleSource } from '../native.ts';
 import type { RefRow, WriterReply, WriterRequest } from './schema.ts';
 
 export { logsFileOf, type RefRow } from './schema.ts';
@@ -14,10 +13,13 @@ export { logsFileOf, type RefRow } from './schema.ts';
 // everything handed over so far is written: a reader calls it first, so it sees every
 // telegram and every committed event.
 
-declare const __WMS_BUNDLE__: boolean | undefined;
+/** The writer thread's own small bundle, as text (scripts/build.ts); undefined when run from the sources. */
+declare const __WMS_LOG_WRITER__: string | undefined;
 
 const POST_MS = 20;
 const POST_ROWS = 500;
+/** How long a thread started ahead waits to be taken over before it ends. */
+const PRESTART_KEPT_MS = 10_000;
 
 export interface LogStoreOptions {
   file: string;
@@ -57,8 +59,9 @@ export class LogStore {
 
   /** Starts the writer thread (it creates the database), then opens the reader. */
   static async open(options: LogStoreOptions): Promise<LogStore> {
-    const workerData = { role: 'log-writer', file: options.file, nativeBinding: options.workerBinding };
-    const worker = startWriter(workerData);
+    const worker = takePrestarted() ?? startWriter();
+    worker.ref();
+    worker.postMessage({ op: 'open', file: options.file, nativeBinding: options.workerBinding } satisfies WriterRequest);
     let onMessage: ((message: WriterReply) => void) | undefined;
     let onError: ((err: Error) => void) | undefined;
     let onExit: ((code: number) => void) | undefined;
@@ -182,14 +185,47 @@ export class LogStore {
   }
 }
 
+let prestarted: { worker: Worker; timer: NodeJS.Timeout } | undefined;
+
 /**
- * The writer thread: from the sources (tests), the bundle (it runs itself as the
- * thread, see src/entry.ts), or the single binary (which has no files: it runs its
- * bundle's text, kept as an asset).
+ * Starts the writer thread before the appliance knows its data directory (src/entry.ts
+ * calls it first thing): booting a thread (a V8 isolate, the bundle compiled once more)
+ * takes longer than anything else at start-up, and so it overlaps the appliance's own
+ * loading instead of following it. `LogStore.open` takes it over; a command that
+ * starts no appliance (`--version`, `install-service`) leaves it, and it neither keeps
+ * the process alive nor stays long.
  */
-function startWriter(workerData: Record<string, unknown>): Worker {
-  const source = bundleSource();
-  if (source !== undefined) return new Worker(source, { eval: true, workerData });
-  if (typeof __WMS_BUNDLE__ !== 'undefined' && __WMS_BUNDLE__) return new Worker(__filename, { workerData });
-  return new Worker(new URL('./writer.worker.ts', import.meta.url), { workerData });
+export function prestartLogWriter(): void {
+  if (prestarted) return;
+  const worker = startWriter();
+  worker.unref();
+  const timer = setTimeout(() => {
+    if (prestarted?.worker === worker) prestarted = undefined;
+    void worker.terminate();
+  }, PRESTART_KEPT_MS);
+  timer.unref();
+  // A thread that fails before it is taken over is started again by `open`.
+  worker.once('error', () => {
+    if (prestarted?.worker === worker) prestarted = undefined;
+  });
+  prestarted = { worker, timer };
+}
+
+function takePrestarted(): Worker | undefined {
+  const taken = prestarted;
+  prestarted = undefined;
+  if (!taken) return undefined;
+  clearTimeout(taken.timer);
+  // One that ended meanwhile (threadId -1) is of no use: `open` starts another.
+  return taken.worker.threadId >= 0 ? taken.worker : undefined;
+}
+
+/**
+ * The writer thread: from its own bundle, carried as text in the appliance's bundle and
+ * single binary (neither has a file to start a thread from), or from the sources (tests).
+ */
+function startWriter(): Worker {
+  // The database to open follows in the first message (writer.worker.ts).
+  if (typeof __WMS_LOG_WRITER__ === 'string') return new Worker(__WMS_LOG_WRITER__, { eval: true, workerData: {} });
+  return new Worker(new URL('./writer.worker.ts', import.meta.url), { workerData: {} });
 }

@@ -71,6 +71,8 @@ export type RefRow = [kind: string, key: string, eventId: number];
 
 /** What the appliance asks of the writer thread; answered in order. */
 export type WriterRequest =
+  /** The database to open: the first message of a thread started ahead (prestartLogWriter). */
+  | { op: 'open'; file: string; nativeBinding: string | undefined }
   | { op: 'telegrams'; rows: unknown[][] }
   | { op: 'refs'; rows: RefRow[] }
   | { op: 'sync'; id: number }
