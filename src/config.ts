@@ -184,6 +184,7 @@ export function parseFlags(argv: readonly string[]): Flags {
 export const USAGE = `Usage: wms [--port N] [--host ADDR] [--data-dir DIR] [--print-config] [--reset-admin] [--restore FILE] [--help] [--version]
        wms install-service [--user wms] [--data-dir /var/lib/wms] [--port N] [--bin /usr/local/bin/wms] [--root DIR] [--dry-run]
        wms install-service --uninstall [--purge]
+       wms simulate [options] <command> [arguments]
 
 Starts the warehouse appliance. Settings come from defaults, <data-dir>/${CONFIG_FILE_NAME},
 WMS_<SECTION>_<KEY> environment variables (short forms: WMS_PORT, WMS_HOST, WMS_DATA_DIR,
@@ -198,7 +199,10 @@ WMS_ADMIN_PASSWORD) and these flags, later ones winning.
   install-service as root: install this executable as the systemd service wms (system user
                   in dialout, data directory, hardened unit, started); --uninstall removes it
                   and keeps the data, --purge also removes the data and the user; --dry-run
-                  shows the steps; --root DIR writes under DIR only`;
+                  shows the steps; --root DIR writes under DIR only
+  simulate        the conveyor PLC simulator, to commission without a PLC: its own options
+                  and commands (wms simulate --help); exit 0 ok, 1 exchange failed, 2 bad
+                  arguments`;
 
 interface Leaf {
   path: string;

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createSecureContext } from 'node:tls';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ import { StartupError, migrate } from './core/migrations.ts';
 import { restoreBackup } from './core/backup.ts';
 import { prepareDataDir } from './core/data-dir.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
-import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
+import { setNativeDir, sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { ReadPool } from './core/read-pool.ts';
 import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
@@ -441,8 +442,32 @@ function restore(file: string, config: Config): void {
   }
 }
 
+/**
+ * `wms simulate [options] <command>`: the conveyor PLC simulator (plc/simulator/cli.ts) with
+ * its own options and exit codes (0 ok, 1 exchange failed, 2 bad arguments). Loaded only
+ * for this command, so the appliance's start pays nothing for it.
+ */
+async function simulate(argv: readonly string[]): Promise<number> {
+  const { runSimulatorCli } = await import('../plc/simulator/cli.ts');
+  // `--serial` loads the serial addon, which the single executable first unpacks into
+  // `<data dir>/native` (src/core/native.ts). The simulator has no data directory, and
+  // the integrator's may not be writable: a private one of its own, removed afterwards.
+  const scratch = process.getBuiltinModule('node:sea')?.isSea() ? mkdtempSync(path.join(tmpdir(), 'wms-simulate-')) : undefined;
+  if (scratch) setNativeDir(scratch);
+  try {
+    return await runSimulatorCli(argv, { program: 'wms simulate' });
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /** The command line: `wms [flags]`. Exit codes: 0 ok, 1 failed to start, 2 bad config or flags. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  // A subcommand of its own, before the appliance's flags are parsed: its options are the simulator's.
+  if (argv[0] === 'simulate') {
+    process.exitCode = await simulate(argv.slice(1));
+    return;
+  }
   let loaded;
   let resetAdmin = false;
   try {

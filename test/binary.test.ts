@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,11 @@ describe('dist/wms from an empty folder', () => {
   it('keeps its database and unpacked SQLite addon in ./data', () => {
     expect(existsSync(path.join(folder, 'data', 'wms.sqlite'))).toBe(true);
     expect(readdirSync(path.join(folder, 'data', 'native')).some((f) => f.endsWith('.node'))).toBe(true);
+  });
+
+  it('ships the conveyor simulator (wms simulate)', () => {
+    const usage = execFileSync('./wms', ['simulate', '--help'], { cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
+    expect(usage).toMatch(/^Usage: wms simulate /);
   });
 
   it('stops cleanly on SIGTERM', async () => {

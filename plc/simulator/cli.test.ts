@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EXIT, runSimulatorCli } from './cli.ts';
 import { FakeHost } from './fake-host.ts';
 
 // The command line as a child process (Node runs the .ts file directly) against the fake host.
@@ -86,14 +87,32 @@ describe('plc:sim command line', () => {
     expect(stdout).toContain(`<< ${err}`);
   });
 
-  it('--help prints the usage and exits 0; a bad option exits 1', async () => {
+  it('--help prints the usage and exits 0; a bad option exits 2 with one line', async () => {
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: npm run plc:sim/);
+    expect(help.stdout).toMatch(/^Usage: npm run plc:sim -- \[options\]/);
     expect(help.stdout).toContain('run-tu BARCODE START');
+    expect(help.stdout).toContain('  npm run plc:sim -- --tcp 127.0.0.1:5020 run-tu 4711 CONV/0001/0001/0000/0000');
     const bad = await runCli(['--tcp', '127.0.0.1:1', '--framing', 'morse', 'synq']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/--framing must be/);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('npm run plc:sim: --framing must be line, fixed or stxetx, got "morse"\n');
+    const unknown = await runCli(['--tcp', '127.0.0.1:1', '--fast', 'synq']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe("npm run plc:sim: Unknown option '--fast' (see --help)\n");
+  });
+
+  it('a field the encoder refuses is a bad argument: exit 2 before connecting', async () => {
+    const { host, port } = await fakeHost();
+    const bad = await runCli(['--tcp', `127.0.0.1:${port}`, 'req', '4711', 'CONV/0001/0001']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('npm run plc:sim: location must have 5 parts: "CONV/0001/0001"\n');
+    expect(bad.stdout).toBe('');
+    const long = await runCli(['--tcp', `127.0.0.1:${port}`, '--name', 'CONVEYOR', 'listen', '10']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/name is longer than 5 characters/);
+    // A good call afterwards is the host's first connection: the bad ones never connected.
+    expect((await runCli(['--tcp', `127.0.0.1:${port}`, 'synq'])).code).toBe(0);
+    expect(host.connections).toHaveLength(1);
   });
 
   it('req, heartbeat and raw against the fake host', async () => {
@@ -130,5 +149,34 @@ describe('plc:sim command line', () => {
     await host.dial(Number(m![1]));
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/^<< ###00160MFC__CNV0100002SYNC/m);
+  });
+});
+
+describe('runSimulatorCli, as the appliance calls it (wms simulate)', () => {
+  async function inProcess(argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runSimulatorCli(argv, { program: 'wms simulate', out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out: out.join('\n'), err };
+  }
+
+  it('names the caller\'s program in the usage, the examples and its messages', async () => {
+    const help = await inProcess(['-h']);
+    expect(help.code).toBe(EXIT.ok);
+    expect(help.out).toMatch(/^Usage: wms simulate \[options\] <command> \[arguments\]/);
+    expect(help.out).toContain('  wms simulate --tcp 127.0.0.1:5020 run-tu 4711 CONV/0001/0001/0000/0000');
+    expect(help.out).not.toContain('npm run');
+    expect(await inProcess(['--tcp', '127.0.0.1:1'])).toEqual({ code: EXIT.badArguments, out: '', err: ['wms simulate: no command given (see --help)'] });
+  });
+
+  it('returns 0 for an exchange that went as the protocol says, 1 for one that did not', async () => {
+    const { port } = await fakeHost();
+    const ok = await inProcess(['--tcp', `127.0.0.1:${port}`, 'synq']);
+    expect(ok.code).toBe(EXIT.ok);
+    expect(ok.out).toMatch(/^<< ###00160MFC__CNV0100002SYNC/m);
+    const { port: silent } = await fakeHost({ reply: () => [] });
+    const failed = await inProcess(['--tcp', `127.0.0.1:${silent}`, '--timeout', '100', 'synq']);
+    expect(failed.code).toBe(EXIT.failed);
+    expect(failed.err).toEqual(['wms simulate: no SYNC within 100 ms']);
   });
 });

@@ -1,18 +1,38 @@
-// `npm run plc:sim -- [options] <command>`: the conveyor simulator by hand, against a
-// running appliance. Prints every telegram sent (>>) and received (<<); exit code 0
-// when the exchange went as the protocol says, 1 otherwise (no reply, an ERR_ back,
-// no connection, bad arguments).
+// The conveyor simulator's command line, two ways: `npm run plc:sim -- [options] <command>`
+// from the sources (this file run as a script), and `wms simulate [options] <command>` from
+// the appliance's executable (src/main.ts calls runSimulatorCli). Prints every telegram
+// sent (>>) and received (<<). Exit codes: 0 the exchange went as the protocol says; 1 it
+// did not (no reply, an ERR_ back, no connection); 2 bad arguments, refused before
+// anything is sent.
 //
 // Runs directly on Node 24 (type stripping): only node: modules and files of this
-// directory are imported, serialport only when --serial is given.
+// directory are imported, serialport only when --serial is given. The appliance loads this
+// file only for `wms simulate`, so its own start pays nothing for it.
 
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Conveyor } from './conveyor.ts';
+import { EncodeError } from './encoder.ts';
 import type { FramingMode, Terminator } from './framing.ts';
 import type { TransportOptions } from './link.ts';
-import { PlcSimulator, RunTuError, type ReceivedTelegram, type SentTelegram } from './simulator.ts';
+import { PlcSimulator, RunTuError, type Outgoing, type ReceivedTelegram, type SentTelegram } from './simulator.ts';
 
-const USAGE = `Usage: npm run plc:sim -- [options] <command> [arguments]
+/** The exit codes, as documented in README.md here and in docs/plc.md. */
+export const EXIT = { ok: 0, failed: 1, badArguments: 2 } as const;
+
+/** How the caller runs the simulator, and where its lines go. */
+export interface SimulatorIo {
+  /** The command as typed, for the usage text and messages: `wms simulate`, `npm run plc:sim --`. */
+  program: string;
+  /** Standard output: the telegrams and results; default console.log. */
+  out?: (line: string) => void;
+  /** Standard error: the one line saying why it failed; default console.error. */
+  err?: (line: string) => void;
+}
+
+function usage(program: string): string {
+  return `Usage: ${program} [options] <command> [arguments]
 
 Simulates a conveyor PLC speaking OSIP (docs/plc.md) to the appliance.
 
@@ -53,13 +73,17 @@ Commands:
 Locations are AREA/AISLE/X/Y/Z (e.g. CONV/0001/0002/0000/0000) or the 20-character coordinate.
 Quote bitmaps in the shell: an unquoted ******1* is a file name pattern.
 
+Exit code: 0 the exchange went as the protocol says; 1 it did not (no reply, an ERR_ back,
+no connection); 2 bad arguments (nothing is sent).
+
 Examples:
-  npm run plc:sim -- --tcp 127.0.0.1:5020 --name CNV01 synq
-  npm run plc:sim -- --tcp 127.0.0.1:5020 run-tu 4711 CONV/0001/0001/0000/0000
-  npm run plc:sim -- --tcp 127.0.0.1:5020 locu CONV/0001/0002/0000/0000 '0012***1'
-  npm run plc:sim -- --listen 5021 --name CNV02 synq
-  npm run plc:sim -- --serial /dev/ttyUSB0 --baud 38400 --framing stxetx --bcc synq
+  ${program} --tcp 127.0.0.1:5020 --name CNV01 synq
+  ${program} --tcp 127.0.0.1:5020 run-tu 4711 CONV/0001/0001/0000/0000
+  ${program} --tcp 127.0.0.1:5020 locu CONV/0001/0002/0000/0000 '0012***1'
+  ${program} --listen 5021 --name CNV02 synq
+  ${program} --serial /dev/ttyUSB0 --baud 38400 --framing stxetx --bcc synq
 `;
+}
 
 class UsageError extends Error {}
 
@@ -94,7 +118,7 @@ function int(values: Values, key: keyof Values, fallback: number): number {
 
 function hostPort(text: string, what: string, defaultHost: string): { host: string; port: number } {
   const m = /^(?:(.+):)?(\d+)$/.exec(text);
-  if (!m) throw new UsageError(`--${what} needs [HOST:]PORT, got "${text}"`);
+  if (!m || Number(m[2]) > 65_535) throw new UsageError(`--${what} needs [HOST:]PORT, got "${text}"`);
   return { host: m[1] ?? defaultHost, port: Number(m[2]) };
 }
 
@@ -152,11 +176,6 @@ function attachPrinter(sim: PlcSimulator, out: (line: string) => void): void {
   sim.on('dropped', (d) => out(`!! dropped ${d.bytes.length} bytes (${d.reason}): ${JSON.stringify(d.bytes.toString('latin1'))}`));
 }
 
-function args(positionals: string[], min: number, max: number, usage: string): string[] {
-  if (positionals.length < min || positionals.length > max) throw new UsageError(`usage: ${usage}`);
-  return positionals;
-}
-
 /** After a one-way telegram: any ERR_ within the window means the host refused it. */
 async function noErrorBack(sim: PlcSimulator, waitMs: number, since: number): Promise<boolean> {
   try {
@@ -167,25 +186,59 @@ async function noErrorBack(sim: PlcSimulator, waitMs: number, since: number): Pr
   }
 }
 
-async function run(command: string, rest: string[], sim: PlcSimulator, values: Values, out: (line: string) => void): Promise<boolean> {
-  const waitMs = int(values, 'wait', 300);
-  const since = sim.mark();
-  switch (command) {
-    case 'synq': {
-      args(rest, 0, 0, 'synq');
+/** The options a command reads, checked with the others before connecting. */
+interface Settings {
+  waitMs: number;
+  maxSteps: number;
+}
+
+interface Command {
+  /** Its arguments, for the message of a wrong call. */
+  args: string;
+  min: number;
+  max: number;
+  /**
+   * The telegrams the arguments go into, encoded once before connecting: a barcode,
+   * location or bitmap the encoder refuses is a bad argument, and nothing is sent.
+   */
+  telegrams?(a: string[]): Outgoing[];
+  /** Checks of arguments that are not telegram fields. */
+  check?(a: string[]): void;
+  /** Runs it; true when the exchange went as the protocol says. */
+  run(sim: PlcSimulator, a: string[], settings: Settings, out: (line: string) => void): Promise<boolean>;
+}
+
+const wholeNumber = (text: string | undefined) => text === undefined || /^\d+$/.test(text);
+
+const COMMANDS: Record<string, Command> = {
+  synq: {
+    args: '',
+    min: 0,
+    max: 0,
+    async run(sim) {
       await sim.synq();
       return true;
-    }
-    case 'req': {
-      const [barcode, location, target] = args(rest, 2, 3, 'req BARCODE LOCATION [TARGET]');
+    },
+  },
+  req: {
+    args: 'BARCODE LOCATION [TARGET]',
+    min: 2,
+    max: 3,
+    telegrams: ([barcode, location, target]) => [{ type: 'REQ_', barcode: barcode!, actualLocation: location!, targetLocation: target ?? null }],
+    async run(sim, [barcode, location, target], _settings, out) {
       const res = await sim.request({ barcode: barcode!, actualLocation: location!, targetLocation: target ?? null });
       out(`RES_: target ${res.targetLocation ?? 'none'}, group ${res.targetLocationGroup ?? 'none'}, code ${res.errorCode}`);
       return true;
-    }
-    case 'run-tu': {
-      const [barcode, start] = args(rest, 2, 2, 'run-tu BARCODE START');
+    },
+  },
+  'run-tu': {
+    args: 'BARCODE START',
+    min: 2,
+    max: 2,
+    telegrams: ([barcode, start]) => [{ type: 'REQ_', barcode: barcode!, actualLocation: start! }],
+    async run(sim, [barcode, start], { maxSteps }, out) {
       try {
-        const trace = await sim.runTu(barcode!, start!, { maxSteps: int(values, 'max-steps', 100) });
+        const trace = await sim.runTu(barcode!, start!, { maxSteps });
         for (const step of trace.steps) {
           out(`TU ${barcode} at ${step.at} → ${step.target ?? 'no target'} (RES_ after ${step.latencyMs.toFixed(1)} ms)`);
         }
@@ -195,35 +248,70 @@ async function run(command: string, rest: string[], sim: PlcSimulator, values: V
         if (err instanceof RunTuError) out(`TU ${barcode} visited ${err.trace.visited.join(' → ')} before the failure`);
         throw err;
       }
-    }
-    case 'upd': {
-      const [barcode, location] = args(rest, 2, 2, 'upd BARCODE LOCATION');
+    },
+  },
+  upd: {
+    args: 'BARCODE LOCATION',
+    min: 2,
+    max: 2,
+    telegrams: ([barcode, location]) => [{ type: 'UPD_', barcode: barcode!, actualLocation: location! }],
+    async run(sim, [barcode, location], { waitMs }) {
+      const since = sim.mark();
       await sim.update(barcode!, location!);
       return noErrorBack(sim, waitMs, since);
-    }
-    case 'updx': {
-      const [barcode, location] = args(rest, 2, 2, 'updx BARCODE LOCATION');
+    },
+  },
+  updx: {
+    args: 'BARCODE LOCATION',
+    min: 2,
+    max: 2,
+    telegrams: ([barcode, location]) => [{ type: 'UPDX', barcode: barcode!, actualLocation: location! }],
+    async run(sim, [barcode, location]) {
       await sim.updateAcknowledged(barcode!, location!);
       return true;
-    }
-    case 'locu': {
-      const [location, bitmap, group] = args(rest, 2, 3, 'locu LOCATION BITMAP [GROUP]');
+    },
+  },
+  locu: {
+    args: 'LOCATION BITMAP [GROUP]',
+    min: 2,
+    max: 3,
+    telegrams: ([location, bitmap, group]) => [{ type: 'LOCU', location: location!, errorCode: bitmap!, locationGroupName: group ?? null }],
+    async run(sim, [location, bitmap, group], { waitMs }) {
+      const since = sim.mark();
       await sim.report(location!, bitmap!, group);
       return noErrorBack(sim, waitMs, since);
-    }
-    case 'sysu': {
-      const [group, bitmap] = args(rest, 2, 2, 'sysu GROUP BITMAP');
+    },
+  },
+  sysu: {
+    args: 'GROUP BITMAP',
+    min: 2,
+    max: 2,
+    telegrams: ([group, bitmap]) => [{ type: 'SYSU', locationGroupName: group!, errorCode: bitmap! }],
+    async run(sim, [group, bitmap], { waitMs }) {
+      const since = sim.mark();
       await sim.groupState(group!, bitmap!);
       return noErrorBack(sim, waitMs, since);
-    }
-    case 'err': {
-      const [group, code] = args(rest, 2, 2, 'err GROUP CODE');
+    },
+  },
+  err: {
+    args: 'GROUP CODE',
+    min: 2,
+    max: 2,
+    telegrams: ([group, code]) => [{ type: 'ERR_', locationGroupName: group!, errorCode: code! }],
+    async run(sim, [group, code], { waitMs }) {
+      const since = sim.mark();
       await sim.error(group!, code!);
       return noErrorBack(sim, waitMs, since);
-    }
-    case 'heartbeat': {
-      const [every, count] = args(rest, 1, 2, 'heartbeat EVERY_MS [COUNT]');
-      if (!/^\d+$/.test(every!) || (count !== undefined && !/^\d+$/.test(count))) throw new UsageError('heartbeat needs whole numbers');
+    },
+  },
+  heartbeat: {
+    args: 'EVERY_MS [COUNT]',
+    min: 1,
+    max: 2,
+    check([every, count]) {
+      if (!wholeNumber(every) || !wholeNumber(count)) throw new UsageError('heartbeat needs whole numbers');
+    },
+    async run(sim, [every, count], _settings, out) {
       const n = Number(count ?? 5);
       let answered = 0;
       for (let i = 0; i < n; i++) {
@@ -237,55 +325,125 @@ async function run(command: string, rest: string[], sim: PlcSimulator, values: V
       }
       out(`${answered} of ${n} SYNQ answered`);
       return answered === n;
-    }
-    case 'raw': {
-      const [text] = args(rest, 1, 1, 'raw TEXT');
+    },
+  },
+  raw: {
+    args: 'TEXT',
+    min: 1,
+    max: 1,
+    async run(sim, [text], { waitMs }) {
+      const since = sim.mark();
       await sim.sendRaw(sim.frame(text!), { fault: 'raw' });
       return noErrorBack(sim, waitMs, since);
-    }
-    case 'listen': {
-      const [ms] = args(rest, 0, 1, 'listen [MS]');
-      if (ms !== undefined && !/^\d+$/.test(ms)) throw new UsageError('listen needs a whole number of milliseconds');
+    },
+  },
+  listen: {
+    args: '[MS]',
+    min: 0,
+    max: 1,
+    check([ms]) {
+      if (!wholeNumber(ms)) throw new UsageError('listen needs a whole number of milliseconds');
+    },
+    async run(sim, [ms]) {
       await new Promise<void>((resolve) => {
         if (ms !== undefined) setTimeout(resolve, Number(ms));
         process.once('SIGINT', () => resolve());
         sim.once('disconnected', () => resolve());
       });
       return true;
+    },
+  },
+};
+
+/** The command and the number and form of its arguments; throws UsageError. */
+function commandOf(positionals: string[]): { command: Command; rest: string[] } {
+  const [name, ...rest] = positionals;
+  if (name === undefined) throw new UsageError('no command given (see --help)');
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined;
+  if (!command) throw new UsageError(`unknown command "${name}" (see --help)`);
+  if (rest.length < command.min || rest.length > command.max) throw new UsageError(`usage: ${`${name} ${command.args}`.trim()}`);
+  command.check?.(rest);
+  return { command, rest };
+}
+
+/**
+ * Encodes the command's telegrams once, without using up a sequence number: a field the
+ * encoder refuses throws UsageError before anything is sent. The header (--name, --host,
+ * --length) is checked for every command, also those that send nothing of their own.
+ */
+function checkTelegrams(sim: PlcSimulator, command: Command, rest: string[]): void {
+  for (const fields of [{ type: 'SYNQ' } as Outgoing, ...(command.telegrams?.(rest) ?? [])]) {
+    try {
+      sim.encode({ ...fields, seq: sim.nextSeq });
+    } catch (err) {
+      if (err instanceof EncodeError) throw new UsageError(err.message);
+      throw err;
     }
-    default:
-      throw new UsageError(`unknown command "${command}" (see --help)`);
   }
 }
 
-export async function main(argv: string[], out = (line: string) => console.log(line), err = (line: string) => console.error(line)): Promise<number> {
+/** parseArgs refuses unknown options and missing values with these codes. */
+const isParseArgsError = (e: unknown) => typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).code!.startsWith('ERR_PARSE_ARGS_');
+
+/**
+ * The simulator's command line: `argv` without the program (`['--tcp', 'host:5020',
+ * 'synq']`). Returns the exit code (EXIT); the caller sets it.
+ */
+export async function runSimulatorCli(argv: readonly string[], io: SimulatorIo): Promise<number> {
+  const out = io.out ?? ((line: string) => console.log(line));
+  const err = io.err ?? ((line: string) => console.error(line));
+  // Messages start with the command without npm's `--`: `wms simulate: …`, `npm run plc:sim: …`.
+  const prefix = io.program.replace(/\s+--$/, '');
   let sim: PlcSimulator | undefined;
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help) {
-      out(USAGE);
-      return 0;
+      out(usage(io.program));
+      return EXIT.ok;
     }
-    const [command, ...rest] = positionals;
-    if (command === undefined) throw new UsageError('no command given (see --help)');
+    const { command, rest } = commandOf(positionals);
+    const settings: Settings = { waitMs: int(values, 'wait', 300), maxSteps: int(values, 'max-steps', 100) };
     sim = simulatorOf(values);
+    checkTelegrams(sim, command, rest);
     attachPrinter(sim, out);
     if (values.listen !== undefined) {
       const address = await sim.listen();
       out(`listening on ${address.address}:${address.port}`);
     }
     await sim.connect({ timeoutMs: values.listen !== undefined ? 60_000 : 3000 });
-    const ok = await run(command, rest, sim, values, out);
-    return ok ? 0 : 1;
+    return (await command.run(sim, rest, settings, out)) ? EXIT.ok : EXIT.failed;
   } catch (e) {
-    if (e instanceof UsageError) err(`plc:sim: ${e.message}`);
-    else err(`plc:sim: ${(e as Error).message}`);
-    return 1;
+    // One line, never a stack: what went wrong is the message (bad argument, refused connection, no reply).
+    const message = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ');
+    if (isParseArgsError(e)) {
+      // Node's text goes on about `--` for positionals; its first sentence is what matters.
+      err(`${prefix}: ${message.split('. ')[0]} (see --help)`);
+      return EXIT.badArguments;
+    }
+    err(`${prefix}: ${message}`);
+    return e instanceof UsageError ? EXIT.badArguments : EXIT.failed;
   } finally {
     await sim?.close();
   }
 }
 
-if (import.meta.main) {
-  process.exitCode = await main(process.argv.slice(2));
+/**
+ * Whether Node was started with this file (`npm run plc:sim`, `node plc/simulator/cli.ts`);
+ * never inside the appliance's bundle, where `import.meta.url` is undefined (scripts/build.ts).
+ */
+function startedAsScript(): boolean {
+  const script = process.argv[1];
+  if (typeof import.meta.url !== 'string' || script === undefined) return false;
+  try {
+    // Node names its main module by the real path, symbolic links resolved.
+    return pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (startedAsScript()) {
+  void runSimulatorCli(process.argv.slice(2), { program: 'npm run plc:sim --' }).then((code) => {
+    process.exitCode = code;
+  });
 }
