@@ -1,5 +1,6 @@
 // Bundles the appliance into one CommonJS file, dist/wms.cjs, with SQL migrations
-// inlined as text and the native addons (SQLite, serial lines) copied beside it. `npm start` runs this
+// inlined as text, the HMI's files (src/hmi/app, built and compressed) embedded, and the
+// native addons (SQLite, serial lines) copied beside it. `npm start` runs this
 // bundle; `npm run build:bin` wraps the same bundle into the single executable.
 //
 //   node scripts/build.ts [--quiet]
@@ -10,6 +11,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import type { AssetTable } from '../src/hmi/assets.ts';
+import { buildHmiAssets, embeddedModule, sizes } from '../src/hmi/build-assets.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -55,6 +58,18 @@ module.exports = () => serialBinding();`,
 };
 
 /**
+ * The HMI's files go into the bundle as data: src/hmi/embedded.ts is replaced by the
+ * table of built, compressed files, so the bundle needs neither esbuild nor a file
+ * beside it to serve them (src/hmi/assets.ts).
+ */
+const embeddedHmi = (assets: AssetTable): Plugin => ({
+  name: 'embedded-hmi',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]hmi[\\/]embedded\.ts$/ }, () => ({ contents: embeddedModule(assets), loader: 'js' }));
+  },
+});
+
+/**
  * The commit the tree is at, short, with `-dirty` when tracked or new files differ
  * from it (the build then holds code no commit has); `unknown` outside a git checkout.
  */
@@ -74,8 +89,14 @@ export function buildDay(env: NodeJS.ProcessEnv = process.env): string {
   return new Date(Number.isFinite(epoch) && env.SOURCE_DATE_EPOCH ? epoch * 1000 : Date.now()).toISOString().slice(0, 10);
 }
 
-export async function bundle(): Promise<void> {
+/** What a bundle holds beyond the code: the HMI's files, their count and bytes in each encoding. */
+export interface BundleSummary {
+  hmi: ReturnType<typeof sizes>;
+}
+
+export async function bundle(): Promise<BundleSummary> {
   mkdirSync(DIST, { recursive: true });
+  const hmi = await buildHmiAssets();
   const logWriter = await logWriterSource();
   const result = await build({
     entryPoints: [path.join(ROOT, 'src/entry.ts')],
@@ -99,7 +120,7 @@ export async function bundle(): Promise<void> {
       __WMS_NODE_ABI__: JSON.stringify(process.versions.modules),
       __WMS_LOG_WRITER__: JSON.stringify(logWriter),
     },
-    plugins: [serialBindingLoader],
+    plugins: [serialBindingLoader, embeddedHmi(hmi)],
     // pino's transport worker and optional pretty printer are never used.
     external: ['pino-pretty'],
     // The map is a file beside the bundle (`node --enable-source-maps dist/wms.cjs`), not
@@ -112,6 +133,7 @@ export async function bundle(): Promise<void> {
   for (const file of result.outputFiles) replaceWith(file.path, file.contents);
   replaceAtomically(sqlitePrebuild(), ADDON);
   replaceAtomically(serialPrebuild(), SERIAL_ADDON);
+  return { hmi: sizes(hmi) };
 }
 
 /**
@@ -154,6 +176,9 @@ export function replaceAtomically(source: string, target: string): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await bundle();
-  if (!process.argv.includes('--quiet')) console.log(`built ${path.relative(process.cwd(), BUNDLE)}`);
+  const { hmi: h } = await bundle();
+  if (!process.argv.includes('--quiet')) {
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+    console.log(`built ${path.relative(process.cwd(), BUNDLE)} (HMI: ${h.files} files, ${kb(h.identity)}; gzip ${kb(h.gzip)}, brotli ${kb(h.br)})`);
+  }
 }

@@ -28,6 +28,7 @@ import { grantCatalogue } from './auth/grants.ts';
 import { Router, type Route } from './http/router.ts';
 import { Metrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
+import { hmiModule } from './hmi/routes.ts';
 import { alarmsModule } from './modules/alarms/routes.ts';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.ts';
 import { createAlarmStore } from './modules/alarms/store.ts';
@@ -210,6 +211,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       backupsModule({ db, work, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
       eventsModule({ streams, tickets, history: createHistory(events, telegramLog), stop: () => streams.shutdown() }),
       alarmsModule(alarms),
+      hmiModule({ authenticate: (authorization) => users.authenticate(authorization) }),
       { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },
       plcModule(plc, telegramHandler, telegramLog),
     ];

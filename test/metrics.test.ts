@@ -116,6 +116,14 @@ describe('storage, event loop, event streams, alarms', () => {
     expect((await scrape()).value('wms_db_commit_duration_seconds_count')).toBeGreaterThan(commits);
   });
 
+  it('answers a scraper that asks for text/plain only (Prometheus asks for its text format); other types get 406', async () => {
+    const plain = await wms.get('/metrics', { headers: { Accept: 'text/plain;version=0.0.4' } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect((await wms.get('/metrics', { headers: { Accept: 'text/*' } })).status).toBe(200);
+    expect((await wms.get('/metrics', { headers: { Accept: 'image/png' } })).status).toBe(406);
+  });
+
   it('reports the event-loop lag as p50, p99 and max', async () => {
     const { value } = await scrape();
     for (const quantile of ['0.5', '0.99', '1']) {

@@ -56,10 +56,21 @@ export function acceptable(route: Route, accept: readonly string[]): Representat
     }
     if (type === '*/*' || type === 'application/*' || type === HAL_JSON || type === JSON_TYPE) return 'json';
     if (route.vendorTypes?.includes(type)) return 'json';
+    // A route that answers another type (a page, the metrics text, an image) answers a
+    // client that asks for just that type; its errors stay JSON.
+    if (route.replyType && answersType(route.replyType, type)) return 'json';
     // Other vendor types of ours (e.g. a client asking every reply as one type) carry the same JSON.
     if (type.startsWith('application/vnd.vendor.') && type.endsWith('+json')) return 'json';
   }
   return undefined;
+}
+
+/** Whether a reply of `replyType` (`image/*` for any image) is what `asked` (`text/html`, `text/*`) names. */
+function answersType(replyType: string, asked: string): boolean {
+  const [kind, sub] = mediaTypeOf(replyType)!.split('/') as [string, string];
+  const [askedKind, askedSub] = asked.split('/') as [string, string | undefined];
+  if (askedKind !== kind) return false;
+  return askedSub === '*' || sub === '*' || askedSub === sub;
 }
 
 /** The content type of a JSON reply for this `Accept`. */

@@ -176,7 +176,8 @@ function compile(route: Route): CompiledRoute {
   if (!route.path.startsWith('/') || (route.path.length > 1 && route.path.endsWith('/'))) {
     throw new RouteTableError(`${where}: a path starts with / and has no trailing /`);
   }
-  const segments = route.path.split('/').slice(1);
+  // The root `/` is the one path of no segment.
+  const segments = route.path === '/' ? [] : route.path.split('/').slice(1);
   const paramNames: (string | null)[] = [];
   for (const segment of segments) {
     const param = PARAM.exec(segment);

@@ -1,0 +1,123 @@
+import { computed, signal } from '@preact/signals';
+import { get } from './api.ts';
+import { now } from './clock.ts';
+import { subscribe, type LiveEvent } from './live.ts';
+import { can } from './session.ts';
+
+// The open alarms, kept by the shell for every screen: the badge counts them wherever
+// the user is, the alarms screen lists them, and a new critical alarm can sound. They
+// are read from GET /v1/alarms and read again whenever an alarm event arrives (the
+// list is short by nature; its order and counts are the appliance's).
+
+export const SEVERITIES = ['critical', 'major', 'minor', 'warning'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface Alarm {
+  id: number;
+  kind: string;
+  severity: Severity;
+  state: 'active' | 'acknowledged' | 'cleared';
+  message: string;
+  source: { kind: string; key: string };
+  firstSeen: string;
+  lastSeen: string;
+  count: number;
+  acknowledgedBy: string | null;
+  acknowledgedAt: string | null;
+  ackComment: string | null;
+  shelvedUntil: string | null;
+  shelvedBy: string | null;
+  shelveComment: string | null;
+  clearedAt: string | null;
+}
+
+export const ALARM_EVENTS = ['alarm.raised', 'alarm.acknowledged', 'alarm.shelved', 'alarm.cleared'] as const;
+
+/** Open alarms (active and acknowledged) as last read; undefined before the first read. */
+export const openAlarms = signal<Alarm[] | undefined>(undefined);
+export const openAlarmsError = signal<unknown>(undefined);
+
+/** Shelved now: its time is not up (the appliance's `shelved` is as of the read). */
+export const isShelved = (alarm: Alarm, at: number) => alarm.shelvedUntil !== null && Date.parse(alarm.shelvedUntil) > at;
+
+/** What the badge counts: active (unacknowledged) alarms that are not shelved. */
+export const unacknowledged = computed(() => (openAlarms.value ?? []).filter((a) => a.state === 'active' && !isShelved(a, now.value)));
+
+let refreshing: Promise<void> | undefined;
+let again = false;
+
+/** Reads the open alarms; a call while a read is under way reads once more after it. */
+export function refreshAlarms(): Promise<void> {
+  if (refreshing) {
+    again = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      again = false;
+      try {
+        openAlarms.value = (await get<Alarm[]>('/v1/alarms')).body;
+        openAlarmsError.value = undefined;
+      } catch (err) {
+        openAlarmsError.value = err;
+      }
+    } while (again);
+    refreshing = undefined;
+  })();
+  return refreshing;
+}
+
+/** Watches the alarms while the user may read them; returns the stop. */
+export function watchAlarms(): () => void {
+  if (!can('alarms:read')) return () => {};
+  void refreshAlarms();
+  const off = subscribe(ALARM_EVENTS, onAlarmEvent, () => void refreshAlarms());
+  return () => {
+    off();
+    openAlarms.value = undefined;
+  };
+}
+
+function onAlarmEvent(event: LiveEvent): void {
+  const data = event.data as { severity?: string; count?: number };
+  // A new critical alarm, not a repeat of one already open.
+  if (event.type === 'alarm.raised' && data.severity === 'critical' && data.count === 1) beep();
+  void refreshAlarms();
+}
+
+// ---- sound on a new critical alarm: off until the user turns it on ---------------
+
+const SOUND_KEY = 'wms.hmi.alarmSound';
+export const soundOn = signal(localStorage.getItem(SOUND_KEY) === 'on');
+let audio: AudioContext | undefined;
+
+/** Browsers play sound only after a user's gesture: the click that turns it on is one. */
+export function setSound(on: boolean): void {
+  soundOn.value = on;
+  localStorage.setItem(SOUND_KEY, on ? 'on' : 'off');
+  if (on) {
+    audio ??= new AudioContext();
+    void audio.resume();
+    beep();
+  }
+}
+
+/** Three short square-wave beeps at 880 Hz: heard over a conveyor, not mistaken for a phone. */
+function beep(): void {
+  if (!soundOn.value) return;
+  audio ??= new AudioContext();
+  const at = audio.currentTime;
+  const gain = audio.createGain();
+  gain.gain.value = 0;
+  gain.connect(audio.destination);
+  const tone = audio.createOscillator();
+  tone.type = 'square';
+  tone.frequency.value = 880;
+  tone.connect(gain);
+  for (let i = 0; i < 3; i++) {
+    gain.gain.setValueAtTime(0.15, at + i * 0.25);
+    gain.gain.setValueAtTime(0, at + i * 0.25 + 0.15);
+  }
+  tone.start(at);
+  tone.stop(at + 0.75);
+}

@@ -1,0 +1,110 @@
+import { expire, sessionState, token } from './session.ts';
+
+// The appliance's REST API as the HMI uses it. Every URL is relative to the page
+// (served at <base>/hmi/), so the HMI also works behind a proxy that adds a prefix. A
+// request refused with 401 while logged in shows the login and is sent again after it;
+// a refusal becomes an ApiFailure carrying the body's `messageKey` (or the status), for
+// errorText() to say in the user's language. Bodies and stacks are never shown.
+
+/** Where the API is: the parent of the page's folder. */
+const ROOT = new URL('../', location.href.split('#')[0]);
+
+export const apiUrl = (path: string): string => new URL(path.replace(/^\//, ''), ROOT).toString();
+
+export class ApiFailure extends Error {
+  readonly status: number;
+  /** The API-declined body's key; `http.<status>` for refusals before processing; `net.unreachable` without an answer. */
+  readonly messageKey: string;
+
+  constructor(status: number, messageKey: string) {
+    super(`${status} ${messageKey}`);
+    this.status = status;
+    this.messageKey = messageKey;
+  }
+}
+
+export interface Reply<T> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  /** JSON body. */
+  body?: unknown;
+  /** Form body (the token endpoint). */
+  form?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+  /** Without a token (the login itself). */
+  anonymous?: boolean;
+}
+
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+  const url = new URL(apiUrl(path));
+  for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const sent = options.anonymous ? undefined : token.value;
+  if (sent) headers.Authorization = `Bearer ${sent}`;
+  let body: string | undefined;
+  if (options.form) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(options.form).toString();
+  } else if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers, body, cache: 'no-store' });
+  } catch {
+    throw new ApiFailure(0, 'net.unreachable');
+  }
+  if (res.status === 401 && sent !== undefined && sessionState.value !== 'anonymous') {
+    // A token refused (expired, ended by a password change, the user locked): log in
+    // again, then this request goes again as if nothing happened.
+    if (token.value === sent) await expire();
+    return request<T>(method, path, options);
+  }
+  if (!res.ok) throw await failureOf(res);
+  const type = res.headers.get('content-type') ?? '';
+  const parsed = res.status !== 204 && /json/.test(type) ? ((await res.json()) as T) : (undefined as T);
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+async function failureOf(res: Response): Promise<ApiFailure> {
+  let key: unknown;
+  try {
+    key = ((await res.json()) as { messageKey?: unknown }).messageKey;
+  } catch {
+    key = undefined;
+  }
+  return new ApiFailure(res.status, typeof key === 'string' && key ? key : `http.${res.status}`);
+}
+
+export const get = <T>(path: string, query?: RequestOptions['query']) => request<T>('GET', path, query ? { query } : {});
+export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, body === undefined ? {} : { body });
+
+export interface Page<T> {
+  items: T[];
+  /** The cursor of the next page (from `Link: <…>; rel="next"`); undefined on the last. */
+  next: string | undefined;
+}
+
+/**
+ * One page of a list (`limit`, `after`). The next page is taken from the `Link` header
+ * by its cursor only, and asked for at the same path: the link's own host may be the
+ * one behind a proxy.
+ */
+export async function page<T>(path: string, query: Record<string, string | number | undefined>, limit: number, after?: string): Promise<Page<T>> {
+  const reply = await get<T[]>(path, { ...query, limit, after });
+  return { items: reply.body ?? [], next: nextCursor(reply.headers.get('link')) };
+}
+
+function nextCursor(link: string | null): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(',')) {
+    const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (m) return new URL(m[1]!, location.href).searchParams.get('after') ?? undefined;
+  }
+  return undefined;
+}

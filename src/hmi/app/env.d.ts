@@ -1,0 +1,2 @@
+// The style sheet is imported for esbuild, which writes it beside the script (app-<hash>.css).
+declare module '*.css';

@@ -1,0 +1,136 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ADMIN_PASSWORD } from './appliance.ts';
+
+// A real browser for the HMI tests: Debian's Chromium (`WMS_CHROMIUM` names another),
+// driven by playwright-core, with the page's Content-Security-Policy in force. Helpers
+// to log in through the page, to watch every request it makes (none may leave the
+// appliance's origin), to run axe-core in it, and to keep screenshots as test artifacts
+// (test-artifacts/hmi/, ignored by git).
+
+export const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'hmi');
+
+export function launchBrowser(): Promise<Browser> {
+  // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+export interface Watched {
+  page: Page;
+  context: BrowserContext;
+  /** Every URL the page asked for, in order. */
+  requests: string[];
+  /** Requests to another origin (each is also refused, so nothing leaves). */
+  foreign: string[];
+  /** Errors in the page: uncaught exceptions, console errors, refusals by the CSP. */
+  problems: string[];
+  /** Fails the test if the page asked anything of another origin or reported an error. */
+  expectClean: () => void;
+}
+
+export interface PageOptions {
+  viewport?: { width: number; height: number };
+  locale?: string;
+  colorScheme?: 'light' | 'dark';
+}
+
+/** Where the appliance listens: a TestAppliance, or the address of one started otherwise. */
+export interface Target {
+  url: string;
+}
+
+/** A new tab (its own session storage) on the appliance, every request recorded. */
+export async function openPage(browser: Browser, wms: Target, options: PageOptions = {}): Promise<Watched> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1024, height: 600 },
+    locale: options.locale ?? 'en-US',
+    colorScheme: options.colorScheme ?? 'light',
+  });
+  const page = await context.newPage();
+  const origin = new URL(wms.url).origin;
+  const requests: string[] = [];
+  const foreign: string[] = [];
+  const problems: string[] = [];
+  // Only what goes elsewhere is intercepted: the page's own requests (the event stream
+  // among them) reach the appliance untouched.
+  await context.route(
+    (url) => url.protocol !== 'data:' && url.origin !== origin,
+    (route) => {
+      foreign.push(route.request().url());
+      return route.abort('blockedbyclient');
+    },
+  );
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    // A 401 the page answers by showing the login is not a fault of the page.
+    if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  return {
+    page,
+    context,
+    requests,
+    foreign,
+    problems,
+    expectClean: () => {
+      expect(foreign, 'requests that left the appliance').toEqual([]);
+      expect(problems.filter((p) => /Content Security Policy|Refused to/i.test(p) || p.startsWith('page error')), 'errors in the page').toEqual([]);
+    },
+  };
+}
+
+/** Opens the HMI and logs in through its form; resolves once the shell shows. */
+export async function loginInBrowser(page: Page, wms: Target, username = 'admin', password = ADMIN_PASSWORD, hash = ''): Promise<void> {
+  await page.goto(`${wms.url}/hmi/${hash}`);
+  await submitLogin(page, username, password);
+}
+
+/** Fills and sends the login form that is showing (first login or after an expiry). */
+export async function submitLogin(page: Page, username: string, password: string): Promise<void> {
+  const name = page.locator('#login-username');
+  await name.waitFor();
+  await name.fill(username);
+  await page.locator('#login-password').fill(password);
+  await page.locator('.login form button[type=submit]').click();
+  await page.locator('.shell').waitFor();
+  await page.locator('.login').waitFor({ state: 'detached' });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * Runs axe-core in the page (evaluated through the debugging protocol, which the page's
+ * CSP does not govern, so the page keeps its own policy) and fails on any serious or
+ * critical violation.
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const w = globalThis as unknown as { document: unknown; axe: { run: (context: unknown) => Promise<{ violations: AxeViolation[] }> } };
+    const result = await w.axe.run(w.document);
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) }));
+  });
+  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(grave, `axe on ${what}`).toEqual([]);
+}
+
+/** Keeps a screenshot as a test artifact: test-artifacts/hmi/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
