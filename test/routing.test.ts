@@ -194,7 +194,7 @@ describe('GET /v1/api/routes/index and the entry index', () => {
       'route-hops-replace': `${R}/{key}/hops`,
       'default-hops-find': DH,
       'default-hops-replace': DH,
-      'routing-decide': `${DECIDE}?location={location}&barcode={barcode}`,
+      'routing-decide': `${DECIDE}?location={location}&barcode={barcode}&assumeEnabled={assumeEnabled}`,
     };
     expect(Object.keys(links).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, path] of Object.entries(expected)) expect(links[name]!.href, name).toBe(wms.url + path);
@@ -708,6 +708,21 @@ describe('GET /v1/api/routes/decision (the routing decision; changes show at onc
     expect(await decision(DIN, BC)).not.toHaveProperty('route');
     expect((await wms.put(R, { ...r1, ol: undefined })).status).toBe(200);
     expect(await decision(DIN, BC)).toMatchObject({ nextLocation: DC2, route: { key: 'D-R1' } });
+  });
+
+  it('assumeEnabled: the decision as if a disabled route were enabled (a dry run), which changes nothing', async () => {
+    await create({ key: 'D-R3', name: 'dry run', sourceLocationName: DIN, targetLocationName: DS1, enabled: false });
+    await putHops('D-R3', [{ source: DIN, next: DC1 }]);
+    const live = await decision(DIN, BC);
+    expect(live).not.toMatchObject({ route: { key: 'D-R3' } });
+    const dry = await wms.get(`${DECIDE}?location=${enc(DIN)}&barcode=${enc(BC)}&assumeEnabled=D-R3`);
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body).toMatchObject({ result: 'NEXT', nextLocation: DC1, via: 'ROUTE', route: { key: 'D-R3' } });
+    // Nothing changed: the route is still disabled and the live decision the same.
+    expect((await read('D-R3')).enabled).toBe(false);
+    expect(await decision(DIN, BC)).toEqual(live);
+    expectApiError(await wms.get(`${DECIDE}?location=${enc(DIN)}&barcode=${enc(BC)}&assumeEnabled=NO-SUCH-ROUTE`), 404, 'not.found');
+    expect((await wms.del(`${R}/D-R3`)).status).toBe(204);
   });
 
   it('locking the next location over REST changes the decision at once: the alternative, then LOCKED', async () => {

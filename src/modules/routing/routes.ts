@@ -96,12 +96,12 @@ export function routingRoutes(routing: RoutingService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/decision`, query: ['location'], optionalQuery: ['barcode'], grant: READ, link: 'routing-decide',
-      vendorTypes: [DECISION_TYPE], querySchema: decisionQuery, responseSchema: DecisionSchema,
-      summary: 'Diagnostics: where the routing decision sends the transport unit (or a unit without order) standing at the location.',
+      method: 'GET', path: `${BASE}/decision`, query: ['location'], optionalQuery: ['barcode', 'assumeEnabled'], grant: READ, link: 'routing-decide',
+      vendorTypes: [DECISION_TYPE], querySchema: decisionQuery, responseSchema: DecisionSchema, errors: [404],
+      summary: 'Diagnostics: where the routing decision sends the transport unit (or a unit without order) standing at the location; with assumeEnabled=<route key>, as if that route were enabled (a dry run; nothing changes).',
       handler: (ctx) => {
         const q = ctx.queryAs(decisionQuery);
-        return ok(decisionVO(routing.lookup(q.barcode, q.location)));
+        return ok(decisionVO(routing.lookup(q.barcode, q.location, q.assumeEnabled)));
       },
     },
     {

@@ -68,8 +68,11 @@ const lookups = {
 /** `GET /v1/api/routes` (all): no parameters but the page's. */
 export const findAllQuery = z.strictObject({ ...listParams(MAX_PAGE) }, lookups);
 
-/** `GET /v1/api/routes/decision?location=&barcode=`. */
-export const decisionQuery = z.strictObject({ location: name(255), barcode: name(64).optional() }, lookups);
+/**
+ * `GET /v1/api/routes/decision?location=&barcode=[&assumeEnabled=<route key>]`; the last
+ * asks what the decision would be with that route enabled (a dry run before enabling it).
+ */
+export const decisionQuery = z.strictObject({ location: name(255), barcode: name(64).optional(), assumeEnabled: name(255).optional() }, lookups);
 
 export type NewRouteInput = z.infer<typeof newRoute>;
 export type RouteUpdateInput = z.infer<typeof routeUpdate>;

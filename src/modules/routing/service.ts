@@ -293,9 +293,20 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
     return built;
   }
 
-  function decideFor(transportUnitBK: string | undefined, locationId: string): RoutingDecision {
+  function decideFor(transportUnitBK: string | undefined, locationId: string, within: RoutingModel = currentModel()): RoutingDecision {
     const order = transportUnitBK === undefined ? undefined : orderLookup.startedOrderOf(transportUnitBK);
-    return { ...decide(currentModel(), { location: locationId, order }), order };
+    return { ...decide(within, { location: locationId, order }), order };
+  }
+
+  /** A model as if the route `key` were enabled: built for one dry run, never kept. */
+  function modelWithEnabled(key: string): RoutingModel {
+    const defs = definitions ?? readDefinitions();
+    return buildModel({
+      ...defs,
+      routes: defs.routes.map((r) => (r.key === key ? { ...r, enabled: true } : r)),
+      groups: groupDefs ?? readGroups(),
+      locations: (locationId) => common.locations.findByLocationId(locationId),
+    });
   }
 
   const routeEvent = (r: RouteResource) => ({ key: r.key, name: r.name });
@@ -525,12 +536,17 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
     /**
      * The diagnostic lookup behind `GET /v1/api/routes/decision`: as `decide`, but an
      * unknown location (404 `loc.notFoundByName`) or transport unit (404
-     * `tu.notFoundByBK`) is refused.
+     * `tu.notFoundByBK`) is refused. With `assumeEnabled` (a route's key; an unknown one
+     * is refused as `GET /v1/api/routes/{key}` refuses it), the decision as if that route
+     * were enabled: the dry run before enabling a route. It builds a model of its own
+     * (one rebuild's work) and changes nothing.
      */
-    lookup(transportUnitBK: string | undefined, locationId: string): RoutingDecision {
+    lookup(transportUnitBK: string | undefined, locationId: string, assumeEnabled?: string): RoutingDecision {
       const location = common.locations.resolve(locationId);
       if (transportUnitBK !== undefined) common.transportUnits.byBarcode(transportUnitBK);
-      return decideFor(transportUnitBK, location.locationId);
+      if (assumeEnabled === undefined) return decideFor(transportUnitBK, location.locationId);
+      stored(assumeEnabled);
+      return decideFor(transportUnitBK, location.locationId, modelWithEnabled(assumeEnabled));
     },
 
     /** Connects the transport-orders module (the composition root does, once it exists). */
