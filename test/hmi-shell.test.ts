@@ -436,7 +436,8 @@ describe('sessions and grants in the browser', () => {
   });
 
   it('a user who may open no screen is told so', async () => {
-    const nobody = await userWith('hmi-nobody', ['locations:read']);
+    // A grant no screen asks for.
+    const nobody = await userWith('hmi-nobody', ['preferences:read']);
     const tab = await openPage(browser, wms);
     try {
       const { page } = tab;

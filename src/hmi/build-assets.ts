@@ -53,7 +53,9 @@ export async function buildHmiAssets(): Promise<AssetTable> {
   const files = new Map<string, Buffer>();
   for (const file of result.outputFiles) files.set(path.basename(file.path), Buffer.from(file.contents));
 
-  const entry = Object.entries(result.metafile.outputs).find(([, out]) => out.entryPoint !== undefined);
+  // With splitting, every lazily loaded screen is an entry point of its own too: the
+  // page's script is the output of main.tsx.
+  const entry = Object.entries(result.metafile.outputs).find(([, out]) => out.entryPoint !== undefined && path.basename(out.entryPoint) === 'main.tsx');
   if (!entry) throw new Error('esbuild produced no entry file for the HMI');
   const script = path.basename(entry[0]);
   const style = entry[1].cssBundle ? path.basename(entry[1].cssBundle) : undefined;

@@ -66,7 +66,7 @@ function Shell({ inert }: { inert: boolean }) {
         {!board && (
           <nav aria-label={t('nav.label')} class="nav">
             {allowed.map((s) => (
-              <a key={s.path} href={hrefOf(s.path)} class="nav-link" aria-current={s === screen ? 'page' : undefined}>
+              <a key={s.path} href={hrefOf(s.path)} class="nav-link" title={t(s.title)} aria-current={s === screen ? 'page' : undefined}>
                 <Icon name={s.icon} />
                 <span class="nav-label">{t(s.title)}</span>
               </a>

@@ -21,6 +21,7 @@ const PATHS = {
   language: 'M4 5h9M8 3v2M6 5c0 4 3 7 6 8M11 5c0 4-3 7-6 8M13 21l4-9 4 9M14.5 18h5',
   live: 'M12 12h.01M8.5 8.5a5 5 0 0 0 0 7M15.5 8.5a5 5 0 0 1 0 7M5.6 5.6a9 9 0 0 0 0 12.8M18.4 5.6a9 9 0 0 1 0 12.8',
   warning: 'M12 3l10 18H2zM12 10v5M12 18v.01',
+  movements: 'M3 14h6v6H3zM15 4h6v6h-6zM6 14v-4a3 3 0 0 1 3-3h6M12 4l3 3-3 3',
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -50,6 +50,9 @@ export const shellMessages: Messages = {
     'age.days': '{n} d',
     'error.refused': 'The appliance refused this.',
     'error.unexpected': 'Something went wrong in this page. Reload it.',
+    // Refusals several screens meet: said once here, alike everywhere.
+    'error.svc.common.common.loc.notFoundByName': 'There is no location with this coordinate.',
+    'error.svc.common.common.tu.notFoundByBK': 'There is no transport unit with this barcode.',
     'error.net.unreachable': 'The appliance cannot be reached. Check the network and try again.',
     'error.http.400': 'The appliance refused the input.',
     'error.http.401': 'User name or password is wrong.',
@@ -108,6 +111,8 @@ export const shellMessages: Messages = {
     'age.days': '{n} T.',
     'error.refused': 'Die Appliance hat das abgelehnt.',
     'error.unexpected': 'In dieser Seite ist ein Fehler aufgetreten. Laden Sie sie neu.',
+    'error.svc.common.common.loc.notFoundByName': 'Es gibt keinen Lagerplatz mit dieser Koordinate.',
+    'error.svc.common.common.tu.notFoundByBK': 'Es gibt keine Transporteinheit mit diesem Barcode.',
     'error.net.unreachable': 'Die Appliance ist nicht erreichbar. Prüfen Sie das Netzwerk und versuchen Sie es erneut.',
     'error.http.400': 'Die Appliance hat die Eingabe abgelehnt.',
     'error.http.401': 'Benutzername oder Passwort ist falsch.',

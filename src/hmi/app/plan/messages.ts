@@ -1,0 +1,53 @@
+import type { Messages } from '../i18n.ts';
+
+// Texts of the conveyor plan, shared by every screen that shows it (registered when
+// the plan is first loaded: plan/index.ts).
+
+export const planMessages: Messages = {
+  en: {
+    'plan.label': 'Conveyor plan',
+    'plan.keys': 'Arrow keys go from location to location, Enter chooses one, + and − zoom, 0 shows the whole plan.',
+    'plan.tools': 'Plan view',
+    'plan.zoomIn': 'Zoom in',
+    'plan.zoomOut': 'Zoom out',
+    'plan.fit': 'Show all',
+    'plan.linkTo': 'Link to…',
+    'plan.linkHint': 'Choose the location to link {from} to (Escape cancels).',
+    'plan.legend': 'Legend',
+    'plan.legendUnits': 'Transport units on it (barcodes when zoomed in)',
+    'plan.state.ok': 'Available',
+    'plan.state.error': 'PLC reports an error',
+    'plan.state.inLocked': 'Locked for inbound',
+    'plan.state.outLocked': 'Locked for outbound',
+    'plan.state.locked': 'Locked in and out',
+    'plan.state.unavailable': 'Group not available',
+    'plan.link.hop': 'Hop of a route',
+    'plan.link.route': 'Route (source to target)',
+    'plan.link.default-hop': 'Default hop',
+    'plan.unit': '1 transport unit: {list}',
+    'plan.units': '{n} transport units: {list}',
+  },
+  de: {
+    'plan.label': 'Förderanlagenplan',
+    'plan.keys': 'Pfeiltasten gehen von Lagerplatz zu Lagerplatz, Enter wählt einen aus, + und − zoomen, 0 zeigt den ganzen Plan.',
+    'plan.tools': 'Planansicht',
+    'plan.zoomIn': 'Vergrößern',
+    'plan.zoomOut': 'Verkleinern',
+    'plan.fit': 'Alles zeigen',
+    'plan.linkTo': 'Verbinden mit…',
+    'plan.linkHint': 'Wählen Sie den Lagerplatz, mit dem {from} verbunden wird (Escape bricht ab).',
+    'plan.legend': 'Legende',
+    'plan.legendUnits': 'Transporteinheiten darauf (Barcodes beim Vergrößern)',
+    'plan.state.ok': 'Verfügbar',
+    'plan.state.error': 'SPS meldet einen Fehler',
+    'plan.state.inLocked': 'Für Einlagerung gesperrt',
+    'plan.state.outLocked': 'Für Auslagerung gesperrt',
+    'plan.state.locked': 'Ein- und Auslagerung gesperrt',
+    'plan.state.unavailable': 'Gruppe nicht verfügbar',
+    'plan.link.hop': 'Schritt einer Route',
+    'plan.link.route': 'Route (Quelle zum Ziel)',
+    'plan.link.default-hop': 'Standardschritt',
+    'plan.unit': '1 Transporteinheit: {list}',
+    'plan.units': '{n} Transporteinheiten: {list}',
+  },
+};

@@ -1,0 +1,231 @@
+import type { ReadonlySignal } from '@preact/signals';
+import { useEffect, useMemo } from 'preact/hooks';
+import { ApiFailure } from '../api.ts';
+import { subscribe, type LiveEvent } from '../live.ts';
+import { can } from '../session.ts';
+import type { PlanLink, PlanLocation } from './index.ts';
+import { readAll, readDefaultHops, readLocation, readRouteLinks, type GroupRecord, type LocationRecord, type UnitRecord } from './plan-reads.ts';
+import { PlanStore } from './plan-store.ts';
+
+// usePlanData: what the plan shows, read from the API (locations, groups, transport
+// units, routes with their hops, default hops; each only with the grant to read it) and
+// kept live from the event stream (docs/events.md): a flag, a unit's move, a group's
+// state change the one location they concern; changes of the topology and of routing
+// read that part again. On a resync everything is read afresh.
+
+export const PLAN_EVENTS = [
+  'location.created', 'location.changed', 'location.deleted', 'location.stateChanged',
+  'locationGroup.created', 'locationGroup.changed', 'locationGroup.deleted', 'locationGroup.stateChanged',
+  'transportUnit.created', 'transportUnit.changed', 'transportUnit.moved', 'transportUnit.deleted',
+  'route.created', 'route.changed', 'route.deleted', 'route.hopsReplaced', 'routing.defaultHopsReplaced',
+] as const;
+
+export interface PlanData {
+  locations: ReadonlySignal<PlanLocation[]>;
+  links: ReadonlySignal<PlanLink[]>;
+  groups: ReadonlySignal<string[]>;
+  loading: ReadonlySignal<boolean>;
+  reload(): void;
+  /** The last read that failed (cleared by the next that succeeds). */
+  error: ReadonlySignal<unknown>;
+  /** Each group's parent. */
+  groupParents: ReadonlySignal<ReadonlyMap<string, string | undefined>>;
+  /** A group and the groups below it. */
+  groupsBelow(name: string): Set<string>;
+  /** Reads one location again (after a change made in the page, when no event may come). */
+  refresh(id: string): void;
+}
+
+type Part = 'locations' | 'groups' | 'units' | 'links';
+const PARTS: readonly Part[] = ['locations', 'groups', 'units', 'links'];
+/** Locations created or changed in one go beyond this are read as a whole list. */
+const SINGLE_READS = 20;
+const DEBOUNCE_MS = 150;
+
+class PlanFeed {
+  readonly store = new PlanStore();
+  private stopped = false;
+  private inFlight = 0;
+  /** Events that arrived while a list was being read: applied again on top of it. */
+  private replay: LiveEvent[] = [];
+  private pendingPKeys = new Set<string>();
+  private pendingParts = new Set<Part>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Full reads under way: `loading` while there is one. */
+  private fullReads = 0;
+
+  start(): () => void {
+    this.reload();
+    const off = subscribe(PLAN_EVENTS, (e) => this.onEvent(e), () => this.reload());
+    return () => {
+      this.stopped = true;
+      off();
+      clearTimeout(this.timer);
+      this.store.stop();
+    };
+  }
+
+  reload(): void {
+    void this.read(PARTS);
+  }
+
+  private async read(parts: readonly Part[]): Promise<void> {
+    const full = parts.length === PARTS.length;
+    this.inFlight++;
+    if (full) {
+      this.fullReads++;
+      this.store.loading.value = true;
+    }
+    try {
+      const results = await Promise.all(parts.map((p) => this.readPart(p)));
+      if (this.stopped) return;
+      for (const apply of results) apply();
+      this.store.error.value = undefined;
+    } catch (err) {
+      if (!this.stopped) this.store.error.value = err;
+    } finally {
+      this.inFlight--;
+      if (full) this.fullReads--;
+      if (!this.stopped) {
+        if (this.fullReads === 0) this.store.loading.value = false;
+        const again = this.replay;
+        if (this.inFlight === 0) this.replay = [];
+        for (const e of again) this.apply(e);
+        this.store.publish();
+      }
+    }
+  }
+
+  /** Reads one part; the returned function puts it in place (all parts of a read at once). */
+  private async readPart(part: Part): Promise<() => void> {
+    const s = this.store;
+    switch (part) {
+      case 'locations': {
+        const all = await readAll<LocationRecord>('/v1/locations');
+        return () => s.setLocations(all);
+      }
+      case 'groups': {
+        if (!can('location-groups:read')) return () => {};
+        const all = await readAll<GroupRecord>('/v1/location-groups');
+        return () => s.setGroups(all);
+      }
+      case 'units': {
+        if (!can('transport-units:read')) return () => {};
+        const all = await readAll<UnitRecord>('/v1/transport-units');
+        return () => s.setUnits(all);
+      }
+      case 'links': {
+        if (!can('routes:read')) return () => {};
+        const [routes, defaults] = await Promise.all([readRouteLinks(), readDefaultHops()]);
+        return () => {
+          s.routeLinks.value = routes;
+          s.defaultHops.value = defaults;
+        };
+      }
+    }
+  }
+
+  private onEvent(e: LiveEvent): void {
+    if (this.inFlight > 0) this.replay.push(e);
+    this.apply(e);
+  }
+
+  private apply(e: LiveEvent): void {
+    const s = this.store;
+    const d = e.data as Record<string, unknown>;
+    const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : '');
+    switch (e.type) {
+      case 'location.stateChanged':
+        if (!s.setFlag(str('locationId'), str('field'), d.value)) this.later({ pKey: str('pKey') });
+        break;
+      case 'location.created':
+      case 'location.changed':
+        this.later({ pKey: str('pKey') });
+        break;
+      case 'location.deleted':
+        s.removeLocation(str('locationId'));
+        break;
+      case 'locationGroup.stateChanged':
+        s.setGroupState(str('name'), str('field'), d.value);
+        break;
+      case 'locationGroup.created':
+      case 'locationGroup.deleted':
+        this.later({ part: 'groups' });
+        break;
+      case 'locationGroup.changed':
+        // A rename or a new parent: the locations carry the group's name.
+        this.later({ part: 'groups' });
+        this.later({ part: 'locations' });
+        break;
+      case 'transportUnit.created':
+        if (str('actualLocation')) s.placeUnit(str('barcode'), str('actualLocation'));
+        break;
+      case 'transportUnit.moved':
+        s.placeUnit(str('barcode'), str('to'));
+        break;
+      case 'transportUnit.deleted':
+        s.removeUnit(str('barcode'));
+        break;
+      case 'transportUnit.changed': {
+        const from = (d.from as { barcode?: unknown } | undefined)?.barcode;
+        if (typeof from === 'string' && from !== str('barcode')) s.renameUnit(from, str('barcode'));
+        break;
+      }
+      default:
+        if (e.type.startsWith('route')) this.later({ part: 'links' });
+    }
+  }
+
+  /** Collects what must be read again and reads it once the burst is over. */
+  private later(what: { pKey?: string; part?: Part }): void {
+    if (what.pKey) this.pendingPKeys.add(what.pKey);
+    if (what.part) this.pendingParts.add(what.part);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flush(), DEBOUNCE_MS);
+  }
+
+  private async flush(): Promise<void> {
+    const parts = new Set(this.pendingParts);
+    const pKeys = [...this.pendingPKeys];
+    this.pendingParts.clear();
+    this.pendingPKeys.clear();
+    if (pKeys.length > SINGLE_READS) parts.add('locations');
+    if (!parts.has('locations')) await Promise.all(pKeys.map((k) => this.refreshPKey(k)));
+    if (parts.size) await this.read([...parts]);
+  }
+
+  async refreshPKey(pKey: string): Promise<void> {
+    try {
+      const r = await readLocation(pKey);
+      if (!this.stopped) this.store.upsertLocation(r);
+    } catch (err) {
+      // Deleted meanwhile: its own event removes it.
+      if (!(err instanceof ApiFailure && err.status === 404) && !this.stopped) this.store.error.value = err;
+    }
+  }
+
+  api(): PlanData {
+    const s = this.store;
+    return {
+      locations: s.locations,
+      links: s.links,
+      groups: s.groups,
+      loading: s.loading,
+      error: s.error,
+      groupParents: s.groupParents,
+      reload: () => this.reload(),
+      groupsBelow: (name) => s.groupsBelow(name),
+      refresh: (id) => {
+        const pKey = s.locs.get(id)?.pKey;
+        if (pKey) void this.refreshPKey(pKey);
+      },
+    };
+  }
+}
+
+/** Reads what the plan shows from the API (locations paged, groups, transport units, routes/hops) and keeps it live; used by the map and by commissioning. */
+export function usePlanData(): PlanData {
+  const feed = useMemo(() => new PlanFeed(), []);
+  useEffect(() => feed.start(), [feed]);
+  return useMemo(() => feed.api(), [feed]);
+}

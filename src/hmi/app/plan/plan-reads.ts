@@ -1,0 +1,80 @@
+import { get, page } from '../api.ts';
+import type { PlanLink } from './index.ts';
+
+// What the plan reads from the API, as the API gives it (docs/common-module.md,
+// docs/routing.md). Lists that grow with the site are read in pages of 1,000.
+
+export interface LocationRecord {
+  pKey: string;
+  locationId: string;
+  locationGroupName?: string;
+  incomingActive: boolean;
+  outgoingActive: boolean;
+  plcState: number;
+}
+
+export interface GroupRecord {
+  name: string;
+  parentName?: string;
+  groupStateIn: string;
+  groupStateOut: string;
+}
+
+export interface UnitRecord {
+  barcode: string;
+  actualLocation?: string;
+}
+
+interface RouteRecord {
+  key: string;
+  name: string;
+  enabled: boolean;
+  sourceLocationName?: string;
+  targetLocationName?: string;
+}
+
+interface Hop {
+  source: string;
+  next: string;
+}
+
+export interface DefaultHop {
+  source?: string;
+  sourceGroup?: string;
+  next: string;
+}
+
+const PAGE = 1000;
+
+/** Every page of a list. */
+export async function readAll<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T[]> {
+  const all: T[] = [];
+  let after: string | undefined;
+  do {
+    const p = await page<T>(path, query, PAGE, after);
+    all.push(...p.items);
+    after = p.next;
+  } while (after);
+  return all;
+}
+
+export const readLocation = async (pKey: string) => (await get<LocationRecord>(`/v1/locations/${encodeURIComponent(pKey)}`)).body;
+
+/** Routes with their hops, as links; a route of two locations is a link of its own. */
+export async function readRouteLinks(): Promise<PlanLink[]> {
+  const routes = await readAll<RouteRecord>('/v1/api/routes');
+  const links: PlanLink[] = [];
+  // A few at a time: a site has tens of routes, not thousands.
+  for (let i = 0; i < routes.length; i += 4) {
+    const batch = routes.slice(i, i + 4);
+    const hops = await Promise.all(batch.map((r) => readAll<Hop>(`/v1/api/routes/${encodeURIComponent(r.key)}/hops`)));
+    batch.forEach((r, j) => {
+      const extra = { route: r.name, ...(r.enabled ? {} : { disabled: true }) };
+      if (r.sourceLocationName && r.targetLocationName) links.push({ from: r.sourceLocationName, to: r.targetLocationName, kind: 'route', ...extra });
+      for (const h of hops[j]!) links.push({ from: h.source, to: h.next, kind: 'hop', ...extra });
+    });
+  }
+  return links;
+}
+
+export const readDefaultHops = () => readAll<DefaultHop>('/v1/api/default-hops');

@@ -1,0 +1,104 @@
+import { useSignal } from '@preact/signals';
+import { post } from '../../api.ts';
+import { errorText, t } from '../../i18n.ts';
+import { wallboard } from '../../prefs.ts';
+import { can } from '../../session.ts';
+import { done, ReadFailure } from './outcome.tsx';
+import type { PagedList } from './paged-list.ts';
+import type { LocationGroup } from './topology.ts';
+
+// Location groups: the list (name, parent, children), paged, and a new group under a
+// parent (grant location-groups:write). A group is what a route, a default hop and the
+// PLC's SYSU address as a whole; a new one takes its parent's states.
+
+export function GroupsPanel({ groups, names }: { groups: PagedList<LocationGroup>; names: readonly string[] }) {
+  const list = groups.items.value;
+  return (
+    <section class="cm-panel" aria-labelledby="cm-groups-title">
+      <h2 id="cm-groups-title">{t('commissioning.groups.title')}</h2>
+      {can('location-groups:write') && !wallboard.value && <NewGroup names={names} onCreated={() => void groups.reload()} />}
+      {groups.error.value !== undefined && <ReadFailure error={groups.error.value} retry={() => void groups.reload()} />}
+      {list === undefined ? (
+        <p class="empty">{t('screen.loading')}</p>
+      ) : (
+        <ul class="cm-list" aria-labelledby="cm-groups-title">
+          {list.map((g) => (
+            <li key={g.pKey} data-group={g.name}>
+              <strong>{g.name}</strong>
+              <span class="muted">{g.parentName ? t('commissioning.groups.under', { parent: g.parentName }) : t('commissioning.groups.root')}</span>
+              {g.description && <span class="cm-desc">{g.description}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {groups.next.value && (
+        <button type="button" class="more" disabled={groups.busy.value} onClick={() => void groups.more()}>
+          {t('action.more')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function NewGroup({ names, onCreated }: { names: readonly string[]; onCreated: () => void }) {
+  const name = useSignal('');
+  const parent = useSignal('WAREHOUSE');
+  const description = useSignal('');
+  const busy = useSignal(false);
+  const error = useSignal('');
+
+  // The default parent may be gone (renamed, deleted): then a root is offered.
+  const chosen = parent.value === '' || names.includes(parent.value) ? parent.value : '';
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    busy.value = true;
+    error.value = '';
+    const created = name.value.trim();
+    try {
+      await post('/v1/location-groups', {
+        name: created,
+        ...(chosen ? { parentName: chosen } : {}),
+        ...(description.value.trim() ? { description: description.value.trim() } : {}),
+      });
+      done(t('commissioning.groups.created', { name: created }));
+      name.value = '';
+      description.value = '';
+      onCreated();
+    } catch (err) {
+      error.value = errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  };
+
+  return (
+    <form class="cm-form" onSubmit={submit} aria-label={t('commissioning.groups.new')}>
+      <div class="cm-fields">
+        <div>
+          <label for="cm-group-name">{t('commissioning.groups.name')}</label>
+          <input id="cm-group-name" required maxLength={255} autocapitalize="characters" spellcheck={false} value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="cm-group-parent">{t('commissioning.groups.parent')}</label>
+          <select id="cm-group-parent" value={chosen} onChange={(e) => (parent.value = e.currentTarget.value)}>
+            <option value="">{t('commissioning.groups.noParent')}</option>
+            {names.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <label for="cm-group-description">{t('commissioning.groups.description')}</label>
+      <input id="cm-group-description" maxLength={500} value={description.value} onInput={(e) => (description.value = e.currentTarget.value)} />
+      <p class="error-text" role="alert">
+        {error.value}
+      </p>
+      <button type="submit" class="primary" disabled={busy.value}>
+        {t('commissioning.groups.create')}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,229 @@
+import { useSignal } from '@preact/signals';
+import { post } from '../../api.ts';
+import { errorText, t } from '../../i18n.ts';
+import { done } from './outcome.tsx';
+import { expand, MAX_COORDINATES, PARTS, type Pattern } from './pattern.ts';
+
+// New locations (grant locations:write): one by its coordinate, or many from a
+// coordinate pattern. The appliance has no bulk create (docs/common-module.md): the
+// pattern is expanded here, shown before anything is sent, then created one request
+// each, in order, with progress; the first refusal stops the run and says which
+// coordinate and why, and the ones created before it stay.
+
+function GroupSelect({ id, names, value, onChange }: { id: string; names: readonly string[]; value: string; onChange: (v: string) => void }) {
+  return (
+    <select id={id} required value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+      <option value="">{t('commissioning.locations.chooseGroup')}</option>
+      {names.map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function NewLocation({ names }: { names: readonly string[] }) {
+  const coordinate = useSignal('');
+  const group = useSignal('');
+  const plcCode = useSignal('');
+  const busy = useSignal(false);
+  const error = useSignal('');
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    busy.value = true;
+    error.value = '';
+    const locationId = coordinate.value.trim();
+    try {
+      await post('/v1/locations', { locationId, locationGroupName: group.value, ...(plcCode.value.trim() ? { plcCode: plcCode.value.trim() } : {}) });
+      done(t('commissioning.locations.created', { coordinate: locationId }));
+      coordinate.value = '';
+      plcCode.value = '';
+    } catch (err) {
+      error.value = errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  };
+
+  return (
+    <form class="cm-form" onSubmit={submit} aria-labelledby="cm-location-title">
+      <h3 id="cm-location-title">{t('commissioning.locations.one')}</h3>
+      <label for="cm-location-id">{t('commissioning.locations.coordinate')}</label>
+      <input
+        id="cm-location-id"
+        required
+        placeholder="CONV/0001/0001/0000/0000"
+        spellcheck={false}
+        autocapitalize="characters"
+        aria-describedby="cm-location-hint"
+        value={coordinate.value}
+        onInput={(e) => (coordinate.value = e.currentTarget.value)}
+      />
+      <p id="cm-location-hint" class="cm-hint">
+        {t('commissioning.locations.coordinateHint')}
+      </p>
+      <div class="cm-fields">
+        <div>
+          <label for="cm-location-group">{t('commissioning.locations.group')}</label>
+          <GroupSelect id="cm-location-group" names={names} value={group.value} onChange={(v) => (group.value = v)} />
+        </div>
+        <div>
+          <label for="cm-location-plc">{t('commissioning.locations.plcCode')}</label>
+          <input id="cm-location-plc" maxLength={64} spellcheck={false} value={plcCode.value} onInput={(e) => (plcCode.value = e.currentTarget.value)} />
+        </div>
+      </div>
+      <p class="error-text" role="alert">
+        {error.value}
+      </p>
+      <button type="submit" class="primary" disabled={busy.value}>
+        {t('commissioning.locations.create')}
+      </button>
+    </form>
+  );
+}
+
+type Run =
+  | { state: 'idle' }
+  | { state: 'preview'; coordinates: string[] }
+  | { state: 'running' | 'cancelled'; coordinates: string[]; created: number }
+  | { state: 'finished'; coordinates: string[] }
+  | { state: 'stopped'; coordinates: string[]; created: number; at: string; reason: string };
+
+const EMPTY: Pattern = { area: '', aisle: '', x: '', y: '', z: '' };
+
+export function BulkLocations({ names }: { names: readonly string[] }) {
+  const pattern = useSignal<Pattern>({ ...EMPTY, y: '0000', z: '0000' });
+  const group = useSignal('');
+  const run = useSignal<Run>({ state: 'idle' });
+  const problem = useSignal('');
+  /** Set by Stop: the run ends after the request under way. */
+  const stopAsked = useSignal(false);
+
+  const setPart = (part: keyof Pattern, value: string) => {
+    pattern.value = { ...pattern.value, [part]: value };
+    // A changed pattern needs a new preview before anything is created.
+    if (run.value.state !== 'running') run.value = { state: 'idle' };
+  };
+
+  const preview = (e: Event) => {
+    e.preventDefault();
+    const expansion = expand(pattern.value);
+    if ('problem' in expansion) {
+      const { part, key } = expansion.problem;
+      problem.value = t(key, { part: part ? t(`commissioning.part.${part}`) : '', max: MAX_COORDINATES });
+      run.value = { state: 'idle' };
+      return;
+    }
+    problem.value = '';
+    run.value = { state: 'preview', coordinates: expansion.coordinates };
+  };
+
+  const create = async () => {
+    const current = run.value;
+    if (current.state !== 'preview') return;
+    const { coordinates } = current;
+    stopAsked.value = false;
+    for (let i = 0; i < coordinates.length; i++) {
+      if (stopAsked.value) {
+        run.value = { state: 'cancelled', coordinates, created: i };
+        return;
+      }
+      run.value = { state: 'running', coordinates, created: i };
+      try {
+        await post('/v1/locations', { locationId: coordinates[i], locationGroupName: group.value });
+      } catch (err) {
+        run.value = { state: 'stopped', coordinates, created: i, at: coordinates[i]!, reason: errorText(err) };
+        return;
+      }
+    }
+    run.value = { state: 'finished', coordinates };
+    done(t('commissioning.bulk.finished', { n: coordinates.length }));
+  };
+
+  const r = run.value;
+  const busy = r.state === 'running';
+  return (
+    <form class="cm-form" onSubmit={preview} aria-labelledby="cm-bulk-title">
+      <h3 id="cm-bulk-title">{t('commissioning.bulk.title')}</h3>
+      <p id="cm-bulk-hint" class="cm-hint">
+        {t('commissioning.bulk.hint')}
+      </p>
+      <fieldset class="cm-pattern" disabled={busy}>
+        <legend>{t('commissioning.bulk.pattern')}</legend>
+        {PARTS.map((part) => (
+          <div key={part}>
+            <label for={`cm-bulk-${part}`}>{t(`commissioning.part.${part}`)}</label>
+            <input
+              id={`cm-bulk-${part}`}
+              required
+              spellcheck={false}
+              autocapitalize="characters"
+              aria-describedby="cm-bulk-hint"
+              value={pattern.value[part]}
+              onInput={(e) => setPart(part, e.currentTarget.value)}
+            />
+          </div>
+        ))}
+      </fieldset>
+      <label for="cm-bulk-group">{t('commissioning.locations.group')}</label>
+      <GroupSelect id="cm-bulk-group" names={names} value={group.value} onChange={(v) => (group.value = v)} />
+      <p class="error-text" role="alert">
+        {problem.value}
+      </p>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {t('commissioning.bulk.preview')}
+        </button>
+      </div>
+      {r.state !== 'idle' && <BulkRun run={r} groupChosen={group.value !== ''} onCreate={() => void create()} onStop={() => (stopAsked.value = true)} />}
+    </form>
+  );
+}
+
+function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { state: 'idle' }>; groupChosen: boolean; onCreate: () => void; onStop: () => void }) {
+  const total = run.coordinates.length;
+  const created = run.state === 'finished' ? total : run.state === 'preview' ? 0 : run.created;
+  return (
+    <div class="cm-bulk-run" data-state={run.state}>
+      <p>
+        <strong>{t('commissioning.bulk.count', { n: total })}</strong>
+      </p>
+      <ol class="cm-preview" tabIndex={0} aria-label={t('commissioning.bulk.previewLabel')}>
+        {run.coordinates.map((c, i) => (
+          <li key={c} class={i < created ? 'made' : run.state === 'stopped' && c === run.at ? 'refused' : undefined}>
+            {c}
+          </li>
+        ))}
+      </ol>
+      {run.state === 'preview' && (
+        <div class="actions">
+          <button type="button" class="primary" disabled={!groupChosen} onClick={onCreate}>
+            {t('commissioning.bulk.create', { n: total })}
+          </button>
+          {!groupChosen && <span class="cm-hint">{t('commissioning.bulk.needGroup')}</span>}
+        </div>
+      )}
+      {run.state !== 'preview' && (
+        <>
+          <progress max={total} value={created} aria-label={t('commissioning.bulk.progressLabel')} />
+          <p role="status" class="cm-progress">
+            {t('commissioning.bulk.progress', { done: created, n: total })}
+          </p>
+        </>
+      )}
+      {run.state === 'running' && (
+        <button type="button" onClick={onStop}>
+          {t('commissioning.bulk.stop')}
+        </button>
+      )}
+      {run.state === 'stopped' && (
+        <p class="cm-stopped" role="alert" data-at={run.at}>
+          {t('commissioning.bulk.stopped', { at: run.at, reason: run.reason, done: run.created })}
+        </p>
+      )}
+      {run.state === 'cancelled' && <p role="status">{t('commissioning.bulk.cancelled', { done: run.created })}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+// The shapes of the API's answers this screen reads (docs/common-module.md,
+// docs/routing.md), and the checks of a new hop made before it is sent: the appliance
+// refuses a duplicate hop and a circle of first-choice hops with a general validation
+// error, while the screen can say exactly what is wrong and where.
+
+export interface LocationGroup {
+  pKey: string;
+  name: string;
+  parentName?: string;
+  description?: string;
+  childLocationGroupNames?: string[];
+}
+
+export interface RouteInfo {
+  key: string;
+  name: string;
+  description?: string;
+  sourceLocationName?: string;
+  sourceLocationGroupName?: string;
+  targetLocationName?: string;
+  targetLocationGroupName?: string;
+  enabled: boolean;
+  ol: number;
+}
+
+/** A route's hop: from `source` the unit goes to `next`. The same source again is an alternative, tried when the earlier ones are locked. */
+export interface Hop {
+  pos?: number;
+  source: string;
+  next: string;
+}
+
+/** An entry of the default hop table: exactly one of `source` (a location) and `sourceGroup`. */
+export interface DefaultHop {
+  pos?: number;
+  source?: string;
+  sourceGroup?: string;
+  next: string;
+}
+
+export interface Decision {
+  result: 'NEXT' | 'ARRIVED' | 'NO_ORDER' | 'NO_ROUTE' | 'LOCKED' | 'UNKNOWN_LOCATION';
+  reasonCode: string;
+  nextLocation?: string;
+  via?: 'ROUTE' | 'DEFAULT';
+  lock?: 'SOURCE_OUTGOING_LOCKED' | 'NEXT_LOCKED';
+  candidates?: string[];
+  route?: { key: string; name: string };
+  order?: { pKey: string; targetLocation?: string; targetLocationGroup?: string };
+}
+
+export const routeSource = (r: RouteInfo): string | undefined => r.sourceLocationName ?? r.sourceLocationGroupName;
+export const routeTarget = (r: RouteInfo): string => r.targetLocationName ?? r.targetLocationGroupName ?? '';
+
+export type HopProblem = { key: 'commissioning.hop.self' | 'commissioning.hop.twice' } | { key: 'commissioning.hop.circle'; circle: string[] };
+
+/**
+ * Why the appliance would refuse `hops` with `added` appended (docs/routing.md,
+ * "Hops"), or undefined. A circle is checked on first choices only: alternatives may
+ * lead back (a recirculation loop for when the way ahead is locked).
+ */
+export function hopProblem(hops: readonly Hop[], added: Hop): HopProblem | undefined {
+  if (added.source === added.next) return { key: 'commissioning.hop.self' };
+  if (hops.some((h) => h.source === added.source && h.next === added.next)) return { key: 'commissioning.hop.twice' };
+  const first = new Map<string, string>();
+  for (const h of [...hops, added]) if (!first.has(h.source)) first.set(h.source, h.next);
+  const path = [added.source];
+  for (let at = first.get(added.source); at !== undefined; at = first.get(at)) {
+    if (at === added.source) return { key: 'commissioning.hop.circle', circle: [...path, at] };
+    if (path.includes(at)) break;
+    path.push(at);
+  }
+  return undefined;
+}
+
+/** Whether a default hop table already has this entry (the appliance refuses it twice). */
+export const defaultHopTwice = (table: readonly DefaultHop[], source: string, next: string): boolean =>
+  table.some((h) => h.source === source && h.next === next);

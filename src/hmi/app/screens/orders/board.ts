@@ -1,0 +1,139 @@
+import { signal } from '@preact/signals';
+import { get, page } from '../../api.ts';
+import type { LiveEvent } from '../../live.ts';
+import { can } from '../../session.ts';
+import { applyOrderEvent, isEnded, orderKeyOf, priorityRank, type TransportOrder } from './order.ts';
+
+// What the orders board holds: the open orders (waiting, running) read from the
+// appliance page by page, the orders that ended while the board is open (the lists
+// are oldest first and keep every order ever made, so their first pages are last
+// month's), and where each unit stands now. Live events change single orders in place.
+
+export type LaneId = 'waiting' | 'running' | 'ended';
+export const LANES: readonly LaneId[] = ['waiting', 'running', 'ended'];
+
+/** The states read from the appliance per open lane. */
+const LANE_STATE: Record<'waiting' | 'running', string> = { waiting: 'INITIALIZED', running: 'STARTED' };
+
+export const PAGE = 50;
+/** Ended orders kept on the board, the newest. */
+export const ENDED_KEPT = 50;
+
+export const laneOf = (o: TransportOrder): LaneId => (isEnded(o.state) ? 'ended' : o.state === 'STARTED' ? 'running' : 'waiting');
+
+/** Open lanes: highest priority first, then the oldest (the order they start in). Ended: the latest first. */
+export function laneOrders(orders: Iterable<TransportOrder>, lane: LaneId): TransportOrder[] {
+  const list = [...orders].filter((o) => laneOf(o) === lane);
+  if (lane === 'ended') return list.sort((a, b) => (b.endDate ?? '').localeCompare(a.endDate ?? '')).slice(0, ENDED_KEPT);
+  return list.sort((a, b) => priorityRank(a.priority) - priorityRank(b.priority) || a.createDt.localeCompare(b.createDt));
+}
+
+interface Unit {
+  barcode: string;
+  actualLocation: string;
+}
+
+export class Board {
+  readonly orders = signal<ReadonlyMap<string, TransportOrder>>(new Map());
+  /** Cursor of the next page of an open lane; undefined when all are read. */
+  readonly next = signal<Partial<Record<LaneId, string>>>({});
+  /** Barcode → the coordinate the unit stands on. */
+  readonly unitAt = signal<ReadonlyMap<string, string>>(new Map());
+  readonly loaded = signal(false);
+  readonly busy = signal<LaneId | undefined>(undefined);
+  readonly error = signal<unknown>(undefined);
+
+  /** The first page of each open lane (at the start, and after the stream could not say what was missed). */
+  async load(): Promise<void> {
+    try {
+      const [waiting, running] = await Promise.all([this.read('waiting'), this.read('running')]);
+      const orders = new Map<string, TransportOrder>();
+      // Ended orders stay: the appliance's lists cannot give them back.
+      for (const o of this.orders.value.values()) if (isEnded(o.state)) orders.set(o.persistentKey, o);
+      for (const o of [...waiting.items, ...running.items]) orders.set(o.persistentKey, o);
+      this.orders.value = orders;
+      this.next.value = { waiting: waiting.next, running: running.next };
+      this.loaded.value = true;
+      this.error.value = undefined;
+      await this.locate([...waiting.items, ...running.items]);
+    } catch (err) {
+      this.error.value = err;
+    }
+  }
+
+  async more(lane: 'waiting' | 'running'): Promise<void> {
+    const after = this.next.value[lane];
+    if (!after) return;
+    this.busy.value = lane;
+    try {
+      const more = await this.read(lane, after);
+      this.put(...more.items);
+      this.next.value = { ...this.next.value, [lane]: more.next };
+      this.error.value = undefined;
+      await this.locate(more.items);
+    } catch (err) {
+      this.error.value = err;
+    } finally {
+      this.busy.value = undefined;
+    }
+  }
+
+  /** Orders as the appliance answered them (a create, a cancel, a read). */
+  put(...orders: TransportOrder[]): void {
+    if (orders.length === 0) return;
+    const map = new Map(this.orders.value);
+    for (const o of orders) map.set(o.persistentKey, o);
+    // A board open for a shift sees thousands of orders end: keep only those it shows.
+    const ended = laneOrders(map.values(), 'ended');
+    if (ended.length === ENDED_KEPT) {
+      const kept = new Set(ended.map((o) => o.persistentKey));
+      for (const [pKey, o] of map) if (isEnded(o.state) && !kept.has(pKey)) map.delete(pKey);
+    }
+    this.orders.value = map;
+  }
+
+  /** Reads one order again (after a PATCH, which answers 204; or an event about one not on the board). */
+  async reread(pKey: string): Promise<void> {
+    const order = (await get<TransportOrder>(`/v1/transport-orders/${encodeURIComponent(pKey)}`)).body;
+    this.put(order);
+    await this.locate([order]);
+  }
+
+  onEvent = (event: LiveEvent): void => {
+    if (event.type === 'transportUnit.moved') {
+      const { barcode, to } = event.data as { barcode: string; to: string };
+      if (!this.unitAt.value.has(barcode)) return;
+      this.unitAt.value = new Map(this.unitAt.value).set(barcode, to);
+      return;
+    }
+    const pKey = orderKeyOf(event);
+    const known = this.orders.value.get(pKey);
+    const changed = applyOrderEvent(known, event);
+    if (changed) {
+      this.put(changed);
+      if (!known) void this.locate([changed]).catch(() => {});
+      return;
+    }
+    // An order not on the board (on a page not read yet, or older): read it when it
+    // belongs on a lane that is complete, or it just ended.
+    const state = (event.data as { state?: string }).state ?? '';
+    const lane = isEnded(state) ? 'ended' : state === 'STARTED' ? 'running' : 'waiting';
+    if (lane === 'ended' || this.next.value[lane] === undefined) void this.reread(pKey).catch(() => {});
+  };
+
+  private async read(lane: 'waiting' | 'running', after?: string) {
+    return page<TransportOrder>('/v1/transport-orders', { state: LANE_STATE[lane] }, PAGE, after);
+  }
+
+  /** Where the units of these orders stand now (one request for all; needs transport-units:read). */
+  private async locate(orders: readonly TransportOrder[]): Promise<void> {
+    if (!can('transport-units:read')) return;
+    const missing = [...new Set(orders.map((o) => o.transportUnitBK))].filter((bk) => !this.unitAt.value.has(bk));
+    if (missing.length === 0) return;
+    const query = new URLSearchParams(missing.map((bk) => ['bks', bk]));
+    const units = (await get<Unit[]>(`/v1/transport-units?${query}`)).body ?? [];
+    const map = new Map(this.unitAt.value);
+    for (const u of units) map.set(u.barcode, u.actualLocation);
+    this.unitAt.value = map;
+  }
+}

@@ -1,0 +1,135 @@
+import { useSignal } from '@preact/signals';
+import { useId } from 'preact/hooks';
+import { ApiFailure } from '../../api.ts';
+import { errorText, t } from '../../i18n.ts';
+import { PRIORITIES, priorityText, targetText, type TransportOrder } from './order.ts';
+
+// The forms of a card: change the priority, redirect to a new target, cancel (with a
+// confirmation). Each sends one request; what became of it is told by the screen.
+
+/** What became of an action: told to the user in the screen's toast. */
+export type Outcome = (kind: 'done' | 'failed', message: string) => void;
+
+/**
+ * A refusal in words for the operator. On a create or a redirect the appliance answers
+ * `not.found` without saying what (the unit or a target) and `core.validation.error`
+ * for targets that do not fit together: said here for that context.
+ */
+export function orderErrorText(err: unknown, during: 'create' | 'redirect' | 'change'): string {
+  if (err instanceof ApiFailure && during !== 'change') {
+    if (err.messageKey === 'not.found') return t(during === 'create' ? 'orders.error.createNotFound' : 'orders.error.targetNotFound');
+    if (err.messageKey === 'core.validation.error') return t('orders.error.targets');
+  }
+  return errorText(err);
+}
+
+interface FormProps {
+  order: TransportOrder;
+  onClose: () => void;
+  onFailed: (message: string) => void;
+}
+
+/** Sends, keeps the form open and says why when refused. */
+function useSubmit(onFailed: (message: string) => void, during: 'redirect' | 'change') {
+  const busy = useSignal(false);
+  const run = async (send: () => Promise<unknown>) => {
+    busy.value = true;
+    try {
+      await send();
+    } catch (err) {
+      onFailed(orderErrorText(err, during));
+    } finally {
+      busy.value = false;
+    }
+  };
+  return { busy, run };
+}
+
+export function PriorityForm({ order, onClose, onFailed, submit }: FormProps & { submit: (priority: string) => Promise<unknown> }) {
+  const id = useId();
+  const priority = useSignal(order.priority);
+  const { busy, run } = useSubmit(onFailed, 'change');
+  return (
+    <form
+      class="order-form"
+      aria-label={t('orders.changePriorityOf', { unit: order.transportUnitBK })}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run(() => submit(priority.value));
+      }}
+    >
+      <label for={`${id}-priority`}>{t('orders.priority')}</label>
+      <select id={`${id}-priority`} value={priority.value} onChange={(e) => (priority.value = e.currentTarget.value)}>
+        {PRIORITIES.map((p) => (
+          <option key={p} value={p}>
+            {priorityText(p)}
+          </option>
+        ))}
+      </select>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy.value}>
+          {t('orders.save')}
+        </button>
+        <button type="button" onClick={onClose}>
+          {t('orders.back')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function RedirectForm({ order, onClose, onFailed, submit }: FormProps & { submit: (location: string | null, group: string | null) => Promise<unknown> }) {
+  const id = useId();
+  const location = useSignal(order.targetLocation ?? '');
+  const group = useSignal(order.targetLocationGroup ?? '');
+  const { busy, run } = useSubmit(onFailed, 'redirect');
+  return (
+    <form
+      class="order-form"
+      aria-label={t('orders.redirectOf', { unit: order.transportUnitBK })}
+      onSubmit={(e) => {
+        e.preventDefault();
+        // An empty field clears that target (null); the appliance insists one remains.
+        void run(() => submit(location.value.trim() || null, group.value.trim() || null));
+      }}
+    >
+      <p class="muted">{t('orders.redirectHint', { target: targetText(order.targetLocation, order.targetLocationGroup) })}</p>
+      <label for={`${id}-location`}>{t('orders.targetLocation')}</label>
+      <input id={`${id}-location`} value={location.value} autoComplete="off" spellcheck={false} placeholder="AREA/AISLE/X/Y/Z" onInput={(e) => (location.value = e.currentTarget.value)} />
+      <label for={`${id}-group`}>{t('orders.targetGroup')}</label>
+      <input id={`${id}-group`} value={group.value} autoComplete="off" spellcheck={false} onInput={(e) => (group.value = e.currentTarget.value)} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy.value}>
+          {t('orders.confirmRedirect')}
+        </button>
+        <button type="button" onClick={onClose}>
+          {t('orders.back')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function CancelForm({ order, onClose, onFailed, submit }: FormProps & { submit: () => Promise<unknown> }) {
+  const { busy, run } = useSubmit(onFailed, 'change');
+  return (
+    <form
+      class="order-form"
+      aria-label={t('orders.cancelOf', { unit: order.transportUnitBK })}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run(submit);
+      }}
+    >
+      <p>{t('orders.cancelQuestion', { unit: order.transportUnitBK, target: targetText(order.targetLocation, order.targetLocationGroup) })}</p>
+      <div class="actions">
+        <button type="submit" class="primary danger" disabled={busy.value}>
+          {t('orders.confirmCancel')}
+        </button>
+        <button type="button" onClick={onClose}>
+          {t('orders.keep')}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,95 @@
+import { hasText, t } from '../../i18n.ts';
+import type { LiveEvent } from '../../live.ts';
+
+// A transport order as the HMI shows it (docs/transport-orders.md), and how a
+// transportOrder.* event changes one. Shared by the orders board and the unit trace.
+
+export const PRIORITIES = ['HIGHEST', 'HIGH', 'NORMAL', 'LOW', 'LOWEST'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** The four states that end an order; nothing moves out of them. */
+export const ENDED_STATES = ['FINISHED', 'CANCELED', 'ONFAILURE', 'INTERRUPTED'] as const;
+
+export const ORDER_EVENTS = [
+  'transportOrder.created',
+  'transportOrder.started',
+  'transportOrder.finished',
+  'transportOrder.canceled',
+  'transportOrder.redirected',
+  'transportOrder.changed',
+] as const;
+
+export interface TransportOrder {
+  persistentKey: string;
+  transportUnitBK: string;
+  priority: string;
+  state: string;
+  sourceLocation: string;
+  targetLocation: string | null;
+  targetLocationGroup: string | null;
+  createDt: string;
+  startDate?: string;
+  endDate?: string;
+  message?: string;
+}
+
+/** What every transportOrder.* event carries (src/core/event-catalogue.ts). */
+interface OrderEventData {
+  pKey: string;
+  transportUnitBK: string;
+  state: string;
+  priority: string;
+  targetLocation: string | null;
+  targetLocationGroup: string | null;
+  sourceLocation?: string;
+  message?: string | null;
+}
+
+export const isEnded = (state: string): boolean => (ENDED_STATES as readonly string[]).includes(state);
+
+/** Highest priority first: the order a unit's waiting orders start in. */
+export const priorityRank = (p: string): number => {
+  const i = (PRIORITIES as readonly string[]).indexOf(p);
+  return i < 0 ? PRIORITIES.length : i;
+};
+
+export const orderKeyOf = (event: LiveEvent): string => (event.data as unknown as OrderEventData).pKey;
+export const unitOfEvent = (event: LiveEvent): string => (event.data as unknown as OrderEventData).transportUnitBK;
+
+/**
+ * The order after the event: its fields as the event states them. A `created` event
+ * carries all the board shows (its time is the creation); any other needs the order as
+ * read before (undefined without one: the caller reads it from the appliance).
+ */
+export function applyOrderEvent(order: TransportOrder | undefined, event: LiveEvent): TransportOrder | undefined {
+  const d = event.data as unknown as OrderEventData;
+  const base: TransportOrder | undefined =
+    order ??
+    (event.type === 'transportOrder.created' && d.sourceLocation !== undefined
+      ? { persistentKey: d.pKey, transportUnitBK: d.transportUnitBK, priority: d.priority, state: d.state, sourceLocation: d.sourceLocation, targetLocation: null, targetLocationGroup: null, createDt: event.at }
+      : undefined);
+  if (!base) return undefined;
+  const next: TransportOrder = {
+    ...base,
+    transportUnitBK: d.transportUnitBK,
+    state: d.state,
+    priority: d.priority,
+    targetLocation: d.targetLocation,
+    targetLocationGroup: d.targetLocationGroup,
+  };
+  if (d.state === 'STARTED' && !next.startDate) next.startDate = event.at;
+  if (isEnded(d.state) && !next.endDate) next.endDate = event.at;
+  if (d.message === null) delete next.message;
+  else if (typeof d.message === 'string') next.message = d.message;
+  return next;
+}
+
+export const stateText = (state: string): string => (hasText(`orders.state.${state}`) ? t(`orders.state.${state}`) : state);
+export const priorityText = (priority: string): string => (hasText(`orders.priority.${priority}`) ? t(`orders.priority.${priority}`) : priority);
+
+/** "L", "group G", or "L in G". */
+export function targetText(location: string | null, group: string | null): string {
+  if (location && group) return t('orders.targetIn', { location, group });
+  if (group) return t('orders.groupOnly', { group });
+  return location ?? '–';
+}

@@ -1,0 +1,92 @@
+import { useSignal } from '@preact/signals';
+import { useEffect, useMemo } from 'preact/hooks';
+import { t } from '../../i18n.ts';
+import { subscribe } from '../../live.ts';
+import { wallboard } from '../../prefs.ts';
+import type { ScreenProps } from '../../screens.ts';
+import { Failure, Toasts, useToast } from '../movements/feedback.tsx';
+import { LiveList } from '../movements/live-list.ts';
+import { TaskCard, type TaskOutcome } from './task-card.tsx';
+import { NO_FILTER, TASK_STATES, taskList, type StateChoice, type Task, type TaskFilter } from './task.ts';
+
+// The tasks screen (docs/hmi.md): the appliance's tasks, oldest first, filtered by state
+// and a search, paged, following the task events without a reload; start, pause,
+// resume and finish for users with tasks:write.
+
+const EVENTS = ['task.created', 'task.changed', 'task.stateChanged'] as const;
+const STATE_CHOICES: readonly StateChoice[] = ['open', ...TASK_STATES, 'all'];
+
+export default function TasksScreen(_: ScreenProps) {
+  const filter = useSignal<TaskFilter>(NO_FILTER);
+  const toast = useToast();
+  // One list for the screen: the filter is applied here, over the pages read.
+  const list = useMemo(() => new LiveList<Task>(taskList(() => filter.value)), []);
+
+  useEffect(() => {
+    void list.reload();
+    return subscribe(
+      EVENTS,
+      (event) => list.touch(String(event.data.pKey)),
+      () => void list.reload(),
+    );
+  }, [list]);
+  // A narrower filter may leave less than a page on screen: read on.
+  useEffect(() => list.fill(), [filter.value, list.items.value]);
+
+  const outcome: TaskOutcome = {
+    done: (task, message) => {
+      list.put(task);
+      toast.value = { kind: 'done', message };
+    },
+    failed: (pKey, message) => {
+      toast.value = { kind: 'failed', message };
+      list.touch(pKey);
+    },
+  };
+
+  const f = filter.value;
+  const shown = list.shown.value;
+  return (
+    <section class="screen work tasks" aria-labelledby="tasks-title">
+      <div class="screen-head">
+        <h1 id="tasks-title">{t('tasks.title')}</h1>
+      </div>
+      {!wallboard.value && (
+        <form class="work-filter" role="search" aria-label={t('tasks.filter')} onSubmit={(e) => e.preventDefault()}>
+          <div class="work-field">
+            <label for="task-state">{t('tasks.state')}</label>
+            <select id="task-state" value={f.state} onChange={(e) => (filter.value = { ...f, state: e.currentTarget.value as StateChoice })}>
+              {STATE_CHOICES.map((s) => (
+                <option key={s} value={s}>
+                  {t(s === 'open' || s === 'all' ? `tasks.filter.${s}` : `tasks.state.${s}`)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="work-field work-wide">
+            <label for="task-search">{t('tasks.filter.text')}</label>
+            <input id="task-search" type="search" value={f.text} autoComplete="off" spellcheck={false} onInput={(e) => (filter.value = { ...f, text: e.currentTarget.value })} />
+          </div>
+        </form>
+      )}
+      {list.error.value !== undefined && <Failure error={list.error.value} retry={() => void list.reload()} />}
+      {shown === undefined ? (
+        list.error.value === undefined && <p class="empty">{t('screen.loading')}</p>
+      ) : shown.length === 0 && list.next.value === undefined ? (
+        <p class="empty work-none">{t((list.items.value ?? []).length === 0 ? 'tasks.noneAtAll' : 'tasks.none')}</p>
+      ) : (
+        <ul class="work-list" aria-labelledby="tasks-title" aria-busy={list.busy.value}>
+          {shown.map((task) => (
+            <TaskCard key={task.pKey} task={task} outcome={outcome} />
+          ))}
+        </ul>
+      )}
+      {list.next.value !== undefined && shown !== undefined && !wallboard.value && (
+        <button type="button" class="more" disabled={list.busy.value} onClick={() => void list.more()}>
+          {t('action.more')}
+        </button>
+      )}
+      <Toasts toast={toast} />
+    </section>
+  );
+}

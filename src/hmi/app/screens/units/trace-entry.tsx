@@ -1,0 +1,128 @@
+import { formatTime, hasText, language, t } from '../../i18n.ts';
+import { breakable } from '../orders/breakable.tsx';
+import { priorityText, stateText, targetText } from '../orders/order.ts';
+import type { EventEntry, TelegramEntry, TraceEntry } from './trace.ts';
+
+// One entry of a unit's trace in words an operator reads: what happened, where, by
+// whom, when. Events by their type and data (src/core/event-catalogue.ts), telegrams by
+// type, direction, location, outcome and, for an answer, its latency.
+
+export type EntryKind = 'move' | 'telegram' | 'order' | 'lock' | 'stock' | 'movement' | 'unit';
+
+interface Told {
+  kind: EntryKind;
+  text: string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '–' : String(v));
+const unitState = (s: unknown) => (hasText(`units.unitState.${str(s)}`) ? t(`units.unitState.${str(s)}`) : str(s));
+
+function tellEvent(e: EventEntry): Told {
+  const d = e.data;
+  const target = () => targetText((d.targetLocation as string | null) ?? null, (d.targetLocationGroup as string | null) ?? null);
+  switch (e.type) {
+    case 'transportUnit.created':
+      return { kind: 'unit', text: t('units.ev.created', { location: str(d.actualLocation) }) };
+    case 'transportUnit.moved':
+      return { kind: 'move', text: t('units.ev.moved', { from: str(d.from), to: str(d.to) }) };
+    case 'transportUnit.changed': {
+      const renamed = (d.from as { barcode?: string } | undefined)?.barcode;
+      if (renamed) return { kind: 'unit', text: t('units.ev.renamed', { from: renamed, to: str(d.barcode) }) };
+      return { kind: 'unit', text: t('units.ev.changed', { fields: ((d.fields as string[] | undefined) ?? []).join(', ') }) };
+    }
+    case 'transportUnit.stateChanged':
+      return { kind: 'lock', text: t('units.ev.stateChanged', { from: unitState(d.from), to: unitState(d.state) }) };
+    case 'transportUnit.deleted':
+      return { kind: 'unit', text: t('units.ev.deleted', { location: str(d.actualLocation) }) };
+    case 'transportUnit.divided':
+      return { kind: 'unit', text: t('units.ev.divided', { parts: str(d.parts) }) };
+    case 'plc.bookedOntoLockedLocation':
+      return { kind: 'lock', text: t('units.ev.bookedOntoLocked', { location: str(d.locationId), channel: str(d.channel) }) };
+    case 'transportOrder.created':
+      return { kind: 'order', text: t('units.ev.orderCreated', { target: target(), priority: priorityText(str(d.priority)), state: stateText(str(d.state)) }) };
+    case 'transportOrder.started':
+      return { kind: 'order', text: t('units.ev.orderStarted', { target: target() }) };
+    case 'transportOrder.finished':
+      return { kind: 'order', text: t('units.ev.orderFinished', { target: target() }) };
+    case 'transportOrder.canceled':
+      return { kind: 'order', text: t('units.ev.orderCanceled', { target: target() }) };
+    case 'transportOrder.redirected': {
+      const from = (d.from ?? {}) as { targetLocation?: string | null; targetLocationGroup?: string | null };
+      return { kind: 'order', text: t('units.ev.orderRedirected', { target: target(), from: targetText(from.targetLocation ?? null, from.targetLocationGroup ?? null) }) };
+    }
+    case 'transportOrder.changed':
+      return { kind: 'order', text: orderChange(d) };
+    case 'movement.created':
+      return { kind: 'movement', text: t('units.ev.movementCreated', { from: str(d.sourceLocation), to: str(d.target) }) };
+    case 'movement.completed':
+      return { kind: 'movement', text: t('units.ev.movementCompleted', { to: str(d.target) }) };
+    case 'movement.cancelled':
+      return { kind: 'movement', text: t('units.ev.movementCancelled') };
+    case 'movement.changed':
+      return { kind: 'movement', text: t('units.ev.movementChanged', { state: str(d.state) }) };
+    case 'packagingUnit.created':
+      return { kind: 'stock', text: t('units.ev.stockCreated', { quantity: str(d.quantity), sku: str(d.sku) }) };
+    case 'packagingUnit.moved':
+      return { kind: 'stock', text: t('units.ev.stockMoved', { quantity: str(d.quantity), sku: str(d.sku), from: str(d.sourceLocation) }) };
+    case 'loadUnit.reserved':
+      return { kind: 'stock', text: t('units.ev.loadUnitReserved', { position: str(d.physicalPosition) }) };
+    default:
+      return { kind: 'unit', text: e.type };
+  }
+}
+
+/** A priority, a problem text or a state (failed, interrupted) changed. */
+function orderChange(d: Record<string, unknown>): string {
+  const fields = (d.fields as string[] | undefined) ?? [];
+  const parts: string[] = [];
+  if (fields.includes('priority')) parts.push(t('units.ev.orderPriority', { priority: priorityText(str(d.priority)) }));
+  if (fields.includes('state')) parts.push(t('units.ev.orderState', { state: stateText(str(d.state)) }));
+  if (fields.includes('message')) parts.push(typeof d.message === 'string' ? t('units.ev.orderProblem', { message: d.message }) : t('units.ev.orderProblemCleared'));
+  return parts.length ? parts.join(' · ') : t('units.ev.orderChanged');
+}
+
+function tellTelegram(g: TelegramEntry): Told {
+  const name = g.type && hasText(`units.tg.${g.type}`) ? t(`units.tg.${g.type}`) : t('units.tg.other');
+  const params = { type: g.type ?? '????', name, channel: g.channel, location: g.location ?? '–' };
+  const text = t(g.direction === 'in' ? 'units.tg.received' : 'units.tg.sent', params);
+  return { kind: 'telegram', text };
+}
+
+export const tell = (entry: TraceEntry): Told => (entry.source === 'event' ? tellEvent(entry) : tellTelegram(entry));
+
+function actorText(e: EventEntry): string {
+  const key = `units.actor.${e.actor.kind}`;
+  return hasText(key) ? t(key, { name: e.actor.name }) : e.actor.name;
+}
+
+/** "6.7" (a tenth is what tells a fast answer from a slow one), in the user's language. */
+const milliseconds = (ms: number) => new Intl.NumberFormat(language.value, { maximumFractionDigits: 1 }).format(ms);
+
+const outcomeText = (outcome: string) => (hasText(`units.outcome.${outcome}`) ? t(`units.outcome.${outcome}`) : outcome);
+
+export function TraceItem({ entry }: { entry: TraceEntry }) {
+  const { kind, text } = tell(entry);
+  const problem = entry.source === 'telegram' && entry.outcome !== 'ok' && entry.outcome !== 'reply';
+  return (
+    <li class={`trace-entry kind-${kind}`} data-source={entry.source} data-type={entry.type ?? ''}>
+      <time class="trace-time" dateTime={entry.at}>
+        {formatTime(entry.at)}
+      </time>
+      <span class={`trace-kind kind-${kind}`}>{t(`units.kind.${kind}`)}</span>
+      <div class="trace-what">
+        <p class="trace-text">{breakable(text)}</p>
+        {entry.source === 'event' ? (
+          <p class="trace-who muted">
+            {actorText(entry)}
+            {entry.reason && <q class="comment">{entry.reason}</q>}
+          </p>
+        ) : (
+          <p class={`trace-who muted${problem ? ' trace-problem' : ''}`}>
+            {outcomeText(entry.outcome)}
+            {entry.latencyMs !== null && <span class="latency"> · {t('units.tg.latency', { ms: milliseconds(entry.latencyMs) })}</span>}
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}

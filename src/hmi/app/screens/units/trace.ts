@@ -1,0 +1,115 @@
+import { signal } from '@preact/signals';
+import { page } from '../../api.ts';
+
+// The trace of one transport unit (GET /v1/transport-units/{bk}/history, docs/events.md):
+// its events and the telegrams that named it. The appliance pages it oldest first, and
+// the screen shows the newest first, so the trace is read to its end when opened (in
+// pages of a thousand) and then shown a page at a time, newer to older. New entries are
+// read from the start of the last page on: positions in the two logs make the cursor,
+// and a page read again from its own cursor gives what it had and what came since.
+
+export interface EventEntry {
+  source: 'event';
+  id: number;
+  type: string;
+  at: string;
+  actor: { kind: string; name: string };
+  reason?: string;
+  subject: { kind: string; key: string };
+  data: Record<string, unknown>;
+}
+
+export interface TelegramEntry {
+  source: 'telegram';
+  id: number;
+  at: string;
+  channel: string;
+  direction: 'in' | 'out';
+  type: string | null;
+  text: string;
+  outcome: string;
+  barcode: string | null;
+  location: string | null;
+  order: string | null;
+  latencyMs: number | null;
+}
+
+export type TraceEntry = EventEntry | TelegramEntry;
+
+const READ_PAGE = 1000;
+/** Entries shown at first and added by each "older". */
+export const SHOWN = 50;
+
+export class Trace {
+  /** Oldest first, as the appliance gives them; undefined until read. */
+  readonly entries = signal<readonly TraceEntry[] | undefined>(undefined);
+  /** How many of the newest are shown. */
+  readonly shown = signal(SHOWN);
+  readonly error = signal<unknown>(undefined);
+  /** Where the last page read starts: its cursor and its first entry's index. */
+  private tail: { after: string | undefined; index: number } = { after: undefined, index: 0 };
+  private reading: Promise<void> | undefined;
+  private again = false;
+
+  private readonly barcode: string;
+
+  constructor(barcode: string) {
+    this.barcode = barcode;
+  }
+
+  /** The whole trace afresh. */
+  load(): Promise<void> {
+    this.tail = { after: undefined, index: 0 };
+    return this.readTail(true);
+  }
+
+  /** What came since: the last page again and any after it. Calls while reading run once more after. */
+  refresh(): Promise<void> {
+    return this.readTail(false);
+  }
+
+  older(): void {
+    this.shown.value += SHOWN;
+  }
+
+  private readTail(fresh: boolean): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.readFrom(fresh);
+          this.error.value = undefined;
+        } catch (err) {
+          this.error.value = err;
+        }
+        fresh = false;
+      } while (this.again);
+      this.reading = undefined;
+    })();
+    return this.reading;
+  }
+
+  private async readFrom(fresh: boolean): Promise<void> {
+    const before = fresh ? [] : (this.entries.value ?? []).slice(0, this.tail.index);
+    const read: TraceEntry[] = [];
+    let { after } = this.tail;
+    let start = { after, index: before.length };
+    for (;;) {
+      const got = await page<TraceEntry>(`/v1/transport-units/${encodeURIComponent(this.barcode)}/history`, {}, READ_PAGE, after);
+      start = { after, index: before.length + read.length };
+      read.push(...got.items);
+      if (!got.next) break;
+      after = got.next;
+    }
+    const previous = this.entries.value?.length ?? 0;
+    const entries = [...before, ...read];
+    // Entries that came in stay below the newest ones shown, not pushed out of view.
+    if (!fresh && entries.length > previous) this.shown.value += entries.length - previous;
+    this.tail = start;
+    this.entries.value = entries;
+  }
+}
