@@ -55,6 +55,20 @@ describe('dist/wms from an empty folder', () => {
     expect(readdirSync(path.join(folder, 'data', 'native')).some((f) => f.endsWith('.node'))).toBe(true);
   });
 
+  it('serves the HMI from the executable: a browser at / is sent to /hmi/, the page names its files, they come compressed', async () => {
+    const root = await fetch(`${url}/`, { headers: { Accept: 'text/html' }, redirect: 'manual' });
+    expect(root.status).toBe(302);
+    const page = await fetch(`${url}/hmi/`, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const script = /src="\.?\/?(app-[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script, 'the page names its script').toBeDefined();
+    const asset = await fetch(`${url}/hmi/${script}`, { headers: { 'Accept-Encoding': 'br' } });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+  });
+
   it('ships the conveyor simulator (wms simulate)', () => {
     const usage = execFileSync('./wms', ['simulate', '--help'], { cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
     expect(usage).toMatch(/^Usage: wms simulate /);
