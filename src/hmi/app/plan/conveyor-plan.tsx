@@ -1,6 +1,6 @@
 import { signal, useComputed, useSignal, type Signal } from '@preact/signals';
 import type { JSX } from 'preact';
-import { useEffect, useId, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { t } from '../i18n.ts';
 import { wallboard } from '../prefs.ts';
 import type { ConveyorPlanProps, PlanLocation } from './index.ts';
@@ -26,7 +26,15 @@ export interface PlanOptions {
   viewKey?: string;
   /** The plan's accessible name. */
   label?: string;
+  /**
+   * Where on the page the plan is ('map', 'commissioning'): its frame's size is kept
+   * under this name, so that the plan opened there again is drawn fitted at once.
+   */
+  place?: string;
 }
+
+/** The frame's size by place, as last measured. */
+const frameSizes = new Map<string, { w: number; h: number }>();
 
 const STEP = 1.4;
 
@@ -38,7 +46,7 @@ function sameTopology(a: readonly PlanLocation[], b: readonly PlanLocation[]): b
 }
 
 export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Element {
-  const { locations, links = [], selected, onSelect, onLinkDrawn, group, legend = true, viewKey = '' } = props;
+  const { locations, links = [], selected, onSelect, onLinkDrawn, group, legend = true, viewKey = '', place = '' } = props;
   const board = wallboard.value;
   const uid = useId().replace(/[^A-Za-z0-9]/g, '');
   const ids = useMemo(() => defIds(`plan${uid}`), [uid]);
@@ -62,7 +70,7 @@ export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Elemen
 
   const frame = useRef<HTMLDivElement>(null);
   const svg = useRef<SVGSVGElement>(null);
-  const size = useSignal({ w: 0, h: 0 });
+  const size = useSignal(frameSizes.get(place) ?? { w: 0, h: 0 });
   const view = useSignal<View>({ k: 1, tx: 0, ty: 0 });
   /** The user moved the view: it no longer follows the plan's size by itself. */
   const touched = useRef(false);
@@ -70,10 +78,17 @@ export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Elemen
   const linkFrom = useSignal<string | undefined>(undefined);
   const active = useRef<string | undefined>(undefined);
 
+  // Not measured at once: that would lay out thousands of boxes before they are shown.
+  // The size kept from the last time is right unless the window changed meanwhile.
   useEffect(() => {
     const el = frame.current;
     if (!el) return;
-    const observer = new ResizeObserver(() => (size.value = { w: el.clientWidth, h: el.clientHeight }));
+    const observer = new ResizeObserver(() => {
+      const now = { w: el.clientWidth, h: el.clientHeight };
+      // A plan on its way out (hidden, then removed) is no size to remember.
+      if (now.w > 0 && now.h > 0) frameSizes.set(place, now);
+      if (now.w !== size.peek().w || now.h !== size.peek().h) size.value = now;
+    });
     observer.observe(el);
     return () => observer.disconnect();
   }, []);
@@ -84,10 +99,10 @@ export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Elemen
   // A wall screen is read from afar: a small site may fill it.
   const fit = () => (view.value = fitView(size.value.w, size.value.h, layout.width, layout.height, insets, board ? 3 : 1.5));
   const lowest = () => minK(size.value.w, size.value.h, layout.width, layout.height);
-  useEffect(() => {
+  useLayoutEffect(() => {
     touched.current = false;
   }, [viewKey]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!touched.current) fit();
   }, [layout, size.value.w, size.value.h, viewKey, board]);
   // A location chosen elsewhere (the address, a search) is brought into sight.
@@ -107,7 +122,7 @@ export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Elemen
   const nodeOf = (id: string) => svg.current?.querySelector<SVGGElement>(`[data-id="${id.replace(/["\\]/g, '\\$&')}"]`) ?? null;
 
   // One location at a time is in the tab order (roving tab stop): the plan is one stop.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (board) return;
     const first = layout.placed.keys().next().value;
     const want = [active.current, selected, first].find((id) => id !== undefined && layout.placed.has(id));

@@ -2,7 +2,7 @@ import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
 import { ApiFailure } from '../api.ts';
 import { subscribe, type LiveEvent } from '../live.ts';
-import { can } from '../session.ts';
+import { can, user, type User } from '../session.ts';
 import type { PlanLink, PlanLocation } from './index.ts';
 import { readAll, readDefaultHops, readLocation, readRouteLinks, type GroupRecord, type LocationRecord, type UnitRecord } from './plan-reads.ts';
 import { PlanStore } from './plan-store.ts';
@@ -12,6 +12,12 @@ import { PlanStore } from './plan-store.ts';
 // kept live from the event stream (docs/events.md): a flag, a unit's move, a group's
 // state change the one location they concern; changes of the topology and of routing
 // read that part again. On a resync everything is read afresh.
+//
+// One feed for the page, shared by the screens that draw the plan, and kept when they
+// are left: reading and drawing a site of thousands of locations takes longer than a
+// screen switch may, so a screen opened again draws what the feed holds at once and
+// the feed reads everything again in the background (it followed no events while no
+// screen showed the plan). A login of another user starts a new feed.
 
 export const PLAN_EVENTS = [
   'location.created', 'location.changed', 'location.deleted', 'location.stateChanged',
@@ -44,7 +50,13 @@ const DEBOUNCE_MS = 150;
 
 class PlanFeed {
   readonly store = new PlanStore();
+  /** Replaced by the feed of another login: its late answers are dropped. */
   private stopped = false;
+  /** Screens showing the plan now: events are followed while there is one. */
+  private users = 0;
+  private off: (() => void) | undefined;
+  /** A full read has succeeded: later ones refresh in the background, without `loading`. */
+  private held = false;
   private inFlight = 0;
   /** Events that arrived while a list was being read: applied again on top of it. */
   private replay: LiveEvent[] = [];
@@ -54,15 +66,28 @@ class PlanFeed {
   /** Full reads under way: `loading` while there is one. */
   private fullReads = 0;
 
-  start(): () => void {
-    this.reload();
-    const off = subscribe(PLAN_EVENTS, (e) => this.onEvent(e), () => this.reload());
+  /** A screen shows the plan; returns its leaving. */
+  attach(): () => void {
+    if (this.users++ === 0) {
+      this.reload();
+      this.off = subscribe(PLAN_EVENTS, (e) => this.onEvent(e), () => this.reload());
+    }
     return () => {
-      this.stopped = true;
-      off();
+      if (--this.users > 0) return;
+      // Nothing followed from here on: the next attach reads everything again.
+      this.off?.();
+      this.off = undefined;
       clearTimeout(this.timer);
-      this.store.stop();
+      this.pendingParts.clear();
+      this.pendingPKeys.clear();
     };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.off?.();
+    clearTimeout(this.timer);
+    this.store.stop();
   }
 
   reload(): void {
@@ -74,12 +99,13 @@ class PlanFeed {
     this.inFlight++;
     if (full) {
       this.fullReads++;
-      this.store.loading.value = true;
+      if (!this.held) this.store.loading.value = true;
     }
     try {
       const results = await Promise.all(parts.map((p) => this.readPart(p)));
       if (this.stopped) return;
       for (const apply of results) apply();
+      if (full) this.held = true;
       this.store.error.value = undefined;
     } catch (err) {
       if (!this.stopped) this.store.error.value = err;
@@ -117,10 +143,7 @@ class PlanFeed {
       case 'links': {
         if (!can('routes:read')) return () => {};
         const [routes, defaults] = await Promise.all([readRouteLinks(), readDefaultHops()]);
-        return () => {
-          s.routeLinks.value = routes;
-          s.defaultHops.value = defaults;
-        };
+        return () => s.setLinks(routes, defaults);
       }
     }
   }
@@ -223,9 +246,24 @@ class PlanFeed {
   }
 }
 
+let shared: { feed: PlanFeed; owner: string } | undefined;
+
+/** Who reads: the same user with the same grants may see what the feed holds. */
+const ownerOf = (u: User | undefined) => (u ? `${u.username}\n${[...u.grants].sort().join(' ')}` : '');
+
+/** The page's feed, or a new one when another user (or other grants) logged in since it was made. */
+function sharedFeed(): PlanFeed {
+  const owner = ownerOf(user.peek());
+  if (!shared || shared.owner !== owner) {
+    shared?.feed.stop();
+    shared = { feed: new PlanFeed(), owner };
+  }
+  return shared.feed;
+}
+
 /** Reads what the plan shows from the API (locations paged, groups, transport units, routes/hops) and keeps it live; used by the map and by commissioning. */
 export function usePlanData(): PlanData {
-  const feed = useMemo(() => new PlanFeed(), []);
-  useEffect(() => feed.start(), [feed]);
+  const feed = useMemo(sharedFeed, []);
+  useEffect(() => feed.attach(), [feed]);
   return useMemo(() => feed.api(), [feed]);
 }

@@ -30,6 +30,10 @@ function stateOf(r: LocationRecord, group: GroupRecord | undefined): PlanLocatio
   return notAvailable(group) ? 'unavailable' : 'ok';
 }
 
+/** The same as read before: a background read that finds nothing new redraws nothing. */
+const sameRecord = (a: LocationRecord | undefined, b: LocationRecord) =>
+  a !== undefined && a.pKey === b.pKey && a.locationGroupName === b.locationGroupName && a.incomingActive === b.incomingActive && a.outgoingActive === b.outgoingActive && a.plcState === b.plcState;
+
 const sameUnits = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
   (a?.length ?? 0) === (b?.length ?? 0) && (a ?? []).every((u, i) => u === b![i]);
 
@@ -94,6 +98,9 @@ export class PlanStore {
     const seen = new Set<string>();
     for (const r of records) {
       seen.add(r.locationId);
+      const old = this.locs.get(r.locationId);
+      if (sameRecord(old, r)) continue;
+      if (!old || old.locationGroupName !== r.locationGroupName) this.reorder = true;
       this.locs.set(r.locationId, r);
       this.idOfPKey.set(r.pKey, r.locationId);
       this.dirty.add(r.locationId);
@@ -101,15 +108,18 @@ export class PlanStore {
     for (const [id, r] of this.locs) {
       if (!seen.has(id)) {
         this.locs.delete(id);
-        this.idOfPKey.delete(r.pKey);
+        if (this.idOfPKey.get(r.pKey) === id) this.idOfPKey.delete(r.pKey);
         this.dirty.add(id);
+        this.reorder = true;
       }
     }
-    this.reorder = true;
     this.schedule();
   }
 
   setGroups(records: readonly GroupRecord[]): void {
+    const before = this.groupRecs;
+    const same = records.length === before.size && records.every((g) => JSON.stringify(g) === JSON.stringify(before.get(g.name)));
+    if (same) return;
     this.groupRecs.clear();
     for (const g of records) this.groupRecs.set(g.name, g);
     this.groups.value = [...this.groupRecs.keys()].sort(comparePart);
@@ -117,6 +127,12 @@ export class PlanStore {
     for (const id of this.locs.keys()) this.dirty.add(id);
     this.reorder = true;
     this.schedule();
+  }
+
+  /** Routes with their hops and the default hops, as read; unchanged ones are kept (nothing redrawn). */
+  setLinks(routes: PlanLink[], defaults: DefaultHop[]): void {
+    if (JSON.stringify(routes) !== JSON.stringify(this.routeLinks.peek())) this.routeLinks.value = routes;
+    if (JSON.stringify(defaults) !== JSON.stringify(this.defaultHops.peek())) this.defaultHops.value = defaults;
   }
 
   setUnits(units: readonly { barcode: string; actualLocation?: string }[]): void {

@@ -156,6 +156,7 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
             links={links}
             selected={selected.value}
             viewKey={group.value}
+            place="commissioning"
             onSelect={(id) => (selected.value = id)}
             {...(drawing ? { onLinkDrawn: (from: string, to: string) => (drawn.value = { from, to }) } : {})}
             {...(group.value ? { group: group.value } : {})}

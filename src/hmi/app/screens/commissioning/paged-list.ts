@@ -1,7 +1,8 @@
-import { useSignal, type Signal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
+import { signal, type Signal } from '@preact/signals';
+import { useEffect, useMemo } from 'preact/hooks';
 import { ApiFailure, get, page } from '../../api.ts';
 import { subscribe, type LiveEvent } from '../../live.ts';
+import { user } from '../../session.ts';
 
 // A list that grows with the site (location groups, routes), read a page at a time
 // (`limit`/`after`) in the API's order, by name, and kept live: an event names one
@@ -33,66 +34,94 @@ export interface PagedListSpec<T> {
   idOfEvent: (event: LiveEvent) => string | undefined;
 }
 
+/**
+ * The list of `spec.path` for this page, kept while other screens are shown: opened
+ * again, the screen shows what it held at once while the first page is read again (no
+ * event was followed meanwhile).
+ */
 export function usePagedList<T>(spec: PagedListSpec<T>): PagedList<T> {
-  const items = useSignal<T[] | undefined>(undefined);
-  const next = useSignal<string | undefined>(undefined);
-  const error = useSignal<unknown>(undefined);
-  const busy = useSignal(false);
+  const list = useMemo(() => sharedList(spec), []);
+  useEffect(() => list.attach(), [list]);
+  return list.api;
+}
 
-  const sorted = (list: T[]) => list.sort((a, b) => (spec.nameOf(a) < spec.nameOf(b) ? -1 : spec.nameOf(a) > spec.nameOf(b) ? 1 : 0));
-  const merge = (fresh: T[], replace: boolean) => {
-    const byId = new Map((replace ? [] : (items.value ?? [])).map((i) => [spec.idOf(i), i]));
-    for (const i of fresh) byId.set(spec.idOf(i), i);
-    items.value = sorted([...byId.values()]);
-  };
+const lists = new Map<string, { owner: string; list: Listed<unknown> }>();
 
-  const reload = async () => {
-    try {
-      const first = await page<T>(spec.path, {}, PAGE);
-      next.value = first.next;
-      merge(first.items, true);
-      error.value = undefined;
-    } catch (err) {
-      error.value = err;
-    }
-  };
+function sharedList<T>(spec: PagedListSpec<T>): Listed<T> {
+  const u = user.peek();
+  const owner = u ? `${u.username}\n${[...u.grants].sort().join(' ')}` : '';
+  let held = lists.get(spec.path);
+  if (!held || held.owner !== owner) lists.set(spec.path, (held = { owner, list: new Listed(spec) as Listed<unknown> }));
+  return held.list as Listed<T>;
+}
 
-  const more = async () => {
-    if (!next.value) return;
-    busy.value = true;
-    try {
-      const further = await page<T>(spec.path, {}, PAGE, next.value);
-      next.value = further.next;
-      merge(further.items, false);
-      error.value = undefined;
-    } catch (err) {
-      error.value = err;
-    } finally {
-      busy.value = false;
-    }
-  };
+class Listed<T> {
+  readonly api: PagedList<T>;
+  private readonly items = signal<T[] | undefined>(undefined);
+  private readonly next = signal<string | undefined>(undefined);
+  private readonly error = signal<unknown>(undefined);
+  private readonly busy = signal(false);
+  private readonly spec: PagedListSpec<T>;
 
-  const refreshOne = async (id: string) => {
-    try {
-      merge([(await get<T>(spec.onePath(id))).body], false);
-    } catch (err) {
-      if (err instanceof ApiFailure && err.status === 404) items.value = (items.value ?? []).filter((i) => spec.idOf(i) !== id);
-      else error.value = err;
-    }
-  };
+  constructor(spec: PagedListSpec<T>) {
+    this.spec = spec;
+    this.api = { items: this.items, next: this.next, error: this.error, busy: this.busy, reload: () => this.reload(), more: () => this.more() };
+  }
 
-  useEffect(() => {
-    void reload();
+  attach(): () => void {
+    void this.reload();
     return subscribe(
-      spec.events,
+      this.spec.events,
       (event) => {
-        const id = spec.idOfEvent(event);
-        if (id === undefined) void reload();
-        else void refreshOne(id);
+        const id = this.spec.idOfEvent(event);
+        if (id === undefined) void this.reload();
+        else void this.refreshOne(id);
       },
-      () => void reload(),
+      () => void this.reload(),
     );
-  }, []);
+  }
 
-  return { items, next, error, busy, reload, more };
+  private merge(fresh: T[], replace: boolean): void {
+    const { idOf, nameOf } = this.spec;
+    const byId = new Map((replace ? [] : (this.items.value ?? [])).map((i) => [idOf(i), i]));
+    for (const i of fresh) byId.set(idOf(i), i);
+    const list = [...byId.values()].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+    // Read again and found the same: nothing to redraw.
+    if (JSON.stringify(list) !== JSON.stringify(this.items.value)) this.items.value = list;
+  }
+
+  private async reload(): Promise<void> {
+    try {
+      const first = await page<T>(this.spec.path, {}, PAGE);
+      this.next.value = first.next;
+      this.merge(first.items, true);
+      this.error.value = undefined;
+    } catch (err) {
+      this.error.value = err;
+    }
+  }
+
+  private async more(): Promise<void> {
+    if (!this.next.value) return;
+    this.busy.value = true;
+    try {
+      const further = await page<T>(this.spec.path, {}, PAGE, this.next.value);
+      this.next.value = further.next;
+      this.merge(further.items, false);
+      this.error.value = undefined;
+    } catch (err) {
+      this.error.value = err;
+    } finally {
+      this.busy.value = false;
+    }
+  }
+
+  private async refreshOne(id: string): Promise<void> {
+    try {
+      this.merge([(await get<T>(this.spec.onePath(id))).body], false);
+    } catch (err) {
+      if (err instanceof ApiFailure && err.status === 404) this.items.value = (this.items.value ?? []).filter((i) => this.spec.idOf(i) !== id);
+      else this.error.value = err;
+    }
+  }
 }

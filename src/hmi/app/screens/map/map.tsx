@@ -56,6 +56,9 @@ export default function MapScreen({ rest }: ScreenProps) {
 
   const body = useRef<HTMLDivElement>(null);
   useFillHeight(body);
+  // The height the plan had last time, from the first render on: the plan is drawn
+  // fitted to the frame it had then, and need not move when the effect has measured.
+  const lastHeight = filledHeight ? ({ '--map-h': filledHeight } as Record<string, string>) : undefined;
 
   const loading = data.loading.value && locations.length === 0;
   return (
@@ -78,8 +81,8 @@ export default function MapScreen({ rest }: ScreenProps) {
           )}
         </div>
       )}
-      <div class={`map-body${selected ? ' with-panel' : ''}`} ref={body}>
-        <ConveyorPlan locations={shown.locations} links={shown.links} selected={selected} onSelect={select} viewKey={filter} label={t('map.title')} />
+      <div class={`map-body${selected ? ' with-panel' : ''}`} ref={body} style={lastHeight}>
+        <ConveyorPlan locations={shown.locations} links={shown.links} selected={selected} onSelect={select} viewKey={filter} label={t('map.title')} place="map" />
         {!loading && shown.locations.length === 0 && <p class="empty map-empty">{t(filter ? 'map.emptyGroup' : 'map.empty')}</p>}
         {selected && (
           <LocationPanel id={selected} plan={current} onClose={() => replaceRoute('map')} onOutcome={onOutcome} onChanged={() => data.refresh(selected)} />
@@ -103,6 +106,8 @@ export default function MapScreen({ rest }: ScreenProps) {
   );
 }
 
+let filledHeight: string | undefined;
+
 /**
  * The plan reaches down to the bottom of the window, whatever is above it: the top
  * bar takes one line or two, by the width of the screen and the language. Handed to
@@ -117,6 +122,7 @@ function useFillHeight(ref: RefObject<HTMLDivElement | null>) {
       const main = el.closest('main');
       const below = main ? parseFloat(getComputedStyle(main).paddingBottom) || 0 : 0;
       const h = `${Math.max(240, Math.floor(window.innerHeight - top - below - 1))}px`;
+      filledHeight = h;
       if (el.style.getPropertyValue('--map-h') !== h) el.style.setProperty('--map-h', h);
     };
     fit();

@@ -1,13 +1,14 @@
 import { signal } from '@preact/signals';
 import { get, page } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
-import { can } from '../../session.ts';
+import { can, user } from '../../session.ts';
 import { applyOrderEvent, isEnded, orderKeyOf, priorityRank, type TransportOrder } from './order.ts';
 
 // What the orders board holds: the open orders (waiting, running) read from the
 // appliance page by page, the orders that ended while the board is open (the lists
 // are oldest first and keep every order ever made, so their first pages are last
 // month's), and where each unit stands now. Live events change single orders in place.
+// One board for the page (sharedBoard), kept while other screens are shown.
 
 export type LaneId = 'waiting' | 'running' | 'ended';
 export const LANES: readonly LaneId[] = ['waiting', 'running', 'ended'];
@@ -43,19 +44,27 @@ export class Board {
   readonly busy = signal<LaneId | undefined>(undefined);
   readonly error = signal<unknown>(undefined);
 
-  /** The first page of each open lane (at the start, and after the stream could not say what was missed). */
+  /**
+   * The first page of each open lane and where their units stand, put on the board in
+   * one go (at the start, when the board is opened again, and after the stream could not
+   * say what was missed). What the board held stays shown until the answers are in.
+   */
   async load(): Promise<void> {
     try {
       const [waiting, running] = await Promise.all([this.read('waiting'), this.read('running')]);
+      const open = [...waiting.items, ...running.items];
+      // All of them: units move while the board is not open, and no event tells it then.
+      const at = await this.whereAre(open);
       const orders = new Map<string, TransportOrder>();
       // Ended orders stay: the appliance's lists cannot give them back.
       for (const o of this.orders.value.values()) if (isEnded(o.state)) orders.set(o.persistentKey, o);
-      for (const o of [...waiting.items, ...running.items]) orders.set(o.persistentKey, o);
-      this.orders.value = orders;
-      this.next.value = { waiting: waiting.next, running: running.next };
+      for (const o of open) orders.set(o.persistentKey, o);
+      if (!sameOrders(orders, this.orders.value)) this.orders.value = orders;
+      const next = { waiting: waiting.next, running: running.next };
+      if (next.waiting !== this.next.value.waiting || next.running !== this.next.value.running) this.next.value = next;
+      this.placeUnits(at);
       this.loaded.value = true;
       this.error.value = undefined;
-      await this.locate([...waiting.items, ...running.items]);
     } catch (err) {
       this.error.value = err;
     }
@@ -125,15 +134,45 @@ export class Board {
     return page<TransportOrder>('/v1/transport-orders', { state: LANE_STATE[lane] }, PAGE, after);
   }
 
-  /** Where the units of these orders stand now (one request for all; needs transport-units:read). */
+  /** Where the units of these orders stand now, those not known yet (one request for all; needs transport-units:read). */
   private async locate(orders: readonly TransportOrder[]): Promise<void> {
-    if (!can('transport-units:read')) return;
-    const missing = [...new Set(orders.map((o) => o.transportUnitBK))].filter((bk) => !this.unitAt.value.has(bk));
-    if (missing.length === 0) return;
-    const query = new URLSearchParams(missing.map((bk) => ['bks', bk]));
-    const units = (await get<Unit[]>(`/v1/transport-units?${query}`)).body ?? [];
+    this.placeUnits(await this.whereAre(orders.filter((o) => !this.unitAt.value.has(o.transportUnitBK))));
+  }
+
+  private async whereAre(orders: readonly TransportOrder[]): Promise<Unit[]> {
+    if (!can('transport-units:read')) return [];
+    const bks = [...new Set(orders.map((o) => o.transportUnitBK))];
+    if (bks.length === 0) return [];
+    const query = new URLSearchParams(bks.map((bk) => ['bks', bk]));
+    return (await get<Unit[]>(`/v1/transport-units?${query}`)).body ?? [];
+  }
+
+  private placeUnits(units: readonly Unit[]): void {
+    const moved = units.filter((u) => this.unitAt.value.get(u.barcode) !== u.actualLocation);
+    if (moved.length === 0) return;
     const map = new Map(this.unitAt.value);
-    for (const u of units) map.set(u.barcode, u.actualLocation);
+    for (const u of moved) map.set(u.barcode, u.actualLocation);
     this.unitAt.value = map;
   }
+}
+
+/** The same orders as held: a board read again that finds nothing new redraws nothing. */
+function sameOrders(a: ReadonlyMap<string, TransportOrder>, b: ReadonlyMap<string, TransportOrder>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [pKey, o] of a) if (JSON.stringify(o) !== JSON.stringify(b.get(pKey))) return false;
+  return true;
+}
+
+let shared: { board: Board; owner: string } | undefined;
+
+/**
+ * The page's board, kept when the screen is left: opened again, it shows what it held at
+ * once and reads the lanes again in the background. Another user (or other grants) gets
+ * a board of its own.
+ */
+export function sharedBoard(): Board {
+  const u = user.peek();
+  const owner = u ? `${u.username}\n${[...u.grants].sort().join(' ')}` : '';
+  if (!shared || shared.owner !== owner) shared = { board: new Board(), owner };
+  return shared.board;
 }

@@ -7,7 +7,7 @@ import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
-import { Board, laneOrders, LANES, type LaneId } from './board.ts';
+import { laneOrders, LANES, sharedBoard, type Board, type LaneId } from './board.ts';
 import { CreateForm } from './create-form.tsx';
 import { OrderCard } from './order-card.tsx';
 import type { Outcome } from './order-forms.tsx';
@@ -22,7 +22,7 @@ import { ORDER_EVENTS } from './order.ts';
 const TOAST_MS = 6000;
 
 export default function OrdersScreen({ rest }: ScreenProps) {
-  const board = useMemo(() => new Board(), []);
+  const board = useMemo(sharedBoard, []);
   const toast = useSignal<{ kind: 'done' | 'failed'; message: string } | undefined>(undefined);
   /** The lane a phone shows (the board shows all). */
   const shown = useSignal<LaneId>('running');
