@@ -8,22 +8,23 @@ import { createRoutingStore } from '../src/modules/routing/store.ts';
 import { createTransportOrderService } from '../src/modules/transport-orders/service.ts';
 import { createTransportOrderStore } from '../src/modules/transport-orders/store.ts';
 import { startTestAppliance, type TestAppliance, type RecordedEvent } from '../test/support/appliance.ts';
-import { createAdapter, type PlcAdapter } from './adapter.ts';
+import { createAdapter } from './adapter.ts';
 import { decode, encode, fieldFromCoordinate, type ResTelegram, type Telegram, type TelegramInput } from './osip/index.ts';
-import type { AdapterOptions, ChannelContext, ChannelDirectory, HandlingResult, ReplyInput } from './port.ts';
+import type { AdapterOptions, ChannelContext, ChannelDirectory, HandlingResult, ReplyInput } from './osip/port.ts';
+import { createOsipHandler, type OsipHandler } from './osip/warehouse/handler.ts';
 
 // The adapter against a real appliance, without sockets: telegrams are built with the
 // codec (decode(encode(…))), handed to `handle`, and the replies and the effects are
 // checked — the effects over HTTP, as a client sees them.
 
 let wms: TestAppliance;
-let adapter: PlcAdapter;
+let adapter: OsipHandler;
 const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
   const { work, common, transportOrders, routing, bus, log } = wms.app;
-  adapter = createAdapter({ work, common, transportOrders, routing, log });
+  adapter = createOsipHandler({ adapter: createAdapter({ work, common, transportOrders, routing, log }), log });
   bus.onAny((event) => events.push(event));
 });
 afterAll(async () => {
@@ -840,7 +841,7 @@ describe('bursts: unit reports queued together share one commit, each as if hand
     const common = createCommonServices(db, work);
     const transportOrders = createTransportOrderService({ work, store: createTransportOrderStore(db), common });
     const routing = createRoutingService({ work, store: createRoutingStore(db), common, orders: transportOrders });
-    const failing = createAdapter({ work, common, transportOrders, routing, log });
+    const failing = createOsipHandler({ adapter: createAdapter({ work, common, transportOrders, routing, log }), log });
     try {
       const mark = events.length;
       const results = failing.handleBatch!([req('B-6', s.INFEED), upd('B-5', s.C1)], REASONS);

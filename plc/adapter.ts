@@ -1,159 +1,106 @@
-import { asActor, type Actor } from '../src/core/actor.ts';
-import { ERR_CODES } from './osip/index.ts';
-import type { Telegram } from './osip/index.ts';
-import type { ChannelContext, ChannelDirectory, HandlingResult, ReplyInput, TelegramHandler } from './port.ts';
-import { errReply, result, type AdapterDeps } from './adapter/shared.ts';
+import { asActor } from '../src/core/actor.ts';
+import type { PlcOperations, Reporter, RouteListeners, SightingFailed, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
+import type { AdapterDeps } from './adapter/shared.ts';
 import { createStates } from './adapter/states.ts';
-import { createTuAtLocation, type TuTelegram } from './adapter/tu-at-location.ts';
+import { createUnitAtLocation } from './adapter/unit-at-location.ts';
 import { createUnsolicited } from './adapter/unsolicited.ts';
 
-// The PLC adapter (docs/routing.md): turns each telegram a channel hands over
-// into effects on the module services and says what to answer. Each telegram's effects
-// are one unit of work (all or nothing), done as the channel's PLC (actor `plc`); its
-// events are delivered after the commit; an internal failure rolls back, is logged with
-// the telegram, and is answered as docs/plc.md says. Unit reports that queued up together
-// (handleBatch) share one commit, each still all or nothing in a savepoint of its own:
-// under load the fsync, not the work, is what a telegram costs most. The channels
-// (plc/channel.ts) own framing, decoding, sequence numbers, duplicates and SYNQ; the
-// adapter owns what a telegram means.
+// The PLC adapter (docs/routing.md): the warehouse operations every PLC protocol calls
+// (plc/port.ts PlcOperations), over the module services. Each operation's effects are
+// one unit of work (all or nothing), done as the reporting channel's PLC (actor `plc`);
+// its events are delivered after the commit. Sightings that came together
+// (unitSightings) share one commit, each still all or nothing in a savepoint of its own:
+// under load the fsync, not the work, is what a report costs most. The protocols own
+// their wire (OSIP: plc/osip/, framing, sequence numbers, duplicates, replies); the
+// adapter owns what a report means, once for all of them.
 //
-//   REQ_ / UPD_ / UPDX  → adapter/tu-at-location.ts (book the unit, its orders, next hop)
-//   LOCU / SYSU / ERR_  → adapter/states.ts (location and group states)
-//   order events        → adapter/unsolicited.ts (RES_ to the channel owning the unit's location)
+//   unitArrived / unitReport / unitSightings → adapter/unit-at-location.ts (book the unit, its orders, next hop)
+//   locationState / groupState / plcError    → adapter/states.ts (location and group states)
+//   order events                             → adapter/unsolicited.ts (a new route, told to the channel owning the unit's location)
 
 export type { AdapterDeps } from './adapter/shared.ts';
 
-export interface PlcAdapter extends TelegramHandler {
-  /** Connects the channels, for unsolicited RES_; until then none are sent. */
-  attach(directory: ChannelDirectory): void;
+export interface PlcAdapter extends PlcOperations {
+  /** Connects the channels, to tell them of new routes; until then none are told. */
+  attach(listeners: RouteListeners): void;
   /** Stops listening to domain events. */
   close(): void;
 }
+
+/** The barcodes a report names: the order events its commit delivers are its own (unsolicited.ts). */
+const barcodesOf = (units: readonly (UnitRef | undefined)[]) =>
+  units.flatMap((u) => (u === undefined ? [] : u.asSent === undefined ? [u.barcode] : [u.barcode, u.asSent]));
 
 /**
  * The adapter over the module services. With `channels` it is attached at once (the
  * composition root passes the PLC channels); otherwise call `attach` when they exist.
  */
-export function createAdapter(deps: AdapterDeps & { channels?: ChannelDirectory | undefined }): PlcAdapter {
-  const { log } = deps;
+export function createAdapter(deps: AdapterDeps & { channels?: RouteListeners | undefined }): PlcAdapter {
+  const { log, work, routing } = deps;
   const unsolicited = createUnsolicited(deps);
-  const tuAtLocation = createTuAtLocation(deps);
+  const units = createUnitAtLocation(deps);
   const states = createStates(deps);
-  const plc = (channel: ChannelContext): Actor => ({ kind: 'plc', name: channel.name });
-  /** The barcodes a telegram names: their order events are its own, answered by its RES_ (unsolicited.ts). */
-  const barcodesOf = (telegrams: readonly Telegram[]) =>
-    telegrams.flatMap((t) => ((t.type === 'REQ_' || t.type === 'UPD_' || t.type === 'UPDX') && t.barcode !== undefined ? [t.barcode, t.rawBarcode] : []));
+  const as = <T>(from: Reporter, fn: () => T): T => asActor({ kind: 'plc', name: from.channel }, fn);
   if (deps.channels) unsolicited.attach(deps.channels);
 
-  function dispatch(telegram: Telegram, channel: ChannelContext): HandlingResult {
-    switch (telegram.type) {
-      case 'REQ_':
-      case 'UPD_':
-      case 'UPDX':
-        return tuAtLocation.book(telegram, channel);
-      case 'LOCU':
-        return states.locu(telegram, channel);
-      case 'SYSU':
-      case 'ERR_':
-        return states.sysu(telegram, channel);
-      case 'SYNQ':
-        // The channel answers SYNQ on its fast path; should one come here, it still gets its SYNC.
-        return result('ok', { type: 'SYNC' });
-      case 'RES_':
-      case 'SYNC':
-      case 'ACK_':
-        // Host-to-PLC types: a PLC sending them is not speaking our dialect (docs/plc.md, unknown type).
-        return result('unexpected-type', errReply(ERR_CODES.unknownType));
-    }
-  }
-
-  /** docs/plc.md, internal failure: nothing was kept; REQ_ → RES_ without target, others → ERR_ 00000099. */
-  function failed(telegram: Telegram, channel: ChannelContext): HandlingResult {
-    if (telegram.type !== 'REQ_') return result('internal', errReply(ERR_CODES.internal));
-    const res: ReplyInput = {
-      type: 'RES_',
-      rawBarcode: telegram.rawBarcode,
-      rawActualLocation: telegram.rawActualLocation,
-      errorCode: channel.options.resReasonCodes ? ERR_CODES.internal : telegram.errorCode,
-    };
-    return result('internal', res);
-  }
-
-  function logFailure(err: unknown, telegram: Telegram, channel: ChannelContext): void {
-    try {
-      log.error({ err, telegram, channel: channel.name }, 'PLC telegram failed; its effects were rolled back');
-    } catch {
-      // The answer to the PLC matters more than the log line.
-    }
-  }
-
-  function handleOne(telegram: Telegram, channel: ChannelContext): HandlingResult {
-    try {
-      return dispatch(telegram, channel);
-    } catch (err) {
-      logFailure(err, telegram, channel);
-      return failed(telegram, channel);
-    }
-  }
-
-  function handle(telegram: Telegram, channel: ChannelContext): HandlingResult {
-    return asActor(plc(channel), () => unsolicited.quietly(barcodesOf([telegram]), () => handleOne(telegram, channel)));
+  function seenAlone(at: UnitSighting['at'], unit: UnitRef | undefined, arrival: boolean, from: Reporter): UnitOutcome {
+    return as(from, () =>
+      unsolicited.quietly(barcodesOf([unit]), () => {
+        // The routing model from committed data, cached: built inside the transaction it
+        // would be thrown away.
+        if (arrival && unit !== undefined) routing.prepare();
+        return units.seen(at, unit, arrival, from);
+      }),
+    );
   }
 
   /**
-   * A run of REQ_/UPD_/UPDX in one transaction, each in a savepoint of its own: one
-   * commit (one fsync) for the run; the events of all after it. These telegrams change
-   * nothing the routing model holds, so each still decides as if handled alone.
+   * Sightings in one transaction, each in a savepoint of its own: one commit (one fsync)
+   * for all; the events of all after it. Sightings change nothing the routing model
+   * holds, so each still decides as if reported alone.
    */
-  function bookTogether(run: readonly TuTelegram[], channel: ChannelContext): HandlingResult[] {
-    if (run.length === 1) return [handleOne(run[0]!, channel)];
-    deps.routing.prepare();
+  function together(sightings: readonly UnitSighting[], from: Reporter): (UnitOutcome | SightingFailed)[] {
+    const one = (s: UnitSighting) => ({ ...from, said: s.said ?? from.said });
+    routing.prepare();
     try {
-      return deps.work.run(() =>
-        run.map((telegram) => {
+      return work.run(() =>
+        sightings.map((s): UnitOutcome | SightingFailed => {
           try {
-            return deps.work.isolated(() => tuAtLocation.book(telegram, channel));
-          } catch (err) {
+            return work.isolated(() => units.seen(s.at, s.unit, s.arrival, one(s)));
+          } catch (error) {
             // Its savepoint is rolled back; the others stand. Unless SQLite gave up the
-            // whole transaction (disk full, I/O error): then nothing of the run may be kept.
-            if (!deps.work.transactionOpen) throw err;
-            logFailure(err, telegram, channel);
-            return failed(telegram, channel);
+            // whole transaction (disk full, I/O error): then nothing of the batch may be kept.
+            if (!work.transactionOpen) throw error;
+            return { outcome: 'internal', error };
           }
         }),
       );
     } catch (err) {
-      log.error({ err, telegrams: run.length, channel: channel.name }, 'PLC: committing a batch of telegrams failed; none of them was kept');
-      return run.map((telegram) => failed(telegram, channel));
+      log.error({ err, telegrams: sightings.length, channel: from.channel }, 'PLC: committing a batch of telegrams failed; none of them was kept');
+      return sightings.map(() => ({ outcome: 'internal' }));
     }
   }
 
   return {
-    handle,
-    handleBatch(telegrams, channel) {
-      // Runs of unit reports go together; a state telegram (LOCU, SYSU, ERR_) is handled
-      // on its own, so that its events (a locked group, say) reach routing before the
-      // next REQ_ decides.
-      return asActor(plc(channel), () =>
-        unsolicited.quietly(barcodesOf(telegrams), () => {
-          const results: HandlingResult[] = [];
-          let run: TuTelegram[] = [];
-          const flush = () => {
-            if (run.length > 0) results.push(...bookTogether(run, channel));
-            run = [];
-          };
-          for (const telegram of telegrams) {
-            if (telegram.type === 'REQ_' || telegram.type === 'UPD_' || telegram.type === 'UPDX') run.push(telegram);
-            else {
-              flush();
-              results.push(handleOne(telegram, channel));
-            }
-          }
-          flush();
-          return results;
-        }),
-      );
+    unitArrived: (at, unit, from) => seenAlone(at, unit, true, from),
+    unitReport: (at, unit, from) => seenAlone(at, unit, false, from),
+    unitSightings(sightings, from) {
+      if (sightings.length === 1) {
+        const s = sightings[0]!;
+        try {
+          return [seenAlone(s.at, s.unit, s.arrival, { ...from, said: s.said ?? from.said })];
+        } catch (error) {
+          return [{ outcome: 'internal', error }];
+        }
+      }
+      return as(from, () => unsolicited.quietly(barcodesOf(sightings.map((s) => s.unit)), () => together(sightings, from)));
     },
+    locationState: (at, change, from) => as(from, () => states.locationState(at, change, from)),
+    groupState: (group, change, from) => as(from, () => states.groupState(group, change, from)),
+    plcError: (group, code, change, from) => as(from, () => states.plcError(group, code, change, from)),
+    heartbeat: () => ({ time: new Date() }),
+    hasGroup: states.hasGroup,
+    plcCodeOf: (location) => deps.common.locations.findByLocationId(location)?.plcCode ?? undefined,
     attach: unsolicited.attach,
     close: unsolicited.close,
   };

@@ -26,7 +26,7 @@ async function simulator(port: number, name = 'CNV01'): Promise<PlcSimulator> {
   return sim;
 }
 
-describe('the channel directory (ChannelDirectory of plc/port.ts)', () => {
+describe('the channel directory (ChannelDirectory of plc/osip/port.ts)', () => {
   async function twoChannels() {
     const { log } = captureLog();
     const config = plcConfigSchema.parse({

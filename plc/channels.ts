@@ -1,6 +1,6 @@
 // The configured PLC channels together: started and stopped with the appliance, shown
 // by the diagnostics route, and the directory the adapter sends unsolicited telegrams
-// through (plc/port.ts ChannelDirectory; docs/routing.md).
+// through (plc/osip/port.ts ChannelDirectory; docs/routing.md).
 
 import { asActor } from '../src/core/actor.ts';
 import type { Logger } from '../src/core/log.ts';
@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../src/core/unit-of-work.ts';
 import { Channel, type ChannelSnapshot } from './channel.ts';
 import type { PlcConfig } from './config.ts';
 import { fieldFromCoordinate } from './osip/index.ts';
-import type { ChannelDirectory, ReplyInput, TelegramHandler } from './port.ts';
+import type { ChannelDirectory, ReplyInput, TelegramHandler } from './osip/port.ts';
 import type { TelegramLog } from './telegram-log.ts';
 
 /** Locations remembered with the channel that last reported them (a warehouse has fewer). */

@@ -72,7 +72,7 @@ const channelFields = z.strictObject({
   locationGroups: z.array(z.string().min(1)).default([]),
   /** Our REQ_ weight/dimension extension in the filler area. */
   reqExtension: z.boolean().default(false),
-  // The adapter's options (plc/port.ts AdapterOptions).
+  // The telegram handler's options (plc/osip/port.ts AdapterOptions).
   /** RES_ error code: our reason codes instead of the REQ_'s code echoed. */
   resReasonCodes: z.boolean().default(false),
   /** Answer UPDX with ACK_. */

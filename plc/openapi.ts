@@ -35,7 +35,7 @@ export const ChannelCountersSchema = z
   })
   .meta({ id: 'PlcChannelCounters', description: 'The counters of a PLC channel since the appliance started.' });
 
-/** An entry of a channel's last telegrams (plc/channel.ts TelegramLogEntry). */
+/** An entry of a channel's last telegrams (plc/osip/protocol.ts TelegramLogEntry). */
 const ChannelTelegramSchema = z
   .object({
     direction: z.enum(['in', 'out']),

@@ -1,82 +1,163 @@
-import type { Telegram, TelegramInput } from './osip/index.ts';
+import type { GroupState } from '../src/modules/routing/decision.ts';
+import type { RoutingDecision } from '../src/modules/routing/service.ts';
 
-// The seam between the PLC link and the warehouse: a channel (plc/channel.ts) reads
-// frames, decodes and checks them, answers SYNQ itself, and hands every other valid
-// telegram to the adapter (plc/adapter.ts), which turns it into effects on the module
-// services and says what to answer. A later protocol (Modbus, S7, OPC UA; docs/plc.md
-// docs/plc.md) would plug into the same adapter operations.
+// The seam between a PLC protocol and the warehouse: the operations the adapter
+// (plc/adapter.ts) offers, in warehouse terms — coordinates, barcodes, states and
+// reasons, never telegrams. A protocol maps what its PLC says onto these and their
+// results back onto its own answers: OSIP telegrams (plc/osip/warehouse/) today, signal
+// channels (OPC UA, Modbus) later. What a report means for the warehouse is decided
+// here once, whichever protocol carried it.
 
-/** A reply as the adapter describes it: type and payload; the channel writes the header. */
-export type ReplyInput = TelegramInput extends infer T
-  ? T extends { header: unknown }
-    ? Omit<T, 'header'>
-    : never
-  : never;
+export type { GroupState } from '../src/modules/routing/decision.ts';
 
-/** The per-channel options the adapter acts on (all from the channel's configuration). */
-export interface AdapterOptions {
-  /** RES_ error code: the REQ_'s echoed (false, OpenWMS-like) or our reason codes. */
-  resReasonCodes: boolean;
-  /** Answer UPDX with ACK_. */
-  updx: boolean;
-  /** Create an unknown TU at the reporting location; the type it gets. */
-  autoCreateTu: boolean;
-  autoCreateTuType: string;
-  /** How the location field is looked up. */
-  locationAddressing: 'coordinate' | 'plcCode' | 'coordinateThenPlcCode';
-  /** Where a no-read (absent barcode) is sent, as a coordinate; none when unset. */
-  noReadLocation: string | undefined;
+/** Who reports, and the rules its configuration sets for what it reports. */
+export interface Reporter {
+  /** The channel's name: the actor `plc` with this name does the changes. */
+  channel: string;
+  /** A unit the warehouse does not know is created where it was seen, with this type; undefined: refused. */
+  createUnknownUnitsAs?: string | undefined;
+  /** Where a unit without a readable barcode is sent (a coordinate); undefined: it is held. */
+  noReadLocation?: string | undefined;
+  /** What the PLC said, as its protocol names it (`REQ_`, `LOCU 0012***1`): kept on the events it causes. */
+  said?: string | undefined;
 }
 
-export interface ChannelContext {
-  /** The channel's name: the PLC's 5-character name in the sender field. */
-  name: string;
-  options: AdapterOptions;
+/**
+ * A location as a PLC names it: by coordinate, by PLC code, or both (the coordinate
+ * is tried first, the PLC code when no location has that coordinate).
+ */
+export interface LocationRef {
+  coordinate?: string | undefined;
+  plcCode?: string | undefined;
 }
 
-/** What a telegram was about, as the adapter resolved it: kept in the telegram log. */
-export interface TelegramFacts {
+/** A transport unit as a PLC names it: its barcode, and the text as sent when that differs (a field's padding). */
+export interface UnitRef {
+  barcode: string;
+  /** Tried when no unit has `barcode`: a unit may be stored with the padding. */
+  asSent?: string | undefined;
+}
+
+/** What a report was about, as the adapter resolved it: kept in the protocol's log. */
+export interface ReportFacts {
   /** The transport unit's barcode as stored. */
   barcode?: string;
   /** The location's coordinate. */
   location?: string;
-  /** pKey of the transport order the telegram touched. */
+  /** pKey of the transport order the report touched. */
   order?: string;
 }
 
-export interface HandlingResult {
-  /** Sent on the same channel, in order. */
-  replies: ReplyInput[];
-  /** For counters and the telegram log: `ok`, or why nothing or less happened (`unknown-location`, `no-route`, `internal`, …). */
-  outcome: string;
-  facts?: TelegramFacts;
+/** Why a unit report changed nothing. */
+export type RefusedReason = 'no-read' | 'unknown-location' | 'unknown-tu';
+
+/** A unit seen at a location: booked there, and (an arrival) where it goes next. */
+export interface UnitOutcome {
+  /**
+   * `ok`; a RefusedReason (nothing booked); or, for an arrival that was booked but has
+   * no next location, the routing decision's kind (`no-order`, `no-route`, `locked`,
+   * `unknown-location`).
+   */
+  outcome: 'ok' | RefusedReason | Exclude<RoutingDecision['kind'], 'next' | 'arrived'>;
+  /**
+   * An arrival's next location (a coordinate) and the group its order aims at; undefined
+   * when the unit stays: it has arrived, or `outcome` says why not. A no-read goes to
+   * the reporter's noReadLocation when it has one.
+   */
+  next?: { location: string; group?: string | undefined } | undefined;
+  /** The routing decision, when one was made (a protocol may answer with its reason code). */
+  decision?: RoutingDecision | undefined;
+  facts?: ReportFacts;
+}
+
+/** A unit seen at a location, one of a batch (`unitSightings`). */
+export interface UnitSighting {
+  at: LocationRef | undefined;
+  /** Undefined: the barcode could not be read. */
+  unit: UnitRef | undefined;
+  /** true: an arrival at a decision point, answered with the next location (unitArrived); false: a report (unitReport). */
+  arrival: boolean;
+  /** Reporter.said for this one. */
+  said?: string | undefined;
+}
+
+/** One sighting of a batch that was not kept: its own failure (`error`), or the batch's commit failed (none kept, logged once). */
+export interface SightingFailed {
+  outcome: 'internal';
+  error?: unknown;
+}
+
+/** A location's state as a PLC reports it; absent fields stay as they are. */
+export interface LocationStateChange {
+  /** The PLC's own state word for the location (0–9999). */
+  plcState?: number | undefined;
+  /** Locked for units coming in / going out. */
+  inboundLocked?: boolean | undefined;
+  outboundLocked?: boolean | undefined;
+  /** The availability, in and out, of the location's group, or of `group` when named (and its groups below). */
+  groupIn?: GroupState | undefined;
+  groupOut?: GroupState | undefined;
+  group?: string | undefined;
+}
+
+/** A group's availability for units in and out; absent: unchanged. Applies to its groups below as well. */
+export interface GroupStateChange {
+  in?: GroupState | undefined;
+  out?: GroupState | undefined;
+}
+
+export interface StateOutcome {
+  outcome: 'ok' | 'unknown-location' | 'unknown-group';
+  /** The location's coordinate, when one was changed. */
+  location?: string;
 }
 
 /**
- * The adapter's side. `handle` processes one valid telegram that is not SYNQ/SYNC,
- * runs its effects as one unit of work (all or nothing; its events are delivered after
- * the commit), and never throws: an internal failure rolls back and answers as docs/plc.md says
- * (REQ_: RES_ without target; others: ERR_ 00000099).
+ * The warehouse operations of the PLC adapter. Each one is a unit of work (all or
+ * nothing, its events delivered after the commit), done as the reporter's channel
+ * (actor `plc`); one that fails throws with nothing kept, and the protocol answers as
+ * its rules say.
  */
-export interface TelegramHandler {
-  handle(telegram: Telegram, channel: ChannelContext): HandlingResult;
+export interface PlcOperations {
+  /** A unit arrived at a decision point: it is booked there, its orders settle, and the answer is where it goes next or why not. */
+  unitArrived(at: LocationRef | undefined, unit: UnitRef | undefined, from: Reporter): UnitOutcome;
+  /** A unit was seen at a location on its way (no decision wanted): it is booked there and its orders settle. */
+  unitReport(at: LocationRef | undefined, unit: UnitRef | undefined, from: Reporter): UnitOutcome;
   /**
-   * Telegrams of one channel that queued up together, in arrival order: one result each,
-   * as if each had been handled alone (one failing rolls back only its own effects), but
-   * committed together where that is safe, so a burst costs one commit. Optional: without
-   * it the channel calls `handle` for each.
+   * Sightings that came together, in order: one result each, as if each had been
+   * reported alone, but committed together (one commit for the lot, each in a
+   * savepoint of its own, so one failing undoes only itself). Never throws.
    */
-  handleBatch?(telegrams: readonly Telegram[], channel: ChannelContext): HandlingResult[];
+  unitSightings(sightings: readonly UnitSighting[], from: Reporter): (UnitOutcome | SightingFailed)[];
+  locationState(at: LocationRef | undefined, change: LocationStateChange, from: Reporter): StateOutcome;
+  groupState(group: string, change: GroupStateChange, from: Reporter): StateOutcome;
+  /** The PLC reports an error code for a group (or for none): recorded as an event of the channel; with a group, its state changes too. */
+  plcError(group: string | undefined, code: string, change: GroupStateChange, from: Reporter): StateOutcome;
+  /** The PLC is alive: the host's clock it is answered with. */
+  heartbeat(channel: string): { time: Date };
+  /** Read-only: whether a location group of this name exists. */
+  hasGroup(name: string): boolean;
+  /** Read-only: a location's PLC code (a protocol that cannot carry the coordinate names it so). */
+  plcCodeOf(location: string): string | undefined;
 }
 
-/** The channels as the adapter sees them, for unsolicited telegrams. */
-export interface ChannelDirectory {
+/** A unit standing at a channel's location got a new route: where it goes next. */
+export interface RouteNotice {
+  barcode: string;
+  /** Where it stands (coordinate). */
+  at: string;
+  next: string;
+  /** The group its order aims at. */
+  group?: string | undefined;
+}
+
+/**
+ * The channels as the adapter sees them, to tell a PLC of a unit's new route without
+ * waiting for it to ask (docs/routing.md).
+ */
+export interface RouteListeners {
   /** The channel owning a location: the one that last reported it, else one configured for its group. */
   ownerOf(locationId: string, groupNames: readonly string[]): string | undefined;
-  /**
-   * Sends an unsolicited telegram on a channel (its own sequence counter). False when
-   * the channel is not linked or does not send unsolicited telegrams (half-duplex lines):
-   * nothing is queued, the PLC asks again.
-   */
-  sendUnsolicited(channelName: string, telegram: ReplyInput): boolean;
+  /** Tells the channel; nothing is queued when it cannot be told now (the PLC asks again). */
+  routeChanged(channel: string, notice: RouteNotice): void;
 }

@@ -11,7 +11,7 @@ import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
 import { ChannelSnapshotSchema, SerialPortSchema, TelegramLogEntrySchema } from './openapi.ts';
 import { osipOptions } from './osip/index.ts';
-import type { TelegramHandler } from './port.ts';
+import type { TelegramHandler } from './osip/port.ts';
 import { decoded, type TelegramLog } from './telegram-log.ts';
 
 // PLC channel diagnostics (docs/plc.md): state, peer, counters and the last 100

@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../src/core/log.ts';
 import { Channel, type ChannelState } from './channel.ts';
 import { channelSchema, type ChannelConfigInput } from './config.ts';
 import type { Telegram } from './osip/index.ts';
-import type { ChannelContext, HandlingResult, TelegramHandler } from './port.ts';
+import type { ChannelContext, HandlingResult, TelegramHandler } from './osip/port.ts';
 import { Deframer, decode as simDecode, type FramingOptions, type Telegram as SimTelegram } from './simulator/index.ts';
 
 /** Runs the registered steps in reverse order (afterEach). */

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
 import { createAdapter } from '../plc/adapter.ts';
 import { PlcChannels } from '../plc/channels.ts';
-import type { ChannelDirectory, TelegramHandler } from '../plc/port.ts';
+import type { ChannelDirectory, TelegramHandler } from '../plc/osip/port.ts';
+import { createOsipHandler } from '../plc/osip/warehouse/handler.ts';
 import { plcModule } from '../plc/routes.ts';
 import { TelegramLog } from '../plc/telegram-log.ts';
 import { TokenService } from './auth/tokens.ts';
@@ -86,8 +87,12 @@ export interface PlcHandlerDeps {
 /** Builds the channels' telegram handler; `close` (if any) is called when the appliance stops. */
 export type PlcHandlerFactory = (deps: PlcHandlerDeps) => TelegramHandler & { close?(): void };
 
-/** The telegram handler of the PLC channels: the adapter (plc/adapter.ts) over the module services. */
-const plcHandler: PlcHandlerFactory = createAdapter;
+/**
+ * The telegram handler of the PLC channels: OSIP telegrams (plc/osip/warehouse/) mapped
+ * onto the adapter's warehouse operations (plc/adapter.ts) over the module services.
+ */
+const plcHandler: PlcHandlerFactory = ({ channels, log, ...services }) =>
+  createOsipHandler({ adapter: createAdapter({ ...services, log }), log, channels });
 
 export interface StartOptions {
   /** Where log lines go (tests read them); stdout when absent. */

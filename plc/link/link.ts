@@ -1,7 +1,7 @@
 // What the three links (tcp-server, tcp-client, serial) have in common. A link only
 // moves bytes: it reports connections coming and going and the bytes they carry, and
 // it keeps trying (listening, redialling, reopening) until stopped. Framing,
-// telegrams and the channel's state machine live above it (plc/channel.ts).
+// telegrams and the channel's state machine live above it (plc/link/session.ts).
 
 import type { Logger } from '../../src/core/log.ts';
 

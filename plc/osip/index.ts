@@ -10,6 +10,10 @@
  * - `replyHeader`, `errorTelegram`, `checkAddress` build and check replies.
  * - `ERR_CODES`, `RES_REASONS`: the 8-character codes we write.
  * - `coordinateFromField` / `fieldFromCoordinate`: the 5 × 4 location field.
+ *
+ * Beside the codec, not exported here: `protocol.ts` (OSIP on a link session: checks,
+ * sequence numbers, duplicates, replies), `port.ts` (the telegram handler's seam) and
+ * `warehouse/` (telegrams mapped onto the adapter's warehouse operations).
  */
 export { ERR_CODES, RES_REASONS, type ErrCode, type ResReason } from './codes.ts';
 export { coordinateFromField, fieldFromCoordinate, isAbsent } from './coordinate.ts';
