@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index.ts';
+import { PtyPair } from '../plc/testing.ts';
 import { startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './support/warehouse.ts';
 
@@ -13,32 +10,12 @@ import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './s
 // telegrams did is checked over REST. The adapter's rules in detail: plc/adapter.test.ts.
 
 let wms: TestAppliance;
-let socat: ChildProcess | undefined;
-let ptyDir: string | undefined;
-const ttys = { host: '', plc: '' };
+/** A socat pty pair: the appliance opens `host`, the simulator `plc`. */
+let ttys: PtyPair;
 const events: RecordedEvent[] = [];
 
-/** A socat pty pair: the appliance opens ttyHOST, the simulator ttyPLC. */
-async function ptyPair(): Promise<void> {
-  ptyDir = mkdtempSync(path.join(tmpdir(), 'wms-plc-pty-'));
-  ttys.host = path.join(ptyDir, 'ttyHOST');
-  ttys.plc = path.join(ptyDir, 'ttyPLC');
-  const child = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${ttys.host}`, `pty,raw,echo=0,link=${ttys.plc}`], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  socat = child;
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!(existsSync(ttys.host) && existsSync(ttys.plc))) {
-    if (child.exitCode !== null) throw new Error(`socat exited: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`socat did not create the pty links: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 beforeAll(async () => {
-  await ptyPair();
+  ttys = await PtyPair.open();
   wms = await startTestAppliance({
     plc: {
       channels: [
@@ -52,12 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await wms?.close();
-  if (socat && socat.exitCode === null) {
-    const exited = new Promise((r) => socat!.once('exit', r));
-    socat.kill('SIGTERM');
-    await exited;
-  }
-  if (ptyDir) rmSync(ptyDir, { recursive: true, force: true });
+  await ttys?.close();
 });
 
 // ---- the warehouse over HTTP ---------------------------------------------------------------

@@ -1,8 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PtyPair } from '../plc/testing.ts';
 import { BUNDLE } from '../scripts/build.ts';
 import { startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { site, unitWithOrder, type Site } from './support/warehouse.ts';
@@ -20,32 +21,12 @@ interface Exit {
 
 let wms: TestAppliance;
 let cwd: string;
-let socat: ChildProcess | undefined;
-let ptyDir: string | undefined;
-const ttys = { host: '', plc: '' };
+/** A socat pty pair: the appliance opens `host`, the simulator `plc`. */
+let ttys: PtyPair;
 let tcp: string;
 
-/** A socat pty pair: the appliance opens ttyHOST, the simulator ttyPLC. */
-async function ptyPair(): Promise<void> {
-  ptyDir = tempDir('wms-simulate-pty-');
-  ttys.host = path.join(ptyDir, 'ttyHOST');
-  ttys.plc = path.join(ptyDir, 'ttyPLC');
-  const child = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${ttys.host}`, `pty,raw,echo=0,link=${ttys.plc}`], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  socat = child;
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!(existsSync(ttys.host) && existsSync(ttys.plc))) {
-    if (child.exitCode !== null) throw new Error(`socat exited: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`socat did not create the pty links: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 beforeAll(async () => {
-  await ptyPair();
+  ttys = await PtyPair.open();
   wms = await startTestAppliance({
     plc: {
       channels: [
@@ -60,12 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await wms?.close();
-  if (socat && socat.exitCode === null) {
-    const exited = new Promise((r) => socat!.once('exit', r));
-    socat.kill('SIGTERM');
-    await exited;
-  }
-  if (ptyDir) rmSync(ptyDir, { recursive: true, force: true });
+  await ttys?.close();
   if (cwd) rmSync(cwd, { recursive: true, force: true });
 });
 
