@@ -11,13 +11,12 @@
 // common case and are reported apart. Figures are medians and maxima over the rounds;
 // compare them with the target (100 ms) on the same machine.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { BUNDLE } from './build.ts';
-import { waitForLine } from './bench-plc/appliance.ts';
+import { PASSWORD, startAppliance, type Appliance } from './bench-plc/appliance.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number): number => {
@@ -28,39 +27,11 @@ const LOCATIONS = arg('--locations', 1000);
 const ROUNDS = arg('--rounds', 5);
 const GIVEN_BUNDLE = args.includes('--bundle') ? args[args.indexOf('--bundle') + 1] : undefined;
 const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
-const PASSWORD = 'bench-hmi-password';
 const POLL_MS = 40;
 const GIVE_UP_MS = 30_000;
 const UNITS = 100;
 
-interface Api {
-  (method: string, p: string, body?: unknown): Promise<any>;
-}
-
-async function start(dataDir: string): Promise<{ child: ChildProcess; url: string; api: Api }> {
-  const child = spawn(process.execPath, [GIVEN_BUNDLE ?? BUNDLE, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = (await waitForLine(child, /"url":"(http:\/\/[^"]+)"/))[1]!;
-  const tokenReply = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: `grant_type=password&username=admin&password=${PASSWORD}`,
-  });
-  const token = ((await tokenReply.json()) as { access_token: string }).access_token;
-  const api: Api = async (method, p, body) => {
-    const reply = await fetch(url + p, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await reply.text();
-    if (!reply.ok) throw new Error(`${method} ${p}: ${reply.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-  return { child, url, api };
-}
+type Api = Appliance['api'];
 
 /**
  * The site: conveyors and racks in ten areas (a group each), a route over three hops,
@@ -144,7 +115,8 @@ async function main(): Promise<void> {
   // playwright's own handles do not keep the process alive while a page is polled.
   const alive = setInterval(() => undefined, 1000);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wms-bench-hmi-'));
-  const app = await start(dataDir);
+  // With its PLC channel CNV01 (the telegram monitor shows it, idle).
+  const app = await startAppliance(dataDir, undefined, 0, GIVEN_BUNDLE ?? BUNDLE);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   try {
     const seeded = performance.now();

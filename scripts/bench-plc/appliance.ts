@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { encodeLocation } from '../../plc/simulator/index.ts';
 import { BUNDLE } from '../build.ts';
 
-const PASSWORD = 'bench-password-1';
+/** admin's password on the benchmarks' appliances (a browser logs in with it). */
+export const PASSWORD = 'bench-password-1';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** The site: two conveyor locations the units shuttle between, and where their orders lead. */
