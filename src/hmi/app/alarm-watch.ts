@@ -3,6 +3,7 @@ import { get } from './api.ts';
 import { now } from './clock.ts';
 import { subscribe, type LiveEvent } from './live.ts';
 import { can } from './session.ts';
+import { SoundSwitch, type Tone } from './sound.ts';
 
 // The open alarms, kept by the shell for every screen: the badge counts them wherever
 // the user is, the alarms screen lists them, and a new critical alarm can sound. They
@@ -87,37 +88,12 @@ function onAlarmEvent(event: LiveEvent): void {
 
 // ---- sound on a new critical alarm: off until the user turns it on ---------------
 
-const SOUND_KEY = 'wms.hmi.alarmSound';
-export const soundOn = signal(localStorage.getItem(SOUND_KEY) === 'on');
-let audio: AudioContext | undefined;
-
-/** Browsers play sound only after a user's gesture: the click that turns it on is one. */
-export function setSound(on: boolean): void {
-  soundOn.value = on;
-  localStorage.setItem(SOUND_KEY, on ? 'on' : 'off');
-  if (on) {
-    audio ??= new AudioContext();
-    void audio.resume();
-    beep();
-  }
-}
-
 /** Three short square-wave beeps at 880 Hz: heard over a conveyor, not mistaken for a phone. */
-function beep(): void {
-  if (!soundOn.value) return;
-  audio ??= new AudioContext();
-  const at = audio.currentTime;
-  const gain = audio.createGain();
-  gain.gain.value = 0;
-  gain.connect(audio.destination);
-  const tone = audio.createOscillator();
-  tone.type = 'square';
-  tone.frequency.value = 880;
-  tone.connect(gain);
-  for (let i = 0; i < 3; i++) {
-    gain.gain.setValueAtTime(0.15, at + i * 0.25);
-    gain.gain.setValueAtTime(0, at + i * 0.25 + 0.15);
-  }
-  tone.start(at);
-  tone.stop(at + 0.75);
-}
+const CRITICAL: Tone = { wave: 'square', hz: 880, beeps: [[0, 0.15], [0.25, 0.15], [0.5, 0.15]], end: 0.75 };
+
+const alarmSound = new SoundSwitch('wms.hmi.alarmSound');
+export const soundOn = alarmSound.on;
+
+export const setSound = (on: boolean): void => alarmSound.set(on, CRITICAL);
+
+const beep = (): void => alarmSound.play(CRITICAL);

@@ -30,3 +30,15 @@ export function replaceRoute(screen: string, rest = ''): void {
   history.replaceState(history.state, '', hrefOf(screen, rest));
   route.value = { screen, rest };
 }
+
+/**
+ * A part of the address as typed or linked: decoded, or as it stands when it is not
+ * valid percent-encoding (a barcode typed into the address bar with a lone `%`).
+ */
+export function decodePart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -3,6 +3,7 @@ import { useId } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { refreshAlarms, type Alarm } from '../../alarm-watch.ts';
 import { now } from '../../clock.ts';
+import { FormActions, type Outcome } from '../../feedback.tsx';
 import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
@@ -20,9 +21,6 @@ export function SeverityChip({ alarm }: { alarm: Alarm }) {
 const SHELVE_MINUTES = [15, 60, 240, 480, 1440] as const;
 
 type Mode = 'acknowledge' | 'shelve';
-
-/** What became of an action: told to the user in the screen's toast. */
-export type Outcome = (kind: 'done' | 'failed', message: string) => void;
 
 export function AlarmCard({ alarm, onOutcome }: { alarm: Alarm; onOutcome: Outcome }) {
   const mode = useSignal<Mode | undefined>(undefined);
@@ -143,14 +141,7 @@ function ActionForm({ alarm, mode, onOutcome, onClose }: { alarm: Alarm; mode: M
       )}
       <label for={`${id}-comment`}>{t('alarms.commentOptional')}</label>
       <textarea id={`${id}-comment`} maxLength={500} rows={2} value={comment.value} onInput={(e) => (comment.value = e.currentTarget.value)} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy.value}>
-          {t(mode === 'acknowledge' ? 'alarms.confirmAcknowledge' : 'alarms.confirmShelve')}
-        </button>
-        <button type="button" onClick={() => onClose()}>
-          {t('action.cancel')}
-        </button>
-      </div>
+      <FormActions send={t(mode === 'acknowledge' ? 'alarms.confirmAcknowledge' : 'alarms.confirmShelve')} back={t('action.cancel')} busy={busy.value} onBack={onClose} />
     </form>
   );
 }

@@ -3,13 +3,14 @@ import { useEffect } from 'preact/hooks';
 import { page } from '../../api.ts';
 import { isShelved, openAlarms, openAlarmsError, refreshAlarms, setSound, SEVERITIES, soundOn, type Alarm } from '../../alarm-watch.ts';
 import { now } from '../../clock.ts';
-import { errorText, t } from '../../i18n.ts';
+import { Failure, outcomeTo, Toasts, useToast, type Outcome } from '../../feedback.tsx';
+import { t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { AlarmCard, type Outcome } from './alarm-card.tsx';
+import { AlarmCard } from './alarm-card.tsx';
 
 // The alarms screen (docs/hmi.md): the open alarms, unacknowledged first, then by
 // severity and age; shelved ones apart; the journal of cleared alarms, paged. Both
@@ -18,18 +19,10 @@ import { AlarmCard, type Outcome } from './alarm-card.tsx';
 const rank = (a: Alarm) => (a.state === 'active' ? 0 : 1) * 10 + SEVERITIES.indexOf(a.severity);
 const order = (a: Alarm, b: Alarm) => rank(a) - rank(b) || a.firstSeen.localeCompare(b.firstSeen) || a.id - b.id;
 
-/** How long a success stays in the toast; a failure stays until the next outcome or a close. */
-const TOAST_MS = 6000;
-
 export default function AlarmsScreen({ rest }: ScreenProps) {
   const journal = rest === 'journal' && !wallboard.value;
-  const toast = useSignal<{ kind: 'done' | 'failed'; message: string } | undefined>(undefined);
-  useEffect(() => {
-    if (toast.value?.kind !== 'done') return;
-    const timer = setTimeout(() => (toast.value = undefined), TOAST_MS);
-    return () => clearTimeout(timer);
-  }, [toast.value]);
-  const onOutcome: Outcome = (kind, message) => (toast.value = { kind, message });
+  const toast = useToast();
+  const onOutcome = outcomeTo(toast);
   return (
     <section class="screen alarms" aria-labelledby="alarms-title">
       <div class="screen-head">
@@ -52,20 +45,7 @@ export default function AlarmsScreen({ rest }: ScreenProps) {
         )}
       </div>
       {journal ? <Journal /> : <OpenAlarms onOutcome={onOutcome} />}
-      <div class="toasts">
-        <div role="status">{toast.value?.kind === 'done' && <p class="toast done">{toast.value.message}</p>}</div>
-        <div role="alert">
-          {toast.value?.kind === 'failed' && (
-            <p class="toast failed">
-              <Icon name="warning" />
-              <span>{toast.value.message}</span>
-              <button type="button" onClick={() => (toast.value = undefined)}>
-                {t('action.close')}
-              </button>
-            </p>
-          )}
-        </div>
-      </div>
+      <Toasts toast={toast} />
     </section>
   );
 }
@@ -175,17 +155,5 @@ function Journal() {
         </button>
       )}
     </>
-  );
-}
-
-function Failure({ error, retry }: { error: unknown; retry: () => void }) {
-  return (
-    <div class="failure" role="alert">
-      <Icon name="warning" />
-      <span>{errorText(error)}</span>
-      <button type="button" onClick={retry}>
-        {t('action.retry')}
-      </button>
-    </div>
   );
 }

@@ -1,9 +1,10 @@
 import { useSignal } from '@preact/signals';
 import { post } from '../../api.ts';
+import { Failure } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
-import { done, ReadFailure } from './outcome.tsx';
+import { done } from './outcome.tsx';
 import type { PagedList } from './paged-list.ts';
 import type { LocationGroup } from './topology.ts';
 
@@ -17,7 +18,7 @@ export function GroupsPanel({ groups, names }: { groups: PagedList<LocationGroup
     <section class="cm-panel" aria-labelledby="cm-groups-title">
       <h2 id="cm-groups-title">{t('commissioning.groups.title')}</h2>
       {can('location-groups:write') && !wallboard.value && <NewGroup names={names} onCreated={() => void groups.reload()} />}
-      {groups.error.value !== undefined && <ReadFailure error={groups.error.value} retry={() => void groups.reload()} />}
+      {groups.error.value !== undefined && <Failure error={groups.error.value} retry={() => void groups.reload()} />}
       {list === undefined ? (
         <p class="empty">{t('screen.loading')}</p>
       ) : (

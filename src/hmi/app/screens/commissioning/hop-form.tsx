@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { get, request } from '../../api.ts';
+import { FormActions } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { done } from './outcome.tsx';
 import { defaultHopTwice, hopProblem, type DefaultHop, type Hop, type RouteInfo } from './topology.ts';
@@ -77,14 +78,7 @@ export function HopForm({ link, routes, chosen, onClose, onAdded }: { link: Draw
       <p class="error-text" role="alert">
         {error.value}
       </p>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy.value}>
-          {t('commissioning.hops.add')}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('action.cancel')}
-        </button>
-      </div>
+      <FormActions send={t('commissioning.hops.add')} back={t('action.cancel')} busy={busy.value} onBack={onClose} />
     </form>
   );
 }

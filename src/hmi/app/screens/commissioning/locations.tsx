@@ -10,7 +10,8 @@ import { expand, MAX_COORDINATES, PARTS, type Pattern } from './pattern.ts';
 // each, in order, with progress; the first refusal stops the run and says which
 // coordinate and why, and the ones created before it stay.
 
-function GroupSelect({ id, names, value, onChange }: { id: string; names: readonly string[]; value: string; onChange: (v: string) => void }) {
+/** The group a new location or a route's end belongs to: one must be chosen. */
+export function GroupSelect({ id, names, value, onChange }: { id: string; names: readonly string[]; value: string; onChange: (v: string) => void }) {
   return (
     <select id={id} required value={value} onChange={(e) => onChange(e.currentTarget.value)}>
       <option value="">{t('commissioning.locations.chooseGroup')}</option>

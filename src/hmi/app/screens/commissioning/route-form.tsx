@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { ApiFailure, post } from '../../api.ts';
 import { errorText, t } from '../../i18n.ts';
+import { GroupSelect } from './locations.tsx';
 import { done } from './outcome.tsx';
 import type { RouteInfo } from './topology.ts';
 
@@ -51,14 +52,7 @@ function End({ id, legend, kinds, kind, value, names, selectedLocation, onKind, 
       {kind === 'group' && (
         <>
           <label for={`${id}-group`}>{t('commissioning.routes.group', { end: legend })}</label>
-          <select id={`${id}-group`} required value={value} onChange={(e) => onValue(e.currentTarget.value)}>
-            <option value="">{t('commissioning.locations.chooseGroup')}</option>
-            {names.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
+          <GroupSelect id={`${id}-group`} names={names} value={value} onChange={onValue} />
         </>
       )}
     </fieldset>

@@ -1,9 +1,10 @@
 import { useSignal, type Signal } from '@preact/signals';
 import { ApiFailure, post, request } from '../../api.ts';
+import { Failure } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
-import { done, failed, ReadFailure } from './outcome.tsx';
+import { done, failed } from './outcome.tsx';
 import type { PagedList } from './paged-list.ts';
 import { routeSource, routeTarget, type Hop, type RouteInfo } from './topology.ts';
 
@@ -28,7 +29,7 @@ export function RoutesPanel({ routes, chosen, hops }: RoutesPanelProps) {
   return (
     <section class="cm-panel" aria-labelledby="cm-routes-title">
       <h2 id="cm-routes-title">{t('commissioning.routes.title')}</h2>
-      {routes.error.value !== undefined && <ReadFailure error={routes.error.value} retry={() => void routes.reload()} />}
+      {routes.error.value !== undefined && <Failure error={routes.error.value} retry={() => void routes.reload()} />}
       {list === undefined ? (
         <p class="empty">{t('screen.loading')}</p>
       ) : list.length === 0 ? (

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
-import { errorText, t } from '../../i18n.ts';
-import { Icon } from '../../icons.tsx';
+import { Failure } from '../../feedback.tsx';
+import { t } from '../../i18n.ts';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
@@ -69,15 +69,7 @@ function OrderCapture({ pKey }: { pKey: string }) {
   const capture = open && can('receiving-orders:write') && !wallboard.value;
   return (
     <>
-      {error.value !== undefined && (
-        <div class="failure" role="alert">
-          <Icon name="warning" />
-          <span>{errorText(error.value)}</span>
-          <button type="button" onClick={() => void load()}>
-            {t('action.retry')}
-          </button>
-        </div>
-      )}
+      {error.value !== undefined && <Failure error={error.value} retry={() => void load()} />}
       {!o ? (
         error.value === undefined && <p class="empty">{t('screen.loading')}</p>
       ) : (

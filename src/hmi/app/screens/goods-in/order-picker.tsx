@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../../api.ts';
+import { Failure } from '../../feedback.tsx';
 import { errorText, formatTime, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
@@ -88,15 +89,7 @@ export function OrderPicker() {
         <h2 id="gi-open-title" class="gi-subtitle">
           {t('goodsIn.openOrders')}
         </h2>
-        {openError.value !== undefined && (
-          <div class="failure" role="alert">
-            <Icon name="warning" />
-            <span>{errorText(openError.value)}</span>
-            <button type="button" onClick={() => void readOpenOrders(true)}>
-              {t('action.retry')}
-            </button>
-          </div>
-        )}
+        {openError.value !== undefined && <Failure error={openError.value} retry={() => void readOpenOrders(true)} />}
         {list === undefined ? (
           openError.value === undefined && <p class="empty">{t('screen.loading')}</p>
         ) : list.length === 0 && !openNext.value ? (

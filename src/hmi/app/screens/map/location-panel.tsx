@@ -2,12 +2,13 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get } from '../../api.ts';
 import { openAlarms } from '../../alarm-watch.ts';
+import type { Outcome } from '../../feedback.tsx';
 import { errorText, formatTime, hasText, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { hrefOf } from '../../router.ts';
 import { can } from '../../session.ts';
 import type { PlanLocation } from '../../plan/index.ts';
-import { actionKey, LockForm, type LockChange, type Outcome } from './lock-form.tsx';
+import { actionKey, LockForm, type LockChange } from './lock-form.tsx';
 import { RecentEvents } from './recent-events.tsx';
 
 // The details of one location beside the plan: its fields as the API has them, the

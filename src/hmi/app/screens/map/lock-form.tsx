@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useId } from 'preact/hooks';
 import { request } from '../../api.ts';
+import { FormActions, type Outcome } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 
 // Locking and unlocking a location for inbound or outbound, with a reason, after a
@@ -19,9 +20,6 @@ export interface LockChange {
 export const actionKey = (c: LockChange) => `map.${c.lock ? 'lock' : 'unlock'}.${c.direction}`;
 
 const errorCode = ({ direction, lock }: LockChange) => (direction === 'in' ? `*******${lock ? 1 : 0}` : `******${lock ? 1 : 0}*`);
-
-/** What became of an action: the screen's toast tells it. */
-export type Outcome = (kind: 'done' | 'failed', message: string) => void;
 
 export function LockForm({ id, pKey, change, onOutcome, onClose, onDone }: {
   id: string;
@@ -66,14 +64,7 @@ export function LockForm({ id, pKey, change, onOutcome, onClose, onDone }: {
       <p id={`${uid}-hint`} class="muted map-hint">
         {t('map.lock.reasonHint')}
       </p>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy.value}>
-          {action}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('action.cancel')}
-        </button>
-      </div>
+      <FormActions send={action} back={t('action.cancel')} busy={busy.value} onBack={onClose} />
     </form>
   );
 }

@@ -1,14 +1,13 @@
 import { useSignal } from '@preact/signals';
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
-import { errorText, t } from '../../i18n.ts';
-import { Icon } from '../../icons.tsx';
+import { Failure, outcomeTo, Toasts, useToast } from '../../feedback.tsx';
+import { t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { replaceRoute } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { ConveyorPlan, usePlanData, type PlanData } from '../../plan/index.ts';
 import { LocationPanel } from './location-panel.tsx';
-import type { Outcome } from './lock-form.tsx';
 
 // The conveyor map (docs/hmi.md, "Conveyor map"): the whole site as a plan, live, with
 // a filter by location group (and the groups below it) and a search by coordinate. A
@@ -16,21 +15,13 @@ import type { Outcome } from './lock-form.tsx';
 // (`#/map/AREA/AISLE/X/Y/Z`), so a link or a bookmark opens it again. In wallboard
 // mode the plan alone fills the screen.
 
-/** How long a success stays in the toast; a failure stays until closed or replaced. */
-const TOAST_MS = 6000;
-
 export default function MapScreen({ rest }: ScreenProps) {
   const data = usePlanData();
   const board = wallboard.value;
   const selected = rest && !board ? decodeURIComponent(rest) : undefined;
   const group = useSignal('');
-  const toast = useSignal<{ kind: 'done' | 'failed'; message: string } | undefined>(undefined);
-  useEffect(() => {
-    if (toast.value?.kind !== 'done') return;
-    const timer = setTimeout(() => (toast.value = undefined), TOAST_MS);
-    return () => clearTimeout(timer);
-  }, [toast.value]);
-  const onOutcome: Outcome = (kind, message) => (toast.value = { kind, message });
+  const toast = useToast();
+  const onOutcome = outcomeTo(toast);
 
   const locations = data.locations.value;
   const links = data.links.value;
@@ -70,17 +61,8 @@ export default function MapScreen({ rest }: ScreenProps) {
           {loading ? t('screen.loading') : t('map.count', { n: shown.locations.length, total: locations.length })}
         </p>
       </div>
-      {data.error.value !== undefined && (
-        <div class="failure" role="alert">
-          <Icon name="warning" />
-          <span>{errorText(data.error.value)}</span>
-          {!board && (
-            <button type="button" onClick={() => data.reload()}>
-              {t('action.retry')}
-            </button>
-          )}
-        </div>
-      )}
+      {/* The wallboard is looked at, not used: no retry there. */}
+      {data.error.value !== undefined && <Failure error={data.error.value} retry={board ? undefined : () => data.reload()} />}
       <div class={`map-body${selected ? ' with-panel' : ''}`} ref={body} style={lastHeight}>
         <ConveyorPlan locations={shown.locations} links={shown.links} selected={selected} onSelect={select} viewKey={filter} label={t('map.title')} place="map" />
         {!loading && shown.locations.length === 0 && <p class="empty map-empty">{t(filter ? 'map.emptyGroup' : 'map.empty')}</p>}
@@ -88,20 +70,7 @@ export default function MapScreen({ rest }: ScreenProps) {
           <LocationPanel id={selected} plan={current} onClose={() => replaceRoute('map')} onOutcome={onOutcome} onChanged={() => data.refresh(selected)} />
         )}
       </div>
-      <div class="toasts">
-        <div role="status">{toast.value?.kind === 'done' && <p class="toast done">{toast.value.message}</p>}</div>
-        <div role="alert">
-          {toast.value?.kind === 'failed' && (
-            <p class="toast failed">
-              <Icon name="warning" />
-              <span>{toast.value.message}</span>
-              <button type="button" onClick={() => (toast.value = undefined)}>
-                {t('action.close')}
-              </button>
-            </p>
-          )}
-        </div>
-      </div>
+      <Toasts toast={toast} />
     </section>
   );
 }

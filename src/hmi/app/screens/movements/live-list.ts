@@ -65,18 +65,7 @@ export class LiveList<T extends Versioned> {
     const mine = ++this.generation;
     // As many as were shown (a resync keeps the pages read), at least a page.
     const want = Math.max(PAGE_SIZE, this.shown.value?.length ?? 0);
-    this.busy.value = true;
-    try {
-      const read = await this.readPages(mine, undefined, () => [], want);
-      if (!read) return;
-      this.items.value = read.items;
-      this.next.value = read.next;
-      this.error.value = undefined;
-    } catch (err) {
-      if (mine === this.generation) this.error.value = err;
-    } finally {
-      if (mine === this.generation) this.settle();
-    }
+    await this.take(mine, () => this.readPages(mine, undefined, () => [], want));
   }
 
   /** The next page(s): `Show more`, or a filter that now shows fewer than a page. */
@@ -84,25 +73,31 @@ export class LiveList<T extends Versioned> {
     const after = this.next.value;
     if (after === undefined || this.busy.value || !this.items.value) return;
     const mine = this.generation;
-    this.busy.value = true;
-    try {
-      // Onto what is shown when the pages arrive: an action's answer put meanwhile stays.
-      const read = await this.readPages(mine, after, () => this.items.value ?? [], this.visible(this.items.value) + PAGE_SIZE);
-      if (!read) return;
-      this.items.value = read.items;
-      this.next.value = read.next;
-      this.error.value = undefined;
-    } catch (err) {
-      if (mine === this.generation) this.error.value = err;
-    } finally {
-      if (mine === this.generation) this.settle();
-    }
+    const want = this.visible(this.items.value) + PAGE_SIZE;
+    // Onto what is shown when the pages arrive: an action's answer put meanwhile stays.
+    await this.take(mine, () => this.readPages(mine, after, () => this.items.value ?? [], want));
   }
 
   /** Reads further when a filter of the page's own leaves less than a page on screen. */
   fill(): void {
     const items = this.items.value;
     if (items && this.next.value !== undefined && !this.busy.value && this.visible(items) < PAGE_SIZE) void this.more();
+  }
+
+  /** Busy while `read` runs; shows what it read, or its failure, unless a newer read has begun. */
+  private async take(mine: number, read: () => Promise<{ items: T[]; next: string | undefined } | undefined>): Promise<void> {
+    this.busy.value = true;
+    try {
+      const pages = await read();
+      if (!pages) return;
+      this.items.value = pages.items;
+      this.next.value = pages.next;
+      this.error.value = undefined;
+    } catch (err) {
+      if (mine === this.generation) this.error.value = err;
+    } finally {
+      if (mine === this.generation) this.settle();
+    }
   }
 
   private async readPages(mine: number, after: string | undefined, start: () => readonly T[], want: number) {

@@ -6,19 +6,16 @@ import { now } from '../../clock.ts';
 import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
-import { Confirm } from './feedback.tsx';
+import { Confirm } from './confirm.tsx';
 import { isOpen, targetIsLocation, type Movement } from './movement.ts';
+import type { WorkOutcome } from './work-list.tsx';
 
 // One movement: which unit, from where to where, its state and dates; and, for users
 // with movements:write, what can be done with it in its state: activate (INACTIVE) or
 // set back to inactive (ACTIVE), complete onto a location, cancel (after a question).
 // The outcome goes to the screen, which puts the movement as the appliance answered.
 
-export interface MovementOutcome {
-  done: (movement: Movement, message: string) => void;
-  /** Refused (the message in the user's language): told, and the movement read afresh. */
-  failed: (pKey: string, message: string) => void;
-}
+export type MovementOutcome = WorkOutcome<Movement>;
 
 type Step = 'complete' | 'cancel';
 

@@ -1,9 +1,10 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useId, useRef } from 'preact/hooks';
 import { post } from '../../api.ts';
+import { FormActions, type Outcome } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
-import { orderErrorText, type Outcome } from './order-forms.tsx';
-import { PRIORITIES, priorityText, stateText, targetText, type TransportOrder } from './order.ts';
+import { orderErrorText, PrioritySelect } from './order-forms.tsx';
+import { stateText, targetText, type TransportOrder } from './order.ts';
 
 // A new transport order: the unit's barcode (typed, or scanned by a keyboard-wedge
 // scanner, whose Enter moves on to the target instead of sending a half-filled form),
@@ -78,24 +79,11 @@ export function CreateForm({ initialBarcode, onCreated, onClose, onOutcome }: { 
         </div>
         <div>
           <label for={`${id}-priority`}>{t('orders.priority')}</label>
-          <select id={`${id}-priority`} value={priority.value} onChange={(e) => (priority.value = e.currentTarget.value)}>
-            {PRIORITIES.map((p) => (
-              <option key={p} value={p}>
-                {priorityText(p)}
-              </option>
-            ))}
-          </select>
+          <PrioritySelect id={`${id}-priority`} value={priority.value} onChange={(v) => (priority.value = v)} />
         </div>
       </div>
       <p class="muted">{t('orders.targetHint')}</p>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy.value}>
-          {t('orders.create')}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('action.close')}
-        </button>
-      </div>
+      <FormActions send={t('orders.create')} back={t('action.close')} busy={busy.value} onBack={onClose} />
     </form>
   );
 }

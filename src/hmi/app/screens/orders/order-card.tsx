@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { request } from '../../api.ts';
 import { now } from '../../clock.ts';
+import type { Outcome } from '../../feedback.tsx';
 import { formatAge, formatTime, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
@@ -8,7 +9,7 @@ import { can } from '../../session.ts';
 import type { Board } from './board.ts';
 import { breakable } from './breakable.tsx';
 import { isEnded, priorityText, stateText, targetText, type TransportOrder } from './order.ts';
-import { CancelForm, PriorityForm, RedirectForm, type Outcome } from './order-forms.tsx';
+import { CancelForm, PriorityForm, RedirectForm } from './order-forms.tsx';
 
 // One transport order on the board: priority, unit, where it came from, where its unit
 // stands now and where it goes, how long ago it was made; and, for users with the grant

@@ -1,14 +1,12 @@
 import { useSignal } from '@preact/signals';
 import { useId } from 'preact/hooks';
 import { ApiFailure } from '../../api.ts';
+import { FormActions } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { PRIORITIES, priorityText, targetText, type TransportOrder } from './order.ts';
 
 // The forms of a card: change the priority, redirect to a new target, cancel (with a
 // confirmation). Each sends one request; what became of it is told by the screen.
-
-/** What became of an action: told to the user in the screen's toast. */
-export type Outcome = (kind: 'done' | 'failed', message: string) => void;
 
 /**
  * A refusal in words for the operator. On a create or a redirect the appliance answers
@@ -45,6 +43,19 @@ function useSubmit(onFailed: (message: string) => void, during: 'redirect' | 'ch
   return { busy, run };
 }
 
+/** An order's priority, in the user's words; the new order's form has one too. */
+export function PrioritySelect({ id, value, onChange }: { id: string; value: string; onChange: (priority: string) => void }) {
+  return (
+    <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+      {PRIORITIES.map((p) => (
+        <option key={p} value={p}>
+          {priorityText(p)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 export function PriorityForm({ order, onClose, onFailed, submit }: FormProps & { submit: (priority: string) => Promise<unknown> }) {
   const id = useId();
   const priority = useSignal(order.priority);
@@ -59,21 +70,8 @@ export function PriorityForm({ order, onClose, onFailed, submit }: FormProps & {
       }}
     >
       <label for={`${id}-priority`}>{t('orders.priority')}</label>
-      <select id={`${id}-priority`} value={priority.value} onChange={(e) => (priority.value = e.currentTarget.value)}>
-        {PRIORITIES.map((p) => (
-          <option key={p} value={p}>
-            {priorityText(p)}
-          </option>
-        ))}
-      </select>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy.value}>
-          {t('orders.save')}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('orders.back')}
-        </button>
-      </div>
+      <PrioritySelect id={`${id}-priority`} value={priority.value} onChange={(v) => (priority.value = v)} />
+      <FormActions send={t('orders.save')} back={t('orders.back')} busy={busy.value} onBack={onClose} />
     </form>
   );
 }
@@ -98,14 +96,7 @@ export function RedirectForm({ order, onClose, onFailed, submit }: FormProps & {
       <input id={`${id}-location`} value={location.value} autoComplete="off" spellcheck={false} placeholder="AREA/AISLE/X/Y/Z" onInput={(e) => (location.value = e.currentTarget.value)} />
       <label for={`${id}-group`}>{t('orders.targetGroup')}</label>
       <input id={`${id}-group`} value={group.value} autoComplete="off" spellcheck={false} onInput={(e) => (group.value = e.currentTarget.value)} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy.value}>
-          {t('orders.confirmRedirect')}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('orders.back')}
-        </button>
-      </div>
+      <FormActions send={t('orders.confirmRedirect')} back={t('orders.back')} busy={busy.value} onBack={onClose} />
     </form>
   );
 }
@@ -122,14 +113,7 @@ export function CancelForm({ order, onClose, onFailed, submit }: FormProps & { s
       }}
     >
       <p>{t('orders.cancelQuestion', { unit: order.transportUnitBK, target: targetText(order.targetLocation, order.targetLocationGroup) })}</p>
-      <div class="actions">
-        <button type="submit" class="primary danger" disabled={busy.value}>
-          {t('orders.confirmCancel')}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('orders.keep')}
-        </button>
-      </div>
+      <FormActions send={t('orders.confirmCancel')} back={t('orders.keep')} busy={busy.value} onBack={onClose} danger />
     </form>
   );
 }

@@ -1,16 +1,15 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
-import { errorText, t } from '../../i18n.ts';
-import { Icon } from '../../icons.tsx';
+import { Failure, outcomeTo, Toasts, useToast, type Outcome } from '../../feedback.tsx';
+import { t } from '../../i18n.ts';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
-import { hrefOf } from '../../router.ts';
+import { decodePart, hrefOf } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
 import { laneOrders, LANES, sharedBoard, type Board, type LaneId } from './board.ts';
 import { CreateForm } from './create-form.tsx';
 import { OrderCard } from './order-card.tsx';
-import type { Outcome } from './order-forms.tsx';
 import { ORDER_EVENTS } from './order.ts';
 
 // The transport orders board (docs/hmi.md): waiting, running and just ended orders in
@@ -18,12 +17,9 @@ import { ORDER_EVENTS } from './order.ts';
 // `#/orders/new` opens the form for a new order, `#/orders/new/<barcode>` with the unit
 // filled in (the unit screen links there).
 
-/** How long a success stays in the toast; a failure stays until the next outcome or a close. */
-const TOAST_MS = 6000;
-
 export default function OrdersScreen({ rest }: ScreenProps) {
   const board = useMemo(sharedBoard, []);
-  const toast = useSignal<{ kind: 'done' | 'failed'; message: string } | undefined>(undefined);
+  const toast = useToast();
   /** The lane a phone shows (the board shows all). */
   const shown = useSignal<LaneId>('running');
 
@@ -31,16 +27,11 @@ export default function OrdersScreen({ rest }: ScreenProps) {
     void board.load();
     return subscribe([...ORDER_EVENTS, 'transportUnit.moved'], board.onEvent, () => void board.load());
   }, []);
-  useEffect(() => {
-    if (toast.value?.kind !== 'done') return;
-    const timer = setTimeout(() => (toast.value = undefined), TOAST_MS);
-    return () => clearTimeout(timer);
-  }, [toast.value]);
-  const onOutcome: Outcome = (kind, message) => (toast.value = { kind, message });
+  const onOutcome = outcomeTo(toast);
 
   const writer = can('transport-orders:write') && !wallboard.value;
   const creating = writer && (rest === 'new' || rest.startsWith('new/'));
-  const initialBarcode = rest.startsWith('new/') ? safeDecode(rest.slice(4)) : '';
+  const initialBarcode = rest.startsWith('new/') ? decodePart(rest.slice(4)) : '';
   const orders = board.orders.value;
 
   return (
@@ -75,15 +66,7 @@ export default function OrdersScreen({ rest }: ScreenProps) {
           onOutcome={onOutcome}
         />
       )}
-      {board.error.value !== undefined && (
-        <div class="failure" role="alert">
-          <Icon name="warning" />
-          <span>{errorText(board.error.value)}</span>
-          <button type="button" onClick={() => void board.load()}>
-            {t('action.retry')}
-          </button>
-        </div>
-      )}
+      {board.error.value !== undefined && <Failure error={board.error.value} retry={() => void board.load()} />}
       {!board.loaded.value ? (
         board.error.value === undefined && <p class="empty">{t('screen.loading')}</p>
       ) : (
@@ -93,20 +76,7 @@ export default function OrdersScreen({ rest }: ScreenProps) {
           ))}
         </div>
       )}
-      <div class="toasts">
-        <div role="status">{toast.value?.kind === 'done' && <p class="toast done">{toast.value.message}</p>}</div>
-        <div role="alert">
-          {toast.value?.kind === 'failed' && (
-            <p class="toast failed">
-              <Icon name="warning" />
-              <span>{toast.value.message}</span>
-              <button type="button" onClick={() => (toast.value = undefined)}>
-                {t('action.close')}
-              </button>
-            </p>
-          )}
-        </div>
-      </div>
+      <Toasts toast={toast} />
     </section>
   );
 }
@@ -138,12 +108,4 @@ function Lane({ lane, board, onOutcome, phoneHidden }: { lane: LaneId; board: Bo
       )}
     </section>
   );
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

@@ -5,18 +5,15 @@ import { now } from '../../clock.ts';
 import { errorText, formatAge, formatTime, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
-import { Confirm } from '../movements/feedback.tsx';
+import { Confirm } from '../movements/confirm.tsx';
+import type { WorkOutcome } from '../movements/work-list.tsx';
 import { offered, type Operation, type Task } from './task.ts';
 
 // One task: its id, type, description, state and dates; and, for users with
 // tasks:write, the moves the appliance offers in its state (its links): start, pause,
 // resume, and finish after a question (a finished task is a closed record).
 
-export interface TaskOutcome {
-  done: (task: Task, message: string) => void;
-  /** Refused (the message in the user's language): told, and the task read afresh. */
-  failed: (pKey: string, message: string) => void;
-}
+export type TaskOutcome = WorkOutcome<Task>;
 
 export function TaskCard({ task, outcome }: { task: Task; outcome: TaskOutcome }) {
   const confirming = useSignal(false);

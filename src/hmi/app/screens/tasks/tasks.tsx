@@ -1,12 +1,12 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
+import { Toasts, useToast } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
-import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { Failure, Toasts, useToast } from '../movements/feedback.tsx';
 import { LiveList } from '../movements/live-list.ts';
-import { TaskCard, type TaskOutcome } from './task-card.tsx';
+import { useLiveList, workOutcome, WorkList } from '../movements/work-list.tsx';
+import { TaskCard } from './task-card.tsx';
 import { NO_FILTER, TASK_STATES, taskList, type StateChoice, type Task, type TaskFilter } from './task.ts';
 
 // The tasks screen (docs/hmi.md): the appliance's tasks, oldest first, filtered by state
@@ -22,30 +22,13 @@ export default function TasksScreen(_: ScreenProps) {
   // One list for the screen: the filter is applied here, over the pages read.
   const list = useMemo(() => new LiveList<Task>(taskList(() => filter.value)), []);
 
-  useEffect(() => {
-    void list.reload();
-    return subscribe(
-      EVENTS,
-      (event) => list.touch(String(event.data.pKey)),
-      () => void list.reload(),
-    );
-  }, [list]);
+  useLiveList(list, EVENTS);
   // A narrower filter may leave less than a page on screen: read on.
   useEffect(() => list.fill(), [filter.value, list.items.value]);
 
-  const outcome: TaskOutcome = {
-    done: (task, message) => {
-      list.put(task);
-      toast.value = { kind: 'done', message };
-    },
-    failed: (pKey, message) => {
-      toast.value = { kind: 'failed', message };
-      list.touch(pKey);
-    },
-  };
+  const outcome = workOutcome(list, toast);
 
   const f = filter.value;
-  const shown = list.shown.value;
   return (
     <section class="screen work tasks" aria-labelledby="tasks-title">
       <div class="screen-head">
@@ -69,23 +52,12 @@ export default function TasksScreen(_: ScreenProps) {
           </div>
         </form>
       )}
-      {list.error.value !== undefined && <Failure error={list.error.value} retry={() => void list.reload()} />}
-      {shown === undefined ? (
-        list.error.value === undefined && <p class="empty">{t('screen.loading')}</p>
-      ) : shown.length === 0 && list.next.value === undefined ? (
-        <p class="empty work-none">{t((list.items.value ?? []).length === 0 ? 'tasks.noneAtAll' : 'tasks.none')}</p>
-      ) : (
-        <ul class="work-list" aria-labelledby="tasks-title" aria-busy={list.busy.value}>
-          {shown.map((task) => (
-            <TaskCard key={task.pKey} task={task} outcome={outcome} />
-          ))}
-        </ul>
-      )}
-      {list.next.value !== undefined && shown !== undefined && !wallboard.value && (
-        <button type="button" class="more" disabled={list.busy.value} onClick={() => void list.more()}>
-          {t('action.more')}
-        </button>
-      )}
+      <WorkList
+        list={list}
+        labelledBy="tasks-title"
+        none={t((list.items.value ?? []).length === 0 ? 'tasks.noneAtAll' : 'tasks.none')}
+        card={(task) => <TaskCard key={task.pKey} task={task} outcome={outcome} />}
+      />
       <Toasts toast={toast} />
     </section>
   );

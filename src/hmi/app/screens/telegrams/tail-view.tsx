@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useRef } from 'preact/hooks';
+import { Failure } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { lastTraffic, serverNow, type Channel } from './channel.ts';
@@ -8,7 +9,6 @@ import { lateMs, setLateMs } from './latency.ts';
 import { usePoll } from './poll.ts';
 import { TelegramTail, type TailFilter, type TailRead, type Telegram } from './tail.ts';
 import { TelegramRow } from './telegram-row.tsx';
-import { Failure } from './failure.tsx';
 
 // The live tail of a channel's telegram log, newest on top. On open (and on a new
 // filter) it reads the ten minutes before the channel's last traffic and keeps the

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { Failure } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
@@ -7,7 +8,6 @@ import { hrefOf, replaceRoute } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
 import { ChannelPanel, StateChip } from './channel-panel.tsx';
-import { Failure } from './failure.tsx';
 import { channels, loadChannels, onStateChanged, refreshChannel } from './channel.ts';
 import { LatencyView } from './latency-view.tsx';
 import { usePoll } from './poll.ts';

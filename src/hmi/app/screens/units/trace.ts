@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import { page } from '../../api.ts';
+import type { LiveEvent } from '../../live.ts';
 
 // The trace of one transport unit (GET /v1/transport-units/{bk}/history, docs/events.md):
 // its events and the telegrams that named it. The appliance pages it oldest first, and
@@ -8,16 +9,8 @@ import { page } from '../../api.ts';
 // read from the start of the last page on: positions in the two logs make the cursor,
 // and a page read again from its own cursor gives what it had and what came since.
 
-export interface EventEntry {
-  source: 'event';
-  id: number;
-  type: string;
-  at: string;
-  actor: { kind: string; name: string };
-  reason?: string;
-  subject: { kind: string; key: string };
-  data: Record<string, unknown>;
-}
+/** An event of the trace: the same record as the event stream sends (live.ts). */
+export type EventEntry = LiveEvent & { source: 'event' };
 
 export interface TelegramEntry {
   source: 'telegram';

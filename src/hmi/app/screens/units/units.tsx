@@ -1,11 +1,12 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { now } from '../../clock.ts';
-import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
+import { Failure } from '../../feedback.tsx';
+import { formatAge, formatTime, hasText, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
-import { hrefOf } from '../../router.ts';
+import { decodePart, hrefOf } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
 import { breakable } from '../orders/breakable.tsx';
@@ -19,7 +20,7 @@ import { UNIT_EVENTS, UnitView, type Location, type TransportUnit } from './unit
 // first, live.
 
 export default function UnitsScreen({ rest }: ScreenProps) {
-  const barcode = safeDecode(rest).trim();
+  const barcode = decodePart(rest).trim();
   const typed = useSignal(barcode);
   const field = useRef<HTMLInputElement>(null);
   /** Asking for the same barcode again reads it afresh. */
@@ -223,24 +224,4 @@ function Timeline({ view }: { view: UnitView }) {
       )}
     </section>
   );
-}
-
-function Failure({ error, retry }: { error: unknown; retry: () => void }) {
-  return (
-    <div class="failure" role="alert">
-      <Icon name="warning" />
-      <span>{errorText(error)}</span>
-      <button type="button" onClick={retry}>
-        {t('action.retry')}
-      </button>
-    </div>
-  );
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
