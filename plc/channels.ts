@@ -1,12 +1,19 @@
 // The configured PLC channels together: started and stopped with the appliance, shown
 // by the diagnostics route, and the directory the adapter sends unsolicited telegrams
-// through (plc/osip/port.ts ChannelDirectory; docs/routing.md).
+// through (plc/osip/port.ts ChannelDirectory; docs/routing.md). The OSIP channels
+// (plc.channels) and the signal channels (plc.signals, plc/signals/) share one name
+// space and one diagnostics list; only OSIP channels are told of new routes (a signal
+// PLC asks at its scanner).
 
 import { asActor } from '../src/core/actor.ts';
 import type { Logger } from '../src/core/log.ts';
 import type { UnitOfWork } from '../src/core/unit-of-work.ts';
 import { Channel, type ChannelSnapshot } from './channel.ts';
 import type { PlcConfig } from './config.ts';
+import type { PlcOperations } from './port.ts';
+import { SignalChannel, type SignalChannelSnapshot } from './signals/channel.ts';
+import { loadDriver } from './signals/drivers.ts';
+import type { SignalLog } from './signals/log.ts';
 import { fieldFromCoordinate } from './osip/index.ts';
 import type { ChannelDirectory, ReplyInput, TelegramHandler } from './osip/port.ts';
 import type { TelegramLog } from './telegram-log.ts';
@@ -21,10 +28,15 @@ export interface PlcChannelsOptions {
   work?: UnitOfWork;
   /** Keeps every telegram received and sent. */
   telegramLog?: TelegramLog;
+  /** Keeps every change a signal channel acted on and every value it wrote. */
+  signalLog?: SignalLog;
+  /** The data directory (an OPC UA driver keeps its certificates there). */
+  dataDir?: string;
 }
 
 export class PlcChannels implements ChannelDirectory {
   private readonly channels = new Map<string, Channel>();
+  private readonly signals = new Map<string, SignalChannel>();
   /** `c:<coordinate>` and `f:<20-character field>` → channel name, least recently reported first. */
   private readonly reported = new Map<string, string>();
   private readonly log: Logger;
@@ -54,6 +66,25 @@ export class PlcChannels implements ChannelDirectory {
       if (telegramLog) channel.on('telegram', (entry) => telegramLog.record(channel.name, entry));
       this.channels.set(channel.name, channel);
     }
+    for (const signalConfig of config.signals ?? []) {
+      const channel = new SignalChannel({
+        config: signalConfig,
+        log,
+        driver: (c) => loadDriver(c, { log: log.child({ channel: c.name }), dataDir: options.dataDir, backoffMs: options.backoffMs }),
+      });
+      const { work, signalLog } = options;
+      if (work) {
+        channel.on('state', (state, from, reason) =>
+          asActor({ kind: 'plc', name: channel.name }, () =>
+            work.run(() =>
+              work.emit({ type: 'plcChannel.stateChanged', key: channel.name, data: { name: channel.name, state, from, ...(reason ? { reason } : {}) } }),
+            ),
+          ),
+        );
+      }
+      if (signalLog) channel.on('logged', (entry) => signalLog.record(channel.name, entry));
+      this.signals.set(channel.name, channel);
+    }
   }
 
   /** A channel by name; throws for a name that is not configured. */
@@ -67,9 +98,23 @@ export class PlcChannels implements ChannelDirectory {
     return this.channels.get(name);
   }
 
-  /** In configuration order. */
+  /** The OSIP channels, in configuration order. */
   list(): Channel[] {
     return [...this.channels.values()];
+  }
+
+  /** The signal channels, in configuration order. */
+  signalChannels(): SignalChannel[] {
+    return [...this.signals.values()];
+  }
+
+  findSignals(name: string): SignalChannel | undefined {
+    return this.signals.get(name);
+  }
+
+  /** Every channel's name and state, OSIP and signal channels (for the alarms). */
+  states(): { name: string; state: string }[] {
+    return [...this.list(), ...this.signalChannels()].map((c) => ({ name: c.name, state: c.state }));
   }
 
   /**
@@ -77,27 +122,43 @@ export class PlcChannels implements ChannelDirectory {
    * when a tcp-server channel cannot listen: a PLC port that is taken is a
    * deployment error, found at start-up.
    */
-  async start(handler: TelegramHandler): Promise<void> {
+  async start(handler: TelegramHandler, operations?: PlcOperations): Promise<void> {
     if (this.started) throw new Error('PLC channels already started');
     this.started = true;
-    for (const channel of this.channels.values()) {
+    const all = [
+      ...this.list().map((c) => ({ name: c.name, start: () => c.start(handler) })),
+      ...this.signalChannels().map((c) => ({
+        name: c.name,
+        start: () => {
+          if (!operations) throw new Error('signal channels need the warehouse operations');
+          return c.start(operations);
+        },
+      })),
+    ];
+    for (const channel of all) {
       try {
-        await channel.start(handler);
+        await channel.start();
       } catch (err) {
         await this.stop();
         (err as Error).message = `PLC channel ${channel.name}: ${(err as Error).message}`;
         throw err;
       }
     }
-    if (this.channels.size > 0) this.log.info({ channels: this.list().map((c) => c.name) }, 'PLC channels started');
+    if (all.length > 0) this.log.info({ channels: all.map((c) => c.name) }, 'PLC channels started');
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.list().map((c) => c.stop()));
+    await Promise.all([...this.list().map((c) => c.stop()), ...this.signalChannels().map((c) => c.stop())]);
   }
 
+  /** The OSIP channels' diagnostics. */
   snapshot(): ChannelSnapshot[] {
     return this.list().map((c) => c.snapshot());
+  }
+
+  /** The signal channels' diagnostics. */
+  signalSnapshot(): SignalChannelSnapshot[] {
+    return this.signalChannels().map((c) => c.snapshot());
   }
 
   // ---- ChannelDirectory ------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { COORDINATE_RULE, parseCoordinate } from '../src/modules/common/locations/coordinate.ts';
 import { allowEntryProblem } from './link/allow-list.ts';
+import { signalChannelSchema } from './signals/config.ts';
 
 // The `plc` section of the configuration (docs/plc.md): our host name,
 // the time zone of telegram dates, and one entry per PLC channel. src/config.ts holds
@@ -147,12 +148,30 @@ export const plcConfigSchema = z
         });
       })
       .default([]),
+    /**
+     * The signal channels: PLCs read and written as signals over OPC UA or Modbus
+     * (plc/signals/config.ts). Left out of the effective configuration when none are set.
+     */
+    signals: z.array(signalChannelSchema).optional(),
   })
   .superRefine((plc, ctx) => {
     plc.channels.forEach((c, i) => {
       if (c.name === plc.hostName) {
         ctx.addIssue({ code: 'custom', path: ['channels', i, 'name'], message: `is the host's own name (plc.hostName)` });
       }
+    });
+    // One name space for OSIP and signal channels (GET /v1/plc-channels/{name}), and a
+    // serial device opened by one channel only.
+    const names = new Map(plc.channels.map((c, i) => [c.name, `channel ${i} (plc.channels)`]));
+    const devices = new Map<string, string>(plc.channels.flatMap((c, i) => (c.transport === 'serial' ? [[c.device!, `channel ${i} (${c.name})`] as const] : [])));
+    (plc.signals ?? []).forEach((s, i) => {
+      const first = names.get(s.name);
+      if (first) ctx.addIssue({ code: 'custom', path: ['signals', i, 'name'], message: `the same name as ${first}` });
+      else names.set(s.name, `signal channel ${i}`);
+      if (s.protocol !== 'modbus-rtu') return;
+      const taken = devices.get(s.device!);
+      if (taken) ctx.addIssue({ code: 'custom', path: ['signals', i, 'device'], message: `the same device as ${taken}` });
+      else devices.set(s.device!, `signal channel ${i} (${s.name})`);
     });
   })
   .prefault({});

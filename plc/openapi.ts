@@ -4,6 +4,7 @@ import { TelegramSchema } from '../src/modules/events/openapi.ts';
 import { CHANNEL_STATES, REJECT_REASONS } from './channel.ts';
 import type { ChannelConfig } from './config.ts';
 import { LAYOUTS, TELEGRAM_TYPES, type FieldSpec } from './osip/index.ts';
+import { SIGNAL_STATES } from './signals/channel.ts';
 
 // The PLC channel diagnostics as schemas of the API description: a channel's snapshot
 // with its counters and last telegrams, the telegram log with each telegram's decoded
@@ -100,8 +101,20 @@ const DecodedTelegramSchema = z
   )
   .meta({ id: 'DecodedTelegram', description: 'A telegram\'s fields as the codec reads them, by type (the telegram catalogue of docs/plc.md).' });
 
+/** The fields of a signal channel's entry (type SIG_; plc/signals/log.ts). */
+const SignalFieldsSchema = z
+  .object({
+    point: z.string().meta({ description: 'The point within its channel: `p<index>` (configuration order), `p<index>.barcode|target|done` of an arrival.' }),
+    address: z.string().meta({ description: 'The node id or Modbus address.' }),
+    value: z.union([z.number(), z.boolean(), z.string()]),
+  })
+  .meta({ id: 'PlcSignalFields', description: 'A signal change or write: the point, its address and the value.' });
+
 export const TelegramLogEntrySchema = TelegramSchema.extend({
-  fields: DecodedTelegramSchema.nullable().meta({ description: 'The decoded fields; null when the text does not decode (a rejected frame).' }),
+  fields: z
+    .union([DecodedTelegramSchema, SignalFieldsSchema])
+    .nullable()
+    .meta({ description: 'The decoded fields (a signal channel\'s entry: point, address, value); null when the text does not decode (a rejected frame).' }),
 }).meta({ id: 'PlcTelegramLogEntry', description: 'A telegram of the telegram log with its fields decoded.' });
 
 export const SerialPortSchema = z
@@ -112,3 +125,66 @@ export const SerialPortSchema = z
     serialNumber: z.string().optional(),
   })
   .meta({ id: 'SerialPort', description: 'A serial device of this box.' });
+
+// ---- signal channels (plc/signals/) ------------------------------------------------------
+
+const signalValue = z.union([z.number(), z.boolean(), z.string()]);
+
+const SignalCountersSchema = z
+  .object({
+    changes: count.meta({ description: 'Value changes acted on.' }),
+    repeats: count.meta({ description: 'Values read again unchanged (nothing done).' }),
+    outcomes: z.record(z.string(), count).meta({ description: 'What the warehouse said of the changes and arrivals (`ok`, `unknown-location`, `no-route`, …).' }),
+    arrivals: count.meta({ description: 'Arrival handshakes (trigger rose).' }),
+    writes: count.meta({ description: 'Values written and confirmed by the device (targets, done, …; heartbeats apart).' }),
+    writeErrors: count,
+    readErrors: count,
+    effectErrors: count.meta({ description: 'Changes whose warehouse effect failed (nothing kept).' }),
+    heartbeats: count.meta({ description: 'Heartbeat counters written.' }),
+    stateChanges: countsOf(SIGNAL_STATES).meta({ description: 'Entries into each state.' }),
+  })
+  .meta({ id: 'PlcSignalCounters', description: 'The counters of a signal channel since the appliance started.' });
+
+const SignalLogEntryShape = {
+  at: instant,
+  direction: z.enum(['in', 'out']).meta({ description: 'in: a change read (or an arrival\'s barcode); out: a value written.' }),
+  point: z.string().meta({ description: 'The point within its channel: `p<index>` (configuration order), `p<index>.trigger|barcode|target|done`.' }),
+  address: z.string().meta({ description: 'The node id or Modbus address.' }),
+  value: signalValue,
+  outcome: z.string().meta({ description: 'in: the warehouse\'s outcome (`ok`, `unknown-location`, `no-read`, `no-route`, …); out: `written` or `write-failed`.' }),
+  barcode: z.string().nullish(),
+  location: z.string().nullish(),
+  order: z.string().nullish(),
+  latencyMs: z.number().nullish().meta({ description: 'A target written: milliseconds since the trigger rose.' }),
+};
+
+export const SignalChannelSnapshotSchema = z
+  .object({
+    name: z.string(),
+    kind: z.literal('signals'),
+    protocol: z.enum(['opcua', 'modbus-tcp', 'modbus-rtu']),
+    enabled: z.boolean(),
+    state: z.enum(SIGNAL_STATES),
+    since: instant,
+    endpoint: z.string().meta({ description: 'The OPC UA endpoint, host:port and unit, or the serial device.' }),
+    counters: SignalCountersSchema,
+    driver: z.record(z.string(), count).meta({ description: 'The protocol driver\'s counters (reads, writes, errors, reconnects, …).' }),
+    reconnects: count,
+    points: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(['plcState', 'inboundLock', 'outboundLock', 'groupState', 'arrival', 'heartbeat']),
+        address: z.string(),
+        location: z.string().optional(),
+        group: z.string().optional(),
+        value: signalValue.nullable().meta({ description: 'The last value read (a heartbeat without plcLife: the last counter written).' }),
+        at: instant.nullable().meta({ description: 'When the value last changed.' }),
+        errors: count,
+        lastError: z.string().nullable(),
+      }),
+    ),
+    errors: z.array(z.object({ at: instant, point: z.string().nullable(), message: z.string() })).meta({ description: 'The last 20 read and write errors.' }),
+    recent: z.array(z.object(SignalLogEntryShape)).meta({ description: 'The last 100 changes and writes, oldest first.' }),
+    links: z.array(LinkSchema),
+  })
+  .meta({ id: 'PlcSignalChannel', description: 'A configured signal channel (OPC UA or Modbus): state, counters, the last value of every point, errors and reconnects.' });

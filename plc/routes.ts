@@ -9,15 +9,20 @@ import type { ModuleDescriptor } from '../src/modules/module.ts';
 import type { ChannelSnapshot } from './channel.ts';
 import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
-import { ChannelSnapshotSchema, SerialPortSchema, TelegramLogEntrySchema } from './openapi.ts';
+import { ChannelSnapshotSchema, SerialPortSchema, SignalChannelSnapshotSchema, TelegramLogEntrySchema } from './openapi.ts';
 import { osipOptions } from './osip/index.ts';
 import type { TelegramHandler } from './osip/port.ts';
+import type { PlcOperations } from './port.ts';
+import type { SignalChannelSnapshot } from './signals/channel.ts';
+import { SIGNAL_TYPE, signalText } from './signals/log.ts';
 import { decoded, type TelegramLog } from './telegram-log.ts';
 
 // PLC channel diagnostics (docs/plc.md): state, peer, counters and the last 100
 // telegrams of every configured channel, read-only; the durable telegram log of a
-// channel, paged and decoded. Plus the serial devices of the box, for whoever
-// configures a serial channel.
+// channel, paged and decoded. Signal channels (OPC UA, Modbus) are listed beside the
+// OSIP channels (`kind: 'signals'`) with the last value of every point, and their log
+// of changes and writes. Plus the serial devices of the box, for whoever configures a
+// serial channel.
 
 const READ = 'plc-channels:read';
 const BASE = '/v1/plc-channels';
@@ -25,10 +30,12 @@ const BASE = '/v1/plc-channels';
 /** Entry-index link of the PLC channels. */
 export const plcIndexLinks = { 'plc-channel-index': `${BASE}/index` };
 
-const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot) => ({
+const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot | SignalChannelSnapshot) => ({
   ...snapshot,
   links: [link(ctx, 'plc-channels-findbyname', `${BASE}/${encodeURIComponent(snapshot.name)}`)],
 });
+
+const AnyChannelSchema = z.union([ChannelSnapshotSchema, SignalChannelSnapshotSchema]);
 
 const telegramQuery = z.object({
   direction: z.enum(['in', 'out']).optional(),
@@ -45,16 +52,18 @@ const serialPortQuery = z.object({ details: z.enum(['true', 'false']).optional()
 export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'plc-channels-findall', responseSchema: z.array(ChannelSnapshotSchema),
-      summary: 'Every configured PLC channel: state, peer, last rx/tx, counters and its last 100 telegrams.',
-      handler: (ctx) => ok(channels.snapshot().map((s) => channelVO(ctx, s))),
+      method: 'GET', path: BASE, grant: READ, link: 'plc-channels-findall', responseSchema: z.array(AnyChannelSchema),
+      summary:
+        'Every configured PLC channel: an OSIP channel\'s state, peer, last rx/tx, counters and last 100 telegrams; ' +
+        'a signal channel\'s (kind signals) protocol, state, counters, points with their last values, errors and reconnects.',
+      handler: (ctx) => ok([...channels.snapshot(), ...channels.signalSnapshot()].map((s) => channelVO(ctx, s))),
     },
     {
-      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname', responseSchema: ChannelSnapshotSchema,
-      summary: 'One PLC channel by its 5-character name.',
+      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname', responseSchema: AnyChannelSchema,
+      summary: 'One PLC channel by its name (an OSIP channel\'s 5-character name, or a signal channel\'s).',
       handler: (ctx) => {
         const name = ctx.param('name');
-        const channel = channels.find(name);
+        const channel = channels.find(name) ?? channels.findSignals(name);
         if (!channel) throw notFound(`PLC channel [${name}] is not configured`, [name]);
         return ok(channelVO(ctx, channel.snapshot()));
       },
@@ -78,38 +87,51 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
     querySchema: telegramQuery, responseSchema: z.array(TelegramLogEntrySchema),
     summary:
       'The telegram log of a channel, oldest first, paged (limit ≤ 1000, default 100; Link rel="next"): time, direction, type, sequence number, text, ' +
-      'decoded fields, outcome, barcode, location, transport order, and for a reply the milliseconds since its telegram arrived.',
+      'decoded fields, outcome, barcode, location, transport order, and for a reply the milliseconds since its telegram arrived. ' +
+      'A signal channel\'s log (type SIG_): every change it acted on (in) and value it wrote (out), its fields the point, address and value.',
     handler: async (ctx) => {
       const name = ctx.param('name');
       const channel = channels.find(name);
+      const signals = channels.findSignals(name);
       const q = ctx.queryAs(telegramQuery);
       const after = q.after === undefined ? 0 : decodeCursor(q.after, ['id'] as const).id;
       const page = await telegramLog.page({ channel: name, direction: q.direction, type: q.type, barcode: q.barcode, from: q.from, to: q.to }, after, q.limit);
-      if (!channel && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
+      if (!channel && !signals && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
       // Decoded with the channel's options as configured now (a channel since removed: the defaults).
       const options = channel?.osip ?? osipOptions();
-      return pageReply(ctx, page.items.map((r) => decoded(r, options)), page.next === undefined ? undefined : encodeCursor({ id: page.next }));
+      const entries = page.items.map((r) => (r.type === SIGNAL_TYPE ? { ...r, fields: signalText(r.text) } : decoded(r, options)));
+      return pageReply(ctx, entries, page.next === undefined ? undefined : encodeCursor({ id: page.next }));
     },
   };
 }
 
 /** The PLC channels as the composition root plugs them in: started last, stopped first (no telegram reaches a closing database). */
-export function plcModule(channels: PlcChannels, handler: TelegramHandler & { close?(): void }, telegramLog?: TelegramLog): ModuleDescriptor {
+export function plcModule(
+  channels: PlcChannels,
+  handler: TelegramHandler & { close?(): void },
+  telegramLog?: TelegramLog,
+  /** The warehouse operations the signal channels call (the adapter); closed with the module. */
+  operations?: PlcOperations & { close?(): void },
+): ModuleDescriptor {
+  const close = () => {
+    handler.close?.();
+    operations?.close?.();
+  };
   return {
     name: 'plc',
     routes: plcRoutes(channels, telegramLog),
     indexLinks: plcIndexLinks,
     start: async () => {
       try {
-        await channels.start(handler);
+        await channels.start(handler, operations);
       } catch (err) {
-        handler.close?.();
+        close();
         throw err;
       }
     },
     stop: async () => {
       await channels.stop();
-      handler.close?.();
+      close();
     },
   };
 }

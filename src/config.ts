@@ -373,5 +373,9 @@ export function redactedConfig(config: Config): Config {
     const [section, key] = keyPath.split('.') as [string, string];
     if (copy[section]?.[key] !== undefined) copy[section][key] = '<redacted>';
   }
+  // An OPC UA channel's password (plc.signals[].password).
+  for (const channel of (copy.plc?.signals ?? []) as Record<string, unknown>[]) {
+    if (channel.password !== undefined) channel.password = '<redacted>';
+  }
   return copy as unknown as Config;
 }

@@ -5,11 +5,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
-import { createAdapter } from '../plc/adapter.ts';
+import { createAdapter, type PlcAdapter } from '../plc/adapter.ts';
 import { PlcChannels } from '../plc/channels.ts';
 import type { ChannelDirectory, TelegramHandler } from '../plc/osip/port.ts';
 import { createOsipHandler } from '../plc/osip/warehouse/handler.ts';
 import { plcModule } from '../plc/routes.ts';
+import { SignalLog } from '../plc/signals/log.ts';
 import { TelegramLog } from '../plc/telegram-log.ts';
 import { TokenService } from './auth/tokens.ts';
 import { ConfigError, USAGE, loadConfig, parseFlags, redactedConfig, type Config } from './config.ts';
@@ -82,6 +83,8 @@ export interface PlcHandlerDeps {
   transportOrders: TransportOrderService;
   /** For unsolicited telegrams (move orders) to the owning PLC. */
   channels: ChannelDirectory;
+  /** The adapter the signal channels use too: one for all protocols. */
+  adapter: PlcAdapter;
 }
 
 /** Builds the channels' telegram handler; `close` (if any) is called when the appliance stops. */
@@ -91,8 +94,7 @@ export type PlcHandlerFactory = (deps: PlcHandlerDeps) => TelegramHandler & { cl
  * The telegram handler of the PLC channels: OSIP telegrams (plc/osip/warehouse/) mapped
  * onto the adapter's warehouse operations (plc/adapter.ts) over the module services.
  */
-const plcHandler: PlcHandlerFactory = ({ channels, log, ...services }) =>
-  createOsipHandler({ adapter: createAdapter({ ...services, log }), log, channels });
+const plcHandler: PlcHandlerFactory = ({ channels, log, adapter }) => createOsipHandler({ adapter, log, channels });
 
 export interface StartOptions {
   /** Where log lines go (tests read them); stdout when absent. */
@@ -174,7 +176,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const routing = createRoutingService({ work, store: createRoutingStore(db, reads), common, orders: transportOrders });
 
     const telegramLog = new TelegramLog(logs);
-    const plc = new PlcChannels(config.plc, log, { work, telegramLog });
+    const plc = new PlcChannels(config.plc, log, { work, telegramLog, signalLog: new SignalLog(logs), dataDir });
     const alarms = createAlarmService({
       work,
       store: createAlarmStore(db),
@@ -184,7 +186,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
         const group = common.locationGroups.byNames([name])[0];
         return !!group && group.groupStateIn === 'AVAILABLE' && group.groupStateOut === 'AVAILABLE';
       },
-      channels: () => plc.list().map((c) => ({ name: c.name, state: c.state })),
+      channels: () => plc.states(),
     });
     const streams = new LiveStreams(events, work.bus, users.currentPrincipal, log);
     const tickets = new EventTickets();
@@ -197,7 +199,9 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     });
     retention.add({ name: 'cleared alarms', prune: (batch) => alarms.prune(daysAgo(config.events.keepDays), batch) });
 
-    const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc });
+    // One adapter for OSIP and signal channels: what a report means is decided once.
+    const adapter = createAdapter({ work, log, common, routing, transportOrders });
+    const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc, adapter });
     const metrics = new Metrics({ channels: plc.list(), databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms });
     // The appliance is this list. Started in order once HTTP listens, stopped in reverse:
     // the PLC channels last in, first out, so no telegram reaches a closing database.
@@ -218,7 +222,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       alarmsModule(alarms),
       hmiModule({ authenticate: (authorization) => users.authenticate(authorization) }),
       { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },
-      plcModule(plc, telegramHandler, telegramLog),
+      plcModule(plc, telegramHandler, telegramLog, adapter),
     ];
     const indexLinks = Object.assign({}, ...modules.map((m) => m.indexLinks ?? {})) as Record<string, string>;
     const routes: Route[] = [

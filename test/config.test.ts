@@ -280,6 +280,10 @@ describe('loadConfig: WMS_* environment variables', () => {
     'plc.hostName': { text: () => 'HOST1', value: () => 'HOST1' },
     'plc.telegramLog': { text: () => '{"keepDays":3}', value: () => ({ keepDays: 3, maxRows: 5_000_000 }) },
     'plc.timeZone': { text: () => 'Europe/Berlin', value: () => 'Europe/Berlin' },
+    'plc.signals': {
+      text: () => '[{"name":"CONV2","protocol":"modbus-tcp","host":"10.0.0.20","points":[{"kind":"plcState","location":"HAL1/CONV/0003/0000/0000","address":"hr:100"}]}]',
+      value: () => [{ name: 'CONV2', enabled: true, protocol: 'modbus-tcp', host: '10.0.0.20', port: 502, unitId: 1, pollMs: 100, timeoutMs: 1000, points: [{ kind: 'plcState', location: 'HAL1/CONV/0003/0000/0000', address: 'hr:100' }] }],
+    },
     'plc.channels': {
       text: () => '[{"name":"CNV01","transport":"tcp-client","host":"10.0.0.5","port":5020}]',
       value: () => [expect.objectContaining({ name: 'CNV01', transport: 'tcp-client', host: '10.0.0.5', port: 5020, framing: 'line' })],

@@ -1,0 +1,454 @@
+// The OPC UA signal driver: one client session per channel, the watched points in ONE
+// subscription of monitored items (the server samples and reports changes; nothing is
+// polled), reads and writes by node id. Loaded only when an OPC UA channel is configured
+// (the channel imports this module on demand), so sites without one never load node-opcua.
+//
+// Connection: node-opcua's own reconnection (connection strategy, session re-activation
+// or re-creation, subscriptions and monitored items re-created on the server) carries a
+// lost connection through; our loop only makes the first connection and starts over if
+// the library gives a connection up.
+
+import os from 'node:os';
+import path from 'node:path';
+import { format } from 'node:util';
+import { OPCUACertificateManager } from 'node-opcua-certificate-manager';
+import {
+  AttributeIds,
+  MessageSecurityMode,
+  OPCUAClient,
+  SecurityPolicy,
+  StatusCodes,
+  TimestampsToReturn,
+  UserTokenType,
+  resolveNodeId,
+  setErrorLogger,
+  setWarningLogger,
+  type ClientMonitoredItemGroup,
+  type ClientSession,
+  type ClientSubscription,
+  type DataType,
+  type DataValue,
+  type NodeId,
+  type StatusCode,
+  type UserIdentityInfo,
+} from 'node-opcua-client';
+import type { Logger } from '../../../src/core/log.ts';
+import type { DriverHandlers, DriverState, SignalDriver, SignalKind, SignalValue, WatchedPoint } from '../driver.ts';
+import { signalValue, variantValue } from './values.ts';
+
+export type OpcuaSecurityMode = 'None' | 'Sign' | 'SignAndEncrypt';
+
+export interface OpcuaDriverConfig {
+  /** The channel's name: in logs, errors and the client's application name. */
+  name: string;
+  /** `opc.tcp://host:port[/path]` */
+  endpoint: string;
+  securityMode: OpcuaSecurityMode;
+  /** With Sign/SignAndEncrypt: `Basic256Sha256` (default), `Aes128_Sha256_RsaOaep`, `Aes256_Sha256_RsaPss`. */
+  securityPolicy?: string;
+  /** A user name token; anonymous without. */
+  user?: string;
+  password?: string;
+  /** How often the server samples the watched points, and publishes their changes (ms). */
+  samplingMs: number;
+  /** Accept a server certificate the PKI folder does not trust yet (kept in `trusted/`); default true. */
+  acceptUnknownServerCertificate?: boolean;
+}
+
+export interface OpcuaDriverContext {
+  dataDir: string;
+  log: Logger;
+  /** Waits between connection attempts; default 1 s, 2 s, 5 s, then every 10 s (as the OSIP tcp-client channels). */
+  backoffMs?: readonly number[] | undefined;
+}
+
+const RETRY_MS = [1000, 2000, 5000, 10_000];
+/** A clean stop never waits longer than this for a server that does not answer. */
+const STOP_STEP_MS = 3000;
+
+export function createOpcuaDriver(config: OpcuaDriverConfig, ctx: OpcuaDriverContext): SignalDriver {
+  return new OpcuaDriver(config, ctx);
+}
+
+/** A signal channel's configuration, as far as the OPC UA driver reads it. */
+export interface OpcuaChannelConfig extends Partial<Omit<OpcuaDriverConfig, 'name'>> {
+  name: string;
+}
+
+/**
+ * The protocol module's entry for the signal channels (plc/signals/drivers.ts): a
+ * validated channel configuration, defaults as the configuration documents them.
+ */
+export function createDriver(config: OpcuaChannelConfig, ctx: { log: Logger; dataDir: string | undefined; backoffMs?: readonly number[] | undefined }): SignalDriver {
+  if (!config.endpoint) throw new Error(`OPC UA channel ${config.name} has no endpoint`);
+  return createOpcuaDriver(
+    {
+      name: config.name,
+      endpoint: config.endpoint,
+      securityMode: config.securityMode ?? 'None',
+      securityPolicy: config.securityPolicy,
+      user: config.user,
+      password: config.password,
+      samplingMs: config.samplingMs ?? 100,
+      acceptUnknownServerCertificate: config.acceptUnknownServerCertificate,
+    },
+    // Without a data directory (a test of the channel alone) the certificates go to a folder of this process.
+    { log: ctx.log, dataDir: ctx.dataDir ?? path.join(os.tmpdir(), `wms-opcua-${process.pid}`), backoffMs: ctx.backoffMs },
+  );
+}
+
+/** The folder of the client's certificate, its private key and the server certificates it trusts. */
+export function opcuaPkiDir(dataDir: string): string {
+  return path.join(dataDir, 'opcua-pki');
+}
+
+/** A node id with the status a server answered for it, as an error a commissioning engineer can act on. */
+function statusError(what: string, status: StatusCode): Error {
+  return new Error(`${what}: ${status.name}${status.description ? ` (${status.description})` : ''}`);
+}
+
+interface Monitored {
+  address: string;
+  nodeId: NodeId;
+  points: WatchedPoint[];
+}
+
+class OpcuaDriver implements SignalDriver {
+  readonly #config: OpcuaDriverConfig;
+  readonly #log: Logger;
+  readonly #dataDir: string;
+  readonly #policy: SecurityPolicy;
+  readonly #backoffMs: readonly number[];
+  #points: WatchedPoint[] = [];
+  #handlers?: DriverHandlers;
+  #client?: OPCUAClient;
+  #session?: ClientSession;
+  #subscription?: ClientSubscription;
+  #group?: ClientMonitoredItemGroup;
+  #state?: DriverState;
+  #detail?: string;
+  #stopped = false;
+  #everOnline = false;
+  #retry?: { timer: NodeJS.Timeout; wake: () => void };
+  /** Data types of written variables: a variable's type does not change while the server runs. */
+  readonly #dataTypes = new Map<string, DataType>();
+  readonly #counts = { reads: 0, writes: 0, errors: 0, reconnects: 0, notifications: 0, connectFailures: 0 };
+
+  constructor(config: OpcuaDriverConfig, ctx: OpcuaDriverContext) {
+    this.#config = config;
+    this.#dataDir = ctx.dataDir;
+    this.#log = ctx.log.child({ channel: config.name, protocol: 'opcua' });
+    this.#policy = securityPolicy(config);
+    this.#backoffMs = ctx.backoffMs?.length ? ctx.backoffMs : RETRY_MS;
+    routeLibraryLog(ctx.log);
+  }
+
+  watch(points: readonly WatchedPoint[]): void {
+    this.#points = [...points];
+  }
+
+  async start(handlers: DriverHandlers): Promise<void> {
+    this.#handlers = handlers;
+    this.#stopped = false;
+    this.#setState('connecting');
+    void this.#connectLoop();
+  }
+
+  async read(address: string, kind: SignalKind): Promise<SignalValue> {
+    try {
+      const session = this.#online();
+      const nodeId = parseNodeId(address);
+      const dataValue = await session.read({ nodeId, attributeId: AttributeIds.Value });
+      if (!dataValue.statusCode.isGood()) throw statusError(`OPC UA read ${address}`, dataValue.statusCode);
+      const value = signalValue(dataValue.value.value, kind, address);
+      this.#counts.reads++;
+      return value;
+    } catch (err) {
+      this.#counts.errors++;
+      throw err;
+    }
+  }
+
+  async write(address: string, kind: SignalKind, value: SignalValue): Promise<void> {
+    void kind; // the variable's own data type decides the encoding
+    try {
+      const session = this.#online();
+      const nodeId = parseNodeId(address);
+      const dataType = await this.#dataType(session, nodeId, address);
+      const status = await session.write({
+        nodeId,
+        attributeId: AttributeIds.Value,
+        value: { value: { dataType, value: variantValue(value, dataType, address) } },
+      });
+      if (!status.isGood()) throw statusError(`OPC UA write ${address}`, status);
+      this.#counts.writes++;
+    } catch (err) {
+      this.#counts.errors++;
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#retry) {
+      clearTimeout(this.#retry.timer);
+      this.#retry.wake();
+    }
+    await this.#teardown();
+  }
+
+  counters(): Record<string, number> {
+    return { ...this.#counts };
+  }
+
+  /** The first connection, retried until it stands; afterwards node-opcua keeps it. */
+  async #connectLoop(): Promise<void> {
+    for (let attempt = 0; !this.#stopped; attempt++) {
+      try {
+        await this.#connect();
+        return;
+      } catch (err) {
+        await this.#teardown();
+        if (this.#stopped) return;
+        this.#counts.connectFailures++;
+        this.#counts.errors++;
+        const error = err instanceof Error ? err : new Error(String(err));
+        // A failing endpoint is reported (and logged) when its reason changes, not at every retry.
+        if (this.#state !== 'offline' || this.#detail !== error.message) this.#handlers?.onError(undefined, error);
+        this.#setState('offline', error.message);
+        await this.#sleep(this.#backoffMs[Math.min(attempt, this.#backoffMs.length - 1)]!);
+      }
+    }
+  }
+
+  async #connect(): Promise<void> {
+    const { name, endpoint, samplingMs } = this.#config;
+    // 0 asks the server to sample as fast as it can; publishing still needs an interval.
+    const publishingMs = Math.max(samplingMs, 20);
+    const client = OPCUAClient.create({
+      // One name for every channel: they share the certificate in the PKI folder, and a
+      // server checks that the application's URI (made from this name) is the certificate's.
+      applicationName: 'wms',
+      clientName: name,
+      securityMode: MessageSecurityMode[this.#config.securityMode],
+      securityPolicy: this.#policy,
+      endpointMustExist: false,
+      keepSessionAlive: true,
+      requestedSessionTimeout: 60_000,
+      // Infinite retries: a conveyor PLC that reboots comes back; the backoff caps at the last wait.
+      connectionStrategy: { initialDelay: this.#backoffMs[0]!, maxDelay: this.#backoffMs.at(-1)!, maxRetry: -1 },
+      clientCertificateManager: new OPCUACertificateManager({
+        rootFolder: opcuaPkiDir(this.#dataDir),
+        automaticallyAcceptUnknownCertificate: this.#config.acceptUnknownServerCertificate ?? true,
+      }),
+    });
+    this.#client = client;
+    client.on('backoff', (count: number) => {
+      if (client !== this.#client || this.#stopped) return;
+      this.#setState('offline', `no connection to ${endpoint} (attempt ${count + 1})`);
+    });
+    client.on('connection_lost', () => {
+      if (client !== this.#client || this.#stopped) return;
+      this.#setState('offline', `connection to ${endpoint} lost`);
+    });
+    client.on('connection_reestablished', () => {
+      if (client !== this.#client || this.#stopped) return;
+      // The session and its subscription were restored (or re-created) before this event.
+      this.#counts.reconnects++;
+      this.#setState('online');
+    });
+    client.on('close', (err?: Error | null) => {
+      // The library gave the connection up (not our own disconnect): start over.
+      if (client !== this.#client || this.#stopped || !err) return;
+      this.#setState('offline', `connection to ${endpoint} closed: ${err.message}`);
+      void this.#teardown().then(() => this.#connectLoop());
+    });
+
+    await client.connect(endpoint);
+    const session = await client.createSession(this.#identity());
+    this.#session = session;
+    const monitored = await this.#resolvePoints(session);
+    if (monitored.length > 0) {
+      const subscription = await session.createSubscription2({
+        requestedPublishingInterval: publishingMs,
+        // A keep-alive every ~5 s when nothing changes; the server keeps the subscription ~60 s without us.
+        requestedMaxKeepAliveCount: Math.max(1, Math.ceil(5000 / publishingMs)),
+        requestedLifetimeCount: Math.max(3, Math.ceil(60_000 / publishingMs)),
+        maxNotificationsPerPublish: 0,
+        publishingEnabled: true,
+        priority: 10,
+      });
+      this.#subscription = subscription;
+      const group = await subscription.monitorItems(
+        monitored.map((m) => ({ nodeId: m.nodeId, attributeId: AttributeIds.Value })),
+        // A queue, not just the latest value: a trigger that pulses between two publishes still arrives as a rise and a fall.
+        { samplingInterval: samplingMs, discardOldest: true, queueSize: 10 },
+        TimestampsToReturn.Neither,
+      );
+      this.#group = group;
+      group.on('changed', (_item, dataValue: DataValue, index: number) => this.#notified(monitored[index], dataValue));
+      group.on('err', (message: string) => {
+        this.#counts.errors++;
+        this.#handlers?.onError(undefined, new Error(`OPC UA subscription of ${name}: ${message}`));
+      });
+    }
+    // Online again after the library gave a connection up and we started over.
+    if (this.#everOnline) this.#counts.reconnects++;
+    this.#everOnline = true;
+    this.#setState('online');
+  }
+
+  /**
+   * The watched points' node ids, checked once against the server: a node id that is
+   * malformed, unknown or not a variable is reported for its point (the channel shows it
+   * at start) and left out, and the other points are watched.
+   */
+  async #resolvePoints(session: ClientSession): Promise<Monitored[]> {
+    const byAddress = new Map<string, Monitored>();
+    for (const point of this.#points) {
+      const known = byAddress.get(point.address);
+      if (known) {
+        known.points.push(point);
+        continue;
+      }
+      try {
+        byAddress.set(point.address, { address: point.address, nodeId: parseNodeId(point.address), points: [point] });
+      } catch (err) {
+        this.#pointError(point, err as Error);
+      }
+    }
+    const candidates = [...byAddress.values()];
+    if (candidates.length === 0) return [];
+    const answers = await session.read(candidates.map((m) => ({ nodeId: m.nodeId, attributeId: AttributeIds.DataType })));
+    return candidates.filter((m, i) => {
+      const status = answers[i]!.statusCode;
+      if (status.isGood()) return true;
+      const reason = status === StatusCodes.BadAttributeIdInvalid ? 'not a variable' : status.name;
+      for (const point of m.points) {
+        this.#pointError(point, statusError(`OPC UA node ${m.address} of point ${point.id} on ${this.#config.endpoint}`, status), reason);
+      }
+      return false;
+    });
+  }
+
+  #notified(monitored: Monitored | undefined, dataValue: DataValue): void {
+    if (!monitored) return;
+    this.#counts.notifications++;
+    for (const point of monitored.points) {
+      if (!dataValue.statusCode.isGood()) {
+        this.#pointError(point, statusError(`OPC UA node ${monitored.address} of point ${point.id}`, dataValue.statusCode));
+        continue;
+      }
+      let value: SignalValue;
+      try {
+        value = signalValue(dataValue.value.value, point.kind, monitored.address);
+      } catch (err) {
+        this.#pointError(point, err as Error);
+        continue;
+      }
+      this.#handlers?.onValue(point.id, value);
+    }
+  }
+
+  #pointError(point: WatchedPoint, err: Error, reason?: string): void {
+    this.#counts.errors++;
+    this.#log.warn({ point: point.id, address: point.address, reason: reason ?? err.message }, 'OPC UA point failed');
+    this.#handlers?.onError(point.id, err);
+  }
+
+  /** The variable's data type (built-in), asked once per address. */
+  async #dataType(session: ClientSession, nodeId: NodeId, address: string): Promise<DataType> {
+    const known = this.#dataTypes.get(address);
+    if (known !== undefined) return known;
+    const answer = await session.read({ nodeId, attributeId: AttributeIds.DataType });
+    if (!answer.statusCode.isGood()) throw statusError(`OPC UA write ${address}`, answer.statusCode);
+    const dataType = await session.getBuiltInDataType(nodeId);
+    this.#dataTypes.set(address, dataType);
+    return dataType;
+  }
+
+  #online(): ClientSession {
+    if (this.#state !== 'online' || !this.#session) throw new Error(`OPC UA channel ${this.#config.name} is not connected (${this.#detail ?? this.#state ?? 'not started'})`);
+    return this.#session;
+  }
+
+  #identity(): UserIdentityInfo {
+    const { user, password } = this.#config;
+    return user ? { type: UserTokenType.UserName, userName: user, password: password ?? '' } : { type: UserTokenType.Anonymous };
+  }
+
+  #setState(state: DriverState, detail?: string): void {
+    if (state === this.#state && detail === this.#detail) return;
+    const changed = state !== this.#state;
+    this.#state = state;
+    this.#detail = detail;
+    if (!changed) return;
+    this.#log[state === 'offline' ? 'warn' : 'info']({ state, detail }, `OPC UA channel ${state}`);
+    this.#handlers?.onState(state, detail);
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#retry = undefined;
+        resolve();
+      }, ms);
+      this.#retry = { timer, wake: resolve };
+    });
+  }
+
+  /** Closes what is open, each step bounded: a server that is gone does not hold a stop up. */
+  async #teardown(): Promise<void> {
+    const { client, session, subscription } = { client: this.#client, session: this.#session, subscription: this.#subscription };
+    this.#client = undefined;
+    this.#session = undefined;
+    this.#subscription = undefined;
+    this.#group = undefined;
+    this.#dataTypes.clear();
+    const connected = this.#state === 'online';
+    if (connected) {
+      if (subscription) await bounded(subscription.terminate());
+      if (session) await bounded(session.close(true));
+    }
+    if (client) await bounded(client.disconnect());
+  }
+}
+
+/** The security policy of a channel; a wrong name is a configuration error, thrown at creation. */
+export function securityPolicy(config: Pick<OpcuaDriverConfig, 'name' | 'securityMode' | 'securityPolicy'>): SecurityPolicy {
+  if (config.securityMode === 'None') return SecurityPolicy.None;
+  const name = config.securityPolicy ?? 'Basic256Sha256';
+  const policy = (SecurityPolicy as unknown as Record<string, SecurityPolicy>)[name];
+  if (!policy || policy === SecurityPolicy.None) throw new Error(`OPC UA channel ${config.name}: unknown security policy ${name}`);
+  return policy;
+}
+
+function parseNodeId(address: string): NodeId {
+  try {
+    return resolveNodeId(address);
+  } catch {
+    throw new Error(`OPC UA node id ${JSON.stringify(address)} is malformed (expected e.g. ns=3;s=Conv.C1.Error or ns=2;i=1001)`);
+  }
+}
+
+async function bounded(step: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([step.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, STOP_STEP_MS)))]);
+  clearTimeout(timer);
+}
+
+let libraryLogRouted = false;
+/** node-opcua writes its warnings and errors to the console; they go to the appliance's log instead. */
+function routeLibraryLog(log: Logger): void {
+  if (libraryLogRouted) return;
+  libraryLogRouted = true;
+  const opcua = log.child({ module: 'node-opcua' });
+  // Its first argument may be where in its code the line comes from ({ filename, callerline }): of no use in our log.
+  const text = (args: unknown[]) => format(...(isCaller(args[0]) ? args.slice(1) : args));
+  setWarningLogger((...args: unknown[]) => opcua.warn(text(args)));
+  setErrorLogger((...args: unknown[]) => opcua.error(text(args)));
+}
+
+function isCaller(arg: unknown): boolean {
+  return typeof arg === 'object' && arg !== null && 'callerline' in arg;
+}

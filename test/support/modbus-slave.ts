@@ -1,0 +1,72 @@
+import { createServer } from 'node:net';
+import ModbusRTU from 'modbus-serial';
+
+// A Modbus slave for tests: modbus-serial's own server over TCP (ServerTCP) or a serial
+// line (ServerSerial), over a memory of coils, discrete inputs, holding and input
+// registers that the test sets and reads, with a log of every write the master made.
+
+export interface SlaveMemory {
+  coils: Map<number, boolean>;
+  inputs: Map<number, boolean>;
+  holding: Map<number, number>;
+  inputRegisters: Map<number, number>;
+  /** Every write of the master, in order: `coil:1=true`, `hr:40=17`. */
+  writes: string[];
+}
+
+export const memory = (): SlaveMemory => ({ coils: new Map(), inputs: new Map(), holding: new Map(), inputRegisters: new Map(), writes: [] });
+
+/** Text into registers, two characters each, the first in the high byte, NUL-padded. */
+export function putText(m: SlaveMemory, start: number, words: number, text: string): void {
+  const bytes = Buffer.alloc(words * 2);
+  bytes.write(text, 'latin1');
+  for (let i = 0; i < words; i++) m.holding.set(start + i, bytes.readUInt16BE(2 * i));
+}
+
+function vector(m: SlaveMemory) {
+  return {
+    getCoil: (addr: number) => m.coils.get(addr) ?? false,
+    getDiscreteInput: (addr: number) => m.inputs.get(addr) ?? false,
+    getHoldingRegister: (addr: number) => m.holding.get(addr) ?? 0,
+    getInputRegister: (addr: number) => m.inputRegisters.get(addr) ?? 0,
+    setCoil: (addr: number, value: boolean) => {
+      m.coils.set(addr, value);
+      m.writes.push(`coil:${addr}=${value}`);
+    },
+    setRegister: (addr: number, value: number) => {
+      m.holding.set(addr, value);
+      m.writes.push(`hr:${addr}=${value}`);
+    },
+  };
+}
+
+/** A port free right now (modbus-serial's server takes no port 0). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface Slave {
+  close(): Promise<void>;
+}
+
+export async function tcpSlave(m: SlaveMemory, port: number, unitId = 1): Promise<Slave> {
+  const server = new ModbusRTU.ServerTCP(vector(m), { host: '127.0.0.1', port, unitID: unitId });
+  server.on('socketError', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.on('initialized', () => resolve());
+    server.on('serverError', reject);
+  });
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+export async function serialSlave(m: SlaveMemory, path: string, baudRate: number, unitId = 1): Promise<Slave> {
+  const ServerSerial = ModbusRTU.ServerSerial!;
+  const server = new ServerSerial(vector(m), { path, baudRate, unitID: unitId, parity: 'even' } as never);
+  server.on('error', () => undefined);
+  await new Promise<void>((resolve) => server.on('initialized', () => resolve()));
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
