@@ -143,6 +143,18 @@ describe('a Modbus TCP signal channel', () => {
     expect((await channel()).counters.outcomes['no-read']).toBe(1);
   });
 
+  it('is counted in /metrics: its state, the changes acted on, the handshakes and the writes', async () => {
+    const reply = await wms.get('/metrics');
+    expect(reply.status).toBe(200);
+    const sample = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(reply.text)?.[1]);
+    expect(sample('wms_plc_signal_channel_state{channel="MB1",state="ONLINE"}')).toBe(1);
+    expect(sample('wms_plc_signal_channel_state{channel="MB1",state="OFFLINE"}')).toBe(0);
+    // The handshakes and changes of the tests before this one.
+    expect(sample('wms_plc_signal_changes_total{channel="MB1"}')).toBeGreaterThan(0);
+    expect(sample('wms_plc_signal_arrivals_total{channel="MB1"}')).toBe((await channel()).counters.arrivals);
+    expect(sample('wms_plc_signal_writes_total{channel="MB1"}')).toBeGreaterThan(0);
+  });
+
   it('writes an incrementing heartbeat counter', async () => {
     const first = m.holding.get(200) ?? 0;
     await until(() => (m.holding.get(200) ?? 0) > first + 2, 'the heartbeat counter goes up');

@@ -1,10 +1,12 @@
 import client from 'prom-client';
 import type { Channel } from '../../plc/channel.ts';
+import type { SignalChannel } from '../../plc/signals/channel.ts';
 import type { UnitOfWork } from '../core/unit-of-work.ts';
 import { activityMetrics, type ActivitySources } from './metrics/activity.ts';
 import { HttpMetrics } from './metrics/http.ts';
 import { PlcMetrics } from './metrics/plc.ts';
 import { RuntimeMetrics } from './metrics/runtime.ts';
+import { SignalMetrics } from './metrics/signals.ts';
 import { StorageMetrics, type DatabaseFiles } from './metrics/storage.ts';
 
 // What integrators scrape at `GET /metrics` (Prometheus text format), one part per
@@ -15,8 +17,9 @@ import { StorageMetrics, type DatabaseFiles } from './metrics/storage.ts';
 export { HttpMetrics } from './metrics/http.ts';
 
 export interface MetricSources extends ActivitySources {
-  /** The configured PLC channels. */
+  /** The configured PLC channels: OSIP (telegrams) and signals (OPC UA, Modbus). */
   channels: readonly Channel[];
+  signalChannels?: readonly SignalChannel[];
   databases: DatabaseFiles;
   /** The unit of work, told to time each commit. */
   work: Pick<UnitOfWork, 'observeCommits'>;
@@ -34,6 +37,7 @@ export class Metrics {
     this.runtime = new RuntimeMetrics(this.registry);
     this.http = new HttpMetrics(this.registry);
     new PlcMetrics(this.registry, sources.channels);
+    new SignalMetrics(this.registry, sources.signalChannels ?? []);
     sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);
     activityMetrics(this.registry, sources);
   }
