@@ -3,8 +3,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUNDLE } from '../scripts/build.ts';
-import { CONFIG_FILE_NAME, ConfigError, loadConfig } from '../src/config.ts';
+import { CONFIG_FILE_NAME, loadConfig } from '../src/config.ts';
 import { tempDir } from '../test/support/appliance.ts';
+import { configError } from '../test/support/config.ts';
 import { Cleanup, PtyPair, RawClient, waitFor } from './testing.ts';
 
 // The `plc` section of the configuration (plc/config.ts): defaults, the ways to set
@@ -24,17 +25,6 @@ function dataDir(): string {
 const load = (channels: unknown, extra: Record<string, string> = {}) =>
   loadConfig({ WMS_DATA_DIR: dataDir(), WMS_PLC_CHANNELS: JSON.stringify(channels), ...extra });
 
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    const message = (err as Error).message;
-    expect(message).not.toMatch(/[\r\n]/);
-    return message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('plc config', () => {
   it('gives a tcp-server channel every default of docs/plc.md', () => {

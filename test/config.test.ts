@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   CONFIG_FILE_NAME,
-  ConfigError,
   configSchema,
   envName,
   loadConfig,
@@ -12,6 +11,7 @@ import {
   redactedConfig,
 } from '../src/config.ts';
 import { tempDir } from './support/appliance.ts';
+import { configError } from './support/config.ts';
 
 // Unit tests of the configuration layers: defaults < <dataDir>/wms.config.json <
 // WMS_* environment < command-line flags (< overrides of embedders and tests).
@@ -35,19 +35,6 @@ function dataDirWithFile(content: unknown): string {
   return dir;
 }
 
-/** Runs `fn`, expects a ConfigError and returns its message (asserted to be one line). */
-function configError(fn: () => unknown): string {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(caught, 'expected a ConfigError').toBeInstanceOf(ConfigError);
-  const message = (caught as Error).message;
-  expect(message).not.toMatch(/[\r\n]/);
-  return message;
-}
 
 /** Every settable key, by dotted path, as the schema declares them. */
 function schemaKeys(): string[] {

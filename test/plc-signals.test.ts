@@ -1,7 +1,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig } from '../src/config.ts';
+import { loadConfig, redactedConfig } from '../src/config.ts';
 import { tempDir } from './support/appliance.ts';
+import { configError } from './support/config.ts';
 
 // The `plc.signals` configuration (plc/signals/config.ts): defaults, and the one-line
 // start-up error naming the key of whatever is wrong with a signal channel.
@@ -17,17 +18,6 @@ const load = (signals: unknown, channels: unknown = []) => {
   return loadConfig({ WMS_DATA_DIR: dir, WMS_PLC_SIGNALS: JSON.stringify(signals), WMS_PLC_CHANNELS: JSON.stringify(channels) });
 };
 
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    const message = (err as Error).message;
-    expect(message).not.toMatch(/[\r\n]/);
-    return message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const LOC = 'HAL1/CONV/0003/0000/0000';
 const tcp = (points: unknown[], extra: Record<string, unknown> = {}) => ({ name: 'CONV2', protocol: 'modbus-tcp', host: '10.0.0.20', points, ...extra });
