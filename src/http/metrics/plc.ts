@@ -25,6 +25,29 @@ const typeOf = (text: string) => {
   return TYPES.has(type) ? type : 'other';
 };
 
+/**
+ * A counter per channel read from the channel's own counters at scrape time (OSIP and
+ * signal channels alike): the figure the channel shows over REST, not counted twice.
+ */
+export function perChannel<C extends { name: string; counters: K }, K>(
+  registry: client.Registry,
+  name: string,
+  help: string,
+  channels: readonly C[],
+  read: (counters: K) => number,
+): client.Counter<'channel'> {
+  return new client.Counter({
+    name,
+    help,
+    labelNames: ['channel'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const channel of channels) this.inc({ channel: channel.name }, read(channel.counters));
+    },
+  });
+}
+
 export class PlcMetrics {
   private readonly telegrams: client.Counter<'channel' | 'direction' | 'type' | 'outcome'>;
   private readonly latency: client.Histogram<'channel' | 'type'>;
@@ -68,17 +91,7 @@ export class PlcMetrics {
         }
       },
     });
-    const fromCounters = (name: string, help: string, read: (c: Channel['counters']) => number) =>
-      new client.Counter({
-        name,
-        help,
-        labelNames: ['channel'],
-        registers,
-        collect() {
-          this.reset();
-          for (const channel of channels) this.inc({ channel: channel.name }, read(channel.counters));
-        },
-      });
+    const fromCounters = (name: string, help: string, read: (c: Channel['counters']) => number) => perChannel(registry, name, help, channels, read);
     fromCounters('wms_plc_connections_total', 'Connections of each PLC channel opened (accepted, dialled, serial device opened); more than one: reconnects', (c) => c.connections);
     fromCounters('wms_plc_connections_superseded_total', 'Connections closed because the PLC connected anew (a reconnect before the old socket timed out)', (c) => c.superseded);
     fromCounters('wms_plc_connections_refused_total', 'Connections from addresses not in the channel\'s allowFrom, closed at once', (c) => c.refusedPeers);

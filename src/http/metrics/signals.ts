@@ -1,9 +1,11 @@
 import client from 'prom-client';
 import { SIGNAL_STATES, type SignalChannel, type SignalCounters } from '../../../plc/signals/channel.ts';
+import { perChannel } from './plc.ts';
 
 // The signal channels (OPC UA, Modbus): each channel's state, the value changes it acted
 // on, its handshakes, writes and errors — the channel's own counters, read at scrape
-// time like the OSIP channels' connection counters (plc.ts), not counted a second time.
+// time like the OSIP channels' connection counters (plc.ts, perChannel), not counted a
+// second time.
 // Label values are channel names from the configuration and states from the code.
 
 export class SignalMetrics {
@@ -21,17 +23,7 @@ export class SignalMetrics {
         }
       },
     });
-    const fromCounters = (name: string, help: string, read: (c: SignalCounters) => number) =>
-      new client.Counter({
-        name,
-        help,
-        labelNames: ['channel'],
-        registers,
-        collect() {
-          this.reset();
-          for (const channel of channels) this.inc({ channel: channel.name }, read(channel.counters));
-        },
-      });
+    const fromCounters = (name: string, help: string, read: (c: SignalCounters) => number) => perChannel(registry, name, help, channels, read);
     fromCounters('wms_plc_signal_changes_total', 'Value changes of signal points acted on (a value read again unchanged is not counted)', (c) => c.changes);
     fromCounters('wms_plc_signal_arrivals_total', 'Arrival handshakes of signal channels (trigger rose, barcode read, target written)', (c) => c.arrivals);
     fromCounters('wms_plc_signal_writes_total', 'Writes of signal channels confirmed by the PLC (targets, done bits, heartbeat counters)', (c) => c.writes);
