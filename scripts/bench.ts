@@ -12,12 +12,13 @@
 // Load comes from wrk (C, a separate process): `apt-get install wrk`. Both servers
 // run one after the other on the same machine, alternating, so noise hits both.
 
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUNDLE, bundle } from './build.ts';
-import { requireWrk } from './bench-mixed/wrk.ts';
+import { requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
+import { waitForLine } from './bench-plc/appliance.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -29,71 +30,6 @@ const ROUNDS = arg('--rounds', 2);
 const THREADS = arg('--threads', 1);
 const PASSWORD = 'bench-password-1';
 const COORDINATE = 'BNCH/0001/0001/0001/0001';
-
-interface WrkResult {
-  rps: number;
-  /** CPU time (user + system) the server process spent per request, microseconds. */
-  cpuUs: number;
-  p50ms: number;
-  p99ms: number;
-  requests: number;
-  errors: number;
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = pattern.exec(buffer);
-      if (match) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve(match);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`process exited with ${code} before it was ready:\n${buffer}`)));
-  });
-}
-
-/** user + system CPU time of a process so far, in microseconds (Linux clock ticks of 10 ms). */
-function cpuTimeUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function wrk(
-  url: string,
-  options: { server: ChildProcess; headers?: Record<string, string>; script?: string; seconds: number; connections: number; threads?: number },
-): WrkResult {
-  const cpuBefore = cpuTimeUs(options.server.pid!);
-  const args = ['-t', String(options.threads ?? 2), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
-  for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}: ${v}`);
-  if (options.script) args.push('-s', options.script);
-  args.push(url);
-  const out = execFileSync('wrk', args, { encoding: 'utf8' });
-  const cpuUsed = cpuTimeUs(options.server.pid!) - cpuBefore;
-  const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
-  const latency = (p: string) => {
-    const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
-    if (!m) return NaN;
-    const v = Number(m[1]);
-    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-  };
-  const non2xx = number(/Non-2xx or 3xx responses: (\d+)/) || 0;
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  const requests = number(/(\d+) requests in/);
-  return {
-    cpuUs: cpuUsed / requests,
-    rps: number(/Requests\/sec:\s+([\d.]+)/),
-    p50ms: latency('50'),
-    p99ms: latency('99'),
-    requests,
-    errors,
-  };
-}
 
 async function main(): Promise<void> {
   requireWrk();

@@ -1,5 +1,5 @@
-// Closed-loop HTTP load with wrk (C, its own process, one thread: the other core is
-// left to the server): N keep-alive connections, each sending its next request when
+// Closed-loop HTTP load with wrk (C, its own process, one thread unless told otherwise:
+// the other core is left to the server): N keep-alive connections, each sending its next request when
 // the last was answered. The server's CPU per request from /proc.
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -28,9 +28,12 @@ export function requireWrk(): void {
   }
 }
 
-export function wrk(url: string, options: { server: ChildProcess; seconds: number; connections: number; headers?: Record<string, string>; script?: string }): WrkResult {
+export function wrk(
+  url: string,
+  options: { server: ChildProcess; seconds: number; connections: number; headers?: Record<string, string>; script?: string; threads?: number },
+): WrkResult {
   const before = cpuTimeUs(options.server.pid!);
-  const args = ['-t', '1', '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
+  const args = ['-t', String(options.threads ?? 1), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}: ${v}`);
   if (options.script) args.push('-s', options.script);
   const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
