@@ -1,24 +1,45 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
 import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
+import { freePort, memory, tcpSlave, type Slave } from './support/modbus-slave.ts';
+import { startOpcuaServer, type TestOpcuaServer } from './support/opcua-server.ts';
+import { until } from './support/warehouse.ts';
 
 // The single executable: built from this tree, copied alone into an empty folder (no
-// node_modules, no Node.js on the PATH) and used like an installer would.
+// node_modules, no Node.js on the PATH) and used like an installer would. Its
+// wms.config.json names two signal channels, OPC UA and Modbus TCP, to real servers in
+// this process: the binary carries both drivers (the OPC UA one as an asset of its own).
 
 const PASSWORD = 'binary-test-password';
 let folder: string;
 let child: ChildProcess;
 let url: string;
 let exitCode: Promise<number | null>;
+let opcua: TestOpcuaServer;
+let slave: Slave;
+const registers = memory();
+const UA_LOCATION = 'BINU/0001/0001/0000/0000';
+const MB_LOCATION = 'BINM/0001/0001/0000/0000';
 
 beforeAll(async () => {
   const binary = await buildBinary();
   folder = tempDir('wms-binary-');
   copyFileSync(binary, path.join(folder, 'wms'));
+  opcua = await startOpcuaServer();
+  const modbusPort = await freePort();
+  slave = await tcpSlave(registers, modbusPort);
+  mkdirSync(path.join(folder, 'data'));
+  const signals = [
+    { name: 'UA1', protocol: 'opcua', endpoint: opcua.endpoint, securityMode: 'None', samplingMs: 20,
+      points: [{ kind: 'plcState', location: UA_LOCATION, node: 'ns=1;s=Conv.C1.Error' }] },
+    { name: 'MB1', protocol: 'modbus-tcp', host: '127.0.0.1', port: modbusPort, unitId: 1, pollMs: 20,
+      points: [{ kind: 'plcState', location: MB_LOCATION, address: 'hr:100' }] },
+  ];
+  writeFileSync(path.join(folder, 'data', 'wms.config.json'), JSON.stringify({ plc: { signals } }));
   child = spawn('./wms', ['--port', '0', '--host', '127.0.0.1'], {
     cwd: folder,
     env: { PATH: '/usr/bin:/bin', WMS_ADMIN_PASSWORD: PASSWORD },
@@ -37,7 +58,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (child.exitCode === null) child.kill('SIGKILL');
+  if (child?.exitCode === null) child.kill('SIGKILL');
+  await opcua?.close();
+  await slave?.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -69,6 +92,28 @@ describe('dist/wms from an empty folder', () => {
     expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1000);
   });
 
+  it('reads conveyor signals over OPC UA and Modbus TCP: an error word sets the location’s plcState', async () => {
+    const auth = await login();
+    for (const locationId of [UA_LOCATION, MB_LOCATION]) {
+      const created = await fetch(`${url}/v1/locations`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ locationId, locationGroupName: 'WAREHOUSE' }),
+      });
+      expect(created.status).toBe(201);
+    }
+    const channel = async (name: string) => (await (await fetch(`${url}/v1/plc-channels/${name}`, { headers: auth })).json()) as { state: string };
+    await until(async () => (await channel('UA1')).state === 'ONLINE' && (await channel('MB1')).state === 'ONLINE', 'both channels ONLINE', 30_000);
+    opcua.set('Conv.C1.Error', 21);
+    registers.holding.set(100, 34);
+    const plcState = async (locationId: string) => {
+      const [area, aisle, x, y, z] = locationId.split('/');
+      const reply = await fetch(`${url}/v1/locations?area=${area}&aisle=${aisle}&x=${x}&y=${y}&z=${z}`, { headers: auth });
+      return ((await reply.json()) as Array<{ plcState: number }>)[0]?.plcState;
+    };
+    await until(async () => (await plcState(UA_LOCATION)) === 21 && (await plcState(MB_LOCATION)) === 34, 'plcState 21 and 34');
+  }, 60_000);
+
   it('ships the conveyor simulator (wms simulate)', () => {
     const usage = execFileSync('./wms', ['simulate', '--help'], { cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
     expect(usage).toMatch(/^Usage: wms simulate /);
@@ -79,3 +124,14 @@ describe('dist/wms from an empty folder', () => {
     expect(await exitCode).toBe(0);
   });
 });
+
+async function login(): Promise<Record<string, string>> {
+  const reply = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=password&username=admin&password=${PASSWORD}`,
+  });
+  const { access_token: token } = (await reply.json()) as { access_token: string };
+  return { Authorization: `Bearer ${token}` };
+}
+
