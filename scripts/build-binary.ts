@@ -13,8 +13,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OPCUA_DRIVER_ASSET } from '../plc/signals/opcua/load-bundled.ts';
+import { OPCUA_SIMULATOR_ASSET } from '../plc/simulator/signals/server.ts';
 import { SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
-import { ADDON, BUNDLE, DIST, OPCUA_DRIVER, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
+import { ADDON, BUNDLE, DIST, OPCUA_DRIVER, OPCUA_SIMULATOR, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 export const BINARY = path.join(DIST, 'wms');
@@ -75,7 +76,7 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
       // V8's code cache is specific to the CPU it was made on.
       useCodeCache: arch === process.arch,
       // The OPC UA driver is a file of its own (scripts/build.ts): loaded only by a site that has an OPC UA channel.
-      assets: { [SQLITE_ASSET]: sqliteAddon, [SERIAL_ASSET]: serialAddon, [OPCUA_DRIVER_ASSET]: OPCUA_DRIVER },
+      assets: { [SQLITE_ASSET]: sqliteAddon, [SERIAL_ASSET]: serialAddon, [OPCUA_DRIVER_ASSET]: OPCUA_DRIVER, [OPCUA_SIMULATOR_ASSET]: OPCUA_SIMULATOR },
     }),
   );
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });

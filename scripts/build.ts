@@ -6,7 +6,7 @@
 //   node scripts/build.ts [--quiet]
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,8 @@ export const ADDON = path.join(DIST, 'better_sqlite3.node');
 export const SERIAL_ADDON = path.join(DIST, 'serialport.node');
 /** The OPC UA signal driver, a bundle of its own beside the appliance's (plc/signals/opcua/load-bundled.ts). */
 export const OPCUA_DRIVER = path.join(DIST, 'opcua-driver.cjs');
+/** `wms simulate --protocol opcua`: node-opcua's server, a bundle of its own beside the appliance's. */
+export const OPCUA_SIMULATOR = path.join(DIST, 'opcua-simulator.cjs');
 
 /** The prebuilt SQLite addon shipped inside the better-sqlite3 package for this platform. */
 export function sqlitePrebuild(platform = process.platform, arch = process.arch): string {
@@ -162,6 +164,7 @@ export async function bundle(): Promise<BundleSummary> {
   // Written under temporary names and renamed: a running bundle keeps its file.
   for (const file of result.outputFiles) replaceWith(file.path, file.contents);
   await bundleOpcuaDriver();
+  await bundleOpcuaSimulator();
   replaceAtomically(sqlitePrebuild(), ADDON);
   replaceAtomically(serialPrebuild(), SERIAL_ADDON);
   return { hmi: sizes(hmi) };
@@ -182,6 +185,48 @@ async function bundleOpcuaDriver(): Promise<void> {
     minifyWhitespace: true,
     minifySyntax: true,
     // An optional file-lock provider node-opcua's certificate store could be given; never used.
+    external: ['proper-lockfile'],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  for (const file of result.outputFiles) replaceWith(file.path, file.contents);
+}
+
+/** node-opcua-server reads its version from its package.json at load, a file a bundle does not have. */
+const opcuaServerVersion: Plugin = {
+  name: 'opcua-server-version',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node-opcua-server[\\/]dist[\\/]opcua_server\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const read = 'JSON.parse(fs.readFileSync(path.join(here, "..", "package.json"), "utf8"))\n    .version';
+      if (!text.includes(read)) throw new Error('node-opcua-server no longer reads its version as this build expects');
+      const { version } = JSON.parse(readFileSync(path.join(path.dirname(args.path), '..', 'package.json'), 'utf8')) as { version: string };
+      return { contents: text.replace(read, JSON.stringify(version)), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * The conveyor simulator's OPC UA server (plc/simulator/signals/opcua-bundle.ts):
+ * node-opcua's server with the standard nodeset inside, 4.6 MB that only
+ * `wms simulate --protocol opcua` reads (plc/simulator/signals/server.ts).
+ */
+async function bundleOpcuaSimulator(): Promise<void> {
+  const result = await build({
+    entryPoints: [path.join(ROOT, 'plc/simulator/signals/opcua-bundle.ts')],
+    outfile: OPCUA_SIMULATOR,
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    // node-opcua-nodesets and node-opcua-server compute paths from import.meta.dirname at load.
+    define: { 'import.meta.url': 'undefined', 'import.meta.dirname': '__dirname' },
+    // The standard nodeset's image (188 KB gzip), embedded.
+    loader: { '.gz': 'binary' },
+    plugins: [opcuaServerVersion],
+    minifyWhitespace: true,
+    minifySyntax: true,
     external: ['proper-lockfile'],
     legalComments: 'none',
     logLevel: 'warning',

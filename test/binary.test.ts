@@ -114,9 +114,13 @@ describe('dist/wms from an empty folder', () => {
     await until(async () => (await plcState(UA_LOCATION)) === 21 && (await plcState(MB_LOCATION)) === 34, 'plcState 21 and 34');
   }, 60_000);
 
-  it('ships the conveyor simulator (wms simulate)', () => {
+  it('ships the conveyor simulator (wms simulate), OPC UA server included', () => {
     const usage = execFileSync('./wms', ['simulate', '--help'], { cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
     expect(usage).toMatch(/^Usage: wms simulate /);
+    const served = execFileSync('./wms', ['simulate', '--protocol', 'opcua', '--listen', '127.0.0.1:0', '--locations', 'SIMU/0001/0001/0000/0000', 'serve'], {
+      cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', input: 'quit\n', timeout: 60_000,
+    });
+    expect(served).toMatch(/^OPC UA server on 127\.0\.0\.1:\d+$/m);
   });
 
   it('stops cleanly on SIGTERM', async () => {

@@ -5,6 +5,10 @@
 // did not (no reply, an ERR_ back, no connection); 2 bad arguments, refused before
 // anything is sent.
 //
+// `--protocol` chooses the PLC: OSIP telegrams (the default, here), or signal mode
+// (`opcua`, `modbus-tcp`, `modbus-rtu`: ./signals/cli.ts, loaded only then), where the
+// simulator serves the signals of a conveyor for a signal channel of the appliance.
+//
 // Runs directly on Node 24 (type stripping): only node: modules and files of this
 // directory are imported, serialport only when --serial is given. The appliance loads this
 // file only for `wms simulate`, so its own start pays nothing for it.
@@ -29,12 +33,15 @@ export interface SimulatorIo {
   out?: (line: string) => void;
   /** Standard error: the one line saying why it failed; default console.error. */
   err?: (line: string) => void;
+  /** Where signal mode's `serve` reads its commands; default standard input. */
+  input?: NodeJS.ReadableStream;
 }
 
 function usage(program: string): string {
   return `Usage: ${program} [options] <command> [arguments]
 
-Simulates a conveyor PLC speaking OSIP (docs/plc.md) to the appliance.
+Simulates a conveyor PLC speaking OSIP (docs/plc.md) to the appliance, or, with
+--protocol opcua, modbus-tcp or modbus-rtu, serving a conveyor's signals (signal mode, below).
 
 Connection (one of):
   --tcp HOST:PORT            connect to the appliance's PLC listener (tcp-server channel)
@@ -82,10 +89,64 @@ Examples:
   ${program} --tcp 127.0.0.1:5020 locu CONV/0001/0002/0000/0000 '0012***1'
   ${program} --listen 5021 --name CNV02 synq
   ${program} --serial /dev/ttyUSB0 --baud 38400 --framing stxetx --bcc synq
+${signalUsage(program)}`;
+}
+
+/** The signal mode part of the usage (./signals/cli.ts). */
+function signalUsage(program: string): string {
+  return `
+Signal mode (--protocol opcua | modbus-tcp | modbus-rtu): the simulator is the PLC of a signal
+channel (docs/plc.md, "Signal channels"). It serves a conveyor's signals, prints the plc.signals
+entry that has the appliance read and write them, then every write of the appliance (<<) and
+every change of its own (>>).
+
+  --protocol P               osip (the default: telegrams, above), opcua, modbus-tcp, modbus-rtu
+  --locations LIST           the conveyor's locations, each a segment with a scanner:
+                             COORDINATE[=PLCCODE],… (repeatable, at most 100)
+  --groups LIST              location groups whose availability it sets: NAME,… (repeatable)
+  --listen [HOST:]PORT       opcua, modbus-tcp: where to serve (default 0.0.0.0:4840 for opcua,
+                             0.0.0.0:5020 for modbus-tcp; port 0: a free one)
+  --serial PATH              modbus-rtu: the simulator's end of the serial line
+  --baud N                   modbus-rtu: speed, 8 data bits, 1 stop bit (default 38400)
+  --parity P                 modbus-rtu: none | even | odd (default even)
+  --appliance-device PATH    modbus-rtu: the appliance's end of the line, for the entry
+                             (default: the --serial path)
+  --unit N                   modbus: the unit id, 1-247 (default 1)
+  --name NAME                the channel's name in the entry (default SIM01)
+  --timeout MS               the appliance's time for each step of a handshake (default 5000)
+  --travel MS, --max-steps N run-tu: as above
+  --heartbeats               print every heartbeat the appliance writes (default: when they
+                             start and stop)
+
+Signal mode commands:
+  serve                      serve until Ctrl-C or quit, reading commands from standard input:
+                               arrive BARCODE LOCATION       arrival handshake at its scanner
+                               error LOCATION CODE           the segment's error word (plcState)
+                               lock LOCATION in|out on|off   a lock bit of the segment
+                               group GROUP [in|out] on|off   the group's availability
+                               show | help | quit
+  run-tu BARCODE START       wait for the appliance, then arrival handshakes from START at each
+                             target's scanner until the appliance writes no target
+
+A LOCATION is a coordinate of --locations or its PLC code.
+Exit code: 0 serve ended, run-tu reached no target; 1 the server could not start, or run-tu did
+not get through (no appliance, no done in time, a target not in --locations); 2 bad arguments
+(nothing starts).
+
+Examples:
+  ${program} --protocol modbus-tcp --listen 5020 --groups CONV \\
+      --locations CONV/0001/0001/0000/0000,CONV/0001/0002/0000/0000=17 serve
+  ${program} --protocol opcua --locations CONV/0001/0001/0000/0000,CONV/0001/0002/0000/0000 \\
+      run-tu 4711 CONV/0001/0001/0000/0000
+  ${program} --protocol modbus-rtu --serial /dev/ttyUSB1 --appliance-device /dev/ttyUSB0 \\
+      --locations CONV/0001/0001/0000/0000 serve
 `;
 }
 
-class UsageError extends Error {}
+/** Refused before anything starts: exit code 2. */
+export class UsageError extends Error {}
+
+export const PROTOCOLS = ['osip', 'opcua', 'modbus-tcp', 'modbus-rtu'] as const;
 
 const OPTIONS = {
   tcp: { type: 'string' },
@@ -105,18 +166,29 @@ const OPTIONS = {
   travel: { type: 'string' },
   'max-steps': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  // Signal mode (./signals/cli.ts).
+  protocol: { type: 'string' },
+  locations: { type: 'string', multiple: true },
+  groups: { type: 'string', multiple: true },
+  unit: { type: 'string' },
+  parity: { type: 'string' },
+  'appliance-device': { type: 'string' },
+  heartbeats: { type: 'boolean' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+/** Options of signal mode, refused in OSIP mode. */
+const SIGNAL_ONLY = ['locations', 'groups', 'unit', 'parity', 'appliance-device', 'heartbeats'] as const;
 
-function int(values: Values, key: keyof Values, fallback: number): number {
+export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+export function int(values: Values, key: keyof Values, fallback: number): number {
   const text = values[key];
   if (text === undefined) return fallback;
   if (typeof text !== 'string' || !/^\d+$/.test(text)) throw new UsageError(`--${key} needs a whole number, got "${String(text)}"`);
   return Number(text);
 }
 
-function hostPort(text: string, what: string, defaultHost: string): { host: string; port: number } {
+export function hostPort(text: string, what: string, defaultHost: string): { host: string; port: number } {
   const m = /^(?:(.+):)?(\d+)$/.exec(text);
   if (!m || Number(m[2]) > 65_535) throw new UsageError(`--${what} needs [HOST:]PORT, got "${text}"`);
   return { host: m[1] ?? defaultHost, port: Number(m[2]) };
@@ -401,6 +473,14 @@ export async function runSimulatorCli(argv: readonly string[], io: SimulatorIo):
       out(usage(io.program));
       return EXIT.ok;
     }
+    const protocol = values.protocol ?? 'osip';
+    if (!(PROTOCOLS as readonly string[]).includes(protocol)) throw new UsageError(`--protocol must be ${PROTOCOLS.join(', ')}, got "${protocol}"`);
+    if (protocol !== 'osip') {
+      const { runSignalMode } = await import('./signals/cli.ts');
+      return await runSignalMode(protocol as Exclude<(typeof PROTOCOLS)[number], 'osip'>, values, positionals, { out, input: io.input ?? process.stdin });
+    }
+    const signalOnly = SIGNAL_ONLY.find((key) => values[key] !== undefined);
+    if (signalOnly) throw new UsageError(`--${signalOnly} applies to signal mode (--protocol opcua, modbus-tcp or modbus-rtu)`);
     const { command, rest } = commandOf(positionals);
     const settings: Settings = { waitMs: int(values, 'wait', 300), maxSteps: int(values, 'max-steps', 100) };
     sim = simulatorOf(values);
