@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { plcConfigSchema } from '../plc/config.ts';
+import { federationConfigSchema } from './federation/config.ts';
 
 // One schema holds every setting with its default. Values come, lowest first, from
 // the defaults, the optional `<dataDir>/wms.config.json`, `WMS_<SECTION>_<KEY>`
@@ -111,6 +112,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** The PLC channels and our OSIP host name (plc/config.ts). */
   plc: plcConfigSchema,
+  /** The link to a hub over NATS JetStream (federation/config.ts); off without `site`. */
+  federation: federationConfigSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -373,6 +376,9 @@ export function redactedConfig(config: Config): Config {
     const [section, key] = keyPath.split('.') as [string, string];
     if (copy[section]?.[key] !== undefined) copy[section][key] = '<redacted>';
   }
+  // The hub link's NATS token and password.
+  const nats = copy.federation?.nats as Record<string, unknown> | undefined;
+  for (const key of ['token', 'password']) if (nats?.[key] !== undefined) nats[key] = '<redacted>';
   // An OPC UA channel's password (plc.signals[].password).
   for (const channel of (copy.plc?.signals ?? []) as Record<string, unknown>[]) {
     if (channel.password !== undefined) channel.password = '<redacted>';

@@ -28,8 +28,11 @@ import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
 import { Router, type Route } from './http/router.ts';
+import type { Principal } from './http/context.ts';
 import { Metrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
+import { invoke } from './http/invoke.ts';
+import { Federation, federationModule } from './federation/index.ts';
 import { hmiModule } from './hmi/routes.ts';
 import { alarmsModule } from './modules/alarms/routes.ts';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.ts';
@@ -199,10 +202,27 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     });
     retention.add({ name: 'cleared alarms', prune: (batch) => alarms.prune(daysAgo(config.events.keepDays), batch) });
 
+    // The hub link runs the hub's commands through the route table, built below from the modules.
+    let router: Router | undefined;
+    let hub: Principal | undefined;
+    let baseUrl = config.server.publicUrl?.replace(/\/$/, '') ?? '';
+    const federation = new Federation({
+      config: config.federation,
+      db,
+      work,
+      events,
+      alarms,
+      call: (request, requestId) =>
+        invoke({ router: router!, principal: (hub ??= hubPrincipal(routes)), baseUrl, messageKeys: config.api.messageKeys, log }, request, requestId),
+      messageKeys: config.api.messageKeys,
+      log,
+    });
+    retention.add({ name: 'hub commands', prune: (batch) => federation.store.prune(daysAgo(config.events.keepDays), batch) });
+
     // One adapter for OSIP and signal channels: what a report means is decided once.
     const adapter = createAdapter({ work, log, common, routing, transportOrders });
     const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc, adapter });
-    const metrics = new Metrics({ channels: plc.list(), signalChannels: plc.signalChannels(), databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms });
+    const metrics = new Metrics({ channels: plc.list(), signalChannels: plc.signalChannels(), databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms, federation });
     // The appliance is this list. Started in order once HTTP listens, stopped in reverse:
     // the PLC channels last in, first out, so no telegram reaches a closing database.
     const modules: ModuleDescriptor[] = [
@@ -222,6 +242,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       alarmsModule(alarms),
       hmiModule({ authenticate: (authorization) => users.authenticate(authorization) }),
       { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },
+      federationModule(federation),
       plcModule(plc, telegramHandler, telegramLog, adapter),
     ];
     const indexLinks = Object.assign({}, ...modules.map((m) => m.indexLinks ?? {})) as Record<string, string>;
@@ -229,7 +250,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       ...systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes: () => routes, metricsPublic: config.server.metricsPublic }),
       ...modules.flatMap((m) => m.routes),
     ];
-    const router = new Router(routes);
+    router = new Router(routes);
 
     if (common.seed()) log.info('first start: default account, root location group and type catalogues written');
     const seeded = await users.seed(grantCatalogue(routes), config.auth.adminPassword, options.resetAdmin);
@@ -262,6 +283,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const scheme = config.server.tls ? 'https' : 'http';
     const url = `${scheme}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+    baseUrl ||= url;
     const started: ModuleDescriptor[] = [];
     const stopModules = async () => {
       for (const module of started.reverse()) {
@@ -335,6 +357,15 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     db.close();
     throw err;
   }
+}
+
+/**
+ * Who a hub command runs as in the route table: a caller holding every grant of the
+ * routes (the hub is trusted as far as the site configured it; which commands exist
+ * is decided by federation/commands.ts). Its events name the actor `hub`.
+ */
+function hubPrincipal(routes: readonly Route[]): Principal {
+  return { id: 'hub', username: 'hub', kind: 'api-key', grants: new Set(routes.map((r) => r.grant).filter((g) => g !== 'public')), roleNames: [] };
 }
 
 /** The certificate and key of `server.tls`, read once at start; a file that cannot be read stops the start naming it. */

@@ -135,7 +135,13 @@ describe('loadConfig: defaults', () => {
       events: { keepDays: 30, maxRows: 10_000_000 },
       alarms: { channelDownSeconds: 10, minFreeDiskMb: 1024 },
       plc: { hostName: 'MFC__', timeZone: 'UTC', telegramLog: { keepDays: 7, maxRows: 5_000_000 }, channels: [] },
+      federation: {
+        nats: { servers: ['nats://127.0.0.1:4222'] },
+        stream: { maxAgeDays: 7, maxBytes: 2 * 1024 * 1024 * 1024, duplicateWindowSeconds: 120, replicas: 1 },
+        maxInFlight: 256, batch: 500, maxLagSeconds: 60, commands: true,
+      },
     });
+    expect(config.federation.site).toBeUndefined();
     expect(config.auth.adminPassword).toBeUndefined();
     expect(config.server.publicUrl).toBeUndefined();
     expect(file).toEqual({ path: path.join(dir, CONFIG_FILE_NAME), found: false });
@@ -271,6 +277,17 @@ describe('loadConfig: WMS_* environment variables', () => {
       text: () => '[{"name":"CONV2","protocol":"modbus-tcp","host":"10.0.0.20","points":[{"kind":"plcState","location":"HAL1/CONV/0003/0000/0000","address":"hr:100"}]}]',
       value: () => [{ name: 'CONV2', enabled: true, protocol: 'modbus-tcp', host: '10.0.0.20', port: 502, unitId: 1, pollMs: 100, timeoutMs: 1000, points: [{ kind: 'plcState', location: 'HAL1/CONV/0003/0000/0000', address: 'hr:100' }] }],
     },
+    'federation.site': { text: () => 'HALL_1', value: () => 'HALL_1' },
+    'federation.nats': {
+      text: () => '{"servers":["nats://10.0.0.9:4222"],"token":"t0k"}',
+      value: () => ({ servers: ['nats://10.0.0.9:4222'], token: 't0k' }),
+    },
+    'federation.domain': { text: () => 'hall1', value: () => 'hall1' },
+    'federation.stream': { text: () => '{"maxAgeDays":3}', value: () => ({ maxAgeDays: 3, maxBytes: 2 * 1024 * 1024 * 1024, duplicateWindowSeconds: 120, replicas: 1 }) },
+    'federation.maxInFlight': { text: () => '64', value: () => 64 },
+    'federation.batch': { text: () => '100', value: () => 100 },
+    'federation.maxLagSeconds': { text: () => '300', value: () => 300 },
+    'federation.commands': { text: () => 'false', value: () => false },
     'plc.channels': {
       text: () => '[{"name":"CNV01","transport":"tcp-client","host":"10.0.0.5","port":5020}]',
       value: () => [expect.objectContaining({ name: 'CNV01', transport: 'tcp-client', host: '10.0.0.5', port: 5020, framing: 'line' })],

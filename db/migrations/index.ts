@@ -14,6 +14,7 @@ import eventLog from './0120-event-log.sql';
 import loginLockout from './0130-login-lockout.sql';
 import backupsGrant from './0140-backups-grant.sql';
 import listIndexes from './0150-list-indexes.sql';
+import federation from './0160-federation.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   { version: 130, name: '0130-login-lockout', sql: loginLockout },
   { version: 140, name: '0140-backups-grant', sql: backupsGrant },
   { version: 150, name: '0150-list-indexes', sql: listIndexes },
+  { version: 160, name: '0160-federation', sql: federation },
 ];

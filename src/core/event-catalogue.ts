@@ -9,7 +9,7 @@ import type { Actor } from './actor.ts';
 // after" where a change has them (`from`/`to`, `from` + the new value).
 
 export const SUBJECT_KINDS = [
-  'alarm', 'apiKey', 'backup', 'grant', 'loadUnit', 'location', 'locationGroup', 'locationType', 'movement',
+  'alarm', 'apiKey', 'backup', 'grant', 'hubCommand', 'loadUnit', 'location', 'locationGroup', 'locationType', 'movement',
   'packagingUnit', 'plcChannel', 'preference', 'product', 'receivingOrder', 'role', 'route', 'routing',
   'shippingOrder', 'task', 'transportOrder', 'transportUnit', 'transportUnitType', 'user',
 ] as const;
@@ -38,6 +38,18 @@ type AlarmData = {
   message: string;
   source: { kind: string; key: string };
   count: number;
+};
+
+type HubCommandAnswer = {
+  commandId: string;
+  kind: string;
+  /** The HTTP status the same request would have had: 201/200/204, or the error's. */
+  status: number;
+  ok: boolean;
+  /** The created or changed resource, or the error body (with its messageKey). */
+  body: unknown;
+  /** True when the command had been run before: this repeats the first answer. */
+  repeated: boolean;
 };
 
 export interface EventCatalogue {
@@ -137,6 +149,8 @@ export interface EventCatalogue {
   'alarm.acknowledged': { subject: 'alarm'; data: AlarmData & { comment: string | null } };
   'alarm.shelved': { subject: 'alarm'; data: AlarmData & { until: string; comment: string | null } };
   'alarm.cleared': { subject: 'alarm'; data: AlarmData };
+  // ---- the hub link: a command of the hub run (or refused), its answer as published
+  'hubCommand.answered': { subject: 'hubCommand'; data: HubCommandAnswer };
 }
 
 export type EventType = keyof EventCatalogue;
@@ -203,6 +217,7 @@ export const SUBJECT_OF: { [T in EventType]: EventCatalogue[T]['subject'] } = {
   'plcChannel.stateChanged': 'plcChannel', 'plc.bookedOntoLockedLocation': 'transportUnit', 'plc.groupError': 'plcChannel',
   'backup.created': 'backup', 'backup.deleted': 'backup', 'backup.failed': 'backup',
   'alarm.raised': 'alarm', 'alarm.acknowledged': 'alarm', 'alarm.shelved': 'alarm', 'alarm.cleared': 'alarm',
+  'hubCommand.answered': 'hubCommand',
 };
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(SUBJECT_OF));

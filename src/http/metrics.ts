@@ -15,6 +15,8 @@ import { StorageMetrics, type DatabaseFiles } from './metrics/storage.ts';
 // and what to alert on: docs/metrics.md.
 
 export { HttpMetrics } from './metrics/http.ts';
+import type { Federation } from '../federation/index.ts';
+import { FederationMetrics } from './metrics/federation.ts';
 
 export interface MetricSources extends ActivitySources {
   /** The configured PLC channels: OSIP (telegrams) and signals (OPC UA, Modbus). */
@@ -23,6 +25,8 @@ export interface MetricSources extends ActivitySources {
   databases: DatabaseFiles;
   /** The unit of work, told to time each commit. */
   work: Pick<UnitOfWork, 'observeCommits'>;
+  /** The hub link; its metrics are there only while it is configured. */
+  federation?: Federation;
 }
 
 export class Metrics {
@@ -38,6 +42,7 @@ export class Metrics {
     this.http = new HttpMetrics(this.registry);
     new PlcMetrics(this.registry, sources.channels);
     new SignalMetrics(this.registry, sources.signalChannels ?? []);
+    if (sources.federation?.enabled) new FederationMetrics(this.registry, sources.federation);
     sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);
     activityMetrics(this.registry, sources);
   }

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 
 // What every build of the single executable must do once started (x64 natively, arm64
@@ -30,4 +31,46 @@ export async function expectTokenAndWrite(url: string, password: string, area: s
   const read = await fetch(`${url}/v1/locations?plcCode=${plcCode}`, { headers: auth });
   expect(read.status).toBe(200);
   expect(await read.json()).toMatchObject({ locationId, locationGroupName: 'WAREHOUSE' });
+}
+
+export interface ApplianceProcess {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>` from its start line. */
+  url: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) once it exited. */
+  exited: Promise<number | string | null>;
+}
+
+/**
+ * Starts the appliance as its own process (`node dist/wms.cjs …`, or the single binary)
+ * and waits for its start line; a process that exits first fails with what it wrote.
+ */
+export async function startApplianceProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<ApplianceProcess> {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"url":"(https?:\/\/[^"]+)"[^\n]*appliance started/.exec(out);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    void exited.then((code) => reject(new Error(`${command} exited with ${code} before it started:\n${out}`)));
+  });
+  return { child, url, output: () => out, exited };
+}
+
+/** A token of the user admin, from the appliance at `url`. */
+export async function adminToken(url: string, password: string): Promise<string> {
+  const reply = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=password&username=admin&password=${encodeURIComponent(password)}`,
+  });
+  expect(reply.status).toBe(200);
+  return ((await reply.json()) as { access_token: string }).access_token;
 }

@@ -1,0 +1,247 @@
+import type { JetStreamClient, JetStreamManager, PubAck } from '@nats-io/jetstream';
+import type { EventLog } from '../core/event-log.ts';
+import type { EventRecord } from '../core/event-catalogue.ts';
+import type { Logger } from '../core/log.ts';
+import type { FederationConfig } from './config.ts';
+import type { SiteNames } from './names.ts';
+import type { Cursor, FederationStore } from './store.ts';
+
+// The export of the durable event log to the hall's stream (docs/federation.md,
+// "Export"). Events go out in id order, as many as `maxInFlight` waiting for their
+// acknowledgement at once, each with the message id `<site>-<eventId>`; the stream
+// drops a resend of one it has (its duplicate window).
+//
+// The stream must hold every event once, in order. Each acknowledgement names the
+// sequence the stream stored the event at; they must follow one another. After any
+// failure (a publish refused or unanswered, a sequence out of line) the exporter waits
+// for what is in flight, then reads the stream's tail after the last event it knows in
+// line: the events stored there in order count as exported, and it goes on after
+// them. At start the tail after the cursor kept in the database is read the same way
+// (a crash may have cut off its last save). A publish lost with a broken connection
+// while later ones got through after the reconnect is the one case the order cannot
+// be kept: the missing event is published again and stored after them, the others
+// come back as duplicates; nothing is lost or stored twice (counted as `reordered`).
+// Publishes carry no `Nats-Expected-*` header: a hub that sources the stream checks
+// those against its own stream and would refuse the event.
+//
+// It runs beside the PLC, not in its path: committed events only wake it, and it reads
+// the log in batches between other work. It reads no further than the newest event
+// handed out after its commit: the writer's connection also sees the rows of a group
+// commit still open, which may yet be rolled back and their ids given to other events.
+
+/** How often the cursor is written to the database at most while events flow. */
+const CURSOR_SAVE_MS = 250;
+/** The tail read after a failure, at most; a longer one is taken as it is. */
+const TAIL_CHECK_MAX = 20_000;
+
+export interface ExportCounters {
+  published: number;
+  /** Events the stream already had (a resend within its duplicate window). */
+  duplicates: number;
+  /** Times the exporter read the stream's tail again after a failure or at start. */
+  resyncs: number;
+  /** Events found stored ahead of one that was missing (a publish lost with its connection); the missing one follows them. */
+  reordered: number;
+  /** Events pruned from the log before they could be exported (an outage longer than events.keepDays). */
+  lost: number;
+}
+
+interface InFlight {
+  id: number;
+  /** The event before it in the log (ids have gaps where events were pruned before export). */
+  previous: number;
+  ack: Promise<PubAck>;
+}
+
+/** A publish acknowledged out of line: the stream's tail is read again. */
+export class OutOfLine extends Error {}
+
+export class Exporter {
+  private readonly events: EventLog;
+  private readonly store: FederationStore;
+  private readonly names: SiteNames;
+  private readonly config: FederationConfig;
+  private readonly log: Logger;
+  private readonly newestCommitted: () => number;
+  /** Every event up to `eventId` is in the stream, whose messages up to `streamSeq` are accounted for. */
+  private acked: Cursor;
+  private saved: Cursor;
+  private lastSave = 0;
+  /** The newest event id known committed (delivered by the unit of work after its commit). */
+  private committedUpto = 0;
+  private wakeUp: (() => void) | undefined;
+  private stopped = false;
+  readonly counters: ExportCounters = { published: 0, duplicates: 0, resyncs: 0, reordered: 0, lost: 0 };
+
+  /** `newestCommitted`: the newest event id once whatever is open is committed (the unit of work's group). */
+  constructor(events: EventLog, newestCommitted: () => number, store: FederationStore, names: SiteNames, config: FederationConfig, log: Logger) {
+    this.events = events;
+    this.newestCommitted = newestCommitted;
+    this.store = store;
+    this.names = names;
+    this.config = config;
+    this.log = log;
+    this.acked = store.cursor(names.site);
+    this.saved = this.acked;
+  }
+
+  /** The last event id the stream acknowledged. */
+  get cursor(): number {
+    return this.acked.eventId;
+  }
+
+  /** The newest committed event id (what has been exported or waits for it). */
+  get newest(): number {
+    return this.committedUpto;
+  }
+
+  /** An event was committed: go on if waiting. Cheap: it runs in the event bus's delivery. */
+  committed(eventId: number): void {
+    if (eventId > this.committedUpto) this.committedUpto = eventId;
+    this.wake();
+  }
+
+  /** Go on if waiting (a reconnect, a stop). */
+  wake(): void {
+    const resolve = this.wakeUp;
+    this.wakeUp = undefined;
+    resolve?.();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake();
+  }
+
+  /**
+   * Reads the stream's tail after the last event known in line and counts what is
+   * stored there in order as exported. The stream, not the database, knows what it
+   * holds: a crash may have cut off the last save of the cursor, a publish may be lost.
+   */
+  async resync(jsm: JetStreamManager): Promise<void> {
+    // Events committed before the bus told this exporter about them (at start, say).
+    this.committed(this.newestCommitted());
+    this.counters.resyncs++;
+    const stream = this.names.stream;
+    const { state } = await jsm.streams.info(stream);
+    const from = this.acked;
+    const tailKnown = from.streamSeq > 0 && from.streamSeq >= state.first_seq - 1 && from.streamSeq <= state.last_seq;
+    if (!tailKnown || state.last_seq - from.streamSeq > TAIL_CHECK_MAX) {
+      // A stream that is new, emptied or recreated, or a cursor from before it: its last
+      // event (if it has one of ours) says where to go on, else the database's cursor.
+      const last = state.messages > 0 ? await jsm.streams.getMessage(stream, { seq: state.last_seq }) : null;
+      const inStream = this.names.eventIdOf(last?.header?.get('Nats-Msg-Id') || undefined);
+      this.acked = { eventId: inStream ?? from.eventId, streamSeq: state.last_seq };
+    } else {
+      let eventId = from.eventId;
+      for (let seq = from.streamSeq + 1; seq <= state.last_seq; seq++) {
+        const message = await jsm.streams.getMessage(stream, { seq });
+        const stored = this.names.eventIdOf(message?.header?.get('Nats-Msg-Id') || undefined);
+        if (stored === undefined || stored !== this.nextInLog(eventId)) {
+          const ahead = state.last_seq - seq + 1;
+          this.counters.reordered += ahead;
+          this.log.warn(
+            { stream, seq, expected: this.nextInLog(eventId), found: stored, ahead },
+            'hub link: an event is missing before the end of the stream (a publish lost with its connection); it is published again and follows the ones stored ahead of it',
+          );
+          break;
+        }
+        eventId = stored;
+      }
+      this.acked = { eventId, streamSeq: state.last_seq };
+    }
+    if (this.acked.eventId > this.committedUpto) {
+      this.log.error(
+        { stream, inStream: this.acked.eventId, newest: this.committedUpto },
+        "hub link: the stream holds events beyond the newest of this database (a database restored from a backup?); events up to the stream's last are not exported",
+      );
+    }
+    this.saveCursor(true);
+  }
+
+  /** The id of the event after `id` in the log (ids skip what was pruned); id + 1 when there is none yet. */
+  private nextInLog(id: number): number {
+    return this.events.after(id, 1)[0]?.id ?? id + 1;
+  }
+
+  /**
+   * Publishes until stopped or a publish fails (thrown, after the ones in flight settled).
+   * Stops publishing as soon as the connection is down: what the client would buffer
+   * for the reconnect could get through ahead of a publish lost with the connection.
+   */
+  async run(js: JetStreamClient, connected: () => boolean): Promise<void> {
+    const inFlight: InFlight[] = [];
+    let sent = this.acked.eventId;
+    try {
+      while (!this.stopped) {
+        const batch = sent >= this.committedUpto ? [] : this.events.after(sent, this.config.batch).filter((e) => e.id <= this.committedUpto);
+        if (batch.length === 0) {
+          while (inFlight.length > 0) await this.settle(inFlight.shift()!);
+          this.saveCursor(true);
+          await this.idle();
+          continue;
+        }
+        const first = batch[0]!.id;
+        if (first > sent + 1 && sent > 0) {
+          this.counters.lost += first - sent - 1;
+          this.log.warn({ from: sent + 1, to: first - 1 }, 'hub link: events were pruned from the log before they were exported');
+        }
+        for (const event of batch) {
+          if (this.stopped) break;
+          while (inFlight.length >= this.config.maxInFlight) await this.settle(inFlight.shift()!);
+          if (!connected()) throw new Error('the connection to NATS is down');
+          inFlight.push({ id: event.id, previous: sent, ack: this.publish(js, event) });
+          sent = event.id;
+        }
+        // Take what is acknowledged already, and let the loop turn before the next batch.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      while (inFlight.length > 0) await this.settle(inFlight.shift()!);
+    } finally {
+      // A failure leaves later publishes going nowhere useful: let them settle unheard.
+      await Promise.allSettled(inFlight.map((f) => f.ack));
+      this.saveCursor(true);
+    }
+  }
+
+  private publish(js: JetStreamClient, event: EventRecord): Promise<PubAck> {
+    const subject = event.type === 'hubCommand.answered' ? this.names.resultSubject(event.data.commandId) : this.names.eventSubject(event.type);
+    const ack = js.publish(subject, JSON.stringify({ site: this.names.site, ...event }), { msgID: this.names.msgId(event.id) });
+    // Awaited in order by settle(); until then a rejection must not count as unhandled.
+    ack.catch(() => undefined);
+    return ack;
+  }
+
+  private async settle(flight: InFlight): Promise<void> {
+    const ack = await flight.ack;
+    const { eventId, streamSeq } = this.acked;
+    // A duplicate is in the stream already, wherever; a new one must come right after the last.
+    if (flight.previous !== eventId || (!ack.duplicate && ack.seq !== streamSeq + 1)) {
+      throw new OutOfLine(`event ${flight.id} was stored at sequence ${ack.seq}; expected it after event ${eventId} at ${streamSeq + 1}`);
+    }
+    if (ack.duplicate) this.counters.duplicates++;
+    else this.counters.published++;
+    this.acked = { eventId: flight.id, streamSeq: ack.duplicate ? streamSeq : ack.seq };
+    this.saveCursor(false);
+  }
+
+  private saveCursor(now: boolean): void {
+    if (this.acked.eventId === this.saved.eventId && this.acked.streamSeq === this.saved.streamSeq) return;
+    if (!now && Date.now() - this.lastSave < CURSOR_SAVE_MS) return;
+    this.store.saveCursor(this.names.site, this.acked);
+    this.saved = this.acked;
+    this.lastSave = Date.now();
+  }
+
+  /** Waits for a commit, at most a second (a commit of another process, a missed wake). */
+  private idle(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.wake(), 1000);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
