@@ -195,7 +195,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     const tickets = new EventTickets();
     const retention = new Retention(log);
     const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
-    retention.add({ name: 'events', prune: (batch) => events.prune(daysAgo(config.events.keepDays), config.events.maxRows, batch) });
+
     retention.add({
       name: 'telegram log',
       prune: (batch) => telegramLog.prune(daysAgo(config.plc.telegramLog.keepDays), config.plc.telegramLog.maxRows, batch),
@@ -215,9 +215,14 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       call: (request, requestId) =>
         invoke({ router: router!, principal: (hub ??= hubPrincipal(routes)), baseUrl, messageKeys: config.api.messageKeys, log }, request, requestId),
       messageKeys: config.api.messageKeys,
+      bodyLimitBytes: config.server.bodyLimitBytes,
       log,
     });
-    retention.add({ name: 'hub commands', prune: (batch) => federation.store.prune(daysAgo(config.events.keepDays), batch) });
+    // Events not yet exported to the hub outlive events.keepDays (events.maxRows still bounds the log).
+    retention.add({ name: 'events', prune: (batch) => events.prune(daysAgo(config.events.keepDays), config.events.maxRows, batch, federation.exportedUpto()) });
+    // A command is remembered while the commands stream may still deliver it again.
+    const commandDays = Math.max(config.events.keepDays, config.federation.stream.maxAgeDays + 1);
+    retention.add({ name: 'hub commands', prune: (batch) => federation.store.prune(daysAgo(commandDays), batch) });
 
     // One adapter for OSIP and signal channels: what a report means is decided once.
     const adapter = createAdapter({ work, log, common, routing, transportOrders });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, redactedConfig } from '../src/config.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { configError } from './support/config.ts';
-import { jetstream, jetstreamManager, startNats, streamMessages, type NatsServer, type StreamMessage } from './support/nats.ts';
+import { freePort, jetstream, jetstreamManager, startNats, streamMessages, type NatsServer, type StreamMessage } from './support/nats.ts';
 import { allPages, site, until, unitWithOrder, type Site } from './support/warehouse.ts';
 
 const SITE = 'HALL1';
@@ -82,6 +82,18 @@ describe('export of the event log', () => {
     expect(status).toMatchObject({ enabled: true, site: SITE, state: 'CONNECTED', stream: `WMS_${SITE}`, eventsWaiting: 0, lagSeconds: 0, lastError: null });
     expect(status.export.published).toBeGreaterThan(0);
   });
+
+  it('a stream deleted under the running appliance is created again and the export goes on', async () => {
+    const nc = await nats.connect();
+    try {
+      await (await jetstreamManager(nc)).streams.delete(`WMS_${SITE}`);
+    } finally {
+      await nc.close();
+    }
+    expect((await wms.post('/v1/location-groups', { name: 'FEDD', parentName: 'WAREHOUSE' })).status).toBe(201);
+    await until(async () => (await hallStream(nats).catch(() => [])).some((m) => m.json.type === 'locationGroup.created' && m.json.subject.key === 'FEDD'), 'the event in the new stream', 30_000);
+    await until(() => exported(wms), 'the export caught up', 30_000);
+  }, 60_000);
 
   it('a server outage: 1,000 changes made meanwhile all arrive after it, none twice', async () => {
     await nats.stop();
@@ -246,6 +258,39 @@ describe('commands from the hub', () => {
   });
 });
 
+describe('messages larger than the limits', () => {
+  it('an event larger than the server takes goes out without its data; a command over server.bodyLimitBytes gets 413', async () => {
+    const nats = await startNats({ extraConfig: 'max_payload: 16384' });
+    const wms = await startTestAppliance({ server: { bodyLimitBytes: 12288 }, federation: { site: SITE, nats: { servers: [nats.url] } } });
+    try {
+      await until(() => exported(wms), 'the link is up', 20_000);
+      // A receiving order whose answer (the order as the API returns it) is over 16 KiB.
+      const pc = { '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude: 1 };
+      expect((await wms.post('/v1/products', [{ sku: 'BIG-SKU', baseUnit: pc }])).status).toBe(201);
+      const positions = Array.from({ length: 60 }, (_, i) => ({ positionId: String(i + 1), product: { sku: 'BIG-SKU' }, quantityExpected: pc }));
+      const nc = await nats.connect();
+      try {
+        await jetstream(nc).publish(`wms.${SITE}.commands.create-receiving-order`, JSON.stringify({ commandId: 'big-1', orderId: 'BIG-RO', positions }));
+        await jetstream(nc).publish(`wms.${SITE}.commands.create-receiving-order`, JSON.stringify({ commandId: 'big-2', orderId: 'X'.repeat(13000), positions: [] }));
+      } finally {
+        await nc.close();
+      }
+      await until(async () => (await hallStream(nats)).filter((m) => m.subject.startsWith(`wms.${SITE}.results.`)).length === 2, 'both answers', 20_000);
+      await until(() => exported(wms), 'the export went on after the large one', 20_000);
+      const results = (await hallStream(nats)).filter((m) => m.subject.startsWith(`wms.${SITE}.results.`));
+      expect(results[0]!.subject).toBe(`wms.${SITE}.results.big-1`);
+      expect(results[0]!.json).toMatchObject({ type: 'hubCommand.answered', truncated: true, subject: { key: 'big-1' } });
+      expect(results[0]!.json.data).toBeUndefined();
+      expect(results[0]!.json.bytes).toBeGreaterThan(16384);
+      expect(results[1]!.json.data).toMatchObject({ status: 413, ok: false });
+      expect((await wms.get('/v1/receiving-orders?orderId=BIG-RO')).status).toBe(200);
+      expect((await wms.get('/v1/federation')).body.export.truncated).toBe(1);
+    } finally {
+      await wms.close();
+    }
+  }, 60_000);
+});
+
 describe('status, metrics and the lag alarm', () => {
   it('without federation.site the link is off: the status says DISABLED, no NATS is asked, no metrics', async () => {
     const wms = await startTestAppliance();
@@ -255,6 +300,24 @@ describe('status, metrics and the lag alarm', () => {
       expect(metrics.text).not.toContain('wms_federation_');
       expect((await wms.get('/index')).body._links['federation-index']).toBeDefined();
     } finally {
+      await wms.close();
+    }
+  });
+
+  it('with no NATS server to reach the appliance starts and works all the same; the status says why the link is not up', async () => {
+    const port = await freePort();
+    const wms = await startTestAppliance({ federation: { site: SITE, nats: { servers: [`nats://127.0.0.1:${port}`] } } });
+    try {
+      // What was committed before (the first start's seeding) waits, and shows at once.
+      expect((await wms.get('/v1/federation')).body.eventsWaiting).toBeGreaterThan(0);
+      expect((await wms.post('/v1/location-groups', { name: 'FEDX', parentName: 'WAREHOUSE' })).status).toBe(201);
+      await until(async () => (await wms.get('/v1/federation')).body.lastError !== null, 'the status names the failure', 20_000);
+      const status = (await wms.get('/v1/federation')).body;
+      expect(status).toMatchObject({ state: 'CONNECTING', cursor: 0 });
+      expect(status.eventsWaiting).toBeGreaterThan(0);
+      expect(status.lastError.message).toMatch(/cannot connect to NATS/);
+    } finally {
+      // Stops although the link never came up (no connection attempt left behind).
       await wms.close();
     }
   });

@@ -254,13 +254,15 @@ export class EventLog {
   /**
    * Deletes the oldest events that are older than `olderThan` or beyond the newest
    * `maxRows`, at most `batch` of them, in one short transaction; never the newest one,
-   * which keeps the ids going. Returns how many ids were released (0: nothing to prune).
+   * which keeps the ids going. Age spares the events after `keepAfter` (not yet
+   * exported to the hub); `maxRows` does not. Returns how many ids were released (0:
+   * nothing to prune).
    */
-  prune(olderThan: string, maxRows: number, batch: number): number {
+  prune(olderThan: string, maxRows: number, batch: number, keepAfter?: number): number {
     const oldest = this.oldest();
     if (oldest === undefined) return 0;
     const newest = this.newest();
-    const upto = Math.min(pruneUpto(oldest, newest, maxRows, this.firstIdAt(olderThan), batch), newest - 1);
+    const upto = Math.min(pruneUpto(oldest, newest, maxRows, this.firstIdAt(olderThan), batch, keepAfter), newest - 1);
     if (upto < oldest) return 0;
     this.deleteEvents.run(upto);
     // The index follows, on its own thread; a failure there only leaves pointers the reads skip.

@@ -99,6 +99,6 @@ export function firstIdAt(firstFrom: Statement, oldest: number | undefined, newe
  * the cut (`firstYoung`: the first id young enough to stay), at most `batch` ids from the
  * oldest; below `oldest` when nothing is to go.
  */
-export function pruneUpto(oldest: number, newest: number, maxRows: number, firstYoung: number, batch: number): number {
-  return Math.min(Math.max(newest - maxRows, firstYoung - 1), oldest + batch - 1);
+export function pruneUpto(oldest: number, newest: number, maxRows: number, firstYoung: number, batch: number, keepAfter = Number.MAX_SAFE_INTEGER): number {
+  return Math.min(Math.max(newest - maxRows, Math.min(firstYoung - 1, keepAfter)), oldest + batch - 1);
 }

@@ -35,6 +35,7 @@ export interface FederationDeps {
   /** Runs an internal request of the API (http/invoke.ts): the route table exists only after the modules. */
   call: (request: InternalRequest, requestId: string) => InternalReply;
   messageKeys: MessageKeyFamily;
+  bodyLimitBytes: number;
   log: Logger;
 }
 
@@ -51,7 +52,7 @@ export class Federation {
     this.store = createFederationStore(deps.db, deps.work);
     const { site } = deps.config;
     if (site !== undefined) {
-      const runner = new CommandRunner({ work: deps.work, store: this.store, call: deps.call, messageKeys: deps.messageKeys, log: deps.log });
+      const runner = new CommandRunner({ work: deps.work, store: this.store, call: deps.call, messageKeys: deps.messageKeys, bodyLimitBytes: deps.bodyLimitBytes, log: deps.log });
       const newestCommitted = () => {
         deps.work.commitGroup();
         return deps.events.newest();
@@ -62,6 +63,11 @@ export class Federation {
 
   get enabled(): boolean {
     return this.link !== undefined;
+  }
+
+  /** The last event id the hall's stream holds (retention keeps those after it); undefined without a hub link. */
+  exportedUpto(): number | undefined {
+    return this.link?.status().cursor;
   }
 
   start(): void {
@@ -86,7 +92,7 @@ export class Federation {
       return {
         enabled: false, site: null, state: 'DISABLED' as const, server: null, stream: null, cursor: 0, newestEventId: this.deps.events.newest(),
         eventsWaiting: 0, lagSeconds: 0, maxLagSeconds, lastError: null, reconnects: 0,
-        export: { published: 0, duplicates: 0, resyncs: 0, reordered: 0, lost: 0 },
+        export: { published: 0, duplicates: 0, resyncs: 0, reordered: 0, truncated: 0, lost: 0 },
         commands: { enabled: false, stream: null, done: 0, declined: 0, repeated: 0, malformed: 0 },
       };
     }

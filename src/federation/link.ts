@@ -42,7 +42,8 @@ export class HubLink {
   private server: string | undefined;
   private lastError: { message: string; at: string } | undefined;
   private stopped = false;
-  private loops: Promise<unknown>[] = [];
+  /** The connections loop (runConnections). */
+  private main: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private readonly pauses = new Set<() => void>();
   private commandStop: (() => void) | undefined;
@@ -55,8 +56,10 @@ export class HubLink {
   }
 
   start(): void {
+    // What was committed before the link started waits for it (the status shows it at once).
+    this.exporter.committed(this.deps.newestCommitted());
     this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.committed(event.id));
-    this.loops.push(this.connectAndRun());
+    this.main = this.runConnections();
   }
 
   async stop(): Promise<void> {
@@ -65,10 +68,9 @@ export class HubLink {
     this.exporter.stop();
     this.commandStop?.();
     for (const resume of this.pauses) resume();
-    const nc = this.nc;
-    // The loops end once their publishes and the command under way settled; then the connection closes.
-    await Promise.race([Promise.allSettled(this.loops), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-    await nc?.close().catch(() => undefined);
+    // Publishes still unanswered are left to the next start: it reads the stream's tail.
+    await this.nc?.close().catch(() => undefined);
+    await Promise.race([this.main, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     this.state = 'STOPPED';
   }
 
@@ -85,14 +87,19 @@ export class HubLink {
       newestEventId: newest,
       eventsWaiting: Math.max(0, newest - cursor),
       lagSeconds: waitingSince === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(waitingSince)) / 1000),
-      lastError: this.lastError ?? null,
+      lastError: this.exporter.conflict ? { message: this.exporter.conflict, at: this.lastError?.at ?? nowIso() } : (this.lastError ?? null),
       reconnects: this.reconnects,
       export: { ...this.exporter.counters },
       commands: { enabled: this.deps.config.commands, stream: this.names.commandStream, ...this.deps.runner.counters },
     };
   }
 
-  private async connectAndRun(): Promise<void> {
+  /**
+   * One connection after the other, for as long as the link runs: the client reconnects
+   * by itself, but gives up for good on some failures (logins refused twice in a row);
+   * then a new connection is made here.
+   */
+  private async runConnections(): Promise<void> {
     let lib: NatsLibraries;
     try {
       lib = await loadNats();
@@ -100,30 +107,56 @@ export class HubLink {
       this.failed('the NATS client cannot be loaded', err);
       return;
     }
-    const { config, log } = this.deps;
-    try {
-      // Waits for the first server to answer, however long that takes.
-      this.nc = await lib.nats.connect(connectOptions(lib.nats, config, this.names.site));
-    } catch (err) {
-      this.failed('cannot connect to NATS', err);
-      return;
+    while (!this.stopped) {
+      const nc = await this.connect(lib);
+      if (!nc) return;
+      const loops = this.runOn(lib, nc);
+      const closed = await nc.closed();
+      if (this.stopped) {
+        await loops;
+        return;
+      }
+      this.state = 'DISCONNECTED';
+      this.failed('the NATS connection closed; a new one is made', closed ?? new Error('closed'));
+      this.commandStop?.();
+      await loops;
+      await this.pause();
     }
-    if (this.stopped) {
-      await this.nc.close();
-      return;
+  }
+
+  /** The first connection, tried until it is made or the link stops. */
+  private async connect(lib: NatsLibraries): Promise<NatsConnection | undefined> {
+    while (!this.stopped) {
+      try {
+        const nc = await lib.nats.connect(connectOptions(lib.nats, this.deps.config, this.names.site));
+        if (this.stopped) {
+          await nc.close();
+          return undefined;
+        }
+        this.nc = nc;
+        this.connected(nc);
+        void this.watch(nc);
+        return nc;
+      } catch (err) {
+        this.failed('cannot connect to NATS', err);
+        await this.pause();
+      }
     }
-    const nc = this.nc;
-    this.connected(nc);
-    void this.watch(nc);
+    return undefined;
+  }
+
+  /** The export and the commands over one connection; ends when it closes or the link stops. */
+  private async runOn(lib: NatsLibraries, nc: NatsConnection): Promise<void> {
+    const { config } = this.deps;
     const jsOptions = config.domain !== undefined ? { domain: config.domain } : {};
     const js = lib.js.jetstream(nc, jsOptions);
+    const live = () => !this.stopped && !nc.isClosed();
     // JetStream and the streams first: neither loop can work without them.
     let jsm: JetStreamManager | undefined;
-    while (!this.stopped && !jsm) {
+    while (live() && !jsm) {
       try {
         const manager = await lib.js.jetstreamManager(nc, jsOptions);
-        const created = await ensureStreams(lib.js, manager, this.names, config);
-        if (created.length > 0) log.info({ created }, 'hub link: streams created');
+        await this.ensureStreams(lib, manager);
         jsm = manager;
       } catch (err) {
         this.failed('JetStream is not available or the streams cannot be created', err);
@@ -131,45 +164,66 @@ export class HubLink {
       }
     }
     if (!jsm) return;
-    this.loops.push(this.exportLoop(js, jsm));
-    if (config.commands) this.loops.push(this.commandLoop(js));
+    // The largest message the server takes (1 MB unless it says otherwise).
+    const maxPayload = () => nc.info?.max_payload ?? 1024 * 1024;
+    await Promise.all([this.exportLoop(lib, js, jsm, live, maxPayload), config.commands ? this.commandLoop(lib, js, jsm, live) : undefined]);
   }
 
-  private async exportLoop(js: JetStreamClient, jsm: JetStreamManager): Promise<void> {
-    while (!this.stopped) {
+  private async ensureStreams(lib: NatsLibraries, jsm: JetStreamManager): Promise<void> {
+    const created = await ensureStreams(lib.js, jsm, this.names, this.deps.config);
+    if (created.length > 0) this.deps.log.info({ created }, 'hub link: streams created');
+  }
+
+  /** True for the errors of a stream or consumer that is not there (deleted by someone, a wiped store). */
+  private missing(lib: NatsLibraries, err: unknown): boolean {
+    const { JetStreamApiError, JetStreamApiCodes } = lib.js;
+    return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
+  }
+
+  private async exportLoop(lib: NatsLibraries, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean, maxPayload: () => number): Promise<void> {
+    while (live()) {
       try {
         await this.exporter.resync(jsm);
-        await this.exporter.run(js, () => this.state === 'CONNECTED');
+        await this.exporter.run(js, () => this.state === 'CONNECTED' && live(), maxPayload());
       } catch (err) {
-        if (this.stopped) break;
-        this.failed('export stopped; it goes on after the stream\'s last event', err);
+        if (!live()) break;
+        this.failed("export stopped; it goes on after the stream's last event", err);
+        if (this.missing(lib, err)) await this.ensureStreams(lib, jsm).catch((e: unknown) => this.failed('the streams cannot be created', e));
         await this.pause();
       }
     }
   }
 
-  private async commandLoop(js: JetStreamClient): Promise<void> {
-    while (!this.stopped) {
+  private async commandLoop(lib: NatsLibraries, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean): Promise<void> {
+    while (live()) {
       try {
         const consumer = await js.consumers.get(this.names.commandStream, this.names.consumer);
-        const messages = await consumer.consume({ max_messages: 16 });
+        // A consumer or stream deleted under it ends the loop (instead of waiting silently): both are made again.
+        const messages = await consumer.consume({ max_messages: 4, abort_on_missing_resource: true });
         this.commandStop = () => void messages.close();
         for await (const m of messages) {
           const kind = m.subject.startsWith(this.names.commandPrefix) ? m.subject.slice(this.names.commandPrefix.length) : m.subject;
           try {
             this.deps.runner.handle(kind, m.data, m.seq);
           } catch (err) {
-            // Only a failure to record the answer gets here (the database is in trouble): the hub sends it again.
+            // The command could not be run or answered (the database is in trouble): it comes
+            // again in a while; the consumer lets one command out at a time, so none overtakes it.
             this.failed(`command ${m.seq} could not be answered; it comes again`, err);
             m.nak(RETRY_MS);
             continue;
           }
           m.ack();
-          if (this.stopped) break;
+          if (!live()) break;
+          // A burst of commands gives way to telegrams between commands.
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
+        if (live()) throw new Error('the commands consumer ended');
       } catch (err) {
-        if (this.stopped) break;
+        if (!live()) break;
         this.failed('taking commands stopped; it starts again', err);
+        if (this.missing(lib, err) || /consumer|stream/i.test((err as Error)?.message ?? '')) {
+          await this.ensureStreams(lib, jsm).catch((e: unknown) => this.failed('the commands stream cannot be created', e));
+        }
         await this.pause();
       }
     }

@@ -19,18 +19,21 @@ export async function loadNats(): Promise<NatsLibraries> {
 }
 
 /**
- * The connection options of the config: keeps reconnecting for ever (a hall runs on
- * while the office is away), and waits for a server that is not up yet at start.
+ * The connection options of the config: once connected, keeps reconnecting for ever (a
+ * hall runs on while the office is away). A first connection that fails fails at once:
+ * the link tries again itself (link.ts), so a stop can end the trying.
  */
 export function connectOptions(lib: NatsClient, config: FederationConfig, site: string): NodeConnectionOptions {
   const { nats } = config;
   const options: NodeConnectionOptions = {
     servers: nats.servers,
     name: `wms-${site}`,
-    waitOnFirstConnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
     pingInterval: 10_000,
+    // Logins refused while reconnecting (a leaf node restarted with other credentials for a
+    // while, a credentials file being replaced) do not end the reconnecting.
+    ignoreAuthErrorAbort: true,
   };
   if (nats.token !== undefined) options.token = nats.token;
   if (nats.user !== undefined) {

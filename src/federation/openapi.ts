@@ -18,7 +18,7 @@ export const FederationStatusSchema = z
     maxLagSeconds: z.number().int(),
     lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
     reconnects: counter,
-    export: z.object({ published: counter, duplicates: counter, resyncs: counter, reordered: counter, lost: counter }),
+    export: z.object({ published: counter, duplicates: counter, resyncs: counter, reordered: counter, truncated: counter, lost: counter }),
     commands: z.object({
       enabled: z.boolean(),
       stream: z.string().nullable(),

@@ -2,6 +2,7 @@ import { asActor, type Actor } from '../core/actor.ts';
 import { DomainError, validationError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { UnitOfWork } from '../core/unit-of-work.ts';
+import { ServerDeclined } from '../http/errors.ts';
 import { declined, type InternalReply, type InternalRequest } from '../http/invoke.ts';
 import type { MessageKeyFamily } from '../http/errors.ts';
 import { execute, MalformedCommand, parseCommand, type Command } from './commands.ts';
@@ -12,7 +13,9 @@ import type { FederationStore } from './store.ts';
 // remembered or neither. The answer is an event of the log (`hubCommand.answered`),
 // which the export publishes on `wms.<site>.results.<commandId>` in its place among
 // the events. A command already answered is not run again: its first answer is
-// repeated. A malformed one is answered with the error and never run.
+// repeated. A malformed one is answered with the error and never run; it is not
+// remembered (sent again corrected, it runs), nor is an answer of status 500 or more (a
+// failure of the appliance, not of the command: sent again, it runs again).
 
 export const HUB: Actor = Object.freeze({ kind: 'hub', name: 'hub' });
 
@@ -33,6 +36,8 @@ export interface RunnerDeps {
   /** Runs an internal request of the API (http/invoke.ts). */
   call: (request: InternalRequest, requestId: string) => InternalReply;
   messageKeys: MessageKeyFamily;
+  /** The largest command taken, as a REST request's body (server.bodyLimitBytes). */
+  bodyLimitBytes: number;
   log: Logger;
 }
 
@@ -56,6 +61,13 @@ export class CommandRunner {
   /** Handles one message of `wms.<site>.commands.<kind>`; `sequence` names it when it has no commandId. */
   handle(kind: string, payload: Uint8Array, sequence: number): void {
     asActor(HUB, () => {
+      if (payload.length > this.deps.bodyLimitBytes) {
+        // The limit a REST request's body has.
+        this.counters.malformed++;
+        const message = `The command has ${payload.length} bytes; at most ${this.deps.bodyLimitBytes} are taken (server.bodyLimitBytes)`;
+        this.answer(`unnamed-${sequence}`, kind, declined(this.deps, new ServerDeclined(413, message), kind, `unnamed-${sequence}`), false);
+        return;
+      }
       let command: Command;
       try {
         command = parseCommand(kind, payload);
@@ -64,9 +76,7 @@ export class CommandRunner {
         if (err.commandId !== undefined && this.repeat(err.commandId)) return;
         this.counters.malformed++;
         const commandId = err.commandId ?? `unnamed-${sequence}`;
-        const reply = declined(this.deps, validationError(`Validation failed: ${err.message}`), kind, commandId);
-        // A named command is remembered: sent again, it gets the same answer.
-        this.answer(commandId, kind, reply, err.commandId !== undefined);
+        this.answer(commandId, kind, declined(this.deps, validationError(`Validation failed: ${err.message}`), kind, commandId), false);
         return;
       }
       if (!this.repeat(command.commandId)) this.run(command);
@@ -96,7 +106,7 @@ export class CommandRunner {
       const reply = err instanceof Declined ? err.reply : declined(this.deps, err, command.kind, requestId);
       if (!(err instanceof Declined) && !(err instanceof DomainError)) this.deps.log.error({ err, commandId: command.commandId }, 'hub command failed');
       this.counters.declined++;
-      this.answer(command.commandId, command.kind, reply, true);
+      this.answer(command.commandId, command.kind, reply, reply.status < 500);
     }
   }
 

@@ -45,7 +45,8 @@ export async function ensureStreams(lib: JetStreamLib, jsm: JetStreamManager, na
         deliver_policy: lib.DeliverPolicy.All,
         // A command that is not acknowledged in time (the box stopped half-way) comes again.
         ack_wait: nanos(30_000),
-        max_ack_pending: 64,
+        // One command at a time: a command that must come again is not overtaken by the next.
+        max_ack_pending: 1,
         description: 'The warehouse appliance takes the hub commands in order',
       });
       created.push(`${names.commandStream}/${names.consumer}`);

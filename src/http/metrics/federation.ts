@@ -32,10 +32,11 @@ export class FederationMetrics {
           for (const [label, value] of Object.entries(read(federation.status()))) this.inc({ [labelNames[0]!]: label }, value);
         },
       });
-    counter('wms_federation_events_total', 'Events the export handed to the stream, by outcome (published; duplicate: the stream had it already; reordered: found stored ahead of one lost with a connection; lost: pruned before export)', ['outcome'], (s) => ({
+    counter('wms_federation_events_total', 'Events the export handed to the stream, by outcome (published; duplicate: the stream had it already; reordered: found stored ahead of a missing one; truncated: too large for the server, sent without data; lost: pruned before export)', ['outcome'], (s) => ({
       published: s.export.published,
       duplicate: s.export.duplicates,
       reordered: s.export.reordered,
+      truncated: s.export.truncated,
       lost: s.export.lost,
     }));
     counter('wms_federation_commands_total', 'Hub commands by outcome (done, declined by the API, repeated answer, malformed)', ['outcome'], (s) => ({
