@@ -199,13 +199,14 @@ async function serveCommand(line: string, r: Run): Promise<'quit' | void> {
 
 /** `serve`: commands from the input, one at a time, until quit, Ctrl-C or termination. */
 async function serve(r: Run): Promise<number> {
-  r.io.out('serving; type help for the commands, quit or Ctrl-C to stop');
   const lines = createInterface({ input: r.io.input, terminal: false });
   let queue: Promise<'quit' | void> = Promise.resolve();
   let stopListening = () => {};
   try {
     await new Promise<void>((resolve) => {
       stopListening = onInterrupt(resolve);
+      // Said once a stop request would be heard: a supervisor that reads it may stop us at once.
+      r.io.out('serving; type help for the commands, quit or Ctrl-C to stop');
       lines.on('line', (line) => {
         queue = queue.then(async (before) => {
           if (before === 'quit') return 'quit';
