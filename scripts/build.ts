@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import type { AssetTable } from '../src/hmi/assets.ts';
 import { buildHmiAssets, embeddedModule, sizes } from '../src/hmi/build-assets.ts';
 
@@ -170,18 +170,21 @@ export async function bundle(): Promise<BundleSummary> {
   return { hmi: sizes(hmi) };
 }
 
-/** The OPC UA driver and node-opcua as one CommonJS file (see opcuaDriverOutside). */
-async function bundleOpcuaDriver(): Promise<void> {
+/**
+ * A bundle of its own beside the appliance's, for code that only some sites or commands
+ * load (node-opcua): CommonJS, whitespace and syntax minified (half the size; names are
+ * kept, so its stack traces still read).
+ */
+async function bundleApart(entry: string, outfile: string, options: Pick<BuildOptions, 'define' | 'loader' | 'plugins'>): Promise<void> {
   const result = await build({
-    entryPoints: [path.join(ROOT, 'plc/signals/opcua/driver.ts')],
-    outfile: OPCUA_DRIVER,
+    entryPoints: [path.join(ROOT, entry)],
+    outfile,
     write: false,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node24',
-    define: { 'import.meta.url': 'undefined' },
-    // Half the size; names are kept, so its stack traces still read.
+    ...options,
     minifyWhitespace: true,
     minifySyntax: true,
     // An optional file-lock provider node-opcua's certificate store could be given; never used.
@@ -191,6 +194,9 @@ async function bundleOpcuaDriver(): Promise<void> {
   });
   for (const file of result.outputFiles) replaceWith(file.path, file.contents);
 }
+
+/** The OPC UA driver and node-opcua as one CommonJS file (see opcuaDriverOutside). */
+const bundleOpcuaDriver = () => bundleApart('plc/signals/opcua/driver.ts', OPCUA_DRIVER, { define: { 'import.meta.url': 'undefined' } });
 
 /** node-opcua-server reads its version from its package.json at load, a file a bundle does not have. */
 const opcuaServerVersion: Plugin = {
@@ -211,28 +217,14 @@ const opcuaServerVersion: Plugin = {
  * node-opcua's server with the standard nodeset inside, 4.6 MB that only
  * `wms simulate --protocol opcua` reads (plc/simulator/signals/server.ts).
  */
-async function bundleOpcuaSimulator(): Promise<void> {
-  const result = await build({
-    entryPoints: [path.join(ROOT, 'plc/simulator/signals/opcua-bundle.ts')],
-    outfile: OPCUA_SIMULATOR,
-    write: false,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
+const bundleOpcuaSimulator = () =>
+  bundleApart('plc/simulator/signals/opcua-bundle.ts', OPCUA_SIMULATOR, {
     // node-opcua-nodesets and node-opcua-server compute paths from import.meta.dirname at load.
     define: { 'import.meta.url': 'undefined', 'import.meta.dirname': '__dirname' },
     // The standard nodeset's image (188 KB gzip), embedded.
     loader: { '.gz': 'binary' },
     plugins: [opcuaServerVersion],
-    minifyWhitespace: true,
-    minifySyntax: true,
-    external: ['proper-lockfile'],
-    legalComments: 'none',
-    logLevel: 'warning',
   });
-  for (const file of result.outputFiles) replaceWith(file.path, file.contents);
-}
 
 /**
  * The log writer thread's code (src/core/log-store/writer.worker.ts and the SQLite

@@ -8,9 +8,9 @@
 // - cold start: spawn → first 200 on /readyz, polled every few milliseconds.
 
 import http from 'node:http';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { rssMb } from '../bench-plc/appliance.ts';
+import { freePort } from '../../test/support/ports.ts';
 
 const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
 
@@ -128,17 +128,7 @@ export async function scrapeLag(url: string, token: string): Promise<Lag> {
   return { p50: q('0.5'), p99: q('0.99'), max: q('1') };
 }
 
-/** A TCP port nobody listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+export { freePort };
 
 /** ms from `since` (performance.now()) until GET /readyz on `port` first answers 200. */
 export async function firstReady(port: number, since: number, timeoutMs = 120_000): Promise<number> {

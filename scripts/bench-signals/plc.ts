@@ -5,7 +5,6 @@
 // reported with the moment the server took it.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import ModbusRTU from 'modbus-serial';
@@ -13,6 +12,7 @@ import { OPCUACertificateManager } from 'node-opcua-certificate-manager';
 import { DataType, MessageSecurityMode, SecurityPolicy, StatusCodes, Variant } from 'node-opcua-client';
 import { OPCUAServer } from 'node-opcua-server';
 import { BARCODE_WORDS, MAX_SCANNERS, modbusSignals, opcuaSignals, type Protocol, type SignalSet } from './layout.ts';
+import { freePort } from '../../test/support/ports.ts';
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable between processes of one machine. */
 export const epochNow = () => performance.timeOrigin + performance.now();
@@ -45,16 +45,6 @@ export interface BenchPlc {
   close(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export const startPlc = (protocol: Protocol): Promise<BenchPlc> => (protocol === 'opcua' ? startOpcuaPlc() : startModbusPlc());
 

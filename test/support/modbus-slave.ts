@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import ModbusRTU from 'modbus-serial';
+import { freePort } from './ports.ts';
 
 // A Modbus slave for tests: modbus-serial's own server over TCP (ServerTCP) or a serial
 // line (ServerSerial), over a memory of coils, discrete inputs, holding and input
@@ -40,14 +40,8 @@ function vector(m: SlaveMemory) {
   };
 }
 
-/** A port free right now (modbus-serial's server takes no port 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** modbus-serial's server takes no port 0: tests ask for a free one. */
+export { freePort };
 
 export interface Slave {
   close(): Promise<void>;

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { jetstream as jsClient, jetstreamManager as jsManager, type JetStreamClient, type JetStreamManager, type JetStreamManagerOptions, type StoredMsg } from '@nats-io/jetstream';
 import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { afterAll } from 'vitest';
+import { freePort } from './ports.ts';
 
 export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server';
 
@@ -114,17 +115,7 @@ export async function closeAllNats(): Promise<void> {
   await Promise.allSettled([...servers].map((s) => s.close()));
 }
 
-/** A port free right now on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** The nats-server configuration of a test server (what startNats() writes). */
 export function natsConfig(options: NatsOptions, ports: Ports, storeDir: string): string {

@@ -5,12 +5,12 @@
 // its certificate.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { OPCUACertificateManager } from 'node-opcua-certificate-manager';
 import { DataType, MessageSecurityMode, SecurityPolicy, Variant } from 'node-opcua-client';
 import { OPCUAServer } from 'node-opcua-server';
+import { freePort } from './ports.ts';
 
 /** What the helper uses of a server variable. */
 interface UAVariable {
@@ -145,13 +145,3 @@ export async function startOpcuaServer(options: OpcuaServerOptions = {}): Promis
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
