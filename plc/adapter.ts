@@ -1,6 +1,6 @@
 import { asActor } from '../src/core/actor.ts';
-import type { PlcOperations, Reporter, RouteListeners, SightingFailed, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
-import type { AdapterDeps } from './adapter/shared.ts';
+import type { NamedPlace, PlcOperations, Reporter, RouteListeners, SightingFailed, StateOutcome, StateReport, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
+import { together, type AdapterDeps } from './adapter/shared.ts';
 import { createStates } from './adapter/states.ts';
 import { createUnitAtLocation } from './adapter/unit-at-location.ts';
 import { createUnsolicited } from './adapter/unsolicited.ts';
@@ -9,13 +9,15 @@ import { createUnsolicited } from './adapter/unsolicited.ts';
 // (plc/port.ts PlcOperations), over the module services. Each operation's effects are
 // one unit of work (all or nothing), done as the reporting channel's PLC (actor `plc`);
 // its events are delivered after the commit. Sightings that came together
-// (unitSightings) share one commit, each still all or nothing in a savepoint of its own:
-// under load the fsync, not the work, is what a report costs most. The protocols own
-// their wire (OSIP: plc/osip/, framing, sequence numbers, duplicates, replies); the
-// adapter owns what a report means, once for all of them.
+// (unitSightings) and states that came together (stateChanges: the changes of a signal
+// channel's poll) share one commit, each still all or nothing in a savepoint of its own
+// (adapter/shared.ts, together): under load the fsync, not the work, is what a report
+// costs most. The protocols own their wire (OSIP: plc/osip/, framing, sequence numbers,
+// duplicates, replies); the adapter owns what a report means, once for all of them.
 //
 //   unitArrived / unitReport / unitSightings → adapter/unit-at-location.ts (book the unit, its orders, next hop)
 //   locationState / groupState / plcError    → adapter/states.ts (location and group states)
+//   stateChanges / onNamed                   → adapter/states.ts (the same, batched; places that come to exist)
 //   order events                             → adapter/unsolicited.ts (a new route, told to the channel owning the unit's location)
 
 export type { AdapterDeps } from './adapter/shared.ts';
@@ -36,7 +38,7 @@ const barcodesOf = (units: readonly (UnitRef | undefined)[]) =>
  * composition root passes the PLC channels); otherwise call `attach` when they exist.
  */
 export function createAdapter(deps: AdapterDeps & { channels?: RouteListeners | undefined }): PlcAdapter {
-  const { log, work, routing } = deps;
+  const { routing } = deps;
   const unsolicited = createUnsolicited(deps);
   const units = createUnitAtLocation(deps);
   const states = createStates(deps);
@@ -59,26 +61,10 @@ export function createAdapter(deps: AdapterDeps & { channels?: RouteListeners | 
    * for all; the events of all after it. Sightings change nothing the routing model
    * holds, so each still decides as if reported alone.
    */
-  function together(sightings: readonly UnitSighting[], from: Reporter): (UnitOutcome | SightingFailed)[] {
-    const one = (s: UnitSighting) => ({ ...from, said: s.said ?? from.said });
+  function sightingsTogether(sightings: readonly UnitSighting[], from: Reporter): (UnitOutcome | SightingFailed)[] {
     routing.prepare();
-    try {
-      return work.run(() =>
-        sightings.map((s): UnitOutcome | SightingFailed => {
-          try {
-            return work.isolated(() => units.seen(s.at, s.unit, s.arrival, one(s)));
-          } catch (error) {
-            // Its savepoint is rolled back; the others stand. Unless SQLite gave up the
-            // whole transaction (disk full, I/O error): then nothing of the batch may be kept.
-            if (!work.transactionOpen) throw error;
-            return { outcome: 'internal', error };
-          }
-        }),
-      );
-    } catch (err) {
-      log.error({ err, telegrams: sightings.length, channel: from.channel }, 'PLC: committing a batch of telegrams failed; none of them was kept');
-      return sightings.map(() => ({ outcome: 'internal' }));
-    }
+    const one = (s: UnitSighting) => units.seen(s.at, s.unit, s.arrival, { ...from, said: s.said ?? from.said });
+    return together(deps, sightings, one, { channel: from.channel, of: 'telegrams' });
   }
 
   return {
@@ -93,11 +79,13 @@ export function createAdapter(deps: AdapterDeps & { channels?: RouteListeners | 
           return [{ outcome: 'internal', error }];
         }
       }
-      return as(from, () => unsolicited.quietly(barcodesOf(sightings.map((s) => s.unit)), () => together(sightings, from)));
+      return as(from, () => unsolicited.quietly(barcodesOf(sightings.map((s) => s.unit)), () => sightingsTogether(sightings, from)));
     },
     locationState: (at, change, from) => as(from, () => states.locationState(at, change, from)),
     groupState: (group, change, from) => as(from, () => states.groupState(group, change, from)),
     plcError: (group, code, change, from) => as(from, () => states.plcError(group, code, change, from)),
+    stateChanges: (reports, from) => as(from, () => together(deps, reports, (r) => states.report(r, from), { channel: from.channel, of: 'changes' })),
+    onNamed: states.named,
     heartbeat: () => ({ time: new Date() }),
     hasGroup: states.hasGroup,
     plcCodeOf: (location) => deps.common.locations.findByLocationId(location)?.plcCode ?? undefined,

@@ -4,9 +4,9 @@ import type { RoutingDecision } from '../src/modules/routing/service.ts';
 // The seam between a PLC protocol and the warehouse: the operations the adapter
 // (plc/adapter.ts) offers, in warehouse terms — coordinates, barcodes, states and
 // reasons, never telegrams. A protocol maps what its PLC says onto these and their
-// results back onto its own answers: OSIP telegrams (plc/osip/warehouse/) today, signal
-// channels (OPC UA, Modbus) later. What a report means for the warehouse is decided
-// here once, whichever protocol carried it.
+// results back onto its own answers: OSIP telegrams (plc/osip/warehouse/) and signal
+// channels over OPC UA and Modbus (plc/signals/). What a report means for the warehouse
+// is decided here once, whichever protocol carried it.
 
 export type { GroupState } from '../src/modules/routing/decision.ts';
 
@@ -118,6 +118,14 @@ export interface StateOutcome {
  * (actor `plc`); one that fails throws with nothing kept, and the protocol answers as
  * its rules say.
  */
+/** A state a PLC reported, for stateChanges: a location's or a group's. */
+export type StateReport =
+  | { at: LocationRef; change: LocationStateChange; said?: string | undefined }
+  | { group: string; change: GroupStateChange; said?: string | undefined };
+
+/** A location (its coordinate) or a location group (its name) that now exists under that name: created, or renamed to it. */
+export type NamedPlace = { location: string } | { group: string };
+
 export interface PlcOperations {
   /** A unit arrived at a decision point: it is booked there, its orders settle, and the answer is where it goes next or why not. */
   unitArrived(at: LocationRef | undefined, unit: UnitRef | undefined, from: Reporter): UnitOutcome;
@@ -133,6 +141,15 @@ export interface PlcOperations {
   groupState(group: string, change: GroupStateChange, from: Reporter): StateOutcome;
   /** The PLC reports an error code for a group (or for none): recorded as an event of the channel; with a group, its state changes too. */
   plcError(group: string | undefined, code: string, change: GroupStateChange, from: Reporter): StateOutcome;
+  /**
+   * Location and group states that came together, in order: one result each, as if each
+   * had been reported alone (locationState, groupState), but committed together (one
+   * commit for the lot, each in a savepoint of its own, so one failing undoes only
+   * itself). Never throws.
+   */
+  stateChanges(reports: readonly StateReport[], from: Reporter): (StateOutcome | SightingFailed)[];
+  /** Tells `listener`, after the commit, of each location or group that comes to exist under a name (created, or renamed to it); returns the unsubscribe function. */
+  onNamed(listener: (place: NamedPlace) => void): () => void;
   /** The PLC is alive: the host's clock it is answered with. */
   heartbeat(channel: string): { time: Date };
   /** Read-only: whether a location group of this name exists. */

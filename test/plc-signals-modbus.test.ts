@@ -27,6 +27,8 @@ const pointValue = async (id: string) => (await channel()).points.find((p: { id:
 
 beforeAll(async () => {
   port = await freePort();
+  // The conveyor's group is available in and out (bit 0, bit 1): the group gets that when it is created.
+  m.holding.set(101, 3);
   slave = await tcpSlave(m, port);
   const coordinate = (n: number) => `${AREA}/000${n}/0000/0000/0000`;
   wms = await startTestAppliance({
@@ -175,6 +177,128 @@ describe('a Modbus TCP signal channel', () => {
     expect(states.map((e) => e.data.state)).toEqual(expect.arrayContaining(['ONLINE', 'OFFLINE']));
     expect(await pointValue('p0')).toBe(33);
   }, 30_000);
+});
+
+// ---- a poll's changes in one commit; a location created after its word changed ----
+
+describe('a Modbus TCP signal channel: the changes of a poll are committed together; a place created later gets the current value', () => {
+  const plc = memory();
+  let box: TestAppliance;
+  let server: Slave;
+  const at = (area: string, n: number) => `${area}/${String(n).padStart(4, '0')}/0000/0000/0000`;
+  /** Eight locations, each with its word at hr:300 + i; MBB/0009 (hr:308) is made to fail; MBB/0099 (hr:309) does not exist; hr:310 is out of range. */
+  const WORDS = 8;
+  const FAILING = at('MBB', 9);
+  const LATER = at('MBL', 1);
+  const pKeys: Record<string, string> = {};
+  const mb3 = async () => (await box.get('/v1/plc-channels/MB3')).body;
+  const plcStateOf = async (coordinate: string) => (await box.get(`/v1/locations/${pKeys[coordinate]}`)).body.plcState as number;
+  const commits = async () => Number(/^wms_db_commit_duration_seconds_count (\S+)$/m.exec((await box.get('/metrics')).text)?.[1]);
+  /** The signal log's entry of a point's change to a value, once the channel has applied it. */
+  const applied = async (point: string, value: unknown) =>
+    ((await mb3()).recent as { direction: string; point: string; value: unknown; outcome: string }[]).find((e) => e.direction === 'in' && e.point === point && e.value === value);
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = await tcpSlave(plc, port);
+    const words = Array.from({ length: WORDS }, (_, i) => ({ kind: 'plcState' as const, location: at('MBB', i + 1), address: `hr:${300 + i}` }));
+    box = await startTestAppliance({
+      plc: {
+        signals: [{
+          name: 'MB3', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1, pollMs: 20, timeoutMs: 500,
+          points: [
+            ...words, // p0–p7
+            { kind: 'plcState', location: FAILING, address: 'hr:308' }, // p8
+            { kind: 'plcState', location: at('MBB', 99), address: 'hr:309' }, // p9
+            { kind: 'plcState', location: at('MBB', 1), address: 'hr:310' }, // p10
+            { kind: 'plcState', location: LATER, address: 'hr:320' }, // p11
+            { kind: 'outboundLock', location: LATER, address: 'coil:20' }, // p12
+            { kind: 'groupState', group: 'MBL', address: 'hr:321' }, // p13
+          ],
+        }],
+      },
+    });
+    expect((await box.post('/v1/location-groups', { name: 'MBB', parentName: 'WAREHOUSE' })).status).toBe(201);
+    for (let n = 1; n <= WORDS + 1; n++) {
+      const created = await box.post('/v1/locations', { locationId: at('MBB', n), locationGroupName: 'MBB' });
+      expect(created.status, created.text).toBe(201);
+      pKeys[at('MBB', n)] = created.body.pKey;
+    }
+    await until(async () => (await mb3()).state === 'ONLINE', 'MB3 is ONLINE');
+  }, 30_000);
+
+  afterAll(async () => {
+    await box?.close();
+    await server?.close();
+  });
+
+  it('one poll with eleven changed words: fewer commits than changes; the failing, the unknown and the out-of-range one undo none of the others', async () => {
+    // The first values (all 0) are applied, the locations created meanwhile have had theirs.
+    await until(async () => (await applied('p9', 0)) !== undefined && (await applied('p10', 0)) !== undefined, 'the first poll applied');
+    const before = await mb3();
+    const commitsBefore = await commits();
+    // A real failure of one change: its UPDATE of the location is refused by the database.
+    box.app.db.exec(`CREATE TRIGGER plc_signals_test_fail BEFORE UPDATE ON locations WHEN OLD.location_id = '${FAILING}'
+      BEGIN SELECT RAISE(ABORT, 'failure forced by the test'); END`);
+    try {
+      // Set in one go: the next poll reads them all in one request.
+      for (let i = 0; i < WORDS; i++) plc.holding.set(300 + i, 11 + i);
+      plc.holding.set(308, 19);
+      plc.holding.set(309, 20);
+      plc.holding.set(310, 10_000);
+      await until(async () => (await applied('p8', 19)) !== undefined && (await applied('p9', 20)) !== undefined && (await applied('p10', 10_000)) !== undefined, 'the poll applied');
+      for (let i = 0; i < WORDS; i++) await until(async () => (await applied(`p${i}`, 11 + i)) !== undefined, `p${i} applied`);
+    } finally {
+      box.app.db.exec('DROP TRIGGER IF EXISTS plc_signals_test_fail');
+    }
+    const changes = WORDS + 3;
+    const commitsAfter = await commits();
+    // Applied one by one, each of the eight kept changes would be a commit of its own.
+    expect(commitsAfter - commitsBefore).toBeGreaterThan(0);
+    expect(commitsAfter - commitsBefore).toBeLessThan(WORDS);
+
+    const after = await mb3();
+    expect(after.counters.changes - before.counters.changes).toBe(changes);
+    const more = (outcome: string) => (after.counters.outcomes[outcome] ?? 0) - (before.counters.outcomes[outcome] ?? 0);
+    expect([more('ok'), more('failed'), more('unknown-location'), more('out-of-range')]).toEqual([WORDS, 1, 1, 1]);
+    expect(after.counters.effectErrors - before.counters.effectErrors).toBe(1);
+    expect((await applied('p8', 19))!.outcome).toBe('failed');
+    // Every other location has its word; the failing one kept what it had.
+    for (let i = 0; i < WORDS; i++) expect(await plcStateOf(at('MBB', i + 1))).toBe(11 + i);
+    expect(await plcStateOf(FAILING)).toBe(0);
+    const history = (await box.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${encodeURIComponent(FAILING)}`)).body as unknown[];
+    expect(history).toEqual([]);
+  });
+
+  it('a location and a group created after their words changed get the current plcState, lock and availability, with no further change on the PLC', async () => {
+    plc.holding.set(320, 7);
+    plc.coils.set(20, true);
+    plc.holding.set(321, 2); // out available, in not
+    await until(async () => (await applied('p11', 7))?.outcome === 'unknown-location', 'plcState 7 found no location');
+    await until(async () => (await applied('p12', true))?.outcome === 'unknown-location', 'the lock found no location');
+    await until(async () => (await applied('p13', 2))?.outcome === 'unknown-group', 'the group state found no group');
+    const writes = plc.writes.length;
+
+    expect((await box.post('/v1/location-groups', { name: 'MBL', parentName: 'WAREHOUSE' })).status).toBe(201);
+    const created = await box.post('/v1/locations', { locationId: LATER, locationGroupName: 'MBL' });
+    expect(created.status, created.text).toBe(201);
+    pKeys[LATER] = created.body.pKey;
+
+    await until(async () => (await plcStateOf(LATER)) === 7, 'the new location has plcState 7');
+    await until(async () => (await box.get(`/v1/locations/${pKeys[LATER]}`)).body.outgoingActive === false, 'and is locked for units going out');
+    const group = async () => (await box.get('/v1/location-groups?name=MBL')).body;
+    await until(async () => (await group()).groupStateIn === 'NOT_AVAILABLE', 'the new group is not available in');
+    expect((await group()).groupStateOut).toBe('AVAILABLE');
+    // Done as the channel's PLC, said by the point.
+    const events = (await box.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${encodeURIComponent(LATER)}`)).body as { actor: unknown; reason?: string }[];
+    expect(events.length).toBeGreaterThan(0);
+    expect(JSON.stringify(events[0]!.actor)).toContain('MB3');
+    expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['plcState hr:320=7', 'outboundLock coil:20=true']));
+    // Nothing was written to the PLC: the values were those the channel had read.
+    expect(plc.writes.slice(writes)).toEqual([]);
+    expect((await applied('p11', 7))!.outcome).toBe('unknown-location');
+    expect(((await mb3()).recent as { point: string; outcome: string }[]).filter((e) => e.point === 'p11').at(-1)!.outcome).toBe('ok');
+  });
 });
 
 // ---- Modbus RTU over a serial line: a socat pseudo-terminal pair, modbus-serial's serial server on the far end ----

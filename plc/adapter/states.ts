@@ -1,5 +1,5 @@
 import type { GroupStateChange as ServiceGroupChange } from '../../src/modules/common/location-groups/service.ts';
-import type { GroupState, GroupStateChange, LocationRef, LocationStateChange, Reporter, StateOutcome } from '../port.ts';
+import type { GroupState, GroupStateChange, LocationRef, LocationStateChange, NamedPlace, Reporter, StateOutcome, StateReport } from '../port.ts';
 import { findLocation, type AdapterDeps, type LocationGroup } from './shared.ts';
 
 // Location and group states as a PLC reports them (docs/plc.md: LOCU, SYSU, ERR_):
@@ -72,10 +72,39 @@ export function createStates(deps: AdapterDeps) {
     log.warn(error, 'PLC reported an error');
   }
 
+  /** One report of a batch, as if reported alone. */
+  function report(r: StateReport, from: Reporter): StateOutcome {
+    const one = { ...from, said: r.said ?? from.said };
+    return 'at' in r ? locationState(r.at, r.change, one) : groupState(r.group, r.change, one);
+  }
+
+  /**
+   * Tells `listener` of every location and group that comes to exist under a name,
+   * after the commit: a state reported while it was not there can be applied now.
+   * Returns the unsubscribe function.
+   */
+  function named(listener: (place: NamedPlace) => void): () => void {
+    const off = [
+      work.bus.on('location.created', (e) => listener({ location: e.data.locationId })),
+      work.bus.on('location.changed', (e) => {
+        if (e.data.from !== undefined) listener({ location: e.data.locationId });
+      }),
+      work.bus.on('locationGroup.created', (e) => listener({ group: e.data.name })),
+      work.bus.on('locationGroup.changed', (e) => {
+        if (e.data.from !== undefined) listener({ group: e.data.name });
+      }),
+    ];
+    return () => {
+      for (const unsubscribe of off) unsubscribe();
+    };
+  }
+
   return {
     locationState,
     groupState,
     plcError,
+    report,
+    named,
     hasGroup: (name: string) => groupByName(name) !== undefined,
   };
 }

@@ -2,24 +2,28 @@
 // over a protocol driver (plc/signals/driver.ts; Modbus in ./modbus, OPC UA in ./opcua),
 // its points mapped onto the adapter's warehouse operations (plc/port.ts) as the channel's
 // PLC (actor `plc`, the channel's name). Only a change acts: a value read again as it was
-// does nothing. The arrival handshake is in ./arrival.ts, the heartbeat in ./heartbeat.ts.
+// does nothing. The changes of the state points that arrive in one turn of the event loop
+// (a Modbus poll's read, an OPC UA publish's notifications) are applied together, as a
+// burst of OSIP telegrams is: one commit for the lot, each change in a savepoint of its
+// own (the adapter's stateChanges). A state point's last value is applied again when the
+// location or group it names comes to exist (created, or renamed to that name): a change
+// read before it was there changed nothing. The arrival handshake is in ./arrival.ts,
+// the heartbeat in ./heartbeat.ts.
 
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../src/core/log.ts';
-import type { PlcOperations, Reporter, StateOutcome } from '../port.ts';
+import type { NamedPlace, PlcOperations, Reporter, SightingFailed, StateOutcome, StateReport } from '../port.ts';
 import { Arrival } from './arrival.ts';
 import type { SignalChannelConfig } from './config.ts';
 import type { DriverState, SignalDriver, SignalValue } from './driver.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { SignalLogEntry } from './log.ts';
 import { channelPoints, type ChannelPoint } from './points.ts';
-import { asBit, asNumber, groupChange, sameValue } from './values.ts';
+import { asBit, sameValue, stateReportOf } from './values.ts';
 
 export const SIGNAL_STATES = ['DISABLED', 'CONNECTING', 'ONLINE', 'STALE', 'OFFLINE'] as const;
 export type SignalChannelState = (typeof SIGNAL_STATES)[number];
 
-/** Most a location's plcState holds (as an OSIP LOCU carries it). */
-const MAX_PLC_STATE = 9999;
 const RECENT = 100;
 const ERRORS = 20;
 
@@ -87,6 +91,16 @@ export interface SignalChannelOptions {
   driver: (config: SignalChannelConfig) => Promise<SignalDriver>;
 }
 
+
+/** What a change of a state point came to: the adapter's outcome, or the channel's own (`out-of-range`; `failed`: nothing kept). */
+type Effect = StateOutcome | { outcome: string; location?: string | undefined };
+
+/** A state point's value waiting for the end of this turn, to be applied with the others. */
+interface PendingChange {
+  w: Watched;
+  value: SignalValue;
+}
+
 /** Per watched address: the last value and its errors. */
 interface Watched {
   point: ChannelPoint;
@@ -123,6 +137,10 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
   private readonly recentErrors: SignalChannelSnapshot['errors'] = [];
   private driver: SignalDriver | undefined;
   private operations: PlcOperations | undefined;
+  /** The state changes of this turn, applied together in the next check phase (or before an arrival's decision). */
+  private readonly pending: PendingChange[] = [];
+  private applying: NodeJS.Immediate | undefined;
+  private stopNaming: (() => void) | undefined;
   private driverState: DriverState = 'connecting';
   private stale = false;
   private current: SignalChannelState;
@@ -169,6 +187,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     if (this.stopped) return;
     this.driver = driver;
     this.operations = operations;
+    this.stopNaming = operations.onNamed((place) => this.named(place));
     for (const point of this.points) {
       if (point.config.kind === 'arrival') this.arrivals.set(point.id, new Arrival({ point, driver, operations, channel: this, reporter: this.reporter }));
       if (point.config.kind === 'heartbeat') this.heartbeats.push(new Heartbeat({ point, driver, channel: this }));
@@ -189,7 +208,10 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.stopNaming?.();
     for (const heartbeat of this.heartbeats) heartbeat.stop();
+    // What was read is applied, as OSIP answers what has arrived: a stop is not a crash.
+    this.applyPending();
     await Promise.all([...this.arrivals.values()].map((a) => a.settled()));
     await this.driver?.stop();
   }
@@ -220,51 +242,77 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
       this.arrivals.get(w.point.id)!.trigger(asBit(value), before === undefined ? undefined : asBit(before));
       return;
     }
-    const outcome = this.effect(w.point, value);
-    this.logged({ direction: 'in', point: id, address: w.address, value, outcome: outcome.outcome, location: outcome.location });
+    this.queue({ w, value });
   }
 
-  /** A point's warehouse effect; the outcome as the adapter said it (`failed`: an internal error, nothing kept). */
-  private effect(point: ChannelPoint, value: SignalValue): StateOutcome | { outcome: string; location?: string } {
-    const ops = this.operations!;
-    const p = point.config;
-    const said = `${p.kind} ${point.watched[0]!.address}=${String(value)}`;
-    const from = { ...this.reporter, said };
-    let result: StateOutcome | { outcome: string; location?: string };
-    try {
-      switch (p.kind) {
-        case 'plcState': {
-          const n = asNumber(value);
-          if (!Number.isInteger(n) || n < 0 || n > MAX_PLC_STATE) {
-            result = { outcome: 'out-of-range' };
-            this.error(point.id, new Error(`plcState ${String(value)} is not a whole number 0–${MAX_PLC_STATE}; ignored`));
-            break;
-          }
-          result = ops.locationState({ coordinate: p.location }, { plcState: n }, from);
-          break;
-        }
-        case 'inboundLock':
-          result = ops.locationState({ coordinate: p.location }, { inboundLocked: asBit(value) }, from);
-          break;
-        case 'outboundLock':
-          result = ops.locationState({ coordinate: p.location }, { outboundLocked: asBit(value) }, from);
-          break;
-        case 'groupState':
-          result = ops.groupState(p.group, groupChange(value, point.watched[0]!.kind === 'bit' ? 'bit' : 'word'), from);
-          break;
-        default:
-          return { outcome: 'ignored' };
+  /** A state change, applied with the others of this turn. */
+  private queue(change: PendingChange): void {
+    this.pending.push(change);
+    // What the driver reports in this turn goes together (the check phase follows the poll phase that read it).
+    this.applying ??= setImmediate(() => {
+      try {
+        this.applyPending();
+      } catch (err) {
+        this.log.error({ err }, 'signal channel: applying the changes of a poll failed');
       }
-    } catch (err) {
-      this.counters.effectErrors++;
-      this.log.error({ err, point: point.id, value }, 'signal channel: a change could not be applied; nothing of it was kept');
-      result = { outcome: 'failed' };
+    });
+  }
+
+  /** A location or group now exists under a name: the last value of each state point naming it is applied to it. */
+  private named(place: NamedPlace): void {
+    if (this.stopped) return;
+    for (const point of this.points) {
+      const p = point.config;
+      const names = 'location' in place
+        ? (p.kind === 'plcState' || p.kind === 'inboundLock' || p.kind === 'outboundLock') && p.location === place.location
+        : p.kind === 'groupState' && p.group === place.group;
+      const w = names ? this.watched.get(point.id) : undefined;
+      if (w?.value !== undefined) this.queue({ w, value: w.value });
     }
-    this.outcome(result.outcome);
-    if (result.outcome !== 'ok' && result.outcome !== 'failed') {
-      this.log.warn({ point: point.id, value, outcome: result.outcome }, 'signal channel: a change changed nothing');
-    }
-    return result;
+  }
+
+  /**
+   * Applies the state changes waiting for the end of this turn, now: in one unit of work,
+   * each change in a savepoint of its own (a failing one changes nothing and undoes none
+   * of the others). Each is counted and logged on its own. An arrival calls it before its
+   * decision, so that the states read before its trigger count for it.
+   */
+  applyPending(): void {
+    if (this.applying) clearImmediate(this.applying);
+    this.applying = undefined;
+    const changes = this.pending.splice(0);
+    if (changes.length === 0 || !this.operations) return;
+    const planned = changes.map(({ w, value }): StateReport | Effect => {
+      const report = stateReportOf(w.point, value);
+      if ('why' in report) this.error(w.point.id, new Error(report.why));
+      return report;
+    });
+    const reports = planned.filter((r): r is StateReport => !('outcome' in r));
+    const done = reports.length > 0 ? this.apply(reports) : [];
+    let next = 0;
+    changes.forEach(({ w, value }, i) => {
+      const plan = planned[i]!;
+      const result = 'outcome' in plan ? plan : this.settled(w.point, value, done[next++]!);
+      this.outcome(result.outcome);
+      if (result.outcome !== 'ok' && result.outcome !== 'failed') {
+        this.log.warn({ point: w.point.id, value, outcome: result.outcome }, 'signal channel: a change changed nothing');
+      }
+      this.logged({ direction: 'in', point: w.point.id, address: w.address, value, outcome: result.outcome, location: result.location });
+    });
+  }
+
+  /** The reports through the adapter, together: one commit for the lot. */
+  private apply(reports: readonly StateReport[]): (StateOutcome | SightingFailed)[] {
+    return this.operations!.stateChanges(reports, this.reporter);
+  }
+
+  /** A change's result as the channel counts it: an internal failure is `failed` (nothing of it kept). */
+  private settled(point: ChannelPoint, value: SignalValue, result: StateOutcome | SightingFailed): Effect {
+    if (result.outcome !== 'internal') return result;
+    this.counters.effectErrors++;
+    // Without an error the batch's commit failed, which the adapter logged once.
+    if ('error' in result) this.log.error({ err: result.error, point: point.id, value }, 'signal channel: a change could not be applied; nothing of it was kept');
+    return { outcome: 'failed' };
   }
 
   // ---- for the arrival handshake and the heartbeat --------------------------------------
