@@ -38,6 +38,8 @@ import type { Cursor, FederationStore } from './store.ts';
  * longer read of the stream's tail at the next start.
  */
 const CURSOR_SAVE_MS = 5000;
+/** How long the export works on before the event loop gets a turn (telegrams wait meanwhile). */
+const SLICE_MS = 2;
 /** The tail read after a failure, at most; a longer one is taken as it is. */
 const TAIL_CHECK_MAX = 20_000;
 
@@ -216,6 +218,8 @@ export class Exporter {
         const batch = sent >= this.committedUpto ? [] : this.events.after(sent, this.config.batch).filter((e) => e.id <= this.committedUpto);
         if (batch.length === 0) {
           while (inFlight.length > 0) await this.settle(inFlight.shift()!);
+          // What was committed while the acknowledgements came in goes out now, not at the next wake.
+          if (sent < this.committedUpto) continue;
           await this.idle();
           continue;
         }
@@ -224,8 +228,15 @@ export class Exporter {
           this.counters.lost += first - sent - 1;
           this.log.warn({ from: sent + 1, to: first - 1 }, 'hub link: events were pruned from the log before they were exported');
         }
+        let slice = performance.now();
         for (const event of batch) {
           if (this.stopped) break;
+          // Catching up on a backlog, the loop turns every few milliseconds: acknowledgements
+          // arriving together would otherwise keep PLC telegrams waiting for the whole batch.
+          if (performance.now() - slice > SLICE_MS) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            slice = performance.now();
+          }
           while (inFlight.length >= this.config.maxInFlight) await this.settle(inFlight.shift()!);
           if (!connected()) throw new Error('the connection to NATS is down');
           // One found in the stream after a hole is there already.

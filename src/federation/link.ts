@@ -237,6 +237,8 @@ export class HubLink {
       } else if (s.type === 'reconnect') {
         this.reconnects++;
         this.connected(nc);
+        // The loops waiting out a failure go on at once.
+        for (const resume of [...this.pauses]) resume();
         this.exporter.wake();
       }
     }
