@@ -182,6 +182,10 @@ export class HubLink {
 
   private async exportLoop(lib: NatsLibraries, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean, maxPayload: () => number): Promise<void> {
     while (live()) {
+      // Nothing is asked of the server while the client is away: a request made then is
+      // not answered after the reconnect, and would hold the export up to its timeout.
+      while (this.state !== 'CONNECTED' && live()) await this.pause();
+      if (!live()) break;
       try {
         await this.exporter.resync(jsm);
         await this.exporter.run(js, () => this.state === 'CONNECTED' && live(), maxPayload());
