@@ -235,10 +235,12 @@ describe('the configuration files of docs/federation', () => {
   it('three hub nodes form a JetStream cluster, a hall leaf node joins it, WMS_HUB sources the hall, also with a hub node down', async () => {
     const hubPorts: Ports[] = [];
     for (let i = 0; i < 3; i++) hubPorts.push({ client: await freePort(), http: await freePort(), cluster: await freePort(), leaf: await freePort() });
+    // Ready: healthy, and knowing the meta leader. (A follower may take a while to count
+    // every peer in its cluster_size; the leader's count is checked below.)
     const metaLeader = async (s: NatsServer) => {
       const health = await fetch(`${s.httpUrl}/healthz`);
       const jsz = await s.monitor('/jsz');
-      return health.ok && Boolean(jsz.meta_cluster?.leader) && jsz.meta_cluster.cluster_size === 3;
+      return health.ok && Boolean(jsz.meta_cluster?.leader);
     };
     const hubs = await Promise.all(
       hubPorts.map((ports, i) =>
@@ -257,6 +259,8 @@ describe('the configuration files of docs/federation', () => {
     for (const hub of hubs) await untilReady(hub, metaLeader, 60_000);
     const leaders = new Set(await Promise.all(hubs.map(async (h) => (await h.monitor('/jsz')).meta_cluster.leader)));
     expect(leaders.size).toBe(1);
+    const leader = hubs.find((h) => h.name === [...leaders][0]!.split('/')[0])!;
+    await until(async () => (await leader.monitor('/jsz')).meta_cluster?.cluster_size === 3, 'the meta leader counts three peers', 60_000);
 
     const leafPorts: Ports = { client: await freePort(), http: await freePort() };
     const leaf = await runNats({
