@@ -19,6 +19,7 @@ import {
   AttributeIds, DataType, MessageSecurityMode, OPCUAClient, SecurityPolicy, TimestampsToReturn, type DataValue,
 } from 'node-opcua-client';
 import { BARCODE_WORDS, hopOf, type Protocol, type ScannerSignals } from './layout.ts';
+import { subscriptionRequest } from '../../plc/signals/opcua/subscription.ts';
 
 export interface BareConfig {
   protocol: Protocol;
@@ -131,16 +132,8 @@ async function opcua(c: BareConfig): Promise<void> {
       if (!status.isGood()) throw new Error(`write done: ${status.name}`);
     },
   });
-  // As the appliance's driver subscribes (plc/signals/opcua/driver.ts).
-  const publishingMs = Math.max(c.samplingMs, 20);
-  const subscription = await session.createSubscription2({
-    requestedPublishingInterval: publishingMs,
-    requestedMaxKeepAliveCount: Math.max(1, Math.ceil(5000 / publishingMs)),
-    requestedLifetimeCount: Math.max(3, Math.ceil(60_000 / publishingMs)),
-    maxNotificationsPerPublish: 0,
-    publishingEnabled: true,
-    priority: 10,
-  });
+  // As the appliance's driver subscribes.
+  const subscription = await session.createSubscription2(subscriptionRequest(c.samplingMs));
   const nodes = [...c.words, ...c.scanners.map((s) => s.trigger)];
   const group = await subscription.monitorItems(
     nodes.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value })),

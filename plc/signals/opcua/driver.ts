@@ -35,6 +35,7 @@ import {
 import type { Logger } from '../../../src/core/log.ts';
 import type { DriverHandlers, DriverState, SignalDriver, SignalKind, SignalValue, WatchedPoint } from '../driver.ts';
 import { signalValue, variantValue } from './values.ts';
+import { subscriptionRequest } from './subscription.ts';
 
 export type OpcuaSecurityMode = 'None' | 'Sign' | 'SignAndEncrypt';
 
@@ -223,8 +224,6 @@ class OpcuaDriver implements SignalDriver {
 
   async #connect(): Promise<void> {
     const { name, endpoint, samplingMs } = this.#config;
-    // 0 asks the server to sample as fast as it can; publishing still needs an interval.
-    const publishingMs = Math.max(samplingMs, 20);
     const client = OPCUAClient.create({
       // One name for every channel: they share the certificate in the PKI folder, and a
       // server checks that the application's URI (made from this name) is the certificate's.
@@ -269,15 +268,7 @@ class OpcuaDriver implements SignalDriver {
     this.#session = session;
     const monitored = await this.#resolvePoints(session);
     if (monitored.length > 0) {
-      const subscription = await session.createSubscription2({
-        requestedPublishingInterval: publishingMs,
-        // A keep-alive every ~5 s when nothing changes; the server keeps the subscription ~60 s without us.
-        requestedMaxKeepAliveCount: Math.max(1, Math.ceil(5000 / publishingMs)),
-        requestedLifetimeCount: Math.max(3, Math.ceil(60_000 / publishingMs)),
-        maxNotificationsPerPublish: 0,
-        publishingEnabled: true,
-        priority: 10,
-      });
+      const subscription = await session.createSubscription2(subscriptionRequest(samplingMs));
       this.#subscription = subscription;
       const group = await subscription.monitorItems(
         monitored.map((m) => ({ nodeId: m.nodeId, attributeId: AttributeIds.Value })),
