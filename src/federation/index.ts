@@ -67,7 +67,7 @@ export class Federation {
 
   /** The last event id the hall's stream holds (retention keeps those after it); undefined without a hub link. */
   exportedUpto(): number | undefined {
-    return this.link?.status().cursor;
+    return this.link?.cursor;
   }
 
   start(): void {

@@ -74,6 +74,11 @@ export class HubLink {
     this.state = 'STOPPED';
   }
 
+  /** The last event id the hall's stream acknowledged. */
+  get cursor(): number {
+    return this.exporter.cursor;
+  }
+
   status() {
     const cursor = this.exporter.cursor;
     const newest = this.exporter.newest;
