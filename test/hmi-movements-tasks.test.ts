@@ -221,7 +221,7 @@ describe('the movements screen', () => {
     // The question takes the focus on its way back; back, the focus is on the card's buttons again.
     expect(await focused(page)).toBe('Keep it');
     await page.keyboard.press('Enter');
-    await expect.poll(() => focused(page)).toBe('Activate');
+    expect(await focused(page)).toBe('Activate');
     expect((await movementNow(mv.inbound!)).state).toBe('INACTIVE');
 
     await card.getByRole('button', { name: 'Cancel movement…' }).click();
@@ -391,11 +391,13 @@ describe('the tasks screen', () => {
     await screenshot(page, 'tasks-finish');
     await expectAccessible(page, 'the finish question');
     await question.getByRole('button', { name: 'Back' }).click();
+    // Back from the question: the focus is on the card's first button as soon as it is drawn.
+    expect(await focused(page)).toBe('Pause');
     expect((await taskNow(pKey)).state).toBe('ACTIVE');
     // By keyboard: Finish… with Enter, then Tab back to the question's first button.
     await card.getByRole('button', { name: 'Finish…' }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => focused(page)).toBe('Back');
+    expect(await focused(page)).toBe('Back');
     await page.keyboard.press('Shift+Tab');
     expect(await focused(page)).toBe('Finish task');
     await page.keyboard.press('Enter');

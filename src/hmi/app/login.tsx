@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { login } from './auth.ts';
 import { errorText, t } from './i18n.ts';
 import { lastUsername, sessionState, user } from './session.ts';
@@ -19,7 +19,7 @@ export function Login() {
   const first = useRef<HTMLInputElement>(null);
   const second = useRef<HTMLInputElement>(null);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     (username.value ? second : first).current?.focus();
   }, []);
 

@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { get, request } from '../../api.ts';
 import { FormActions } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
@@ -25,7 +25,7 @@ export function HopForm({ link, routes, chosen, onClose, onAdded }: { link: Draw
   const error = useSignal('');
   const heading = useRef<HTMLHeadingElement>(null);
   // The form appears away from where the link was drawn: the focus goes to it.
-  useEffect(() => heading.current?.focus(), [link.from, link.to]);
+  useLayoutEffect(() => heading.current?.focus(), [link.from, link.to]);
 
   const submit = async (e: Event) => {
     e.preventDefault();

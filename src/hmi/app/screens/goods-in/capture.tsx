@@ -1,5 +1,5 @@
 import { useSignal, type Signal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { request } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
@@ -46,7 +46,7 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
   const latest = useRef(order);
   latest.current = order;
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     (transportUnit.value ? scanField : unitField).current?.focus();
   }, []);
 

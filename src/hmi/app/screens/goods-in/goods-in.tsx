@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { Failure } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { subscribe } from '../../live.ts';
@@ -62,7 +62,7 @@ function OrderCapture({ pKey }: { pKey: string }) {
   const o = order.value;
   const open = o ? isOpen(o) : false;
   // The order completed under the scanner: the focus goes to the way to the next order.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (o && !open && document.activeElement === document.body) back.current?.focus();
   }, [open]);
 

@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../../api.ts';
 import { Failure } from '../../feedback.tsx';
 import { errorText, formatTime, t } from '../../i18n.ts';
@@ -22,8 +22,8 @@ export function OrderPicker() {
   const failure = useSignal<string | undefined>(undefined);
   const busy = useSignal(false);
 
+  useLayoutEffect(() => field.current?.focus(), []);
   useEffect(() => {
-    field.current?.focus();
     void readOpenOrders(true);
     return subscribe(
       ORDER_EVENTS,

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { Icon } from '../../icons.tsx';
 
 // The question before a step that cannot be undone, on the movements and tasks
@@ -12,7 +12,8 @@ import { Icon } from '../../icons.tsx';
  */
 export function Confirm(props: { label: string; question: string; confirm: string; back: string; busy: boolean; onConfirm: () => void; onBack: () => void; children?: ComponentChildren }) {
   const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  // As it is drawn (not after the paint): the next key pressed already lands on it.
+  useLayoutEffect(() => first.current?.focus(), []);
   return (
     <div class="work-confirm" role="group" aria-label={props.label}>
       <p class="work-question">

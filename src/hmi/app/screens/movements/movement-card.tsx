@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import { ApiFailure, request } from '../../api.ts';
 import { now } from '../../clock.ts';
 import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
@@ -8,7 +8,7 @@ import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { Confirm } from './confirm.tsx';
 import { isOpen, targetIsLocation, type Movement } from './movement.ts';
-import type { WorkOutcome } from './work-list.tsx';
+import { useRefocus, type WorkOutcome } from './work-list.tsx';
 
 // One movement: which unit, from where to where, its state and dates; and, for users
 // with movements:write, what can be done with it in its state: activate (INACTIVE) or
@@ -26,7 +26,7 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
   const busy = useSignal(false);
   const card = useRef<HTMLLIElement>(null);
   /** Back from a question or form, or a step done: the focus returns to the card's buttons (the pressed one is gone). */
-  const refocus = () => setTimeout(() => card.current?.querySelector<HTMLButtonElement>('.actions button')?.focus(), 0);
+  const refocus = useRefocus(card);
   const back = () => {
     step.value = undefined;
     refocus();
@@ -152,7 +152,7 @@ function CompleteForm(props: { movement: Movement; busy: boolean; onSubmit: (tar
   const target = useSignal(targetIsLocation(m) ? m.target : '');
   const problem = useSignal('');
   const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.focus(), []);
+  useLayoutEffect(() => field.current?.focus(), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();

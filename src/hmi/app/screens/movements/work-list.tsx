@@ -1,6 +1,6 @@
 import type { Signal } from '@preact/signals';
-import type { VNode } from 'preact';
-import { useEffect } from 'preact/hooks';
+import type { RefObject, VNode } from 'preact';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { Failure, type Toast } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { subscribe } from '../../live.ts';
@@ -17,6 +17,25 @@ export interface WorkOutcome<T> {
   done: (item: T, message: string) => void;
   /** Refused (the message in the user's language): told, and the record read afresh. */
   failed: (pKey: string, message: string) => void;
+}
+
+/**
+ * For a card whose step took the pressed button away (a move done, back from a
+ * question): the returned call sends the focus to the card's first button once the card
+ * is drawn again. That happens in the same turn as the drawing, not on a timer after
+ * it: a key pressed at once lands on the button the user sees focused, never on one
+ * the timer focuses a moment later. Called only before a change that redraws the card.
+ */
+export function useRefocus(card: RefObject<HTMLElement | null>): () => void {
+  const wanted = useRef(false);
+  useLayoutEffect(() => {
+    if (!wanted.current) return;
+    wanted.current = false;
+    card.current?.querySelector<HTMLButtonElement>('.actions button')?.focus();
+  });
+  return () => {
+    wanted.current = true;
+  };
 }
 
 /** Reads the list, and reads again each record an event names; a resync reads it all again. */

@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { FormActions, type Outcome } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
@@ -19,7 +19,7 @@ export function CreateForm({ initialBarcode, onCreated, onClose, onOutcome }: { 
   const busy = useSignal(false);
   const first = useRef<HTMLInputElement>(null);
   const target = useRef<HTMLInputElement>(null);
-  useEffect(() => (initialBarcode ? target : first).current?.focus(), []);
+  useLayoutEffect(() => (initialBarcode ? target : first).current?.focus(), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();

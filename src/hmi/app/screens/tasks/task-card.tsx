@@ -6,7 +6,7 @@ import { errorText, formatAge, formatTime, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { Confirm } from '../movements/confirm.tsx';
-import type { WorkOutcome } from '../movements/work-list.tsx';
+import { useRefocus, type WorkOutcome } from '../movements/work-list.tsx';
 import { offered, type Operation, type Task } from './task.ts';
 
 // One task: its id, type, description, state and dates; and, for users with
@@ -20,7 +20,7 @@ export function TaskCard({ task, outcome }: { task: Task; outcome: TaskOutcome }
   const busy = useSignal(false);
   const card = useRef<HTMLLIElement>(null);
   /** Back from the question, or a move done: the focus returns to the card's buttons (the pressed one is gone). */
-  const refocus = () => setTimeout(() => card.current?.querySelector<HTMLButtonElement>('.actions button')?.focus(), 0);
+  const refocus = useRefocus(card);
   const back = () => {
     confirming.value = false;
     refocus();

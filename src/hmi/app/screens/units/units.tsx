@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { now } from '../../clock.ts';
 import { Failure } from '../../feedback.tsx';
 import { formatAge, formatTime, hasText, t } from '../../i18n.ts';
@@ -26,7 +26,7 @@ export default function UnitsScreen({ rest }: ScreenProps) {
   /** Asking for the same barcode again reads it afresh. */
   const asked = useSignal(0);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     typed.value = barcode;
     // Selected: the next scan replaces it.
     field.current?.focus();
