@@ -142,6 +142,59 @@ describe('the NATS server killed while the export is under way', () => {
   }, 120_000);
 });
 
+describe('an event the stream refuses in the middle of a round', () => {
+  it('is found by the round\'s acknowledgement, published on its own until the stream takes it, and reported meanwhile; every event arrives once', async () => {
+    const nats = await startNats();
+    const wms = await startTestAppliance({ federation: { site: SITE, nats: { servers: [nats.url] } } });
+    const limitMessages = async (maxMsgSize: number) => {
+      const nc = await nats.connect();
+      try {
+        await (await jetstreamManager(nc)).streams.update(`WMS_${SITE}`, { max_msg_size: maxMsgSize });
+      } finally {
+        await nc.close();
+      }
+    };
+    try {
+      const location = async (i: number) => expect((await wms.post('/v1/locations', { locationId: `FEDR/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+      await location(999);
+      await until(() => exported(wms), 'the link is up', 20_000);
+      // A limit an integrator may set on the stream with the nats tool: a location's event
+      // fits, a group's with a name of 255 characters (about 450 bytes more) does not.
+      const small = (await hallStream(nats)).at(-1)!;
+      expect(small.json.type).toBe('location.created');
+      await limitMessages(JSON.stringify(small.json).length + 150);
+      // Made while the server is away, they go out together as the backlog: in one round.
+      await nats.stop();
+      for (let i = 0; i < 20; i++) await location(i);
+      const name = `FEDR${'G'.repeat(251)}`;
+      expect((await wms.post('/v1/location-groups', { name, parentName: 'WAREHOUSE' })).status).toBe(201);
+      for (let i = 20; i < 40; i++) await location(i);
+      const big = (await history(wms)).find((e: any) => e.type === 'locationGroup.created' && e.data.name === name)!.id;
+      await nats.start();
+      await until(async () => /message size exceeds maximum/i.test((await wms.get('/v1/federation')).body.lastError?.message ?? ''), 'the refusal is reported', 30_000);
+      const held = (await wms.get('/v1/federation')).body;
+      expect(held.cursor, 'the cursor stays before the refused event').toBe(big - 1);
+      expect(held.eventsWaiting).toBeGreaterThan(0);
+      // The round's other events were stored: the stream has those after the refused one already.
+      const stored = (await hallStream(nats)).map((m) => m.json.id as number);
+      expect(stored).not.toContain(big);
+      expect(stored).toContain(big + 20);
+      await limitMessages(-1);
+      await until(() => exported(wms), 'the export caught up once the stream takes the event', 30_000);
+      const status = (await wms.get('/v1/federation')).body;
+      expect(status.export.reordered).toBe(20);
+      const ids = (await hallStream(nats)).map((m) => m.json.id as number);
+      expect(new Set(ids).size, 'no event twice').toBe(ids.length);
+      expect([...ids].sort((a, b) => a - b), 'every event').toEqual(await historyIds(wms));
+      // The refused event follows the ones stored ahead of it; the order is otherwise kept.
+      expect(ids.at(-1)).toBe(big);
+      expect(ids.slice(0, -1)).toEqual([...ids.slice(0, -1)].sort((a, b) => a - b));
+    } finally {
+      await wms.close();
+    }
+  }, 120_000);
+});
+
 describe('commands from the hub', () => {
   let nats: NatsServer;
   let wms: TestAppliance;

@@ -1,4 +1,5 @@
 import type { JetStreamClient, JetStreamManager, PubAck } from '@nats-io/jetstream';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { EventLog } from '../core/event-log.ts';
 import type { EventRecord } from '../core/event-catalogue.ts';
 import type { Logger } from '../core/log.ts';
@@ -27,10 +28,23 @@ import type { Cursor, FederationStore } from './store.ts';
 // Publishes carry no `Nats-Expected-*` header: a hub that sources the stream checks
 // those against its own stream and would refuse the event.
 //
-// It runs beside the PLC, not in its path: committed events only wake it, and it reads
-// the log in batches between other work. It reads no further than the newest event
-// handed out after its commit: the writer's connection also sees the rows of a group
-// commit still open, which may yet be rolled back and their ids given to other events.
+// Events go out in rounds: a round's events but the last are published without asking
+// for an answer, the last one is a JetStream publish, and its acknowledgement answers
+// for the round. The stream stores one connection's messages in the order they come,
+// so the last event's sequence is the round's first sequence plus the round's length
+// exactly when every event of the round was stored, once and in order; any other
+// sequence (an event refused or lost, one the stream had already) is a failure as
+// above, and the tail read finds out which. One acknowledgement per round instead of
+// one per event is most of what the export costs the appliance. While the tail has a
+// hole, events go out one by one with an acknowledgement each, as the hole needs.
+//
+// It runs beside the PLC, not in its path: committed events only wake it, and it
+// gathers the events of a few milliseconds into one round. It takes the events as the
+// event bus hands them out after their commit (the live streams send the same
+// records), and reads the log only for what the bus did not hand it: the backlog after
+// a start or an outage. It reads no further than the newest event handed out after its
+// commit: the writer's connection also sees the rows of a group commit still open,
+// which may yet be rolled back and their ids given to other events.
 
 /**
  * How often the cursor is written to the database at most. Each save is a commit of its
@@ -42,6 +56,14 @@ const CURSOR_SAVE_MS = 5000;
 const SLICE_MS = 2;
 /** The tail read after a failure, at most; a longer one is taken as it is. */
 const TAIL_CHECK_MAX = 20_000;
+/**
+ * How long the exporter waits after a commit woke it, for the events of further commits
+ * to go out in the same round: a few milliseconds more export lag for one acknowledgement
+ * instead of several (at 1000 events/s, about five events a round).
+ */
+const GATHER_MS = 5;
+/** Events the bus handed out that the exporter keeps, at most (about 10 s at 1000/s); past it, it reads the log. */
+const FRESH_MAX = 10_000;
 
 export interface ExportCounters {
   published: number;
@@ -57,10 +79,14 @@ export interface ExportCounters {
   lost: number;
 }
 
+/** A round of publishes, answered by the acknowledgement of its last. */
 interface InFlight {
+  /** The round's last event. */
   id: number;
-  /** The event before it in the log (ids have gaps where events were pruned before export). */
+  /** The event before the round in the log (ids have gaps where events were pruned before export). */
   previous: number;
+  /** Messages the round published: the stream stores them at the sequences before the acknowledged one. */
+  count: number;
   ack: Promise<PubAck>;
 }
 
@@ -94,6 +120,8 @@ export class Exporter {
   conflict: string | undefined;
   /** The newest event id known committed (delivered by the unit of work after its commit). */
   private committedUpto = 0;
+  /** Events as the bus handed them out after their commit, in id order: not read back from the log. */
+  private readonly fresh: EventRecord[] = [];
   private wakeUp: (() => void) | undefined;
   private stopped = false;
   readonly counters: ExportCounters = { published: 0, duplicates: 0, resyncs: 0, reordered: 0, truncated: 0, lost: 0 };
@@ -124,6 +152,33 @@ export class Exporter {
   committed(eventId: number): void {
     if (eventId > this.committedUpto) this.committedUpto = eventId;
     this.wake();
+  }
+
+  /** The event bus handed out a committed event: kept for the export, which need not read it back. */
+  delivered(event: EventRecord): void {
+    // Full: the export is behind (the server away) and reads the log when it goes on.
+    if (this.fresh.length >= FRESH_MAX) this.fresh.length = 0;
+    this.fresh.push(event);
+    this.committed(event.id);
+  }
+
+  /**
+   * The events after `sent`, up to `batch`: from what the bus handed out when they
+   * follow `sent` without a gap (committed ids follow one another; a gap is where the
+   * log was pruned, or what the bus handed out before the exporter heard of it), else
+   * read from the log.
+   */
+  private next(sent: number): EventRecord[] {
+    const fresh = this.fresh;
+    let skip = 0;
+    while (skip < fresh.length && fresh[skip]!.id <= sent) skip++;
+    if (skip > 0) fresh.splice(0, skip);
+    if (fresh.length > 0 && fresh[0]!.id === sent + 1) {
+      let n = 1;
+      while (n < fresh.length && n < this.config.batch && fresh[n]!.id === fresh[n - 1]!.id + 1) n++;
+      return fresh.splice(0, n);
+    }
+    return sent >= this.committedUpto ? [] : this.events.after(sent, this.config.batch).filter((e) => e.id <= this.committedUpto);
   }
 
   /** Go on if waiting (a reconnect, a stop). */
@@ -184,7 +239,6 @@ export class Exporter {
       for (let next = this.nextInLog(eventId); this.inStream.delete(next); next = this.nextInLog(eventId)) eventId = next;
       if (this.inStream.size === 0) this.holeAt = undefined;
       else {
-        this.counters.reordered += this.inStream.size;
         this.log.warn(
           { stream, missing: this.nextInLog(eventId), ahead: this.inStream.size },
           'hub link: an event is missing before the end of the stream; it is published now and follows the ones stored ahead of it',
@@ -210,17 +264,28 @@ export class Exporter {
    * Stops publishing as soon as the connection is down: what the client would buffer
    * for the reconnect could get through ahead of a publish lost with the connection.
    */
-  async run(js: JetStreamClient, connected: () => boolean, maxPayload: number): Promise<void> {
+  async run(js: JetStreamClient, nc: NatsConnection, headers: () => MsgHdrs, connected: () => boolean, maxPayload: number): Promise<void> {
     const inFlight: InFlight[] = [];
+    /** Messages published and not yet answered for. */
+    let unanswered = 0;
+    // A quarter of what may be in flight: the next rounds go out while one is answered.
+    const roundMax = Math.max(1, Math.floor(this.config.maxInFlight / 4));
+    const settleFirst = async () => {
+      const round = inFlight.shift()!;
+      unanswered -= round.count;
+      await this.settle(round);
+    };
     let sent = this.acked.eventId;
     try {
       while (!this.stopped) {
-        const batch = sent >= this.committedUpto ? [] : this.events.after(sent, this.config.batch).filter((e) => e.id <= this.committedUpto);
+        const batch = this.next(sent);
         if (batch.length === 0) {
-          while (inFlight.length > 0) await this.settle(inFlight.shift()!);
+          while (inFlight.length > 0) await settleFirst();
           // What was committed while the acknowledgements came in goes out now, not at the next wake.
           if (sent < this.committedUpto) continue;
           await this.idle();
+          // The commits of the next few milliseconds go out in the same round.
+          if (!this.stopped) await new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS));
           continue;
         }
         const first = batch[0]!.id;
@@ -229,59 +294,85 @@ export class Exporter {
           this.log.warn({ from: sent + 1, to: first - 1 }, 'hub link: events were pruned from the log before they were exported');
         }
         let slice = performance.now();
-        for (const event of batch) {
-          if (this.stopped) break;
+        for (let at = 0; at < batch.length && !this.stopped; ) {
           // Catching up on a backlog, the loop turns every few milliseconds: acknowledgements
           // arriving together would otherwise keep PLC telegrams waiting for the whole batch.
           if (performance.now() - slice > SLICE_MS) {
             await new Promise<void>((resolve) => setImmediate(resolve));
             slice = performance.now();
           }
-          while (inFlight.length >= this.config.maxInFlight) await this.settle(inFlight.shift()!);
+          // While the tail has a hole, one event at a time: one found in the stream is there already.
+          const size = this.inStream.size > 0 ? 1 : Math.min(roundMax, batch.length - at);
+          while (inFlight.length > 0 && unanswered + size > this.config.maxInFlight) await settleFirst();
           if (!connected()) throw new Error('the connection to NATS is down');
-          // One found in the stream after a hole is there already.
-          const ack = this.inStream.delete(event.id) ? Promise.resolve(IN_STREAM) : this.publish(js, event, maxPayload);
-          inFlight.push({ id: event.id, previous: sent, ack });
-          sent = event.id;
+          const round = batch.slice(at, at + size);
+          const last = round[round.length - 1]!;
+          let count = round.length;
+          let ack: Promise<PubAck>;
+          if (this.inStream.delete(last.id)) {
+            ack = Promise.resolve(IN_STREAM);
+            count = 0;
+          } else {
+            for (let i = 0; i < round.length - 1; i++) {
+              const event = round[i]!;
+              const h = headers();
+              h.set('Nats-Msg-Id', this.names.msgId(event.id));
+              nc.publish(this.subject(event), this.payload(event, maxPayload), { headers: h });
+            }
+            ack = js.publish(this.subject(last), this.payload(last, maxPayload), { msgID: this.names.msgId(last.id) });
+            // Awaited in order by settle(); until then a rejection must not count as unhandled.
+            ack.catch(() => undefined);
+          }
+          inFlight.push({ id: last.id, previous: sent, count, ack });
+          unanswered += count;
+          sent = last.id;
+          at += size;
         }
         // Take what is acknowledged already, and let the loop turn before the next batch.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      while (inFlight.length > 0) await this.settle(inFlight.shift()!);
+      while (inFlight.length > 0) await settleFirst();
     } finally {
       // A failure leaves later publishes going nowhere useful: let them settle unheard.
       await Promise.allSettled(inFlight.map((f) => f.ack));
     }
   }
 
-  private publish(js: JetStreamClient, event: EventRecord, maxPayload: number): Promise<PubAck> {
-    const subject = event.type === 'hubCommand.answered' ? this.names.resultSubject(event.data.commandId) : this.names.eventSubject(event.type);
-    let payload = JSON.stringify({ site: this.names.site, ...event });
-    if (Buffer.byteLength(payload) > maxPayload - PAYLOAD_HEADROOM) {
-      // Its data stays in the appliance's history; the stream learns that it happened.
-      const { data: _data, ...head } = event;
-      payload = JSON.stringify({ site: this.names.site, ...head, truncated: true, bytes: Buffer.byteLength(payload) });
-      this.counters.truncated++;
-      this.log.warn({ id: event.id, type: event.type, bytes: payload.length, maxPayload }, 'hub link: an event larger than the NATS server takes is exported without its data');
-    }
-    const ack = js.publish(subject, payload, { msgID: this.names.msgId(event.id) });
-    // Awaited in order by settle(); until then a rejection must not count as unhandled.
-    ack.catch(() => undefined);
-    return ack;
+  private subject(event: EventRecord): string {
+    return event.type === 'hubCommand.answered' ? this.names.resultSubject(event.data.commandId) : this.names.eventSubject(event.type);
+  }
+
+  private payload(event: EventRecord, maxPayload: number): string {
+    const payload = JSON.stringify({ site: this.names.site, ...event });
+    if (Buffer.byteLength(payload) <= maxPayload - PAYLOAD_HEADROOM) return payload;
+    // Its data stays in the appliance's history; the stream learns that it happened.
+    const { data: _data, ...head } = event;
+    const stub = JSON.stringify({ site: this.names.site, ...head, truncated: true, bytes: Buffer.byteLength(payload) });
+    this.counters.truncated++;
+    this.log.warn({ id: event.id, type: event.type, bytes: payload.length, maxPayload }, 'hub link: an event larger than the NATS server takes is exported without its data');
+    return stub;
   }
 
   private async settle(flight: InFlight): Promise<void> {
     const ack = await flight.ack;
     const { eventId } = this.acked;
-    // A duplicate is in the stream already, wherever; a new one must come right after the last.
-    if (flight.previous !== eventId || (!ack.duplicate && ack.seq !== this.streamLast + 1)) {
-      throw new OutOfLine(`event ${flight.id} was stored at sequence ${ack.seq}; expected it after event ${eventId} at ${this.streamLast + 1}`);
+    // A duplicate is in the stream already, wherever, but it answers only for itself; a
+    // round's new last event must come its length after the stream's last.
+    const expected = this.streamLast + flight.count;
+    if (flight.previous !== eventId || (ack.duplicate ? flight.count > 1 : ack.seq !== expected)) {
+      throw new OutOfLine(
+        ack.duplicate
+          ? `event ${flight.id}, the last of ${flight.count} published together, was in the stream already`
+          : `event ${flight.id} was stored at sequence ${ack.seq}; expected it after event ${eventId} at ${expected}`,
+      );
     }
     if (ack === IN_STREAM) {
-      // Found in the tail after a hole: neither published nor counted again.
+      // Found in the tail after a hole: not published again; counted once, when passed
+      // (the tail may be read several times while the hole stays).
+      this.counters.reordered++;
     } else if (ack.duplicate) this.counters.duplicates++;
     else {
-      this.counters.published++;
+      this.counters.published += flight.count;
       this.streamLast = ack.seq;
     }
     // The hole is closed once every event found after it has been passed.

@@ -58,7 +58,7 @@ export class HubLink {
   start(): void {
     // What was committed before the link started waits for it (the status shows it at once).
     this.exporter.committed(this.deps.newestCommitted());
-    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.committed(event.id));
+    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.delivered(event));
     this.main = this.runConnections();
   }
 
@@ -171,7 +171,7 @@ export class HubLink {
     if (!jsm) return;
     // The largest message the server takes (1 MB unless it says otherwise).
     const maxPayload = () => nc.info?.max_payload ?? 1024 * 1024;
-    await Promise.all([this.exportLoop(lib, js, jsm, live, maxPayload), config.commands ? this.commandLoop(lib, js, jsm, live) : undefined]);
+    await Promise.all([this.exportLoop(lib, nc, js, jsm, live, maxPayload), config.commands ? this.commandLoop(lib, js, jsm, live) : undefined]);
   }
 
   private async ensureStreams(lib: NatsLibraries, jsm: JetStreamManager): Promise<void> {
@@ -185,7 +185,7 @@ export class HubLink {
     return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
   }
 
-  private async exportLoop(lib: NatsLibraries, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean, maxPayload: () => number): Promise<void> {
+  private async exportLoop(lib: NatsLibraries, nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean, maxPayload: () => number): Promise<void> {
     while (live()) {
       // Nothing is asked of the server while the client is away: a request made then is
       // not answered after the reconnect, and would hold the export up to its timeout.
@@ -193,7 +193,7 @@ export class HubLink {
       if (!live()) break;
       try {
         await this.exporter.resync(jsm);
-        await this.exporter.run(js, () => this.state === 'CONNECTED' && live(), maxPayload());
+        await this.exporter.run(js, nc, lib.nats.headers, () => this.state === 'CONNECTED' && live(), maxPayload());
       } catch (err) {
         if (!live()) break;
         this.failed("export stopped; it goes on after the stream's last event", err);
