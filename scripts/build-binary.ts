@@ -15,7 +15,7 @@ import path from 'node:path';
 import { OPCUA_DRIVER_ASSET } from '../plc/signals/opcua/load-bundled.ts';
 import { OPCUA_SIMULATOR_ASSET } from '../plc/simulator/signals/server.ts';
 import { SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
-import { ADDON, BUNDLE, DIST, OPCUA_DRIVER, OPCUA_SIMULATOR, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
+import { ADDON, BUNDLE, DIST, NATS_CLIENT, OPCUA_DRIVER, OPCUA_SIMULATOR, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 export const BINARY = path.join(DIST, 'wms');
@@ -75,8 +75,15 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
       disableExperimentalSEAWarning: true,
       // V8's code cache is specific to the CPU it was made on.
       useCodeCache: arch === process.arch,
-      // The OPC UA driver is a file of its own (scripts/build.ts): loaded only by a site that has an OPC UA channel.
-      assets: { [SQLITE_ASSET]: sqliteAddon, [SERIAL_ASSET]: serialAddon, [OPCUA_DRIVER_ASSET]: OPCUA_DRIVER, [OPCUA_SIMULATOR_ASSET]: OPCUA_SIMULATOR },
+      // The OPC UA driver and the NATS client are files of their own (src/core/apart.ts): loaded
+      // only by a site that has an OPC UA channel or a hub link.
+      assets: {
+        [SQLITE_ASSET]: sqliteAddon,
+        [SERIAL_ASSET]: serialAddon,
+        [OPCUA_DRIVER_ASSET]: OPCUA_DRIVER,
+        [path.basename(NATS_CLIENT)]: NATS_CLIENT,
+        [OPCUA_SIMULATOR_ASSET]: OPCUA_SIMULATOR,
+      },
     }),
   );
   execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });

@@ -21,6 +21,8 @@ export const ADDON = path.join(DIST, 'better_sqlite3.node');
 export const SERIAL_ADDON = path.join(DIST, 'serialport.node');
 /** The OPC UA signal driver, a bundle of its own beside the appliance's (plc/signals/opcua/load-bundled.ts). */
 export const OPCUA_DRIVER = path.join(DIST, 'opcua-driver.cjs');
+/** The hub link's NATS client, a bundle of its own beside the appliance's (src/federation/nats-client.ts). */
+export const NATS_CLIENT = path.join(DIST, 'nats-client.cjs');
 /** `wms simulate --protocol opcua`: node-opcua's server, a bundle of its own beside the appliance's. */
 export const OPCUA_SIMULATOR = path.join(DIST, 'opcua-simulator.cjs');
 
@@ -90,6 +92,25 @@ export const createOpcuaDriver = driver.createOpcuaDriver;`
 };
 
 /**
+ * The hub link's NATS client stays out of the appliance's bundle too (450 KB of code a
+ * box without `federation.site` would parse at every start): in its place the loader of
+ * its own bundle.
+ */
+const natsClientOutside: Plugin = {
+  name: 'nats-client-outside',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]federation[\\/]nats-client\.ts$/ }, () => ({
+      contents: `import { loadApart } from ${JSON.stringify(path.join(ROOT, 'src/core/apart.ts'))};
+const client = loadApart(${JSON.stringify(path.basename(NATS_CLIENT))});
+export const nats = client.nats;
+export const js = client.js;`,
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+
+/**
  * The HMI's files go into the bundle as data: src/hmi/embedded.ts is replaced by the
  * table of built, compressed files, so the bundle needs neither esbuild nor a file
  * beside it to serve them (src/hmi/assets.ts).
@@ -152,7 +173,7 @@ export async function bundle(): Promise<BundleSummary> {
       __WMS_NODE_ABI__: JSON.stringify(process.versions.modules),
       __WMS_LOG_WRITER__: JSON.stringify(logWriter),
     },
-    plugins: [serialBindingLoader, opcuaDriverOutside, embeddedHmi(hmi)],
+    plugins: [serialBindingLoader, opcuaDriverOutside, natsClientOutside, embeddedHmi(hmi)],
     // pino's transport worker and optional pretty printer are never used.
     external: ['pino-pretty'],
     // The map is a file beside the bundle (`node --enable-source-maps dist/wms.cjs`), not
@@ -164,6 +185,7 @@ export async function bundle(): Promise<BundleSummary> {
   // Written under temporary names and renamed: a running bundle keeps its file.
   for (const file of result.outputFiles) replaceWith(file.path, file.contents);
   await bundleOpcuaDriver();
+  await bundleNatsClient();
   await bundleOpcuaSimulator();
   replaceAtomically(sqlitePrebuild(), ADDON);
   replaceAtomically(serialPrebuild(), SERIAL_ADDON);
@@ -197,6 +219,9 @@ async function bundleApart(entry: string, outfile: string, options: Pick<BuildOp
 
 /** The OPC UA driver and node-opcua as one CommonJS file (see opcuaDriverOutside). */
 const bundleOpcuaDriver = () => bundleApart('plc/signals/opcua/driver.ts', OPCUA_DRIVER, { define: { 'import.meta.url': 'undefined' } });
+
+/** The NATS client (see natsClientOutside). */
+const bundleNatsClient = () => bundleApart('src/federation/nats-client.ts', NATS_CLIENT, { define: { 'import.meta.url': 'undefined' } });
 
 /** node-opcua-server reads its version from its package.json at load, a file a bundle does not have. */
 const opcuaServerVersion: Plugin = {

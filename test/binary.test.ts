@@ -6,13 +6,15 @@ import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
 import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
 import { freePort, memory, tcpSlave, type Slave } from './support/modbus-slave.ts';
+import { jetstreamManager, startNats, streamMessages, type NatsServer } from './support/nats.ts';
 import { startOpcuaServer, type TestOpcuaServer } from './support/opcua-server.ts';
 import { until } from './support/warehouse.ts';
 
 // The single executable: built from this tree, copied alone into an empty folder (no
 // node_modules, no Node.js on the PATH) and used like an installer would. Its
 // wms.config.json names two signal channels, OPC UA and Modbus TCP, to real servers in
-// this process: the binary carries both drivers (the OPC UA one as an asset of its own).
+// this process: the binary carries both drivers (the OPC UA one as an asset of its own),
+// and a hub link to a real nats-server (the NATS client is an asset of its own too).
 
 const PASSWORD = 'binary-test-password';
 let folder: string;
@@ -21,6 +23,7 @@ let url: string;
 let exitCode: Promise<number | null>;
 let opcua: TestOpcuaServer;
 let slave: Slave;
+let nats: NatsServer;
 const registers = memory();
 const UA_LOCATION = 'BINU/0001/0001/0000/0000';
 const MB_LOCATION = 'BINM/0001/0001/0000/0000';
@@ -30,6 +33,7 @@ beforeAll(async () => {
   folder = tempDir('wms-binary-');
   copyFileSync(binary, path.join(folder, 'wms'));
   opcua = await startOpcuaServer();
+  nats = await startNats();
   const modbusPort = await freePort();
   slave = await tcpSlave(registers, modbusPort);
   mkdirSync(path.join(folder, 'data'));
@@ -39,7 +43,7 @@ beforeAll(async () => {
     { name: 'MB1', protocol: 'modbus-tcp', host: '127.0.0.1', port: modbusPort, unitId: 1, pollMs: 20,
       points: [{ kind: 'plcState', location: MB_LOCATION, address: 'hr:100' }] },
   ];
-  writeFileSync(path.join(folder, 'data', 'wms.config.json'), JSON.stringify({ plc: { signals } }));
+  writeFileSync(path.join(folder, 'data', 'wms.config.json'), JSON.stringify({ plc: { signals }, federation: { site: 'BIN', nats: { servers: [nats.url] } } }));
   child = spawn('./wms', ['--port', '0', '--host', '127.0.0.1'], {
     cwd: folder,
     env: { PATH: '/usr/bin:/bin', WMS_ADMIN_PASSWORD: PASSWORD },
@@ -112,6 +116,23 @@ describe('dist/wms from an empty folder', () => {
       return ((await reply.json()) as Array<{ plcState: number }>)[0]?.plcState;
     };
     await until(async () => (await plcState(UA_LOCATION)) === 21 && (await plcState(MB_LOCATION)) === 34, 'plcState 21 and 34');
+  }, 60_000);
+
+  it('exports its events to the hub link\'s stream on a real nats-server', async () => {
+    const auth = await login();
+    const status = async () => (await (await fetch(`${url}/v1/federation`, { headers: auth })).json()) as { state: string; cursor: number; newestEventId: number };
+    await until(async () => {
+      const s = await status();
+      return s.state === 'CONNECTED' && s.cursor > 0 && s.cursor === s.newestEventId;
+    }, 'the export caught up', 30_000);
+    const nc = await nats.connect();
+    try {
+      const messages = await streamMessages(await jetstreamManager(nc), 'WMS_BIN');
+      expect(messages.at(-1)!.json.id).toBe((await status()).newestEventId);
+      expect(messages[0]!.msgId).toBe(`BIN-${messages[0]!.json.id}`);
+    } finally {
+      await nc.close();
+    }
   }, 60_000);
 
   it('ships the conveyor simulator (wms simulate), OPC UA server included', () => {

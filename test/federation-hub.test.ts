@@ -8,7 +8,7 @@
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE, DIST } from '../scripts/build.ts';
+import { BUNDLE, DIST, NATS_CLIENT } from '../scripts/build.ts';
 import { startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { adminToken, startApplianceProcess, type ApplianceProcess } from './support/executable.ts';
 import { jetstreamManager, startHubAndLeaf, startNats, streamMessages, type HubAndLeaf, type NatsServer, type StreamMessage } from './support/nats.ts';
@@ -48,7 +48,9 @@ describe('SIGKILL while publishing', () => {
   beforeAll(async () => {
     nats = await startNats();
     cwd = tempDir('wms-federation-kill-');
-    for (const file of readdirSync(DIST).filter((f) => f === path.basename(BUNDLE) || f.endsWith('.node'))) copyFileSync(path.join(DIST, file), path.join(cwd, file));
+    // The bundle with what it loads beside it: the addons and the NATS client.
+    const files = new Set([path.basename(BUNDLE), path.basename(NATS_CLIENT)]);
+    for (const file of readdirSync(DIST).filter((f) => files.has(f) || f.endsWith('.node'))) copyFileSync(path.join(DIST, file), path.join(cwd, file));
     mkdirSync(path.join(cwd, 'data'));
     // Small batches and few in flight: the export of the backlog takes long enough to be cut half-way.
     writeFileSync(path.join(cwd, 'data', 'wms.config.json'), JSON.stringify({ federation: { site: SITE, nats: { servers: [nats.url] }, batch: 20, maxInFlight: 4 } }));

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { NatsConnection, NodeConnectionOptions } from '@nats-io/transport-node';
 import type { FederationConfig } from './config.ts';
 
-// The NATS client (@nats-io/transport-node, @nats-io/jetstream), loaded when the hub
-// link starts: a box without `federation.site` loads none of it.
+// The NATS client (@nats-io/transport-node, @nats-io/jetstream; nats-client.ts), loaded
+// when the hub link starts: a box without `federation.site` reads none of it.
 
 export type NatsClient = typeof import('@nats-io/transport-node');
 export type JetStreamLib = typeof import('@nats-io/jetstream');
@@ -14,7 +14,7 @@ export interface NatsLibraries {
 }
 
 export async function loadNats(): Promise<NatsLibraries> {
-  const [nats, js] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+  const { nats, js } = await import('./nats-client.ts');
   return { nats, js };
 }
 
