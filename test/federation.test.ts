@@ -5,6 +5,7 @@
 // delivered again is answered, not run again, and a malformed one gets an error answer;
 // the status route and the lag alarm.
 
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, redactedConfig } from '../src/config.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
@@ -189,6 +190,40 @@ describe('an event the stream refuses in the middle of a round', () => {
       // The refused event follows the ones stored ahead of it; the order is otherwise kept.
       expect(ids.at(-1)).toBe(big);
       expect(ids.slice(0, -1)).toEqual([...ids.slice(0, -1)].sort((a, b) => a - b));
+    } finally {
+      await wms.close();
+    }
+  }, 120_000);
+});
+
+describe('logins refused while reconnecting', () => {
+  it('a leaf node restarted with other credentials for a while: the refusal is shown, the link keeps trying, and every event arrives once it takes the login again', async () => {
+    const nats = await startNats({ user: 'hall1', password: 'first-password' });
+    const wms = await startTestAppliance({ federation: { site: SITE, nats: { servers: [nats.url], user: 'hall1', password: 'first-password' } } });
+    const config = readFileSync(nats.configFile, 'utf8');
+    const restartWith = async (text: string) => {
+      await nats.stop();
+      writeFileSync(nats.configFile, text);
+      await nats.start();
+    };
+    try {
+      await until(() => exported(wms), 'the link is up', 20_000);
+      await restartWith(config.replace('"first-password"', '"another-password"'));
+      await until(async () => {
+        const status = (await wms.get('/v1/federation')).body;
+        return status.state === 'DISCONNECTED' && /authorization/i.test(status.lastError?.message ?? '');
+      }, 'the refused login shown in the status', 30_000);
+      for (let i = 0; i < 50; i++) {
+        expect((await wms.post('/v1/locations', { locationId: `FEDL/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+      }
+      // Refused for longer than the client's own give-up after two refusals in a row.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect((await wms.get('/v1/federation')).body.state).toBe('DISCONNECTED');
+      await restartWith(config);
+      await until(() => exported(wms), 'the export caught up once the login is taken again', 30_000);
+      const ids = (await hallStream(nats)).map((m) => m.json.id as number);
+      expect(new Set(ids).size, 'no event twice').toBe(ids.length);
+      expect(ids, 'every event, in order').toEqual(await historyIds(wms));
     } finally {
       await wms.close();
     }

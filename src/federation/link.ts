@@ -249,6 +249,12 @@ export class HubLink {
         // The loops waiting out a failure go on at once.
         for (const resume of [...this.pauses]) resume();
         this.exporter.wake();
+      } else if (s.type === 'error') {
+        // What the server said, shown while it lasts (a login refused at every reconnect:
+        // logged once, not every second).
+        const message = `the NATS server refused: ${s.error.message}`;
+        if (this.lastError?.message === message) this.lastError = { message, at: nowIso() };
+        else this.failed('the NATS server refused', s.error);
       }
     }
   }
