@@ -116,6 +116,18 @@ export class Exporter {
   private readonly inStream = new Set<number>();
   /** While the tail has a hole: the sequence before it, which the saved cursor keeps. */
   private holeAt: number | undefined;
+  /**
+   * The last event found after the hole: the hole is closed once its round has settled
+   * (events ahead of it leave `inStream` when their rounds go out, before they settle).
+   */
+  private holeUntil: number | undefined;
+  /**
+   * After a start or a failure, events go out one at a time until one is acknowledged in
+   * line. A publish of before the failure whose answer was lost may be stored late, after
+   * the tail was read: a round's count would not tell it from an event of the round that
+   * was refused, a single event's sequence does.
+   */
+  private careful = true;
   /** Why events are not exported, when the stream and the log disagree (status). */
   conflict: string | undefined;
   /** The newest event id known committed (delivered by the unit of work after its commit). */
@@ -210,6 +222,8 @@ export class Exporter {
     const from = this.acked;
     this.inStream.clear();
     this.holeAt = undefined;
+    this.holeUntil = undefined;
+    this.careful = true;
     this.streamLast = state.last_seq;
     const tailKnown = from.streamSeq > 0 && from.streamSeq >= state.first_seq - 1 && from.streamSeq <= state.last_seq;
     if (!tailKnown || state.last_seq - from.streamSeq > TAIL_CHECK_MAX) {
@@ -239,6 +253,7 @@ export class Exporter {
       for (let next = this.nextInLog(eventId); this.inStream.delete(next); next = this.nextInLog(eventId)) eventId = next;
       if (this.inStream.size === 0) this.holeAt = undefined;
       else {
+        for (const ahead of this.inStream) if (ahead > (this.holeUntil ?? 0)) this.holeUntil = ahead;
         this.log.warn(
           { stream, missing: this.nextInLog(eventId), ahead: this.inStream.size },
           'hub link: an event is missing before the end of the stream; it is published now and follows the ones stored ahead of it',
@@ -301,8 +316,9 @@ export class Exporter {
             await new Promise<void>((resolve) => setImmediate(resolve));
             slice = performance.now();
           }
-          // While the tail has a hole, one event at a time: one found in the stream is there already.
-          const size = this.inStream.size > 0 ? 1 : Math.min(roundMax, batch.length - at);
+          // One event at a time while the tail has a hole (one found in the stream is there
+          // already), and until one is acknowledged in line after a start or a failure.
+          const size = this.inStream.size > 0 || this.careful ? 1 : Math.min(roundMax, batch.length - at);
           while (inFlight.length > 0 && unanswered + size > this.config.maxInFlight) await settleFirst();
           if (!connected()) throw new Error('the connection to NATS is down');
           const round = batch.slice(at, at + size);
@@ -374,9 +390,13 @@ export class Exporter {
     else {
       this.counters.published += flight.count;
       this.streamLast = ack.seq;
+      this.careful = false;
     }
-    // The hole is closed once every event found after it has been passed.
-    if (this.inStream.size === 0) this.holeAt = undefined;
+    // The hole is closed once the last event found after it has been passed.
+    if (this.holeUntil !== undefined && flight.id >= this.holeUntil) {
+      this.holeAt = undefined;
+      this.holeUntil = undefined;
+    }
     this.acked = { eventId: flight.id, streamSeq: this.holeAt ?? this.streamLast };
     this.scheduleSave();
   }
