@@ -55,31 +55,22 @@ import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client
 import { coldStarts, type ColdStarts } from './bench-federation/cold-start.ts';
 import { requireNatsServer, startHub, Watcher, type Arrival, type Hub } from './bench-federation/hub.ts';
 import { closeAllNats } from '../test/support/nats.ts';
+import { numberArg, pathArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const SECONDS = arg('--seconds', 10);
-const ROUNDS = arg('--rounds', 2);
-const WARMUP = arg('--warmup', 2);
-const RATE = arg('--rate', 1000);
-const BACKLOG = arg('--backlog', 10_000);
-const COLD_STARTS = arg('--cold-starts', 5);
-const IDLE_MS = arg('--idle-ms', 2000);
-const COMPARE = (() => {
-  const i = process.argv.indexOf('--compare');
-  return i >= 0 ? path.resolve(process.argv[i + 1]!) : undefined;
-})();
-const GIVEN_BUNDLE = (() => {
-  const i = process.argv.indexOf('--bundle');
-  return i >= 0 ? path.resolve(process.argv[i + 1]!) : undefined;
-})();
+const SECONDS = numberArg('--seconds', 10);
+const ROUNDS = numberArg('--rounds', 2);
+const WARMUP = numberArg('--warmup', 2);
+const RATE = numberArg('--rate', 1000);
+const BACKLOG = numberArg('--backlog', 10_000);
+const COLD_STARTS = numberArg('--cold-starts', 5);
+const IDLE_MS = numberArg('--idle-ms', 2000);
+const COMPARE = pathArg('--compare');
+const GIVEN_BUNDLE = pathArg('--bundle');
 const APP_BUNDLE = GIVEN_BUNDLE ?? BUNDLE;
 /** federation.batch and federation.maxInFlight when given; else the appliance's defaults. */
 const EXPORT_SETTINGS = {
-  ...(process.argv.includes('--batch') ? { batch: arg('--batch', 500) } : {}),
-  ...(process.argv.includes('--max-in-flight') ? { maxInFlight: arg('--max-in-flight', 256) } : {}),
+  ...(process.argv.includes('--batch') ? { batch: numberArg('--batch', 500) } : {}),
+  ...(process.argv.includes('--max-in-flight') ? { maxInFlight: numberArg('--max-in-flight', 256) } : {}),
 };
 const SITE = 'BENCH';
 const STREAM = `WMS_${SITE}`;

@@ -17,15 +17,11 @@ import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { BUNDLE } from './build.ts';
 import { PASSWORD, startAppliance, type Appliance } from './bench-plc/appliance.ts';
+import { numberArg, textArg } from './args.ts';
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: number): number => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const LOCATIONS = arg('--locations', 1000);
-const ROUNDS = arg('--rounds', 5);
-const GIVEN_BUNDLE = args.includes('--bundle') ? args[args.indexOf('--bundle') + 1] : undefined;
+const LOCATIONS = numberArg('--locations', 1000);
+const ROUNDS = numberArg('--rounds', 5);
+const GIVEN_BUNDLE = textArg('--bundle');
 const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
 const POLL_MS = 40;
 const GIVE_UP_MS = 30_000;

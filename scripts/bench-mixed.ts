@@ -45,31 +45,25 @@ import { locationId, rack } from './bench-mixed/layout.ts';
 import type { FullListResult, LoadConfig, LoadMessage, LoadResult } from './bench-mixed/load.ts';
 import { firstReady, freePort, ReadyProbe, rssMbOf, RssSampler, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
 import { createScript, randomCoordinateScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
+import { numberArg, pathArg } from './args.ts';
 
 const HERE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-mixed');
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const LOCATIONS = arg('--locations', 1_000_000);
-const ROUTES = arg('--routes', 1000);
-const SECONDS = arg('--seconds', 30);
-const LIST_SECONDS = arg('--list-seconds', Math.max(2 * SECONDS, 10));
-const HTTP_SECONDS = arg('--http-seconds', Math.min(10, SECONDS));
-const ROUNDS = arg('--rounds', 2);
-const CONNECTIONS = arg('--connections', 32);
-const COLD_STARTS = arg('--cold-starts', 3);
-const PLC_RATE = arg('--plc-rate', 1000);
-const CREATES = arg('--creates', 200);
-const MOVES = arg('--moves', 50);
-const SEARCHES = arg('--searches', 5);
-const PAGES = arg('--pages', 10);
-const STREAMS = arg('--streams', 50);
-const WARMUP = arg('--warmup', 2);
-const GIVEN_BUNDLE = (() => {
-  const i = process.argv.indexOf('--bundle');
-  return i >= 0 ? path.resolve(process.argv[i + 1]!) : undefined;
-})();
+const LOCATIONS = numberArg('--locations', 1_000_000);
+const ROUTES = numberArg('--routes', 1000);
+const SECONDS = numberArg('--seconds', 30);
+const LIST_SECONDS = numberArg('--list-seconds', Math.max(2 * SECONDS, 10));
+const HTTP_SECONDS = numberArg('--http-seconds', Math.min(10, SECONDS));
+const ROUNDS = numberArg('--rounds', 2);
+const CONNECTIONS = numberArg('--connections', 32);
+const COLD_STARTS = numberArg('--cold-starts', 3);
+const PLC_RATE = numberArg('--plc-rate', 1000);
+const CREATES = numberArg('--creates', 200);
+const MOVES = numberArg('--moves', 50);
+const SEARCHES = numberArg('--searches', 5);
+const PAGES = numberArg('--pages', 10);
+const STREAMS = numberArg('--streams', 50);
+const WARMUP = numberArg('--warmup', 2);
+const GIVEN_BUNDLE = pathArg('--bundle');
 const APP_BUNDLE = GIVEN_BUNDLE ?? BUNDLE;
 
 const log = (line: string) => console.error(line);

@@ -41,26 +41,17 @@ import { PtyPair } from '../plc/testing.ts';
 import { bundle } from './build.ts';
 import { C1, C2, channelIn, cpuTimeUs, createSite, rssMb, startAppliance, startBaseline } from './bench-plc/appliance.ts';
 import { dialTcp, openSerial, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
+import { numberArg, pathArg, textArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const SECONDS = arg('--seconds', 10);
-const ROUNDS = arg('--rounds', 2);
-const WINDOW = arg('--window', 32);
-const SERIAL_RATE = arg('--serial-rate', 50);
-const SERIAL_SECONDS = arg('--serial-seconds', SECONDS);
-const WARMUP = arg('--warmup', 2);
+const SECONDS = numberArg('--seconds', 10);
+const ROUNDS = numberArg('--rounds', 2);
+const WINDOW = numberArg('--window', 32);
+const SERIAL_RATE = numberArg('--serial-rate', 50);
+const SERIAL_SECONDS = numberArg('--serial-seconds', SECONDS);
+const WARMUP = numberArg('--warmup', 2);
 /** `--loads 'TCP paced 1000/s,TCP max'`: only the loads whose "transport name" starts with one of these. */
-const ONLY = (() => {
-  const i = process.argv.indexOf('--loads');
-  return i >= 0 ? process.argv[i + 1]!.split(',').map((s) => s.trim()) : undefined;
-})();
-const COMPARE = (() => {
-  const i = process.argv.indexOf('--compare');
-  return i >= 0 ? path.resolve(process.argv[i + 1]!) : undefined;
-})();
+const ONLY = textArg('--loads')?.split(',').map((s) => s.trim());
+const COMPARE = pathArg('--compare');
 const BAUD = 115_200;
 /** 160 characters + CR LF, 10 bits a byte at 8N1. */
 const WIRE_BYTES = 162;

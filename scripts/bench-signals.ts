@@ -58,26 +58,19 @@ import { EventStream } from './bench-signals/events.ts';
 import { channelConfig, conveyor, createSite, signalsOf, WORDS, type Protocol } from './bench-signals/layout.ts';
 import { quantile, Scanners, Words, type ArrivalResult, type ChangeResult } from './bench-signals/load.ts';
 import { startPlc, type BenchPlc } from './bench-signals/plc.ts';
+import { numberArg, textArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const text = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const SECONDS = arg('--seconds', 6);
-const WARMUP = arg('--warmup', 1);
-const ROUNDS = arg('--rounds', 1);
-const CHANGE_RATE = arg('--change-rate', 200);
-const ARRIVAL_RATE = arg('--arrival-rate', 50);
-const SCANNERS = arg('--scanners', 25);
-const UNITS = arg('--units', 200);
-const SAMPLING_MS = arg('--sampling-ms', 100);
-const POLL_MS = arg('--poll-ms', 100);
-const PROTOCOLS = (text('--protocols') ?? 'opcua,modbus-tcp').split(',') as Protocol[];
-const GIVEN_BUNDLE = text('--bundle');
+const SECONDS = numberArg('--seconds', 6);
+const WARMUP = numberArg('--warmup', 1);
+const ROUNDS = numberArg('--rounds', 1);
+const CHANGE_RATE = numberArg('--change-rate', 200);
+const ARRIVAL_RATE = numberArg('--arrival-rate', 50);
+const SCANNERS = numberArg('--scanners', 25);
+const UNITS = numberArg('--units', 200);
+const SAMPLING_MS = numberArg('--sampling-ms', 100);
+const POLL_MS = numberArg('--poll-ms', 100);
+const PROTOCOLS = (textArg('--protocols') ?? 'opcua,modbus-tcp').split(',') as Protocol[];
+const GIVEN_BUNDLE = textArg('--bundle');
 const BARE_CLIENT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-signals', 'bare-client.ts');
 /** Every n-th plcState event of the appliance is read back over REST. */
 const READ_BACK_EVERY = 20;

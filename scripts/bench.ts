@@ -19,15 +19,12 @@ import path from 'node:path';
 import { BUNDLE, bundle } from './build.ts';
 import { requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { waitForLine } from './bench-plc/appliance.ts';
+import { numberArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const SECONDS = arg('--seconds', 10);
-const CONNECTIONS = arg('--connections', 32);
-const ROUNDS = arg('--rounds', 2);
-const THREADS = arg('--threads', 1);
+const SECONDS = numberArg('--seconds', 10);
+const CONNECTIONS = numberArg('--connections', 32);
+const ROUNDS = numberArg('--rounds', 2);
+const THREADS = numberArg('--threads', 1);
 const PASSWORD = 'bench-password-1';
 const COORDINATE = 'BNCH/0001/0001/0001/0001';
 

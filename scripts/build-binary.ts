@@ -15,15 +15,11 @@ import path from 'node:path';
 import { OPCUA_DRIVER_ASSET } from '../plc/signals/opcua/load-bundled.ts';
 import { OPCUA_SIMULATOR_ASSET } from '../plc/simulator/signals/server.ts';
 import { SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
+import { textArg } from './args.ts';
 import { ADDON, BUNDLE, DIST, NATS_CLIENT, OPCUA_DRIVER, OPCUA_SIMULATOR, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
 
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 export const BINARY = path.join(DIST, 'wms');
-
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 /** The Node binary the executable is made of: the one running this script, or the registry's build for `arch`. */
 function baseBinary(arch: string): string {
@@ -108,6 +104,6 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const out = await buildBinary((argValue('--arch') ?? process.arch) as NodeJS.Architecture);
+  const out = await buildBinary((textArg('--arch') ?? process.arch) as NodeJS.Architecture);
   console.log(`built ${path.relative(process.cwd(), out)} (${Math.round(statSync(out).size / 1e6)} MB)`);
 }

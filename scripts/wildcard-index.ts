@@ -14,13 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { chooseDriver, probeSql, searchSql, type Driver } from '../src/modules/common/locations/search.ts';
+import { numberArg } from './args.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const LOCATIONS = arg('--locations', 1_000_000);
-const ROUNDS = arg('--rounds', 5);
+const LOCATIONS = numberArg('--locations', 1_000_000);
+const ROUNDS = numberArg('--rounds', 5);
 const pad = (n: number) => String(n).padStart(4, '0');
 const MIGRATIONS = path.resolve(import.meta.dirname, '..', 'db', 'migrations');
 
