@@ -91,7 +91,6 @@ export interface SignalChannelOptions {
   driver: (config: SignalChannelConfig) => Promise<SignalDriver>;
 }
 
-
 /** What a change of a state point came to: the adapter's outcome, or the channel's own (`out-of-range`; `failed`: nothing kept). */
 type Effect = StateOutcome | { outcome: string; location?: string | undefined };
 
