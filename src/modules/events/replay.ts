@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../core/db.ts';
-import type { EventLog } from '../../core/event-log.ts';
+import type { EventLog, StoredEvent } from '../../core/event-log.ts';
 import type { ReadPool } from '../../core/read-pool.ts';
 import { storedFrameOf } from './frames.ts';
 
@@ -35,7 +35,10 @@ import { storedFrameOf } from './frames.ts';
 //   memory does not grow.
 // - Pages are read on a read connection (one per turn, from the read pool): a replay
 //   never sees a change the writer has not committed yet (an open group commit), and
-//   never holds the writer. Frames are built from the stored rows (frames.ts).
+//   never holds the writer. Frames are built from the stored rows (frames.ts), and a
+//   full page's frames are kept a while (FramedPages, `framedPages` characters at
+//   most): replays from the same id, many views after a restart or clients replaying
+//   from the start of the log, read and frame each page once, not once per client.
 
 export interface ReplayLimits {
   /** Events read from the log per page. */
@@ -46,9 +49,11 @@ export interface ReplayLimits {
   concurrent: number;
   /** A client that has not taken its last page for this long is given up, ms. */
   stallMs: number;
+  /** Frames of full pages kept for replays that read the same pages, characters. */
+  framedPages: number;
 }
 
-export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, concurrent: 8, stallMs: 30_000 };
+export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, concurrent: 8, stallMs: 30_000, framedPages: 4 * 1024 * 1024 };
 
 /** One stream's replay: where it stands in the log, and what to call when it has caught up. */
 export interface Replay {
@@ -82,6 +87,7 @@ export class ReplayScheduler {
   private readonly ready: Replay[] = [];
   /** Waiting for a place among those served, in order of arrival. */
   private readonly waiting: Replay[] = [];
+  private readonly pages: FramedPages;
   private scheduled = false;
   private stopped = false;
 
@@ -90,6 +96,7 @@ export class ReplayScheduler {
     this.reads = reads;
     this.newest = newest;
     this.limits = limits;
+    this.pages = new FramedPages(limits.framedPages);
   }
 
   /** Replays served now, waiting for their turn, and of all these the ones held up by their client (diagnostics, tests). */
@@ -120,6 +127,7 @@ export class ReplayScheduler {
 
   stop(): void {
     this.stopped = true;
+    this.pages.clear();
     this.arrived.length = 0;
     this.ready.length = 0;
     this.waiting.length = 0;
@@ -175,13 +183,12 @@ export class ReplayScheduler {
   /** Reads and writes one page of a replay, then files it where it goes next. */
   private page(replay: Replay, db: Db): void {
     const first = !this.serving.has(replay);
-    const rows = this.log.storedAfter(db, replay.cursor, this.limits.pageSize);
-    let frames = '';
-    for (const row of rows) if (replay.wanted(row.type)) frames += storedFrameOf(row);
-    if (rows.length > 0) replay.cursor = rows[rows.length - 1]!.id;
+    const page = this.pages.after(replay.cursor) ?? this.read(db, replay.cursor);
+    if (page.count > 0) replay.cursor = page.lastId;
+    const frames = page.framesFor(replay.wanted);
     const taken = frames === '' || replay.res.write(frames);
     // The end of what is committed, and nothing delivered since that this read did not see.
-    if (rows.length < this.limits.pageSize && this.newest() <= replay.cursor) {
+    if (page.count < this.limits.pageSize && this.newest() <= replay.cursor) {
       if (this.serving.delete(replay)) this.admit();
       replay.caughtUp();
       return;
@@ -201,5 +208,90 @@ export class ReplayScheduler {
       this.ready.push(replay);
     } else if (this.serving.size < this.limits.concurrent) this.serve(replay);
     else this.waiting.push(replay);
+  }
+
+  private read(db: Db, after: number): FramedPage {
+    const page = new FramedPage(this.log.storedAfter(db, after, this.limits.pageSize));
+    if (page.count === this.limits.pageSize) this.pages.keep(after, page);
+    return page;
+  }
+}
+
+/** The frames of a page of the log, framed once for every replay that reads it. */
+class FramedPage {
+  readonly count: number;
+  readonly lastId: number;
+  /** Every event's frame, in order. */
+  private readonly text: string;
+  private readonly types: string[];
+  /** Where each event's frame ends in `text`. */
+  private readonly ends: number[];
+
+  constructor(rows: StoredEvent[]) {
+    this.count = rows.length;
+    this.lastId = rows.length > 0 ? rows[rows.length - 1]!.id : 0;
+    this.types = rows.map((row) => row.type);
+    this.ends = [];
+    let text = '';
+    for (const row of rows) {
+      text += storedFrameOf(row);
+      this.ends.push(text.length);
+    }
+    this.text = text;
+  }
+
+  get size(): number {
+    return this.text.length;
+  }
+
+  /** What a stream with this filter is sent of the page: all of it, or its wanted events' frames. */
+  framesFor(wanted: (type: string) => boolean): string {
+    if (this.types.every(wanted)) return this.text;
+    let frames = '';
+    for (let i = 0; i < this.count; i++) if (wanted(this.types[i]!)) frames += this.text.slice(i === 0 ? 0 : this.ends[i - 1], this.ends[i]);
+    return frames;
+  }
+}
+
+/**
+ * Full pages framed lately, by the id they follow: replays from the same point (views
+ * reconnecting with the same id, clients replaying from the start of the log) read and
+ * frame a page once, not once per client. Only a full page is kept: its events never
+ * change (later events get higher ids). Bounded by the size of the frames kept; the
+ * page used longest ago goes first.
+ */
+class FramedPages {
+  private readonly pages = new Map<number, FramedPage>();
+  private readonly maxSize: number;
+  private size = 0;
+
+  constructor(maxSize: number) {
+    this.maxSize = maxSize;
+  }
+
+  after(id: number): FramedPage | undefined {
+    const page = this.pages.get(id);
+    if (page) {
+      // Used again: to the end of the line.
+      this.pages.delete(id);
+      this.pages.set(id, page);
+    }
+    return page;
+  }
+
+  keep(after: number, page: FramedPage): void {
+    if (page.size > this.maxSize || this.pages.has(after)) return;
+    this.pages.set(after, page);
+    this.size += page.size;
+    for (const [id, oldest] of this.pages) {
+      if (this.size <= this.maxSize) break;
+      this.pages.delete(id);
+      this.size -= oldest.size;
+    }
+  }
+
+  clear(): void {
+    this.pages.clear();
+    this.size = 0;
   }
 }

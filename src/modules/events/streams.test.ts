@@ -153,6 +153,27 @@ describe('LiveStreams', () => {
     expect(frames(live.stream)).toHaveLength(4);
   });
 
+  it('reads and frames a page of the log once for all the replays that need it', async () => {
+    const { server, events, commit, streams } = setUp();
+    const url = await listen(server);
+    commit(1280); // ten pages of 128
+    let reads = 0;
+    const read = events.storedAfter.bind(events);
+    events.storedAfter = (...args) => {
+      reads++;
+      return read(...args);
+    };
+    const clients = await Promise.all(Array.from({ length: 5 }, () => EventStream.open(url, { 'Last-Event-ID': '0' })));
+    cleanup.push(() => clients.forEach((c) => c.stream.close()));
+    for (const { stream } of clients) {
+      await stream.until((received) => received.length === 1280);
+      expect(stream.events.map((e) => Number(e.id))).toEqual(range(1, 1280));
+    }
+    await until(() => streams.replaying.serving + streams.replaying.waiting === 0, 'every replay gone live');
+    // Each full page once, and for each replay the read that found the end of the log.
+    expect(reads).toBe(10 + 5);
+  });
+
   it('serves a bounded number of replays at once; the others wait their turn and then get every event once, in order', async () => {
     const { server, streams, commit, events } = setUp({ replay: { concurrent: 2 } });
     const url = await listen(server);
