@@ -13,9 +13,12 @@ import { storedFrameOf } from './frames.ts';
 // the thread that also answers the PLCs:
 // - One scheduler for every replay, not a loop per stream: each turn of the event loop
 //   it serves pages round robin until `turnMs` of work is done, then yields; the next
-//   turn comes after the loop has polled its sockets. However many replays run, a
-//   telegram waits for at most one turn (plus the one page that ends it), never for a
-//   page of every stream.
+//   turn comes after the loop has polled its sockets, and after a rest that keeps the
+//   replays to `loopShare` of the loop's time. However many replays run, a telegram
+//   waits for at most one turn (plus the one page that ends it), never for a page of
+//   every stream; and the process is not kept busy without a pause, which on a box
+//   whose cores are all in use would cost every wake-up for a telegram its turn of the
+//   processor.
 // - Per client: a page (`pageSize` events) is written at once; once more waits unsent
 //   than the socket's buffer (its high-water mark) the next is read only after the
 //   socket took it ('drain'), so a slow client slows only its own replay and holds
@@ -45,6 +48,8 @@ export interface ReplayLimits {
   pageSize: number;
   /** Work per turn of the event loop, all replays together, ms. */
   turnMs: number;
+  /** The share of the event loop's time replays may take at most: after a turn they rest (0.5: as long as it worked). */
+  loopShare: number;
   /** Replays served at once beyond their first page; the others wait. */
   concurrent: number;
   /** A client that has not taken its last page for this long is given up, ms. */
@@ -53,7 +58,7 @@ export interface ReplayLimits {
   framedPages: number;
 }
 
-export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, concurrent: 8, stallMs: 30_000, framedPages: 4 * 1024 * 1024 };
+export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, loopShare: 0.5, concurrent: 8, stallMs: 30_000, framedPages: 4 * 1024 * 1024 };
 
 /** One stream's replay: where it stands in the log, and what to call when it has caught up. */
 export interface Replay {
@@ -89,6 +94,8 @@ export class ReplayScheduler {
   private readonly waiting: Replay[] = [];
   private readonly pages: FramedPages;
   private scheduled = false;
+  /** How long the last turn worked, ms: the rest before the next one follows from it. */
+  private worked = 0;
   private stopped = false;
 
   constructor(log: EventLog, reads: ReadPool, newest: () => number, limits: ReplayLimits) {
@@ -144,10 +151,14 @@ export class ReplayScheduler {
     this.schedule();
   }
 
+  /** The next turn: after the loop polled its sockets, and after a rest that keeps replays to their share of the loop. */
   private schedule(): void {
     if (this.scheduled || this.stopped || (this.arrived.length === 0 && this.ready.length === 0)) return;
     this.scheduled = true;
-    setImmediate(() => void this.turn());
+    const rest = this.worked * (1 / this.limits.loopShare - 1);
+    this.worked = 0;
+    if (rest < 1) setImmediate(() => void this.turn());
+    else setTimeout(() => void this.turn(), rest);
   }
 
   private async turn(): Promise<void> {
@@ -160,8 +171,9 @@ export class ReplayScheduler {
       for (const replay of [...this.arrived, ...this.serving, ...this.waiting]) replay.failed(err);
       return;
     }
+    const started = performance.now();
     try {
-      const until = performance.now() + this.limits.turnMs;
+      const until = started + this.limits.turnMs;
       do {
         // Newcomers first: their one page may be all they need.
         const replay = this.arrived.shift() ?? this.ready.shift();
@@ -176,6 +188,7 @@ export class ReplayScheduler {
     } finally {
       snapshot.close();
       this.scheduled = false;
+      this.worked = performance.now() - started;
     }
     this.schedule();
   }
