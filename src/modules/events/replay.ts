@@ -39,9 +39,9 @@ import { storedFrameOf } from './frames.ts';
 // - Pages are read on a read connection (one per turn, from the read pool): a replay
 //   never sees a change the writer has not committed yet (an open group commit), and
 //   never holds the writer. Frames are built from the stored rows (frames.ts), and a
-//   full page's frames are kept a while (FramedPages, `framedPages` characters at
-//   most): replays from the same id, many views after a restart or clients replaying
-//   from the start of the log, read and frame each page once, not once per client.
+//   full page's frames are kept a while (FramedPages, `framedPages` bytes at most):
+//   replays from the same id, many views after a restart or clients replaying from
+//   the start of the log, read, frame and encode each page once, not once per client.
 
 export interface ReplayLimits {
   /** Events read from the log per page. */
@@ -54,7 +54,7 @@ export interface ReplayLimits {
   concurrent: number;
   /** A client that has not taken its last page for this long is given up, ms. */
   stallMs: number;
-  /** Frames of full pages kept for replays that read the same pages, characters. */
+  /** Frames of full pages kept for replays that read the same pages, bytes. */
   framedPages: number;
 }
 
@@ -199,7 +199,7 @@ export class ReplayScheduler {
     const page = this.pages.after(replay.cursor) ?? this.read(db, replay.cursor);
     if (page.count > 0) replay.cursor = page.lastId;
     const frames = page.framesFor(replay.wanted);
-    const taken = frames === '' || replay.res.write(frames);
+    const taken = frames.length === 0 || replay.res.write(frames);
     // The end of what is committed, and nothing delivered since that this read did not see.
     if (page.count < this.limits.pageSize && this.newest() <= replay.cursor) {
       if (this.serving.delete(replay)) this.admit();
@@ -230,14 +230,19 @@ export class ReplayScheduler {
   }
 }
 
-/** The frames of a page of the log, framed once for every replay that reads it. */
+/**
+ * The frames of a page of the log, framed and encoded once for every replay that reads
+ * it. Kept as bytes: written to every client as they are, and outside the JavaScript
+ * heap, where pages kept for a while would be copied by every young-generation garbage
+ * collection (a pause of the whole thread).
+ */
 class FramedPage {
   readonly count: number;
   readonly lastId: number;
-  /** Every event's frame, in order. */
-  private readonly text: string;
+  /** Every event's frame, in order, UTF-8. */
+  private readonly bytes: Buffer;
   private readonly types: string[];
-  /** Where each event's frame ends in `text`. */
+  /** Where each event's frame ends in `bytes`. */
   private readonly ends: number[];
 
   constructor(rows: StoredEvent[]) {
@@ -245,24 +250,27 @@ class FramedPage {
     this.lastId = rows.length > 0 ? rows[rows.length - 1]!.id : 0;
     this.types = rows.map((row) => row.type);
     this.ends = [];
-    let text = '';
+    const frames: string[] = [];
+    let end = 0;
     for (const row of rows) {
-      text += storedFrameOf(row);
-      this.ends.push(text.length);
+      const frame = storedFrameOf(row);
+      frames.push(frame);
+      end += Buffer.byteLength(frame);
+      this.ends.push(end);
     }
-    this.text = text;
+    this.bytes = Buffer.from(frames.join(''));
   }
 
   get size(): number {
-    return this.text.length;
+    return this.bytes.length;
   }
 
   /** What a stream with this filter is sent of the page: all of it, or its wanted events' frames. */
-  framesFor(wanted: (type: string) => boolean): string {
-    if (this.types.every(wanted)) return this.text;
-    let frames = '';
-    for (let i = 0; i < this.count; i++) if (wanted(this.types[i]!)) frames += this.text.slice(i === 0 ? 0 : this.ends[i - 1], this.ends[i]);
-    return frames;
+  framesFor(wanted: (type: string) => boolean): Buffer {
+    if (this.types.every(wanted)) return this.bytes;
+    const parts: Buffer[] = [];
+    for (let i = 0; i < this.count; i++) if (wanted(this.types[i]!)) parts.push(this.bytes.subarray(i === 0 ? 0 : this.ends[i - 1], this.ends[i]));
+    return Buffer.concat(parts);
   }
 }
 

@@ -43,7 +43,9 @@ function setUp(options: StreamOptions = {}) {
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     const last = req.headers['last-event-id'];
-    streams.open(res, reader, () => true, typeof last === 'string' ? last : undefined);
+    // `?type=…`: that type only.
+    const only = new URL(req.url!, 'http://x').searchParams.get('type');
+    streams.open(res, reader, (type) => only === null || type === only, typeof last === 'string' ? last : undefined);
   });
   cleanup.push(
     () => rmSync(dir, { recursive: true, force: true }),
@@ -151,6 +153,11 @@ describe('LiveStreams', () => {
     const frames = (s: EventStream) => s.raw.join('').split('\n\n').filter((f) => f.startsWith('id: '));
     expect(frames(replayed.stream)).toEqual(frames(live.stream));
     expect(frames(live.stream)).toHaveLength(4);
+    // A stream that wants some types only gets those frames out of the page, byte for byte.
+    const some = await EventStream.open(`${url}?type=backup.deleted`, { 'Last-Event-ID': '0' });
+    cleanup.push(() => some.stream.close());
+    await some.stream.until((events) => events.length === 3);
+    expect(frames(some.stream)).toEqual(frames(live.stream).filter((f) => f.includes('event: backup.deleted\n')));
   });
 
   it('reads and frames a page of the log once for all the replays that need it', async () => {
