@@ -199,7 +199,7 @@ export class ReplayScheduler {
     const page = this.pages.after(replay.cursor) ?? this.read(db, replay.cursor);
     if (page.count > 0) replay.cursor = page.lastId;
     const frames = page.framesFor(replay.wanted);
-    const taken = frames.length === 0 || replay.res.write(frames);
+    const taken = frames.length === 0 || this.write(replay.res, frames);
     // The end of what is committed, and nothing delivered since that this read did not see.
     if (page.count < this.limits.pageSize && this.newest() <= replay.cursor) {
       if (this.serving.delete(replay)) this.admit();
@@ -221,6 +221,18 @@ export class ReplayScheduler {
       this.ready.push(replay);
     } else if (this.serving.size < this.limits.concurrent) this.serve(replay);
     else this.waiting.push(replay);
+  }
+
+  /**
+   * Writes a page now: node:http corks a response's socket at each write and sends it in
+   * a tick after the turn, where its cost would escape the turn's budget; uncorked, the
+   * page goes to the socket here. Returns false when the client has more unsent than its
+   * socket's buffer (wait for 'drain').
+   */
+  private write(res: ServerResponse, frames: Buffer): boolean {
+    const taken = res.write(frames);
+    res.socket?.uncork();
+    return taken;
   }
 
   private read(db: Db, after: number): FramedPage {
