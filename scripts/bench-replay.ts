@@ -34,7 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { numberArg, pathArg } from './args.ts';
 import { BUNDLE, bundle } from './build.ts';
-import { C1, C2, channelIn, createSite, startAppliance, type Appliance } from './bench-plc/appliance.ts';
+import { C1, C2, channelIn, cpuTimeUs, createSite, startAppliance, type Appliance } from './bench-plc/appliance.ts';
 import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
 import { PLC_UNITS, stopAppliance } from './bench-mixed/fixture.ts';
 import { ReadyProbe, rssMbOf, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
@@ -76,12 +76,16 @@ async function buildLog(dir: string): Promise<number> {
 
 interface Phase {
   plc: RunResult;
+  /** The appliance's CPU time (user + system) over the phase, as a share of one core. */
+  cpu: number;
   healthz: Spread & { failed: number; waiting: number };
   lag: Lag;
   rss: number | undefined;
   /** The replay phase: every client, and ms from `go` until the last replay caught up. */
   clients?: ClientResult[];
   allDoneMs?: number;
+  /** The clients' own CPU time over the phase, as a share of one core: they share the box. */
+  clientsCpu?: number;
 }
 
 interface Round {
@@ -90,15 +94,15 @@ interface Round {
 }
 
 /** Starts the clients' process; resolves once it is ready, with `go` and what it will report. */
-function startClients(config: ClientsConfig): Promise<{ go(): void; allDone: Promise<number>; result: Promise<ClientResult[]> }> {
+function startClients(config: ClientsConfig): Promise<{ go(): void; allDone: Promise<number>; result: Promise<{ clients: ClientResult[]; cpuMs: number }> }> {
   const child = spawn(process.execPath, [path.join(HERE, 'clients.ts'), JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolveReady, rejectReady) => {
     let wentAt = 0;
     let resolveAll!: (ms: number) => void;
-    let resolveResult!: (r: ClientResult[]) => void;
+    let resolveResult!: (r: { clients: ClientResult[]; cpuMs: number }) => void;
     let rejectResult!: (e: Error) => void;
     const allDone = new Promise<number>((r) => (resolveAll = r));
-    const result = new Promise<ClientResult[]>((res, rej) => ((resolveResult = res), (rejectResult = rej)));
+    const result = new Promise<{ clients: ClientResult[]; cpuMs: number }>((res, rej) => ((resolveResult = res), (rejectResult = rej)));
     result.catch(() => {});
     child.on('message', (m: ClientsMessage) => {
       if (m.kind === 'ready') {
@@ -111,7 +115,7 @@ function startClients(config: ClientsConfig): Promise<{ go(): void; allDone: Pro
           result,
         });
       } else if (m.kind === 'all-done') resolveAll(performance.now() - wentAt);
-      else if (m.kind === 'result') resolveResult(m.clients);
+      else if (m.kind === 'result') resolveResult(m);
       else if (m.kind === 'error') {
         rejectReady(new Error(m.message));
         rejectResult(new Error(m.message));
@@ -144,11 +148,14 @@ async function round(fixture: string, n: number, errors: string[]): Promise<Roun
     const phase = async (run: (stop: AbortController) => Promise<Partial<Phase>>): Promise<Phase> => {
       await scrapeLag(a.url, a.token); // starts the lag window afresh
       const from = performance.now();
+      const cpuFrom = cpuTimeUs(a.child.pid!);
       const stop = new AbortController();
       const [plc, extra] = await Promise.all([client.paced(PLC_RATE, MAX_REPLAY_SECONDS, 5000, stop.signal), run(stop)]);
-      const healthz = probe.between(from, performance.now());
+      const to = performance.now();
+      const cpu = (cpuTimeUs(a.child.pid!) - cpuFrom) / 1000 / (to - from);
+      const healthz = probe.between(from, to);
       errors.push(...plc.errors.map((e) => `round ${n}: ${e}`));
-      return { plc, healthz, lag: await scrapeLag(a.url, a.token), rss: rssMbOf(a.child.pid), ...extra };
+      return { plc, cpu, healthz, lag: await scrapeLag(a.url, a.token), rss: rssMbOf(a.child.pid), ...extra };
     };
     const alone = await phase(async (stop) => {
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
@@ -161,7 +168,8 @@ async function round(fixture: string, n: number, errors: string[]): Promise<Roun
       clients.go();
       const allDoneMs = await clients.allDone;
       stop.abort();
-      return { clients: await clients.result, allDoneMs };
+      const { clients: results, cpuMs } = await clients.result;
+      return { clients: results, allDoneMs, clientsCpu: cpuMs / allDoneMs };
     });
     for (const [i, c] of (replays.clients ?? []).entries()) {
       errors.push(...c.errors.map((e) => `round ${n}, client ${i + 1}: ${e}`));
@@ -191,12 +199,12 @@ function report(rounds: Round[], events: number): void {
   out(`\nlog of ${events} events; PLC ${PLC_RATE} REQ_/s over TCP; ${REPLAYS} replays from id 0; ${SECONDS} s alone; ${rounds.length} rounds; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`);
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPer round:\n');
-  out('| round | phase | s | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped | /healthz p50 / p99 / max ms | loop lag p99 / max ms | RSS MB at end |');
-  out('|---|---|---|---|---|---|---|---|---|---|---|');
+  out('| round | phase | s | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped | /healthz p50 / p99 / max ms | loop lag p99 / max ms | appliance CPU (cores) | RSS MB at end |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [i, r] of rounds.entries()) {
     for (const [name, x] of [['PLC alone', r.alone], [`+ ${REPLAYS} replays`, r.replays]] as const) {
       const seconds = x.plc.sent / Math.max(x.plc.rate, 1);
-      out(`| ${i + 1} | ${name} | ${seconds.toFixed(0)} | ${x.plc.rate.toFixed(0)} | ${fmt(p(x.plc, 0.5), 2)} | ${fmt(p(x.plc, 0.99), 2)} | ${fmt(p(x.plc, 1))} | ${x.plc.skipped} | ${fmt(x.healthz.p50, 1)} / ${fmt(x.healthz.p99, 1)} / ${fmt(x.healthz.max, 1)}${x.healthz.waiting ? ` (${x.healthz.waiting} unanswered)` : ''} | ${fmt(x.lag.p99)} / ${fmt(x.lag.max)} | ${x.rss ?? '–'} |`);
+      out(`| ${i + 1} | ${name} | ${seconds.toFixed(0)} | ${x.plc.rate.toFixed(0)} | ${fmt(p(x.plc, 0.5), 2)} | ${fmt(p(x.plc, 0.99), 2)} | ${fmt(p(x.plc, 1))} | ${x.plc.skipped} | ${fmt(x.healthz.p50, 1)} / ${fmt(x.healthz.p99, 1)} / ${fmt(x.healthz.max, 1)}${x.healthz.waiting ? ` (${x.healthz.waiting} unanswered)` : ''} | ${fmt(x.lag.p99)} / ${fmt(x.lag.max)} | ${fmt(x.cpu, 2)} | ${x.rss ?? '–'} |`);
     }
   }
   out('\nOver the rounds, min / median / max:\n');
@@ -214,6 +222,7 @@ function report(rounds: Round[], events: number): void {
   row('/healthz max ms', (x) => x.healthz.max, 1);
   row('loop lag p99 ms', (x) => x.lag.p99, 1);
   row('loop lag max ms', (x) => x.lag.max, 1);
+  row('appliance CPU, cores', (x) => x.cpu, 2);
   row('RSS MB at end', (x) => x.rss ?? NaN, 0);
 
   out('\nThe replays (min / median / max over the rounds; per client: the median client of each round):\n');
@@ -233,6 +242,7 @@ function report(rounds: Round[], events: number): void {
   out(`| events/s per client (median client) | ${spreadOf(rounds.map((r) => median(replay(r).map(perClient))), 0)} |`);
   out(`| events/s in total (every replay / time until the last caught up) | ${spreadOf(rounds.map((r) => replay(r).reduce((a, c) => a + c.replayed, 0) / ((r.replays.allDoneMs ?? NaN) / 1000)), 0)} |`);
   out(`| MB sent to the clients | ${spreadOf(rounds.map((r) => replay(r).reduce((a, c) => a + c.bytes, 0) / 1e6), 0)} |`);
+  out(`| the clients' process CPU, cores | ${spreadOf(rounds.map((r) => r.replays.clientsCpu ?? NaN), 2)} |`);
 }
 
 async function main(): Promise<void> {

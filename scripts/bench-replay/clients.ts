@@ -38,7 +38,8 @@ export interface ClientResult {
 export type ClientsMessage =
   | { kind: 'ready' }
   | { kind: 'all-done' }
-  | { kind: 'result'; clients: ClientResult[] }
+  /** `cpuMs`: this process's CPU time (user + system) from `go` to the last replay caught up. */
+  | { kind: 'result'; clients: ClientResult[]; cpuMs: number }
   | { kind: 'error'; message: string };
 
 class ReplayClient {
@@ -107,15 +108,17 @@ async function main(): Promise<void> {
   const say = (m: ClientsMessage) => process.send!(m);
   say({ kind: 'ready' });
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const cpu = process.cpuUsage();
   let left = config.replays;
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
   const clients = Array.from({ length: config.replays }, () => new ReplayClient(() => --left === 0 && allDone()));
   await Promise.all(clients.map((c) => c.open(config)));
   await Promise.race([finished, new Promise((r) => setTimeout(r, config.maxSeconds * 1000))]);
+  const used = process.cpuUsage(cpu);
   say({ kind: 'all-done' });
   for (const c of clients) c.close();
-  say({ kind: 'result', clients: clients.map((c) => c.result) });
+  say({ kind: 'result', clients: clients.map((c) => c.result), cpuMs: (used.user + used.system) / 1000 });
   process.disconnect();
 }
 
