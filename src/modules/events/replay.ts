@@ -13,12 +13,15 @@ import { storedFrameOf } from './frames.ts';
 // the thread that also answers the PLCs:
 // - One scheduler for every replay, not a loop per stream: each turn of the event loop
 //   it serves pages round robin until `turnMs` of work is done, then yields; the next
-//   turn comes after the loop has polled its sockets, and after a rest that keeps the
-//   replays to `loopShare` of the loop's time. However many replays run, a telegram
-//   waits for at most one turn (plus the one page that ends it), never for a page of
-//   every stream; and the process is not kept busy without a pause, which on a box
-//   whose cores are all in use would cost every wake-up for a telegram its turn of the
-//   processor.
+//   turn comes after the loop has polled its sockets, and after a rest. However many
+//   replays run, a telegram waits for at most one turn (plus the one page that ends
+//   it), never for a page of every stream.
+// - The rest keeps the loop from being busier than `loopBusy` with the replays counted
+//   in: they take what the rest of the appliance (the PLCs first) leaves below it, as
+//   measured over the last turn and rest (event-loop utilization), and never less than
+//   a twentieth. A loop kept busy to the full would queue every telegram behind the
+//   replays' turns and, on a box whose two cores are in use, cost each wake-up for a
+//   telegram its wait for the processor.
 // - Per client: a page (`pageSize` events) is written at once; once more waits unsent
 //   than the socket's buffer (its high-water mark) the next is read only after the
 //   socket took it ('drain'), so a slow client slows only its own replay and holds
@@ -48,8 +51,8 @@ export interface ReplayLimits {
   pageSize: number;
   /** Work per turn of the event loop, all replays together, ms. */
   turnMs: number;
-  /** The share of the event loop's time replays may take at most: after a turn they rest (0.5: as long as it worked). */
-  loopShare: number;
+  /** How busy the event loop may be, replays counted in (0 to 1): they take what the rest of the appliance leaves below it. */
+  loopBusy: number;
   /** Replays served at once beyond their first page; the others wait. */
   concurrent: number;
   /** A client that has not taken its last page for this long is given up, ms. */
@@ -58,7 +61,10 @@ export interface ReplayLimits {
   framedPages: number;
 }
 
-export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, loopShare: 0.5, concurrent: 8, stallMs: 30_000, framedPages: 4 * 1024 * 1024 };
+/** The share of the loop's time replays get however busy it is: they go on, slowly. */
+const MIN_SHARE = 0.05;
+
+export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, loopBusy: 0.6, concurrent: 8, stallMs: 30_000, framedPages: 4 * 1024 * 1024 };
 
 /** One stream's replay: where it stands in the log, and what to call when it has caught up. */
 export interface Replay {
@@ -94,8 +100,10 @@ export class ReplayScheduler {
   private readonly waiting: Replay[] = [];
   private readonly pages: FramedPages;
   private scheduled = false;
-  /** How long the last turn worked, ms: the rest before the next one follows from it. */
-  private worked = 0;
+  /** Rest owed before the next turn, ms (a timer waits whole milliseconds: less is carried on). */
+  private owed = 0;
+  /** When the last turn ended, and the loop's utilization counters then. */
+  private since = { at: performance.now(), loop: performance.eventLoopUtilization() };
   private stopped = false;
 
   constructor(log: EventLog, reads: ReadPool, newest: () => number, limits: ReplayLimits) {
@@ -151,14 +159,26 @@ export class ReplayScheduler {
     this.schedule();
   }
 
-  /** The next turn: after the loop polled its sockets, and after a rest that keeps replays to their share of the loop. */
+  /** The next turn: after the loop polled its sockets, and after the rest owed. */
   private schedule(): void {
     if (this.scheduled || this.stopped || (this.arrived.length === 0 && this.ready.length === 0)) return;
     this.scheduled = true;
-    const rest = this.worked * (1 / this.limits.loopShare - 1);
-    this.worked = 0;
-    if (rest < 1) setImmediate(() => void this.turn());
-    else setTimeout(() => void this.turn(), rest);
+    const rest = this.owed;
+    if (rest < 1) return void setImmediate(() => void this.turn());
+    this.owed = 0;
+    setTimeout(() => void this.turn(), rest);
+  }
+
+  /** After a turn that worked `worked` ms: the rest that keeps the loop within `loopBusy`. */
+  private rest(worked: number): void {
+    const now = performance.now();
+    const loop = performance.eventLoopUtilization();
+    const window = now - this.since.at;
+    // What the rest of the appliance kept the loop busy with since the last turn ended.
+    const others = window > 0 ? Math.max(0, loop.active - this.since.loop.active - worked) / window : 0;
+    const share = Math.max(MIN_SHARE, this.limits.loopBusy - others);
+    this.owed += worked * (1 / share - 1);
+    this.since = { at: now, loop };
   }
 
   private async turn(): Promise<void> {
@@ -188,7 +208,7 @@ export class ReplayScheduler {
     } finally {
       snapshot.close();
       this.scheduled = false;
-      this.worked = performance.now() - started;
+      this.rest(performance.now() - started);
     }
     this.schedule();
   }
