@@ -24,7 +24,8 @@
 //   replay over the time until the last one caught up).
 //
 // Exits 1 when a RES_ was wrong, a client saw an id out of order, twice or missing, or
-// a stream ended early (function, not speed); missed targets are reported, not failed.
+// a stream ended early (function, not speed); a replay not caught up within
+// `--max-replay-seconds` is reported, not failed.
 
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -174,7 +175,6 @@ async function round(fixture: string, n: number, errors: string[]): Promise<Roun
     for (const [i, c] of (replays.clients ?? []).entries()) {
       errors.push(...c.errors.map((e) => `round ${n}, client ${i + 1}: ${e}`));
       if (c.endedEarly) errors.push(`round ${n}, client ${i + 1}: the stream ended early`);
-      if (c.doneMs === undefined) errors.push(`round ${n}, client ${i + 1}: replay not done within ${MAX_REPLAY_SECONDS - 5} s`);
     }
     log(`round ${n} + ${REPLAYS} replays: p99 ${fmt(quantile(replays.plc.latencies, 0.99), 2)} ms, /healthz p99 ${fmt(replays.healthz.p99, 2)} ms, all caught up after ${fmt((replays.allDoneMs ?? NaN) / 1000)} s`);
     return { alone, replays };
@@ -236,6 +236,8 @@ function report(rounds: Round[], events: number): void {
   const perClient = (c: ClientResult) => (c.doneMs === undefined ? NaN : c.replayed / (c.doneMs / 1000));
   out(`| events replayed per client | ${spreadOf(rounds.map((r) => median(replay(r).map((c) => c.replayed))), 0)} |`);
   out(`| until the last replay caught up, s | ${spreadOf(rounds.map((r) => (r.replays.allDoneMs ?? NaN) / 1000), 1)} |`);
+  const late = rounds.map((r) => replay(r).filter((c) => c.doneMs === undefined).length);
+  if (late.some((n) => n > 0)) out(`| replays not caught up within ${MAX_REPLAY_SECONDS - 5} s (per round) | ${late.join(' / ')} |`);
   out(`| a client's first event, ms (median client) | ${spreadOf(rounds.map((r) => median(replay(r).map((c) => c.firstEventMs ?? NaN))), 0)} |`);
   out(`| a client's replay, s (median client) | ${spreadOf(rounds.map((r) => median(replay(r).map((c) => (c.doneMs ?? NaN) / 1000))), 1)} |`);
   out(`| a client's replay, s (fastest / slowest client, over all rounds) | ${spreadOf(rounds.flatMap((r) => replay(r).map((c) => (c.doneMs ?? NaN) / 1000)), 1).split(' / ').filter((_, i) => i !== 1).join(' / ')} |`);
