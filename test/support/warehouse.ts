@@ -48,7 +48,7 @@ export async function unitWithOrder(wms: TestAppliance, barcode: string, at: str
 }
 
 /** Polls until the check holds (a one-way telegram has no reply to wait for). */
-export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
