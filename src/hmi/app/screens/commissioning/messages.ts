@@ -58,9 +58,22 @@ export const commissioningMessages: Messages = {
     'commissioning.part.x': 'X',
     'commissioning.part.y': 'Y',
     'commissioning.part.z': 'Z',
-    'commissioning.pattern.badPart': '{part}: 1 to 20 of A–Z, a–z, 0–9, _ . - or a range like 0001..0010.',
     'commissioning.pattern.badRange': '{part}: the range must run upwards and name at most {max} values.',
     'commissioning.pattern.tooMany': 'The pattern names more than {max} coordinates: create them in parts.',
+    'commissioning.coordinate.parts': 'A coordinate has 5 parts, AREA/AISLE/X/Y/Z, separated by /; this one has {n}.',
+    'commissioning.coordinate.empty': '{part}: empty; each part has 1 to {max} characters.',
+    'commissioning.coordinate.tooLong': '{part}: “{value}” has {n} characters; a part has at most {max}.',
+    'commissioning.coordinate.characters': '{part}: “{value}” contains {chars}; a part takes only A–Z, a–z, 0–9 and _ . -',
+    'commissioning.coordinate.plcLong':
+      'No PLC can address this location: {part} “{value}” has {n} characters, and an OSIP telegram carries {width} a part. Shorten it, or give a PLC code (at most 20 characters) for the PLC to use.',
+    'commissioning.coordinate.plcShort':
+      'A PLC cannot report units here: a telegram carries {part} “{value}” as “{padded}”, so the PLC would name another coordinate. Write {suggestion}, or give a PLC code for the PLC to use.',
+    'commissioning.coordinate.plcCodeLong': 'No PLC can address this location: its PLC code has {n} characters, and an OSIP telegram carries {width}.',
+    'commissioning.bulk.plcLong':
+      'No PLC can address these locations: {part} “{value}” has {n} characters, and an OSIP telegram carries {width} a part. Create them so only for places no PLC reports on, or shorten the part.',
+    'commissioning.bulk.plcShort':
+      'A PLC cannot report units on these locations: a telegram carries {part} “{value}” as “{padded}”, another coordinate. Write the part with {width} characters, or create them so only for places no PLC reports on.',
+    'commissioning.locations.createAnyway': 'Create anyway',
 
     'commissioning.routes.title': 'Routes',
     'commissioning.routes.none': 'No route yet.',
@@ -216,9 +229,22 @@ export const commissioningMessages: Messages = {
     'commissioning.part.x': 'X',
     'commissioning.part.y': 'Y',
     'commissioning.part.z': 'Z',
-    'commissioning.pattern.badPart': '{part}: 1 bis 20 Zeichen aus A–Z, a–z, 0–9, _ . - oder ein Bereich wie 0001..0010.',
     'commissioning.pattern.badRange': '{part}: Der Bereich muss aufsteigen und höchstens {max} Werte nennen.',
     'commissioning.pattern.tooMany': 'Das Muster nennt mehr als {max} Koordinaten: Legen Sie sie in Teilen an.',
+    'commissioning.coordinate.parts': 'Eine Koordinate hat 5 Teile, BEREICH/GANG/X/Y/Z, getrennt durch /; diese hat {n}.',
+    'commissioning.coordinate.empty': '{part}: leer; jeder Teil hat 1 bis {max} Zeichen.',
+    'commissioning.coordinate.tooLong': '{part}: „{value}“ hat {n} Zeichen; ein Teil hat höchstens {max}.',
+    'commissioning.coordinate.characters': '{part}: „{value}“ enthält {chars}; ein Teil besteht nur aus A–Z, a–z, 0–9 und _ . -',
+    'commissioning.coordinate.plcLong':
+      'Keine SPS kann diesen Lagerplatz ansprechen: {part} „{value}“ hat {n} Zeichen, ein OSIP-Telegramm trägt {width} je Teil. Kürzen Sie ihn, oder geben Sie einen SPS-Code (höchstens 20 Zeichen) an, den die SPS verwendet.',
+    'commissioning.coordinate.plcShort':
+      'Eine SPS kann hier keine Einheiten melden: Ein Telegramm trägt {part} „{value}“ als „{padded}“, die SPS nennt also eine andere Koordinate. Schreiben Sie {suggestion}, oder geben Sie einen SPS-Code an, den die SPS verwendet.',
+    'commissioning.coordinate.plcCodeLong': 'Keine SPS kann diesen Lagerplatz ansprechen: Sein SPS-Code hat {n} Zeichen, ein OSIP-Telegramm trägt {width}.',
+    'commissioning.bulk.plcLong':
+      'Keine SPS kann diese Lagerplätze ansprechen: {part} „{value}“ hat {n} Zeichen, ein OSIP-Telegramm trägt {width} je Teil. Legen Sie sie so nur für Plätze an, von denen keine SPS meldet, oder kürzen Sie den Teil.',
+    'commissioning.bulk.plcShort':
+      'Eine SPS kann auf diesen Lagerplätzen keine Einheiten melden: Ein Telegramm trägt {part} „{value}“ als „{padded}“, eine andere Koordinate. Schreiben Sie den Teil mit {width} Zeichen, oder legen Sie sie so nur für Plätze an, von denen keine SPS meldet.',
+    'commissioning.locations.createAnyway': 'Trotzdem anlegen',
 
     'commissioning.routes.title': 'Routen',
     'commissioning.routes.none': 'Noch keine Route.',
