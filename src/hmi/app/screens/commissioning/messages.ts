@@ -157,7 +157,8 @@ export const commissioningMessages: Messages = {
     'commissioning.help.s5.text':
       'Routes and dry run: in New route, name CONV-IN, from the location CONV/0001/0001/0000/0000, to the location CONV/0001/0004/0000/0000 (select one on the plan and use “Use selected”). Leave “Enable at once” off and create it.\nOn the plan: select the square 1, choose “Link to…”, select the square 2; in the New hop form keep “Route CONV-IN” and Add hop. The same from 2 to 3 and from 3 to 4. Hops of CONV-IN lists the three.',
     'commissioning.help.s6.title': 'Create a transport unit with a transport order',
-    'commissioning.help.s6.text': 'Unit 4711 standing at CONV/0001/0001 with an order to CONV/0001/0004, over the API from a second shell:',
+    'commissioning.help.s6.text':
+      'Unit search and trace: type 4711 and Enter. No unit has it yet: under Create unit here, location CONV/0001/0001/0000/0000, type EURO (chosen already), Create unit. Then New order for this unit: target location CONV/0001/0004/0000/0000, Create order.\nThe same over the API, from a second shell:',
     'commissioning.help.s7.title': 'Dry run, then enable the route',
     'commissioning.help.s7.text':
       'In Dry run: standing at CONV/0001/0001/0000/0000, transport unit 4711, Ask. The route is still disabled: the unit would stay, and the screen shows where the route’s hops would send it. Enable CONV-IN in the list of routes and ask again: it would go to CONV/0001/0002/0000/0000, by the hops of route CONV-IN.',
@@ -328,7 +329,8 @@ export const commissioningMessages: Messages = {
     'commissioning.help.s5.text':
       'Routen und Probelauf: unter Neue Route den Namen CONV-IN, von Lagerplatz CONV/0001/0001/0000/0000 nach Lagerplatz CONV/0001/0004/0000/0000 (im Plan wählen und „Gewählten nehmen“). „Sofort aktivieren“ aus lassen und anlegen.\nIm Plan: das Feld 1 wählen, „Verbinden mit…“, das Feld 2 wählen; im Formular Neuer Schritt „Route CONV-IN“ lassen und Schritt hinzufügen. Ebenso von 2 nach 3 und von 3 nach 4. Schritte von CONV-IN zeigt die drei.',
     'commissioning.help.s6.title': 'Eine Transporteinheit mit Transportauftrag anlegen',
-    'commissioning.help.s6.text': 'Einheit 4711 auf CONV/0001/0001 mit einem Auftrag nach CONV/0001/0004, über die API aus einer zweiten Shell:',
+    'commissioning.help.s6.text':
+      'Einheitensuche und Verlauf: 4711 eingeben, Enter. Noch hat keine Einheit diesen Barcode: unter Einheit hier anlegen den Lagerplatz CONV/0001/0001/0000/0000, Typ EURO (schon gewählt), Einheit anlegen. Dann Neuer Auftrag für diese Einheit: Zielplatz CONV/0001/0004/0000/0000, Auftrag anlegen.\nDasselbe über die API, aus einer zweiten Shell:',
     'commissioning.help.s7.title': 'Probelauf, dann die Route aktivieren',
     'commissioning.help.s7.text':
       'Im Probelauf: steht auf CONV/0001/0001/0000/0000, Transporteinheit 4711, Fragen. Die Route ist noch inaktiv: Die Einheit bliebe stehen, und die Ansicht zeigt, wohin die Schritte der Route sie schicken würden. CONV-IN in der Liste der Routen aktivieren und erneut fragen: Sie führe nach CONV/0001/0002/0000/0000, nach den Schritten der Route CONV-IN.',
