@@ -233,6 +233,25 @@ describe('goods-in', () => {
     }
   });
 
+  it('takes a typed load unit type from a user who may not read the transport unit types', async () => {
+    expect((await wms.post('/roles', { name: 'GI-DESK', grants: ['receiving-orders:read', 'receiving-orders:write', 'events:read'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'gi-desk', password: 'gi-desk-password', roleNames: ['GI-DESK'] })).status).toBe(201);
+    const desk = await openPage(browser, wms);
+    try {
+      await loginInBrowser(desk.page, wms, 'gi-desk', 'gi-desk-password', `#/goods-in/${orderPKey}`);
+      await desk.page.locator('.gi-load-unit summary').click();
+      const type = desk.page.getByLabel('Load unit type (for a load unit to be created)');
+      expect(await type.evaluate((e) => e.tagName)).toBe('INPUT');
+      await type.fill('CARTON');
+      expect(await desk.page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type CARTON');
+      // No list was asked for without the grant.
+      expect(desk.requests.filter((url) => url.includes('/v1/transport-unit-types'))).toEqual([]);
+      desk.expectClean();
+    } finally {
+      await desk.context.close();
+    }
+  });
+
   it('does not offer capturing to a user who may only read receiving orders', async () => {
     expect((await wms.post('/roles', { name: 'GI-VIEWER', grants: ['receiving-orders:read', 'events:read'] })).status).toBe(201);
     expect((await wms.post('/users', { username: 'gi-viewer', password: 'gi-viewer-password', roleNames: ['GI-VIEWER'] })).status).toBe(201);
