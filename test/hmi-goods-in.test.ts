@@ -103,9 +103,17 @@ describe('goods-in', () => {
   });
 
   it('captures by scanning the pallet, then the article with Enter: green feedback, booked over REST, the focus kept', async () => {
-    // A new pallet has no load unit yet: its type, once per device.
+    // A new pallet has no load unit yet: it is created of the site's default type,
+    // preselected from the site's transport unit types, with nothing to type.
+    await poll(() => page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type EURO');
     await page.locator('.gi-load-unit summary').click();
-    await page.getByLabel('Load unit type (for a load unit to be created)').fill('EURO_LU');
+    const type = page.getByLabel('Load unit type (for a load unit to be created)');
+    expect(await type.evaluate((e) => e.tagName)).toBe('SELECT');
+    expect(await type.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(['EURO', 'INDUSTRIAL', 'TOTE']);
+    expect(await type.inputValue()).toBe('EURO');
+    expect(await type.locator('option:checked').textContent()).toBe('EURO – Euro pallet 1200 x 800 mm');
+    await expectAccessible(page, 'goods-in with the load unit types');
+    await page.locator('.gi-load-unit summary').click();
     await page.locator('#gi-unit').click();
     await scan(PALLET);
     expect(await focused()).toBe('gi-scan');
@@ -120,6 +128,9 @@ describe('goods-in', () => {
     expect(await feedback('done').textContent()).toContain('Position 10: 4 PC of 10 PC received');
     expect(await position('10')).toMatchObject({ state: 'PROCESSING', quantityReceived: { magnitude: 4, unitType: [expect.any(String), 'PC'] } });
     expect(await onPallet('GI-SKU')).toBe(4);
+    const loadUnits = await wms.get(`/v1/transport-units/${enc(PALLET)}/load-units`);
+    expect(loadUnits.status, loadUnits.text).toBe(200);
+    expect(loadUnits.body).toEqual([expect.objectContaining({ physicalPosition: '1', type: 'EURO' })]);
     expect(await focused()).toBe('gi-scan');
     expect(await page.locator('#gi-quantity').inputValue()).toBe('1');
     await poll(() => page.locator('li[data-position="10"]').textContent()).toContain('4 PC of 10 PC');
@@ -219,6 +230,25 @@ describe('goods-in', () => {
       phone.expectClean();
     } finally {
       await phone.context.close();
+    }
+  });
+
+  it('takes a typed load unit type from a user who may not read the transport unit types', async () => {
+    expect((await wms.post('/roles', { name: 'GI-DESK', grants: ['receiving-orders:read', 'receiving-orders:write', 'events:read'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'gi-desk', password: 'gi-desk-password', roleNames: ['GI-DESK'] })).status).toBe(201);
+    const desk = await openPage(browser, wms);
+    try {
+      await loginInBrowser(desk.page, wms, 'gi-desk', 'gi-desk-password', `#/goods-in/${orderPKey}`);
+      await desk.page.locator('.gi-load-unit summary').click();
+      const type = desk.page.getByLabel('Load unit type (for a load unit to be created)');
+      expect(await type.evaluate((e) => e.tagName)).toBe('INPUT');
+      await type.fill('CARTON');
+      expect(await desk.page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type CARTON');
+      // No list was asked for without the grant.
+      expect(desk.requests.filter((url) => url.includes('/v1/transport-unit-types'))).toEqual([]);
+      desk.expectClean();
+    } finally {
+      await desk.context.close();
     }
   });
 

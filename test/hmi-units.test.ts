@@ -147,6 +147,54 @@ describe('unit search and trace', () => {
     await page.getByRole('button', { name: 'Language: English' }).click();
   });
 
+  it('offers to create a unit with a barcode no unit has, at a chosen location, of a chosen type', async () => {
+    const { page } = admin;
+    await page.locator('#unit-barcode').fill('HU-NEW');
+    await page.locator('#unit-barcode').press('Enter');
+    await page.locator('.unit-unknown').waitFor();
+    const form = page.locator('form.unit-create');
+    await form.waitFor();
+    expect(await form.locator('h2').textContent()).toBe('Create unit here: HU-NEW');
+    // The site's types, its default chosen.
+    const type = page.getByLabel('Transport unit type');
+    await expect.poll(() => type.inputValue()).toBe('EURO');
+    expect(await type.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(['EURO', 'INDUSTRIAL', 'TOTE']);
+    const where = page.getByLabel('Location (coordinate)');
+    // A malformed coordinate: which part and why, nothing sent.
+    await where.fill('HUNT/0001');
+    await form.getByRole('button', { name: 'Create unit' }).click();
+    await expect.poll(() => form.locator('.error-text').textContent()).toBe('A coordinate has 5 parts, AREA/AISLE/X/Y/Z, separated by /; this one has 2.');
+    // A location that does not exist: the appliance's refusal, in words.
+    await where.fill('HUNT/0009/0000/0000/0000');
+    await form.getByRole('button', { name: 'Create unit' }).click();
+    await expect.poll(() => form.locator('.error-text').textContent()).toBe('There is no location with this coordinate.');
+    expect((await wms.get('/v1/transport-units?bk=HU-NEW')).status).toBe(404);
+    await expectAccessible(page, 'create unit here');
+    await screenshot(page, 'units-create');
+
+    await type.selectOption('TOTE');
+    await where.fill(s.C1);
+    await form.getByRole('button', { name: 'Create unit' }).click();
+    await expect.poll(() => page.locator('.unit-location').textContent()).toBe(s.C1);
+    expect(await form.count()).toBe(0);
+    expect((await wms.get('/v1/transport-units?bk=HU-NEW')).body).toMatchObject({ barcode: 'HU-NEW', actualLocation: s.C1, transportUnitType: 'TOTE' });
+    await expect.poll(() => entries(page).first().textContent()).toContain(`Registered on ${s.C1}`);
+  });
+
+  it('does not offer to create a unit to a user who may not', async () => {
+    expect((await wms.post('/roles', { name: 'UNIT-VIEWER', grants: ['transport-units:read', 'transport-unit-types:read', 'events:read'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'unit-viewer', password: 'unit-viewer-password', roleNames: ['UNIT-VIEWER'] })).status).toBe(201);
+    const viewer = await openPage(browser, wms);
+    try {
+      await loginInBrowser(viewer.page, wms, 'unit-viewer', 'unit-viewer-password', '#/units/HU-NONE');
+      await viewer.page.locator('.unit-unknown').waitFor();
+      expect(await viewer.page.locator('form.unit-create').count()).toBe(0);
+      viewer.expectClean();
+    } finally {
+      await viewer.context.close();
+    }
+  });
+
   it('shows a unit on a wallboard without the search field and buttons', async () => {
     const { page } = admin;
     await page.goto(`${wms.url}/hmi/?wallboard=1#/units/HU-1`);
@@ -170,6 +218,16 @@ describe('unit search and trace', () => {
       }
       await screenshot(page, 'units-phone');
       await expectAccessible(page, 'the unit screen on a phone');
+      // The offer to create a unit, too.
+      await page.goto(`${wms.url}/hmi/#/units/HU-PHONE`);
+      await page.locator('form.unit-create').waitFor();
+      expect(await widest(page)).toBeLessThanOrEqual(375);
+      for (const target of await page.locator('form.unit-create :is(button, input, select):visible').all()) {
+        const box = (await target.boundingBox())!;
+        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
+      }
+      await screenshot(page, 'units-create-phone');
+      await expectAccessible(page, 'create unit here on a phone');
       phone.expectClean();
     } finally {
       await phone.context.close();

@@ -1,14 +1,17 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { BUNDLE } from '../scripts/build.ts';
+import { configSchema } from '../src/config.ts';
 import { tempDir } from './support/appliance.ts';
 
 // The README's quick start, copied as it stands: the appliance started in a fresh
 // folder (data in ./data, as `npm start` does), then the README's shell block run by
 // bash with curl, only the address changed to the test's port. With a password from
 // WMS_ADMIN_PASSWORD that a form must encode (& + = and a space), and with the
-// generated one from data/initial-admin-password.
+// generated one from data/initial-admin-password. And its table of settings: every key
+// of the config schema, each with the range the schema accepts.
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const quickStart = README.slice(README.indexOf('## Quick start'));
@@ -62,5 +65,83 @@ describe('README quick start', () => {
     const hostPort = await startIn(cwd, {});
     const out = runQuickStart(cwd, hostPort, {});
     expect(out).toContain('"location-findbycoordinate"');
+  });
+});
+
+// ---- the table of settings against the schema ------------------------------------
+
+/** The README's settings: key → the cell `range`. */
+function readmeRanges(): Map<string, string> {
+  const section = README.slice(README.indexOf('## Configuration'));
+  const rows = section.slice(section.indexOf('| key | default | range | meaning |')).split('\n');
+  const ranges = new Map<string, string>();
+  for (const row of rows.slice(2)) {
+    if (!row.startsWith('|')) break;
+    const [key, , range] = row.slice(1).split(' | ').map((cell) => cell.trim());
+    ranges.set(key!.replaceAll('`', ''), range!.replaceAll('`', ''));
+  }
+  return ranges;
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  for (;;) {
+    const def = s._zod.def as { type: string; innerType?: z.ZodType };
+    if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType) s = def.innerType;
+    else return s;
+  }
+}
+
+const between = (min: number | null, max: number | null, unit = ''): string | undefined => {
+  const low = min !== null && min > Number.MIN_SAFE_INTEGER ? min : undefined;
+  const high = max !== null && max < Number.MAX_SAFE_INTEGER ? max : undefined;
+  if (low !== undefined && high !== undefined) return `${low} – ${high}${unit}`;
+  if (low !== undefined) return `≥ ${low}${unit}`;
+  if (high !== undefined) return `≤ ${high}${unit}`;
+  return undefined;
+};
+
+/** The range the schema accepts, written as the README writes it; undefined for none. */
+function rangeOf(schema: z.ZodType): string | undefined {
+  const s = unwrap(schema);
+  if (s._zod.def.type === 'number') {
+    const n = s as z.ZodNumber;
+    return between(n.minValue, n.maxValue);
+  }
+  if (s._zod.def.type === 'string') {
+    const t = s as z.ZodString;
+    // A text that must not be empty is no range worth a word.
+    return between(t.minLength !== null && t.minLength > 1 ? t.minLength : null, t.maxLength, ' characters');
+  }
+  if (s._zod.def.type === 'object') {
+    const members = Object.entries((s as z.ZodObject).shape)
+      .map(([name, member]) => [name, rangeOf(member as z.ZodType)] as const)
+      .filter(([, range]) => range !== undefined);
+    return members.length ? members.map(([name, range]) => `${name} ${range}`).join('; ') : undefined;
+  }
+  return undefined;
+}
+
+/** Every settable key (`section.key`) of the schema with its range. */
+function schemaRanges(): Map<string, string> {
+  const ranges = new Map<string, string>();
+  for (const [section, sectionSchema] of Object.entries(configSchema.shape)) {
+    for (const [key, keySchema] of Object.entries((unwrap(sectionSchema) as z.ZodObject).shape)) {
+      ranges.set(`${section}.${key}`, rangeOf(keySchema as z.ZodType) ?? '–');
+    }
+  }
+  return ranges;
+}
+
+describe('README table of settings', () => {
+  it('lists every key of the config schema, and no other', () => {
+    expect([...readmeRanges().keys()].sort()).toEqual([...schemaRanges().keys()].sort());
+  });
+
+  it('gives each setting the range the schema accepts', () => {
+    const readme = readmeRanges();
+    const schema = schemaRanges();
+    expect(schema.get('auth.tokenTtlSeconds')).toBe('60 – 2592000');
+    expect(Object.fromEntries([...readme].filter(([key]) => schema.has(key)))).toEqual(Object.fromEntries(schema));
   });
 });

@@ -58,9 +58,22 @@ export const commissioningMessages: Messages = {
     'commissioning.part.x': 'X',
     'commissioning.part.y': 'Y',
     'commissioning.part.z': 'Z',
-    'commissioning.pattern.badPart': '{part}: 1 to 20 of A–Z, a–z, 0–9, _ . - or a range like 0001..0010.',
     'commissioning.pattern.badRange': '{part}: the range must run upwards and name at most {max} values.',
     'commissioning.pattern.tooMany': 'The pattern names more than {max} coordinates: create them in parts.',
+    'commissioning.coordinate.parts': 'A coordinate has 5 parts, AREA/AISLE/X/Y/Z, separated by /; this one has {n}.',
+    'commissioning.coordinate.empty': '{part}: empty; each part has 1 to {max} characters.',
+    'commissioning.coordinate.tooLong': '{part}: “{value}” has {n} characters; a part has at most {max}.',
+    'commissioning.coordinate.characters': '{part}: “{value}” contains {chars}; a part takes only A–Z, a–z, 0–9 and _ . -',
+    'commissioning.coordinate.plcLong':
+      'No PLC can address this location: {part} “{value}” has {n} characters, and an OSIP telegram carries {width} a part. Shorten it, or give a PLC code (at most 20 characters) for the PLC to use.',
+    'commissioning.coordinate.plcShort':
+      'A PLC cannot report units here: a telegram carries {part} “{value}” as “{padded}”, so the PLC would name another coordinate. Write {suggestion}, or give a PLC code for the PLC to use.',
+    'commissioning.coordinate.plcCodeLong': 'No PLC can address this location: its PLC code has {n} characters, and an OSIP telegram carries {width}.',
+    'commissioning.bulk.plcLong':
+      'No PLC can address these locations: {part} “{value}” has {n} characters, and an OSIP telegram carries {width} a part. Create them so only for places no PLC reports on, or shorten the part.',
+    'commissioning.bulk.plcShort':
+      'A PLC cannot report units on these locations: a telegram carries {part} “{value}” as “{padded}”, another coordinate. Write the part with {width} characters, or create them so only for places no PLC reports on.',
+    'commissioning.locations.createAnyway': 'Create anyway',
 
     'commissioning.routes.title': 'Routes',
     'commissioning.routes.none': 'No route yet.',
@@ -144,7 +157,8 @@ export const commissioningMessages: Messages = {
     'commissioning.help.s5.text':
       'Routes and dry run: in New route, name CONV-IN, from the location CONV/0001/0001/0000/0000, to the location CONV/0001/0004/0000/0000 (select one on the plan and use “Use selected”). Leave “Enable at once” off and create it.\nOn the plan: select the square 1, choose “Link to…”, select the square 2; in the New hop form keep “Route CONV-IN” and Add hop. The same from 2 to 3 and from 3 to 4. Hops of CONV-IN lists the three.',
     'commissioning.help.s6.title': 'Create a transport unit with a transport order',
-    'commissioning.help.s6.text': 'Unit 4711 standing at CONV/0001/0001 with an order to CONV/0001/0004, over the API from a second shell:',
+    'commissioning.help.s6.text':
+      'Unit search and trace: type 4711 and Enter. No unit has it yet: under Create unit here, location CONV/0001/0001/0000/0000, type EURO (chosen already), Create unit. Then New order for this unit: target location CONV/0001/0004/0000/0000, Create order.\nThe same over the API, from a second shell:',
     'commissioning.help.s7.title': 'Dry run, then enable the route',
     'commissioning.help.s7.text':
       'In Dry run: standing at CONV/0001/0001/0000/0000, transport unit 4711, Ask. The route is still disabled: the unit would stay, and the screen shows where the route’s hops would send it. Enable CONV-IN in the list of routes and ask again: it would go to CONV/0001/0002/0000/0000, by the hops of route CONV-IN.',
@@ -216,9 +230,22 @@ export const commissioningMessages: Messages = {
     'commissioning.part.x': 'X',
     'commissioning.part.y': 'Y',
     'commissioning.part.z': 'Z',
-    'commissioning.pattern.badPart': '{part}: 1 bis 20 Zeichen aus A–Z, a–z, 0–9, _ . - oder ein Bereich wie 0001..0010.',
     'commissioning.pattern.badRange': '{part}: Der Bereich muss aufsteigen und höchstens {max} Werte nennen.',
     'commissioning.pattern.tooMany': 'Das Muster nennt mehr als {max} Koordinaten: Legen Sie sie in Teilen an.',
+    'commissioning.coordinate.parts': 'Eine Koordinate hat 5 Teile, BEREICH/GANG/X/Y/Z, getrennt durch /; diese hat {n}.',
+    'commissioning.coordinate.empty': '{part}: leer; jeder Teil hat 1 bis {max} Zeichen.',
+    'commissioning.coordinate.tooLong': '{part}: „{value}“ hat {n} Zeichen; ein Teil hat höchstens {max}.',
+    'commissioning.coordinate.characters': '{part}: „{value}“ enthält {chars}; ein Teil besteht nur aus A–Z, a–z, 0–9 und _ . -',
+    'commissioning.coordinate.plcLong':
+      'Keine SPS kann diesen Lagerplatz ansprechen: {part} „{value}“ hat {n} Zeichen, ein OSIP-Telegramm trägt {width} je Teil. Kürzen Sie ihn, oder geben Sie einen SPS-Code (höchstens 20 Zeichen) an, den die SPS verwendet.',
+    'commissioning.coordinate.plcShort':
+      'Eine SPS kann hier keine Einheiten melden: Ein Telegramm trägt {part} „{value}“ als „{padded}“, die SPS nennt also eine andere Koordinate. Schreiben Sie {suggestion}, oder geben Sie einen SPS-Code an, den die SPS verwendet.',
+    'commissioning.coordinate.plcCodeLong': 'Keine SPS kann diesen Lagerplatz ansprechen: Sein SPS-Code hat {n} Zeichen, ein OSIP-Telegramm trägt {width}.',
+    'commissioning.bulk.plcLong':
+      'Keine SPS kann diese Lagerplätze ansprechen: {part} „{value}“ hat {n} Zeichen, ein OSIP-Telegramm trägt {width} je Teil. Legen Sie sie so nur für Plätze an, von denen keine SPS meldet, oder kürzen Sie den Teil.',
+    'commissioning.bulk.plcShort':
+      'Eine SPS kann auf diesen Lagerplätzen keine Einheiten melden: Ein Telegramm trägt {part} „{value}“ als „{padded}“, eine andere Koordinate. Schreiben Sie den Teil mit {width} Zeichen, oder legen Sie sie so nur für Plätze an, von denen keine SPS meldet.',
+    'commissioning.locations.createAnyway': 'Trotzdem anlegen',
 
     'commissioning.routes.title': 'Routen',
     'commissioning.routes.none': 'Noch keine Route.',
@@ -302,7 +329,8 @@ export const commissioningMessages: Messages = {
     'commissioning.help.s5.text':
       'Routen und Probelauf: unter Neue Route den Namen CONV-IN, von Lagerplatz CONV/0001/0001/0000/0000 nach Lagerplatz CONV/0001/0004/0000/0000 (im Plan wählen und „Gewählten nehmen“). „Sofort aktivieren“ aus lassen und anlegen.\nIm Plan: das Feld 1 wählen, „Verbinden mit…“, das Feld 2 wählen; im Formular Neuer Schritt „Route CONV-IN“ lassen und Schritt hinzufügen. Ebenso von 2 nach 3 und von 3 nach 4. Schritte von CONV-IN zeigt die drei.',
     'commissioning.help.s6.title': 'Eine Transporteinheit mit Transportauftrag anlegen',
-    'commissioning.help.s6.text': 'Einheit 4711 auf CONV/0001/0001 mit einem Auftrag nach CONV/0001/0004, über die API aus einer zweiten Shell:',
+    'commissioning.help.s6.text':
+      'Einheitensuche und Verlauf: 4711 eingeben, Enter. Noch hat keine Einheit diesen Barcode: unter Einheit hier anlegen den Lagerplatz CONV/0001/0001/0000/0000, Typ EURO (schon gewählt), Einheit anlegen. Dann Neuer Auftrag für diese Einheit: Zielplatz CONV/0001/0004/0000/0000, Auftrag anlegen.\nDasselbe über die API, aus einer zweiten Shell:',
     'commissioning.help.s7.title': 'Probelauf, dann die Route aktivieren',
     'commissioning.help.s7.text':
       'Im Probelauf: steht auf CONV/0001/0001/0000/0000, Transporteinheit 4711, Fragen. Die Route ist noch inaktiv: Die Einheit bliebe stehen, und die Ansicht zeigt, wohin die Schritte der Route sie schicken würden. CONV-IN in der Liste der Routen aktivieren und erneut fragen: Sie führe nach CONV/0001/0002/0000/0000, nach den Schritten der Route CONV-IN.',

@@ -11,6 +11,7 @@ import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
 import { breakable } from '../orders/breakable.tsx';
 import { isEnded, priorityText, stateText, targetText, type TransportOrder } from '../orders/order.ts';
+import { CreateUnit } from './create-unit.tsx';
 import { TraceItem } from './trace-entry.tsx';
 import { UNIT_EVENTS, UnitView, type Location, type TransportUnit } from './unit.ts';
 
@@ -93,12 +94,17 @@ function UnitDetails({ barcode }: { barcode: string }) {
     const failed = view.error.value ?? view.trace.error.value;
     return failed !== undefined ? <Failure error={failed} retry={view.load} /> : <p class="empty">{t('screen.loading')}</p>;
   }
+  // No unit has the barcode (now): a user who may create units is offered one with it.
+  const creatable = unit === null && can('transport-units:write') && !wallboard.value;
   if (unit === null && entries.length === 0) {
     return (
-      <p class="unit-unknown failure" role="alert">
-        <Icon name="warning" />
-        <span>{t('units.unknown', { barcode })}</span>
-      </p>
+      <>
+        <p class="unit-unknown failure" role="alert">
+          <Icon name="warning" />
+          <span>{t('units.unknown', { barcode })}</span>
+        </p>
+        {creatable && <CreateUnit barcode={barcode} onCreated={view.load} />}
+      </>
     );
   }
   return (
@@ -113,6 +119,7 @@ function UnitDetails({ barcode }: { barcode: string }) {
       )}
       {can('transport-orders:read') && <UnitOrders barcode={barcode} orders={view.orders.value} exists={unit !== null} />}
       <Timeline view={view} />
+      {creatable && <CreateUnit barcode={barcode} onCreated={view.load} />}
     </>
   );
 }
