@@ -197,7 +197,8 @@ WMS_ADMIN_PASSWORD) and these flags, later ones winning.
                   of WMS_ADMIN_PASSWORD, then run: the way back in when every administrator
                   is locked out
   --restore FILE  with the appliance stopped: check the backup FILE and put it in place of
-                  the database (the current one is kept in <data-dir>/backups), then exit
+                  the database (the current one is kept in <data-dir>/backups), then exit;
+                  a file that is no whole database of the appliance is refused (exit 2)
   --version       print the version and the commit it was built from
   install-service as root: install this executable as the systemd service wms (system user
                   in dialout, data directory, hardened unit, started); --uninstall removes it
