@@ -59,9 +59,9 @@ export const configSchema = z.strictObject({
       tokenTtlSeconds: z.number().int().min(60).max(30 * 86_400).default(3600),
       /** `iss` claim written into and required from every token. */
       issuer: z.string().min(1).default('wms-appliance'),
-      /** Five failed logins in a row lock an account this long, twice as long at each repeat (at most a day); 0: until an administrator unlocks it. */
+      /** Five failed logins in a row from addresses a user never signed in from lock the account against such addresses this long, twice as long at each repeat (at most a day); 0: until an administrator unlocks it. */
       lockoutMinutes: z.number().int().min(0).max(1440).default(15),
-      /** Login attempts a client address may make per minute (successful ones give theirs back); more get 429. 0: no limit. */
+      /** Login attempts a client address may make per minute (successful ones give theirs back; a user's logins from an address it signed in from are not counted); more get 429. 0: no limit. */
       loginAttemptsPerMinute: z.number().int().min(0).max(10_000).default(10),
     })
     .prefault({}),
