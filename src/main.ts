@@ -19,7 +19,7 @@ import { EventLog } from './core/event-log.ts';
 import type { EventBus } from './core/events.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
-import { restoreBackup } from './core/backup.ts';
+import { BackupRefused, restoreBackup } from './core/backup.ts';
 import { prepareDataDir } from './core/data-dir.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
 import { setNativeDir, sqliteBinding, sqliteBindingFile } from './core/native.ts';
@@ -466,17 +466,24 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-/** `wms --restore FILE`: the backup replaces the database of the (stopped) appliance. */
+/**
+ * `wms --restore FILE`: the backup replaces the database of the (stopped) appliance.
+ * Exit 2 when the file is refused (not a whole database of the appliance at a schema
+ * this build knows: nothing changed), 1 when the restore failed (the appliance runs, the
+ * disk), 0 when done.
+ */
 function restore(file: string, config: Config): void {
   const dataDir = path.resolve(config.storage.dataDir);
   const target = path.join(dataDir, config.storage.file);
+  // What is written in the data directory is the appliance's user's alone, as at start (core/data-dir.ts).
+  process.umask(0o077);
   try {
     const nativeBinding = sqliteBinding(dataDir);
     const { keptAs, schema } = restoreBackup({
       source: path.resolve(file),
       target,
       backupDir: path.join(dataDir, 'backups'),
-      latestSchema: migrations.reduce((max, m) => Math.max(max, m.version), 0),
+      migrations,
       openCurrent: () => openDatabase({ file: target, busyTimeoutMs: 100, nativeBinding }),
       nativeBinding,
     });
@@ -485,7 +492,7 @@ function restore(file: string, config: Config): void {
     );
   } catch (err) {
     process.stderr.write(`wms: cannot restore: ${err instanceof StartupError ? err.message : (err as Error).stack}\n`);
-    process.exit(1);
+    process.exit(err instanceof BackupRefused ? 2 : 1);
   }
 }
 
