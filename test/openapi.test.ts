@@ -13,6 +13,9 @@ import { allPages, connectedPlc, site, unitWithOrder, until } from './support/wa
 
 type Json = Record<string, any>;
 
+const API_DECLINED = { $ref: '#/components/schemas/ApiDeclined' };
+const SERVER_DECLINED = { $ref: '#/components/schemas/ServerDeclined' };
+
 let wms: TestAppliance;
 let doc: Json;
 beforeAll(async () => {
@@ -124,9 +127,44 @@ describe('GET /openapi.json', () => {
     for (const status of ['401', '403', '404']) expect(byPKey[status]).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\//) });
     expect(doc.paths['/v1/locations'].put.responses['409']).toBeDefined();
     expect(doc.paths['/v1/locations'].post.responses['400']).toBeDefined();
-    const notFound = resolve(byPKey['404']);
-    expect(notFound.content['application/hal+json'].schema).toEqual({ $ref: '#/components/schemas/ApiDeclined' });
-    expect(notFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ServerDeclined' });
+    expect(resolve(byPKey['404']).content).toEqual({ 'application/hal+json': { schema: API_DECLINED } });
+  });
+
+  it('describes each refusal with the body it really has: one schema per status and media type as sent', () => {
+    const serverOnly = { 'application/json': { schema: SERVER_DECLINED } };
+    const either = { 'application/hal+json': { schema: API_DECLINED }, 'application/json': { schema: SERVER_DECLINED } };
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          if (Number(status) < 400) continue;
+          const content = resolve(response).content as Json;
+          const where = `${method} ${path} ${status}`;
+          // A rule's refusal is ApiDeclined as hal+json; a refusal before processing is ServerDeclined as json.
+          for (const [type, media] of Object.entries(content)) {
+            expect(media.schema, `${where} ${type}`).toEqual(type === 'application/hal+json' ? API_DECLINED : SERVER_DECLINED);
+            expect(['application/hal+json', 'application/json'], where).toContain(type);
+          }
+          if (['405', '406', '415', '429', '500'].includes(status)) expect(content, where).toEqual(serverOnly);
+          if (status === '409') expect(Object.keys(content), where).toEqual(['application/hal+json']);
+        }
+        // Any request can carry a malformed URL.
+        expect(resolve(operation.responses['400']).content['application/json'], `${method} ${path}`).toEqual({ schema: SERVER_DECLINED });
+      }
+    }
+    const index = doc.paths['/v1/locations/index'].get.responses;
+    for (const status of ['401', '403', '406']) expect(resolve(index[status]).content, status).toEqual(serverOnly);
+    expect(resolve(doc.paths['/v1/location-groups'].post.responses['400']).content).toEqual(either);
+    expect(resolve(doc.paths['/v1/location-groups'].post.responses['415']).content).toEqual(serverOnly);
+    // Rules of the spec that refuse with 401 and 403: both bodies, each under its own type.
+    expect(resolve(doc.paths['/v1/preferences'].get.responses['401']).content).toEqual(either);
+    expect(resolve(doc.paths['/v1/receiving-orders/{pKey}'].delete.responses['403']).content).toEqual(either);
+    // Where a literal path shadows the template, the router answers 405 with the methods it serves.
+    const shadowed = resolve(doc.paths['/v1/locations/{pKey}'].delete.responses['405']);
+    expect(shadowed.content).toEqual(serverOnly);
+    expect(shadowed.headers).toHaveProperty('Allow');
+    expect(doc.paths['/index'].get.responses['405']).toBeUndefined();
+    // `/` answers clients that do not ask for HTML 404.
+    expect(resolve(doc.paths['/'].get.responses['404']).content).toEqual(serverOnly);
   });
 });
 
@@ -226,6 +264,45 @@ describe('real replies', () => {
     await get('/v1/locations', { anonymous: true });
     await send('POST', '/v1/locations', { locationId: 'bad' });
     await send('POST', '/v1/location-groups', { name: 'OAS' });
+  });
+
+  it('of every refusal before processing: each body valid against the schema of its status and of the media type sent', async () => {
+    // A caller holding one grant, for the 403 of a grant it lacks.
+    expect((await wms.post('/roles', { name: 'OAS-ALARM-READER', grants: ['alarms:read'] })).status).toBe(201);
+    const reader = (await wms.post('/api-keys', { name: 'oas-alarm-reader', roleName: 'OAS-ALARM-READER' })).body.key as string;
+    const json = (raw: string, type = 'application/json') => ({ raw, headers: { 'Content-Type': type } });
+    const refusals: [status: number, method: string, url: string, options: Parameters<typeof wms.request>[2]][] = [
+      [401, 'GET', '/v1/locations/index', { anonymous: true }],
+      [401, 'GET', '/v1/locations/index', { token: 'not-a-token' }],
+      [401, 'GET', '/v1/preferences', { anonymous: true }],
+      [403, 'GET', '/v1/locations/index', { token: reader }],
+      [406, 'GET', '/v1/locations/index', { headers: { Accept: 'text/html' } }],
+      [406, 'GET', '/index', { anonymous: true, headers: { Accept: 'text/html' } }],
+      [415, 'POST', '/v1/location-groups', json('{"name":"OAS-TEXT"}', 'text/plain')],
+      [413, 'POST', '/v1/location-groups', json(`{"name":"${'x'.repeat(1024 * 1024)}"}`)],
+      [400, 'POST', '/v1/location-groups', json('{"name": "OAS-BROKEN",')],
+      [400, 'GET', '/v1/locations?erpCode=%zz', {}],
+      [400, 'PATCH', `/v1/location/${encodeURIComponent('no-such-pkey')}`, json('{}')],
+      [405, 'DELETE', '/v1/locations/index', {}],
+      [404, 'GET', '/', { anonymous: true, headers: { Accept: 'application/json' } }],
+    ];
+    for (const [status, method, url, options] of refusals) {
+      const reply = await wms.request(method, url, options);
+      expect(reply.status, `${method} ${url}: ${reply.text}`).toBe(status);
+      expect(reply.headers.get('content-type'), `${method} ${url}`).toBe('application/json');
+      expectConforms(method, url, reply);
+    }
+
+    // No operation answers these: their body is the one the description names for refusals before processing.
+    for (const [status, method, url] of [[404, 'GET', '/v1/nothing-here'], [405, 'DELETE', '/index']] as const) {
+      const reply = await wms.request(method, url);
+      expect(reply.status, `${method} ${url}`).toBe(status);
+      expect(reply.headers.get('content-type')).toBe('application/json');
+      if (!registered) ajv.addSchema(doc, 'openapi');
+      registered = true;
+      const validate = ajv.getSchema('openapi#/components/schemas/ServerDeclined')!;
+      expect(validate(reply.body), `${method} ${url}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
   });
 
   it('of inventory, orders, movements and routing', async () => {

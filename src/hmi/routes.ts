@@ -81,7 +81,7 @@ const wantsHtml = (ctx: RequestContext) => ctx.accept.includes('text/html');
 
 /** `/` for browsers: the HMI. API clients keep the answer `/` always gave. */
 const rootRoute: Route = {
-  method: 'GET', path: '/', grant: 'public', replyType: 'text/html', status: 302, responseSchema: null,
+  method: 'GET', path: '/', grant: 'public', replyType: 'text/html', status: 302, responseSchema: null, serverDeclined: [404],
   summary: 'A browser (Accept: text/html) is redirected to the HMI at /hmi/; other clients get 404.',
   handler: (ctx) => {
     if (!wantsHtml(ctx)) throw new ServerDeclined(404, 'No resource at /');
@@ -104,14 +104,14 @@ export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: '/hmi/{asset}', grant: 'public', replyType: 'application/octet-stream', status: [200, 304],
+      method: 'GET', path: '/hmi/{asset}', grant: 'public', replyType: 'application/octet-stream', status: [200, 304], serverDeclined: [404],
       summary: 'A file of the HMI (script, style sheet, icon) by its content-hashed name, cached for a year; brotli or gzip as Accept-Encoding allows.',
       handler: (ctx) => serveAsset(ctx, ctx.param('asset')),
     },
     {
       // Public in the route table because it needs no particular grant: any valid token
       // may ask who it is. The token is checked here, and refused with 401 like anywhere else.
-      method: 'GET', path: '/hmi/session', grant: 'public', responseSchema: SessionSchema, errors: [401],
+      method: 'GET', path: '/hmi/session', grant: 'public', responseSchema: SessionSchema, serverDeclined: [401],
       summary: 'The caller of the bearer token (needed, whatever its grants): name, roles and grants, for the HMI to offer only allowed actions.',
       handler: async (ctx) => {
         const principal = await authenticate(headerOf(ctx, 'authorization'));

@@ -78,8 +78,19 @@ export interface Route {
   status?: number | readonly number[];
   /** Media type of a successful reply that is not JSON (an image, a file, metrics text). */
   replyType?: string;
-  /** Refusals beyond those the description infers from the route (401/403, 400, 404): e.g. 409 for a version or uniqueness conflict. */
+  /**
+   * Refusals by a rule (the API-declined body) beyond those the description infers from
+   * the route (400 for what it validates, 404 for what a path or selector names): e.g.
+   * 409 for a version or uniqueness conflict, 403 for a change a rule forbids.
+   */
   errors?: readonly number[];
+  /**
+   * Refusals the handler gives in the server-declined body, beyond those the server gives
+   * before it (401/403, 406, 413, 415, 400 for a malformed request): e.g. 404 of a file
+   * that does not exist, 429 of a login throttle. A status named here is not inferred as
+   * a rule refusal.
+   */
+  serverDeclined?: readonly number[];
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
 

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { FORM, HAL_JSON, JSON_TYPE, OCTETS, XML } from '../negotiation.ts';
 import type { BodyKind, Route } from '../router.ts';
+import { refusalsOf, type RefusalResponses } from './refusals.ts';
 import { isZod, type JsonSchema, type SchemaComponents } from './schemas.ts';
 
 // One OpenAPI operation from the routes that share a path and a method.
@@ -43,20 +44,6 @@ interface Response {
   content?: Record<string, { schema: JsonSchema }>;
 }
 
-/** Refusals described once in components.responses, by status. */
-export const ERROR_RESPONSES: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  406: 'NotAcceptable',
-  409: 'Conflict',
-  413: 'PayloadTooLarge',
-  415: 'UnsupportedMediaType',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-};
-
 const BINARY: JsonSchema = { type: 'string', format: 'binary' };
 
 /** A selecting query parameter: `locationId`, or `op=change-state` with its value. */
@@ -95,7 +82,14 @@ export function derivedOperationId(route: Pick<Route, 'method' | 'path'>): strin
   return `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`;
 }
 
-export function operationOf(variants: readonly Route[], components: SchemaComponents, operationId: string): Operation {
+/** `shadowed`: a literal path of the table fits this path's template but does not serve the method (405). */
+export function operationOf(
+  variants: readonly Route[],
+  components: SchemaComponents,
+  refusals: RefusalResponses,
+  operationId: string,
+  shadowed: boolean,
+): Operation {
   const first = variants[0]!;
   const merged = variants.length > 1;
   const plain = variants.find((v) => !v.query?.length) ?? first;
@@ -120,10 +114,9 @@ export function operationOf(variants: readonly Route[], components: SchemaCompon
   if (body) operation.requestBody = body;
   const paged = parameters.some((p) => p.in === 'query' && p.name === 'after');
   Object.assign(operation.responses, successResponses(variants, components, paged));
-  for (const status of errorStatuses(variants, !!body, parameters)) {
-    const name = ERROR_RESPONSES[status];
-    if (!name) throw new Error(`API description: ${first.method} ${first.path} names the refusal ${status}, which components.responses does not describe`);
-    operation.responses[String(status)] = { $ref: `#/components/responses/${name}` };
+  const refused = refusalsOf(variants, !!body, parameters.some((p) => p.in === 'query'), shadowed);
+  for (const [status, bodies] of [...refused].sort(([a], [b]) => a - b)) {
+    operation.responses[String(status)] = refusals.ref(status, bodies, `${first.method} ${first.path}`);
   }
   const links = variants.flatMap(linkNames);
   if (links.length) operation['x-link-names'] = links;
@@ -287,18 +280,4 @@ function replyContent(routes: readonly Route[], components: SchemaComponents): R
     if (r.index) add(XML, { type: 'string', description: 'The links as Atom links: <index><atom:link rel="…" href="…"/></index>.' });
   }
   return Object.fromEntries(Object.entries(content).map(([type, schemas]) => [type, { schema: oneOf(schemas) }]));
-}
-
-function errorStatuses(variants: readonly Route[], takesBody: boolean, parameters: readonly Parameter[]): number[] {
-  const statuses = new Set<number>();
-  for (const v of variants) {
-    if (v.grant !== 'public') statuses.add(401).add(403);
-    if (v.path.includes('{') || (v.method === 'GET' && selectorsOf(v).length > 0)) statuses.add(404);
-    if (!v.eventStream) statuses.add(406);
-    for (const status of v.errors ?? []) statuses.add(status);
-  }
-  if (takesBody) statuses.add(400).add(413).add(415);
-  if (parameters.some((p) => p.in === 'query')) statuses.add(400);
-  statuses.add(500);
-  return [...statuses].sort((a, b) => a - b);
 }
