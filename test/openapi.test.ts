@@ -3,7 +3,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from '../src/http/router.ts';
+import { AUTHENTICATED, PUBLIC, type Route } from '../src/http/router.ts';
 import { startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 import { allPages, connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
@@ -108,10 +108,18 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const route of wms.app.routes) {
       const security = operationOf(route)!.security;
-      if (route.grant === 'public') expect(security, route.path).toEqual([]);
+      if (route.grant === PUBLIC) expect(security, route.path).toEqual([]);
+      else if (route.grant === AUTHENTICATED) expect(security, route.path).toEqual([{ oauth2: [] }, { bearer: [] }]);
       else expect(security, route.path).toEqual(expect.arrayContaining([{ oauth2: [route.grant] }, { bearer: [route.grant] }]));
     }
     expect(doc.paths['/index'].get.security).toEqual([]);
+  });
+
+  it('describes who-am-I (GET /hmi/session) as needing a token of any scope: 401 without one, never 403', () => {
+    const session = doc.paths['/hmi/session'].get;
+    expect(session.security).toEqual([{ oauth2: [] }, { bearer: [] }]);
+    expect(resolve(session.responses['401']).content).toEqual({ 'application/json': { schema: SERVER_DECLINED } });
+    expect(session.responses['403']).toBeUndefined();
   });
 
   it('answers the event stream as text/event-stream, also with a ticket', () => {

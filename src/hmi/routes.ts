@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Principal, RequestContext } from '../http/context.ts';
+import type { RequestContext } from '../http/context.ts';
 import { ServerDeclined } from '../http/errors.ts';
-import type { Reply, Route } from '../http/router.ts';
+import { AUTHENTICATED, type Reply, type Route } from '../http/router.ts';
 import type { ModuleDescriptor } from '../modules/module.ts';
 import { chooseEncoding, etagOf, hmiAssets, notModified } from './assets.ts';
 
@@ -40,11 +40,6 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 /** The server's CORS `Vary`, and the encoding each file is answered in. */
 const VARY = 'Origin, Accept-Encoding';
-
-export interface HmiDeps {
-  /** Resolves the caller of a bearer token (the users module); throws AuthenticationError. */
-  authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
-}
 
 const SessionSchema = z
   .object({
@@ -89,7 +84,7 @@ const rootRoute: Route = {
   },
 };
 
-export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
+export function hmiRoutes(): Route[] {
   return [
     rootRoute,
     {
@@ -109,12 +104,11 @@ export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
       handler: (ctx) => serveAsset(ctx, ctx.param('asset')),
     },
     {
-      // Public in the route table because it needs no particular grant: any valid token
-      // may ask who it is. The token is checked here, and refused with 401 like anywhere else.
-      method: 'GET', path: '/hmi/session', grant: 'public', responseSchema: SessionSchema, serverDeclined: [401],
+      // No particular grant: any valid token may ask who it is.
+      method: 'GET', path: '/hmi/session', grant: AUTHENTICATED, responseSchema: SessionSchema,
       summary: 'The caller of the bearer token (needed, whatever its grants): name, roles and grants, for the HMI to offer only allowed actions.',
-      handler: async (ctx) => {
-        const principal = await authenticate(headerOf(ctx, 'authorization'));
+      handler: (ctx) => {
+        const principal = ctx.caller;
         return {
           status: 200,
           type: 'application/json',
@@ -125,6 +119,6 @@ export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
   ];
 }
 
-export function hmiModule(deps: HmiDeps): ModuleDescriptor {
-  return { name: 'hmi', routes: hmiRoutes(deps) };
+export function hmiModule(): ModuleDescriptor {
+  return { name: 'hmi', routes: hmiRoutes() };
 }

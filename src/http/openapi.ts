@@ -2,7 +2,7 @@ import { derivedOperationId, operationOf, tagOf, type Operation } from './openap
 import { RefusalResponses, shadowedOperations } from './openapi/refusals.ts';
 import { ApiDeclinedSchema, IndexSchema, ServerDeclinedSchema } from './openapi/representation.ts';
 import { SchemaComponents } from './openapi/schemas.ts';
-import type { Route } from './router.ts';
+import { grantsOf, type Route } from './router.ts';
 
 // The API description (OpenAPI 3.1), generated from the route table, so it can never
 // disagree with what the router serves: every path and method, the grant each needs
@@ -65,7 +65,7 @@ function build(routes: readonly Route[], version: string) {
     (paths[first.path] ??= {})[first.method.toLowerCase()] = operationOf(variants, components, refusals, id, shadowed.has(`${first.path} ${first.method}`));
   }
 
-  const grants = [...new Set(routes.map((r) => r.grant).filter((g) => g !== 'public'))].sort();
+  const grants = grantsOf(routes);
   const tags = [...new Set(routes.map((r) => tagOf(r.path)))].sort();
   return {
     openapi: '3.1.0' as const,

@@ -45,7 +45,7 @@ export interface Route {
   query?: readonly string[];
   /** Further parameters the route reads; they appear in the index link's template. */
   optionalQuery?: readonly string[];
-  /** The grant a caller needs, or `public`. */
+  /** The grant a caller needs; `authenticated`: any caller with a valid token or API key, whatever it holds; or `public`. */
   grant: string;
   /** One line for the API description. */
   summary: string;
@@ -118,6 +118,17 @@ export type Match =
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const PARAM = /^\{([A-Za-z][A-Za-z0-9]*)\}$/;
 const GRANT = /^[a-z][a-z-]*:[a-z][a-z-]*$/;
+
+/** The grant of a route open to everyone. */
+export const PUBLIC = 'public';
+/** The grant of a route open to every caller the token check lets in (who am I), whatever it holds. */
+export const AUTHENTICATED = 'authenticated';
+
+/** Whether a route's grant names a grant a caller must hold (not `public` or `authenticated`). */
+export const namesGrant = (grant: string) => grant !== PUBLIC && grant !== AUTHENTICATED;
+
+/** The grants the routes of a table name, sorted: the catalogue roles choose from. */
+export const grantsOf = (routes: readonly Route[]): string[] => [...new Set(routes.map((r) => r.grant).filter(namesGrant))].sort();
 
 export class RouteTableError extends Error {}
 
@@ -201,8 +212,8 @@ function compile(route: Route): CompiledRoute {
       throw new RouteTableError(`${where}: malformed segment "${segment}"`);
     }
   }
-  if (route.grant !== 'public' && !GRANT.test(route.grant)) {
-    throw new RouteTableError(`${where}: grant "${route.grant}" is neither "public" nor of the form resource:action`);
+  if (namesGrant(route.grant) && !GRANT.test(route.grant)) {
+    throw new RouteTableError(`${where}: grant "${route.grant}" is neither "public", "authenticated" nor of the form resource:action`);
   }
   const required = (route.query ?? []).map((q) => {
     const [name, value] = q.split('=', 2) as [string, string | undefined];

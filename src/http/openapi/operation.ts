@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { FORM, HAL_JSON, JSON_TYPE, OCTETS, XML } from '../negotiation.ts';
-import type { BodyKind, Route } from '../router.ts';
+import { AUTHENTICATED, PUBLIC, type BodyKind, type Route } from '../router.ts';
 import { refusalsOf, type RefusalResponses } from './refusals.ts';
 import { isZod, type JsonSchema, type SchemaComponents } from './schemas.ts';
 
@@ -162,11 +162,15 @@ function describe(variants: readonly Route[]): string | undefined {
 }
 
 function security(variants: readonly Route[]): Record<string, string[]>[] {
-  const grants = [...new Set(variants.map((v) => v.grant))].filter((g) => g !== 'public');
+  const grants = [...new Set(variants.map((v) => v.grant))].filter((g) => g !== PUBLIC);
   if (grants.length === 0) return [];
-  // The grant as a scope of both schemes: a token, or an API key of a role that holds it.
-  // Variants needing different grants: each grant is an alternative; a public variant adds "none".
-  const requirements: Record<string, string[]>[] = grants.flatMap((g): Record<string, string[]>[] => [{ oauth2: [g] }, { bearer: [g] }]);
+  // The grant as a scope of both schemes: a token, or an API key of a role that holds it;
+  // a route for any caller needs a token without scope. Variants needing different
+  // grants: each grant is an alternative; a public variant adds "none".
+  const requirements: Record<string, string[]>[] = grants.flatMap((g): Record<string, string[]>[] => {
+    const scopes = g === AUTHENTICATED ? [] : [g];
+    return [{ oauth2: scopes }, { bearer: scopes }];
+  });
   if (variants.some((v) => v.ticket)) requirements.push({ eventTicket: [] });
   if (variants.some((v) => v.grant === 'public')) requirements.push({});
   return requirements;

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { HAL_JSON, JSON_TYPE } from '../negotiation.ts';
-import type { Method, Route } from '../router.ts';
+import { namesGrant, PUBLIC, type Method, type Route } from '../router.ts';
 import type { JsonSchema } from './schemas.ts';
 
 // The refusals an operation can give, each with the body it really has.
@@ -64,7 +64,8 @@ export function refusalsOf(
   if (takesBody) add('server', 413, 415);
   if (shadowed) add('server', 405);
   for (const v of variants) {
-    if (v.grant !== 'public') add('server', 401, 403);
+    if (v.grant !== PUBLIC) add('server', 401);
+    if (namesGrant(v.grant)) add('server', 403);
     if (!v.eventStream) add('server', 406);
     add('server', ...(v.serverDeclined ?? []));
     // What the handler checks by rule: the body and query it validates, the resource a path or selector names.
