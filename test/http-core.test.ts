@@ -346,6 +346,20 @@ describe('content negotiation', () => {
     }
     expect(reply.text).toContain('?area={area}&amp;aisle={aisle}');
     expect(reply.text).not.toMatch(/&(?!amp;|lt;|gt;|quot;|apos;)/);
+    // A URI template says so, as in JSON; a plain href does not.
+    expect(reply.text).toContain(`<atom:link rel="location-findbypkey" href="${wms.url}/v1/locations/{pKey}" templated="true"/>`);
+    expect(reply.text).toContain(`<atom:link rel="location-findall" href="${wms.url}/v1/locations"/>`);
+  });
+
+  it('marks every index href that is a URI template as templated, as HAL links do, and no other', async () => {
+    const reply = await wms.get('/v1/locations/index');
+    expect(reply.status).toBe(200);
+    const links = reply.body._links as Record<string, { href: string; templated?: boolean }>;
+    expect(links['location-findbypkey']).toEqual({ href: `${wms.url}/v1/locations/{pKey}`, templated: true });
+    expect(links['location-findall']).toEqual({ href: `${wms.url}/v1/locations` });
+    for (const [name, link] of Object.entries(links)) expect(link.templated === true, name).toBe(link.href.includes('{'));
+    const entry = await wms.get('/index', { anonymous: true });
+    for (const [name, link] of Object.entries(entry.body._links as Record<string, object>)) expect(link, name).not.toHaveProperty('templated');
   });
 
   it('answers JSON for an index by default', async () => {

@@ -1,3 +1,4 @@
+import type { IndexBody } from './hal.ts';
 import type { Route } from './router.ts';
 
 // Media types of the API conventions (README, "API"). Clients name a vendor type
@@ -83,10 +84,13 @@ export function jsonContentType(route: Route, accept: readonly string[], body: u
   return Array.isArray(body) ? JSON_TYPE : HAL_JSON;
 }
 
-/** An index body (`{_links: {name: {href}}}`) as XML, Atom links as Spring HATEOAS writes them. */
-export function indexToXml(body: { _links: Record<string, { href: string }> }): string {
+/**
+ * An index body (`{_links: {name: {href, templated?}}}`) as XML, Atom links as Spring
+ * HATEOAS writes them; a URI template carries `templated="true"`, as in JSON.
+ */
+export function indexToXml(body: IndexBody): string {
   const links = Object.entries(body._links)
-    .map(([rel, { href }]) => `  <atom:link rel="${escapeXml(rel)}" href="${escapeXml(href)}"/>`)
+    .map(([rel, { href, templated }]) => `  <atom:link rel="${escapeXml(rel)}" href="${escapeXml(href)}"${templated ? ' templated="true"' : ''}/>`)
     .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<index xmlns:atom="http://www.w3.org/2005/Atom">\n${links}\n</index>\n`;
 }

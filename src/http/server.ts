@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { asActor, type Actor } from '../core/actor.ts';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
+import type { IndexBody } from './hal.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
 import { AuthenticationError, DomainError } from '../core/errors.ts';
@@ -418,7 +419,7 @@ function send(
     headers['Content-Type'] = reply.type ?? OCTETS;
   } else if (reply.body !== undefined) {
     if (representation === 'xml') {
-      payload = indexToXml(reply.body as { _links: Record<string, { href: string }> });
+      payload = indexToXml(reply.body as IndexBody);
       headers['Content-Type'] = XML;
     } else {
       payload = JSON.stringify(reply.body);

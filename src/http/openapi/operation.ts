@@ -281,7 +281,7 @@ function replyContent(routes: readonly Route[], components: SchemaComponents): R
         ? { $ref: '#/components/schemas/Index' }
         : {};
     for (const type of [...(r.vendorTypes ?? []), HAL_JSON, JSON_TYPE]) add(type, schema);
-    if (r.index) add(XML, { type: 'string', description: 'The links as Atom links: <index><atom:link rel="…" href="…"/></index>.' });
+    if (r.index) add(XML, { type: 'string', description: 'The links as Atom links, <index><atom:link rel="…" href="…"/></index>; a URI template adds templated="true".' });
   }
   return Object.fromEntries(Object.entries(content).map(([type, schemas]) => [type, { schema: oneOf(schemas) }]));
 }
