@@ -29,6 +29,13 @@ afterAll(() => wms.close());
 
 const operationOf = (route: Route): Json | undefined => doc.paths[route.path]?.[route.method.toLowerCase()];
 
+/** A request path for a route: parameters filled in, the query parameters that select it present. */
+function concretePath(route: Route): string {
+  const path = route.path.replace(/\{\w+\}/g, 'OAS-KEY');
+  const query = (route.query ?? []).map((q) => (q.includes('=') ? q : `${q}=X`)).join('&');
+  return query ? `${path}?${query}` : path;
+}
+
 /** `ref` as it points into the document. */
 function resolve(node: Json): Json {
   if (typeof node?.$ref !== 'string') return node;
@@ -69,6 +76,22 @@ describe('GET /openapi.json', () => {
       if (!route.requestSchema || !schema || Object.keys(schema).length === 0) missing.push(`${route.method} ${route.path}`);
     }
     expect(missing).toEqual([]);
+  });
+
+  it('describes every media type a request body is taken as: JSON also as application/hal+json and the vendor types of its route', () => {
+    const missing: string[] = [];
+    for (const route of wms.app.routes) {
+      const kinds = route.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? [] : ['json']) : [route.body].flat();
+      if (!kinds.includes('json')) continue;
+      const content = operationOf(route)?.requestBody?.content ?? {};
+      for (const type of ['application/json', 'application/hal+json', ...(route.vendorTypes ?? [])]) {
+        if (!content[type]?.schema) missing.push(`${route.method} ${route.path} ${type}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(Object.keys(doc.paths['/v1/location-groups'].post.requestBody.content)).toEqual([
+      'application/json', 'application/hal+json', 'application/vnd.vendor.common.location-group-v1+json',
+    ]);
   });
 
   it('describes the JSON reply of every route that answers JSON', () => {
@@ -310,6 +333,26 @@ describe('real replies', () => {
       registered = true;
       const validate = ajv.getSchema('openapi#/components/schemas/ServerDeclined')!;
       expect(validate(reply.body), `${method} ${url}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it('of requests whose body comes as a media type the description lists, and of those it does not', async () => {
+    const group = (name: string, type: string) => ({ raw: JSON.stringify({ name }), headers: { 'Content-Type': type } });
+    for (const [name, type] of [['OAS-VENDOR', 'application/vnd.vendor.common.location-group-v1+json'], ['OAS-HAL', 'application/hal+json']]) {
+      const reply = await wms.request('POST', '/v1/location-groups', group(name!, type!));
+      expect(reply.status, `${type}: ${reply.text}`).toBe(201);
+      expectConforms('POST', '/v1/location-groups', reply);
+    }
+    // Every route that takes a body refuses a type its description does not list (before its handler runs).
+    const undocumented = 'application/vnd.vendor.common.location-v1+json';
+    for (const route of wms.app.routes) {
+      const kinds = route.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? [] : ['json']) : [route.body].flat();
+      if (!kinds.some((k) => k !== 'none') || route.vendorTypes?.includes(undocumented)) continue;
+      expect(operationOf(route)!.requestBody.content[undocumented], `${route.method} ${route.path}`).toBeUndefined();
+      const url = concretePath(route);
+      const reply = await wms.request(route.method, url, { raw: '{}', headers: { 'Content-Type': undocumented } });
+      expect(reply.status, `${route.method} ${url}: ${reply.text}`).toBe(415);
+      expectConforms(route.method, url, reply);
     }
   });
 

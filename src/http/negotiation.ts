@@ -1,5 +1,5 @@
 import type { IndexBody } from './hal.ts';
-import type { Route } from './router.ts';
+import type { BodyKind, Route } from './router.ts';
 
 // Media types of the API conventions (README, "API"). Clients name a vendor type
 // (`application/vnd.vendor.<module>.<resource>-v1+json`), `application/hal+json` or
@@ -38,7 +38,29 @@ export function mediaTypeOf(header: string | undefined): string | undefined {
   return header.split(';')[0]!.trim().toLowerCase() || undefined;
 }
 
-export const isJsonType = (type: string) => type === JSON_TYPE || (type.startsWith('application/') && type.endsWith('+json'));
+/** What a route takes as body, defaulted as the server reads it: `json` for POST, PUT and PATCH, `none` for GET and DELETE. */
+export function bodyKinds(route: Route): readonly BodyKind[] {
+  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
+  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
+}
+
+/**
+ * The media types a route takes a body of this kind as, the ones the API description
+ * lists: JSON as application/json, application/hal+json or one of the route's vendor
+ * types (the same JSON); a form; bytes as application/octet-stream or any image type.
+ */
+export function requestTypes(route: Route, kind: BodyKind): string[] {
+  if (kind === 'json') return [JSON_TYPE, HAL_JSON, ...(route.vendorTypes ?? [])];
+  if (kind === 'form') return [FORM];
+  if (kind === 'octets') return [OCTETS, 'image/*'];
+  return [];
+}
+
+/** Whether a request body sent as `contentType` is one the route takes as `kind`; a JSON body may come without a type. */
+export function takesBodyAs(route: Route, kind: BodyKind, contentType: string | undefined): boolean {
+  if (contentType === undefined) return kind === 'json';
+  return requestTypes(route, kind).some((type) => (type.endsWith('/*') ? contentType.startsWith(type.slice(0, -1)) : contentType === type));
+}
 
 export type Representation = 'json' | 'xml';
 

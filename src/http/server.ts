@@ -16,20 +16,21 @@ import {
   type MessageKeyFamily,
 } from './errors.ts';
 import {
-  FORM,
   HAL_JSON,
   JSON_TYPE,
   OCTETS,
   XML,
   acceptable,
+  bodyKinds,
   indexToXml,
-  isJsonType,
   jsonContentType,
   mediaTypeOf,
   parseAccept,
+  requestTypes,
+  takesBodyAs,
   type Representation,
 } from './negotiation.ts';
-import { namesGrant, PUBLIC, type BodyKind, type Reply, type Route, type Router } from './router.ts';
+import { namesGrant, PUBLIC, type Reply, type Route, type Router } from './router.ts';
 
 export interface HttpOptions {
   router: Router;
@@ -265,11 +266,9 @@ class Exchange {
       }
       // A route whose body is optional reads it when one comes.
       const contentType = mediaTypeOf(this.req.headers['content-type']);
-      if (!kinds.some((kind) => kind !== 'none' && accepts(kind, contentType))) {
-        throw new ServerDeclined(
-          415,
-          `Content type ${contentType ?? '(none)'} is not supported here; send ${kinds.map(describeKind).join(' or ')}`,
-        );
+      if (!kinds.some((kind) => takesBodyAs(route, kind, contentType))) {
+        const types = kinds.flatMap((kind) => (kind === 'none' ? ['no body'] : requestTypes(route, kind)));
+        throw new ServerDeclined(415, `Content type ${contentType ?? '(none)'} is not supported here; send ${types.join(', ')}`);
       }
       readBody(this.req, this.options.bodyLimitBytes).then((body) => this.run(body, contentType), this.fail);
     } catch (err) {
@@ -522,21 +521,6 @@ function preflight(
 function allowedMethods(methods: readonly string[]): string {
   return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
 }
-
-function bodyKinds(route: Route): readonly BodyKind[] {
-  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
-  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
-}
-
-function accepts(kind: BodyKind, contentType: string | undefined): boolean {
-  if (kind === 'json') return contentType === undefined || isJsonType(contentType);
-  if (kind === 'form') return contentType === FORM;
-  if (kind === 'octets') return contentType === OCTETS || (contentType?.startsWith('image/') ?? false);
-  return false;
-}
-
-const describeKind = (kind: BodyKind) =>
-  kind === 'json' ? 'application/json' : kind === 'form' ? FORM : kind === 'octets' ? OCTETS : 'no body';
 
 function offered(route: Route): string {
   return [...(route.vendorTypes ?? []), HAL_JSON, JSON_TYPE, ...(route.index ? [XML] : [])].join(', ');

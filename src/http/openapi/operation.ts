@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { FORM, HAL_JSON, JSON_TYPE, OCTETS, XML } from '../negotiation.ts';
-import { AUTHENTICATED, PUBLIC, type BodyKind, type Route } from '../router.ts';
+import { bodyKinds, HAL_JSON, JSON_TYPE, requestTypes, XML } from '../negotiation.ts';
+import { AUTHENTICATED, PUBLIC, type Route } from '../router.ts';
 import { refusalsOf, type RefusalResponses } from './refusals.ts';
 import { isZod, type JsonSchema, type SchemaComponents } from './schemas.ts';
 
@@ -52,12 +52,6 @@ const selectorsOf = (route: Route) =>
     const [name, value] = q.split('=', 2) as [string, string | undefined];
     return { name, value };
   });
-
-/** What a route takes as body, defaulted as the server does. */
-function bodyKinds(route: Route): readonly BodyKind[] {
-  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
-  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
-}
 
 const linkNames = (route: Route): string[] => (route.link === undefined ? [] : typeof route.link === 'string' ? [route.link] : [...route.link]);
 
@@ -231,14 +225,8 @@ function requestBody(variants: readonly Route[], components: SchemaComponents): 
     const kinds = bodyKinds(v);
     const schema = v.requestSchema ? components.convert(v.requestSchema, 'input') : {};
     if (kinds.includes('none') || (v.requestSchema && isZod(v.requestSchema) && v.requestSchema.safeParse(undefined).success)) optional = true;
-    for (const kind of kinds) {
-      if (kind === 'json') (content[JSON_TYPE] ??= []).push(schema);
-      if (kind === 'form') (content[FORM] ??= []).push(schema);
-      if (kind === 'octets') {
-        (content[OCTETS] ??= []).push(BINARY);
-        (content['image/*'] ??= []).push(BINARY);
-      }
-    }
+    // Every media type the server takes the body as (negotiation.ts), each with what it carries.
+    for (const kind of kinds) for (const type of requestTypes(v, kind)) (content[type] ??= []).push(kind === 'octets' ? BINARY : schema);
   }
   if (Object.keys(content).length === 0) return undefined;
   return { required: !optional, content: Object.fromEntries(Object.entries(content).map(([type, schemas]) => [type, { schema: oneOf(schemas) }])) };
