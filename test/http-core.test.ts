@@ -376,6 +376,23 @@ describe('content negotiation', () => {
   it('answers 406 for a media type nobody here speaks', async () => {
     expectServerError(await one('text/html'), 406);
   });
+
+  it('answers with the type asked for where the route offers it, and 406 for a vendor type it does not offer', async () => {
+    const index = (accept: string) => raw(wms.url, '/index', { headers: { Accept: accept } });
+    for (const type of ['application/hal+json', 'application/json', 'application/xml']) {
+      const reply = await index(type);
+      expect(reply.status, type).toBe(200);
+      expect(reply.headers.get('content-type'), type).toBe(type);
+    }
+    // Indexes have no vendor type; a resource answers its own, not another one's.
+    expectServerError(await index(LOCATION_TYPE), 406);
+    expectServerError(await index('text/html'), 406);
+    expectServerError(await one('application/vnd.vendor.common.transport-unit-v1+json'), 406);
+    // The first type in the client's order that the route offers.
+    const fallback = await index(`${LOCATION_TYPE}, application/hal+json;q=0.5`);
+    expect(fallback.status).toBe(200);
+    expect(fallback.headers.get('content-type')).toBe('application/hal+json');
+  });
 });
 
 describe('request bodies', () => {

@@ -309,6 +309,7 @@ describe('real replies', () => {
       [403, 'GET', '/v1/locations/index', { token: reader }],
       [406, 'GET', '/v1/locations/index', { headers: { Accept: 'text/html' } }],
       [406, 'GET', '/index', { anonymous: true, headers: { Accept: 'text/html' } }],
+      [406, 'GET', '/index', { anonymous: true, headers: { Accept: 'application/vnd.vendor.common.location-v1+json' } }],
       [415, 'POST', '/v1/location-groups', json('{"name":"OAS-TEXT"}', 'text/plain')],
       [413, 'POST', '/v1/location-groups', json(`{"name":"${'x'.repeat(1024 * 1024)}"}`)],
       [400, 'POST', '/v1/location-groups', json('{"name": "OAS-BROKEN",')],

@@ -3,9 +3,11 @@ import type { BodyKind, Route } from './router.ts';
 
 // Media types of the API conventions (README, "API"). Clients name a vendor type
 // (`application/vnd.vendor.<module>.<resource>-v1+json`), `application/hal+json` or
-// `application/json`; all three carry the same JSON. Without a preference, single
-// resources and indexes answer `application/hal+json` and lists `application/json`,
-// as the spec observed. XML exists for index resources only, and only when asked.
+// `application/json`; all three carry the same JSON. A reply is of the type asked for
+// when the route offers it (the first offered one in the client's order), else 406.
+// Without a preference, single resources and indexes answer `application/hal+json` and
+// lists `application/json`, as the spec observed. XML exists for index resources only,
+// and only when asked.
 
 export const HAL_JSON = 'application/hal+json';
 export const JSON_TYPE = 'application/json';
@@ -78,12 +80,12 @@ export function acceptable(route: Route, accept: readonly string[]): Representat
       continue;
     }
     if (type === '*/*' || type === 'application/*' || type === HAL_JSON || type === JSON_TYPE) return 'json';
+    // A vendor type only where the route answers it (and then as it: jsonContentType);
+    // another resource's vendor type is not offered here, whatever JSON it would carry.
     if (route.vendorTypes?.includes(type)) return 'json';
     // A route that answers another type (a page, the metrics text, an image) answers a
     // client that asks for just that type; its errors stay JSON.
     if (route.replyType && answersType(route.replyType, type)) return 'json';
-    // Other vendor types of ours (e.g. a client asking every reply as one type) carry the same JSON.
-    if (type.startsWith('application/vnd.vendor.') && type.endsWith('+json')) return 'json';
   }
   return undefined;
 }
