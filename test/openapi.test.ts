@@ -58,6 +58,16 @@ describe('GET /openapi.json', () => {
     expect(errors).toEqual([]);
   });
 
+  it('names the licence: proprietary', () => {
+    expect(doc.info.license).toEqual({ name: 'Proprietary', identifier: 'LicenseRef-Proprietary' });
+  });
+
+  it('gives the limits a body is checked against, from the schema that checks it', () => {
+    const shelve = doc.paths['/v1/alarms/{id}/shelve'].post.requestBody.content['application/json'].schema;
+    expect(shelve.properties.minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 7 * 24 * 60 });
+    expect(shelve.required).toEqual(['minutes']);
+  });
+
   it('has an operation for every route, no query in a path key, and unique operation ids', () => {
     for (const route of wms.app.routes) expect(operationOf(route), `${route.method} ${route.path} ${route.query ?? ''}`).toBeDefined();
     expect(Object.keys(doc.paths).filter((p) => p.includes('?'))).toEqual([]);

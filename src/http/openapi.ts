@@ -72,6 +72,9 @@ function build(routes: readonly Route[], version: string) {
     info: {
       title: 'Warehouse appliance API',
       version,
+      // The package is UNLICENSED: proprietary, no licence granted. The SPDX list names no such
+      // licence; `LicenseRef-` is SPDX's form for one it does not list.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'The warehouse REST API of the appliance, generated from its route table. Every operation needs a grant, given as an OAuth scope: ' +
         'a bearer token from POST /oauth/token (password flow) or an API key carries the grants of its roles. Start at the public GET /index, ' +
