@@ -166,7 +166,7 @@ function security(variants: readonly Route[]): Record<string, string[]>[] {
     return [{ oauth2: scopes }, { bearer: scopes }];
   });
   if (variants.some((v) => v.ticket)) requirements.push({ eventTicket: [] });
-  if (variants.some((v) => v.grant === 'public')) requirements.push({});
+  if (variants.some((v) => v.grant === PUBLIC)) requirements.push({});
   return requirements;
 }
 
