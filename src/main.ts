@@ -27,7 +27,7 @@ import { ReadPool } from './core/read-pool.ts';
 import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
-import { Router, type Route } from './http/router.ts';
+import { grantsOf, Router, type Route } from './http/router.ts';
 import type { Principal } from './http/context.ts';
 import { Metrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
@@ -245,7 +245,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       backupsModule({ db, work, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
       eventsModule({ streams, tickets, history: createHistory(events, telegramLog), stop: () => streams.shutdown() }),
       alarmsModule(alarms),
-      hmiModule({ authenticate: (authorization) => users.authenticate(authorization) }),
+      hmiModule(),
       { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },
       federationModule(federation),
       plcModule(plc, telegramHandler, telegramLog, adapter),
@@ -370,7 +370,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
  * is decided by federation/commands.ts). Its events name the actor `hub`.
  */
 function hubPrincipal(routes: readonly Route[]): Principal {
-  return { id: 'hub', username: 'hub', kind: 'api-key', grants: new Set(routes.map((r) => r.grant).filter((g) => g !== 'public')), roleNames: [] };
+  return { id: 'hub', username: 'hub', kind: 'api-key', grants: new Set(grantsOf(routes)), roleNames: [] };
 }
 
 /** The certificate and key of `server.tls`, read once at start; a file that cannot be read stops the start naming it. */

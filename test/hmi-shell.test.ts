@@ -179,6 +179,12 @@ describe('serving the HMI', () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ username: 'admin', kind: 'user', roleNames: ['ADMIN'] });
     expect(me.body.grants).toEqual(expect.arrayContaining(['alarms:read', 'alarms:write', 'events:read']));
+    // Whatever it holds: an API key of a role with one grant learns just that one.
+    expect((await wms.post('/roles', { name: 'HMI-SESSION-VIEWER', grants: ['alarms:read'] })).status).toBe(201);
+    const key = (await wms.post('/api-keys', { name: 'hmi-session-viewer', roleName: 'HMI-SESSION-VIEWER' })).body.key as string;
+    const viewer = await wms.get('/hmi/session', { token: key });
+    expect(viewer.status, viewer.text).toBe(200);
+    expect(viewer.body).toMatchObject({ kind: 'api-key', roleNames: ['HMI-SESSION-VIEWER'], grants: ['alarms:read'] });
   });
 });
 

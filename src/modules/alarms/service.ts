@@ -24,7 +24,8 @@ import type { Alarm, AlarmState, AlarmStore, NewAlarm } from './store.ts';
 // a repeat counts. Every change of an alarm is an event (`alarm.*`).
 
 const DISK_CHECK_MS = 30_000;
-const MAX_SHELVE_MINUTES = 7 * 24 * 60;
+/** The longest an alarm may be shelved: a week. */
+export const MAX_SHELVE_MINUTES = 7 * 24 * 60;
 
 export interface AlarmOptions {
   channelDownSeconds: number;
