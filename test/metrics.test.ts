@@ -124,11 +124,25 @@ describe('storage, event loop, event streams, alarms', () => {
     expect((await wms.get('/metrics', { headers: { Accept: 'image/png' } })).status).toBe(406);
   });
 
-  it('reports the event-loop lag as p50, p99 and max', async () => {
-    const { value } = await scrape();
+  it('reports the event-loop lag as a summary: p50, p99 and max since the last scrape, sum and count of every sample', async () => {
+    const first = await scrape();
+    expect(first.text).toMatch(/^# TYPE wms_event_loop_lag_seconds summary$/m);
     for (const quantile of ['0.5', '0.99', '1']) {
-      const lag = value(`wms_event_loop_lag_seconds{quantile="${quantile}"}`);
+      const lag = first.value(`wms_event_loop_lag_seconds{quantile="${quantile}"}`);
       expect(lag, quantile).toBeGreaterThanOrEqual(0);
+    }
+    expect(first.value('wms_event_loop_lag_seconds_sum')).toBeGreaterThanOrEqual(0);
+    // The count goes on across scrapes (the loop is sampled every 20 ms): a counter for rate().
+    const count = first.value('wms_event_loop_lag_seconds_count')!;
+    expect(count).toBeGreaterThan(0);
+    await scrapeUntil((value) => value('wms_event_loop_lag_seconds_count')! > count, 'more samples counted');
+  });
+
+  it('leaves out Node\'s totals of active handles, requests and resources: the sums of the series by type', async () => {
+    const { text } = await scrape();
+    for (const family of ['handles', 'requests', 'resources']) {
+      expect(text).toMatch(new RegExp(`^# TYPE wms_nodejs_active_${family} gauge$`, 'm'));
+      expect(text).not.toContain(`wms_nodejs_active_${family}_total`);
     }
   });
 
