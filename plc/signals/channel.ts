@@ -35,11 +35,13 @@ export interface SignalCounters {
   /** What the warehouse said of the changes and arrivals (`ok`, `unknown-location`, `no-route`, …). */
   outcomes: Record<string, number>;
   arrivals: number;
+  /** Writes of the arrival handshakes the PLC confirmed (targets, done bits); heartbeats apart. */
   writes: number;
   writeErrors: number;
   readErrors: number;
   /** A change whose warehouse effect failed (nothing kept). */
   effectErrors: number;
+  /** Heartbeat counters written (and confirmed). */
   heartbeats: number;
   stateChanges: Record<SignalChannelState, number>;
 }
