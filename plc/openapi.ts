@@ -168,8 +168,8 @@ export const SignalChannelSnapshotSchema = z
     since: instant,
     endpoint: z.string().meta({ description: 'The OPC UA endpoint, host:port and unit, or the serial device.' }),
     counters: SignalCountersSchema,
-    driver: z.record(z.string(), count).meta({ description: 'The protocol driver\'s counters (reads, writes, errors, reconnects, …).' }),
-    reconnects: count,
+    driver: z.record(z.string(), count).meta({ description: 'The protocol driver\'s counters: Modbus polls, reads, readErrors, writes, writeErrors, exceptions, timeouts, connects, reconnects, connectFailures; OPC UA reads, writes, errors, reconnects, notifications, connectFailures.' }),
+    reconnects: count.meta({ description: 'Connections the driver opened again after one was lost.' }),
     points: z.array(
       z.object({
         id: z.string(),

@@ -367,3 +367,103 @@ describe('a Modbus RTU signal channel over a serial line (socat pty pair)', () =
     expect(c.driver.reads).toBeGreaterThan(0);
   });
 });
+
+// ---- addresses the device refuses ----
+
+describe('a Modbus TCP signal channel with addresses the device refuses (exception 2, illegal data address)', () => {
+  const plc = memory();
+  let box: TestAppliance;
+  let server: Slave;
+  const mb4 = async () => (await box.get('/v1/plc-channels/MB4')).body;
+  const point = async (id: string) => (await mb4()).points.find((p: { id: string }) => p.id === id);
+  /** The log lines of the appliance that say `text`, parsed. */
+  const said = (text: string) => box.logs().map((line) => JSON.parse(line)).filter((l) => typeof l.msg === 'string' && l.msg.includes(text));
+  /** Waits for this many more poll rounds. */
+  const polls = async (n: number) => {
+    const from = (await mb4()).driver.polls;
+    await until(async () => (await mb4()).driver.polls >= from + n, `${n} more polls`);
+  };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // hr:500 does not exist; nor does hr:602, between two watched registers read in one request.
+    for (const address of ['hr:500', 'hr:602']) plc.refused.add(address);
+    plc.holding.set(100, 1);
+    plc.holding.set(600, 6);
+    plc.holding.set(605, 7);
+    server = await tcpSlave(plc, port);
+    box = await startTestAppliance({
+      plc: {
+        signals: [{
+          name: 'MB4', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1, pollMs: 20, timeoutMs: 500,
+          points: [
+            { kind: 'plcState', location: 'MBX/0001/0000/0000/0000', address: 'hr:100' }, // p0
+            { kind: 'plcState', location: 'MBX/0002/0000/0000/0000', address: 'hr:500' }, // p1: refused
+            { kind: 'plcState', location: 'MBX/0003/0000/0000/0000', address: 'hr:600' }, // p2 ┐ one request
+            { kind: 'plcState', location: 'MBX/0004/0000/0000/0000', address: 'hr:605' }, // p3 ┘ over hr:602
+          ],
+        }],
+      },
+    });
+    await until(async () => (await mb4()).state === 'ONLINE', 'MB4 is ONLINE');
+  }, 30_000);
+
+  afterAll(async () => {
+    await box?.close();
+    await server?.close();
+  });
+
+  it('a refused address: its point fails at every poll, logged once with the address and the exception; the others are read', async () => {
+    await polls(20);
+    const failing = said('Modbus: reading hr:500 fails');
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatchObject({ level: 'warn', channel: 'MB4', address: 'hr:500', points: ['p1'], exception: 2 });
+    expect(failing[0].reason).toMatch(/Illegal data address/);
+    const p1 = await point('p1');
+    expect(p1).toMatchObject({ value: null, lastError: expect.stringMatching(/Modbus exception 2: Illegal data address/) });
+    expect(p1.errors).toBeGreaterThanOrEqual(20);
+    expect(await point('p0')).toMatchObject({ value: 1, errors: 0 });
+  });
+
+  it('a request over an address the device lacks between two points: those points are read one by one from then on, logged once', async () => {
+    const split = said('the device refuses reading hr:600–605 in one request');
+    expect(split).toHaveLength(1);
+    expect(split[0]).toMatchObject({ level: 'warn', address: 'hr:600–605', points: ['p2', 'p3'], exception: 2 });
+    expect(await point('p2')).toMatchObject({ value: 6 });
+    expect(await point('p3')).toMatchObject({ value: 7 });
+    // Neither is failing now: no line says either fails.
+    expect(said('Modbus: reading hr:60')).toEqual([]);
+  });
+
+  it('the driver counts poll rounds, answered reads and failed ones (each refusal an exception)', async () => {
+    await polls(10);
+    const { driver, points } = await mb4();
+    // Each round reads hr:100, hr:500, hr:600 and hr:605, one request each (the one round over hr:600–605 aside):
+    // one fails, three are answered (a round may be under way).
+    expect(driver.readErrors).toBeGreaterThanOrEqual(driver.polls - 1);
+    expect(driver.readErrors).toBeLessThanOrEqual(driver.polls + 1);
+    expect(driver.reads).toBeGreaterThanOrEqual(3 * (driver.polls - 2));
+    expect(driver.reads).toBeLessThanOrEqual(3 * driver.polls);
+    expect(driver.exceptions).toBe(driver.readErrors);
+    expect(driver.timeouts).toBe(0);
+    expect(driver).toMatchObject({ connects: 1, reconnects: 0, connectFailures: 0 });
+    expect(points.find((p: { id: string }) => p.id === 'p1').errors).toBe(driver.readErrors - 1);
+  });
+
+  it('answered again: logged once, and the point gets its value; refused again: logged once more', async () => {
+    plc.holding.set(500, 5);
+    plc.refused.delete('hr:500');
+    await until(async () => (await point('p1')).value === 5, 'p1 read');
+    await polls(10);
+    const answered = said('Modbus: reading hr:500 is answered again');
+    expect(answered).toHaveLength(1);
+    expect(answered[0]).toMatchObject({ level: 'info', address: 'hr:500', points: ['p1'], failedPolls: expect.any(Number) });
+    expect(answered[0].failedPolls).toBeGreaterThanOrEqual(20);
+    expect(said('Modbus: reading hr:500 fails')).toHaveLength(1);
+
+    plc.refused.add('hr:500');
+    await polls(10);
+    expect(said('Modbus: reading hr:500 fails')).toHaveLength(2);
+    expect(said('Modbus: reading hr:500 is answered again')).toHaveLength(1);
+  });
+});
