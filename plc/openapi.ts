@@ -140,6 +140,7 @@ const SignalCountersSchema = z
     writeErrors: count,
     readErrors: count,
     effectErrors: count.meta({ description: 'Changes whose warehouse effect failed (nothing kept).' }),
+    targetFallbacks: count.meta({ description: 'Arrivals whose next location could not be written to the target (a PLC code that does not fit, a write the device refused), answered with the fallback instead.' }),
     heartbeats: count.meta({ description: 'Heartbeat counters written.' }),
     stateChanges: countsOf(SIGNAL_STATES).meta({ description: 'Entries into each state.' }),
   })

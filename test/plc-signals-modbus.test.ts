@@ -42,6 +42,8 @@ beforeAll(async () => {
             { kind: 'arrival', location: coordinate(1), barcode: 'hr:20*10', trigger: 'coil:0', target: 'hr:40', done: 'coil:1' },
             { kind: 'heartbeat', address: 'hr:200', periodMs: 50 },
             { kind: 'groupState', group: AREA, address: 'hr:101' },
+            // A second scanner at the infeed, told the next location's coordinate in 4 characters: only the fallback fits.
+            { kind: 'arrival', location: coordinate(1), barcode: 'hr:60*10', trigger: 'coil:2', target: 'hr:50*2', done: 'coil:3', targetAs: 'coordinate', fallback: 'NO' },
           ],
         },
       ],
@@ -65,7 +67,7 @@ describe('a Modbus TCP signal channel', () => {
     const mb1 = list.find((c: { name: string }) => c.name === 'MB1');
     expect(mb1).toMatchObject({ kind: 'signals', protocol: 'modbus-tcp', state: 'ONLINE', endpoint: `127.0.0.1:${port} unit 1`, reconnects: 0 });
     expect(mb1.points.map((p: { id: string; kind: string; address: string }) => `${p.id} ${p.kind} ${p.address}`)).toEqual([
-      'p0 plcState hr:100', 'p1 inboundLock coil:7', 'p2 arrival coil:0', 'p3 heartbeat hr:200', 'p4 groupState hr:101',
+      'p0 plcState hr:100', 'p1 inboundLock coil:7', 'p2 arrival coil:0', 'p3 heartbeat hr:200', 'p4 groupState hr:101', 'p5 arrival coil:2',
     ]);
     expect(mb1.points[0]).toMatchObject({ value: 0, errors: 0 });
     expect(mb1.links[0].href).toMatch(/\/v1\/plc-channels\/MB1$/);
@@ -145,6 +147,32 @@ describe('a Modbus TCP signal channel', () => {
     expect((await channel()).counters.outcomes['no-read']).toBe(1);
   });
 
+  it('a next location too long for the target\'s registers: the fallback is written, then done; counted and logged with the reason', async () => {
+    await unitWithOrder(wms, 'MBT-LONG', s.INFEED, s.STOCK);
+    putText(m, 60, 10, 'MBT-LONG');
+    const before = (await channel()).counters;
+    m.writes.length = 0;
+    m.coils.set(2, true);
+    await until(() => m.coils.get(3) === true, 'done set');
+    // 'NO' in the high and low byte of hr:50, hr:51 empty.
+    expect(handshakeWrites()).toEqual(['hr:50=20047', 'hr:51=0', 'coil:3=true']);
+    m.coils.set(2, false);
+    await until(() => m.coils.get(3) === false, 'done cleared');
+    const after = await channel();
+    expect(after.counters.targetFallbacks - before.targetFallbacks).toBe(1);
+    expect(after.counters.outcomes.ok - before.outcomes.ok).toBe(1);
+    expect(after.points.find((p: { id: string }) => p.id === 'p5').lastError).toMatch(/text of 23 characters does not fit 2 registers/);
+    const warned = wms.logs().map((line) => JSON.parse(line)).filter((l) => l.msg?.includes('target cannot be written'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 'warn', channel: 'MB1', point: 'p5', address: 'hr:50*2', next: s.C1, target: s.C1, fallback: 'NO', barcode: 'MBT-LONG' });
+    expect(warned[0].reason).toMatch(/writing it failed: .*text of 23 characters does not fit 2 registers/);
+    // The signal log: the refused write, then the fallback.
+    const log = (await wms.get('/v1/plc-channels/MB1/telegrams?type=SIG_&barcode=MBT-LONG')).body;
+    expect(log.map((e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) => `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`)).toEqual([
+      'in p5.barcode MBT-LONG ok', `out p5.target ${s.C1} write-failed`, 'out p5.target NO written',
+    ]);
+  });
+
   it('is counted in /metrics: its state, the changes acted on, the handshakes and the writes', async () => {
     const reply = await wms.get('/metrics');
     expect(reply.status).toBe(200);
@@ -155,6 +183,7 @@ describe('a Modbus TCP signal channel', () => {
     expect(sample('wms_plc_signal_changes_total{channel="MB1"}')).toBeGreaterThan(0);
     expect(sample('wms_plc_signal_arrivals_total{channel="MB1"}')).toBe((await channel()).counters.arrivals);
     expect(sample('wms_plc_signal_writes_total{channel="MB1"}')).toBeGreaterThan(0);
+    expect(sample('wms_plc_signal_target_fallbacks_total{channel="MB1"}')).toBe(1);
   });
 
   it('writes an incrementing heartbeat counter; wms_plc_signal_writes_total counts its writes with the handshakes\' ones', async () => {

@@ -31,5 +31,6 @@ export class SignalMetrics {
     fromCounters('wms_plc_signal_read_errors_total', 'Failed reads or subscriptions of signal points', (c) => c.readErrors);
     fromCounters('wms_plc_signal_write_errors_total', 'Failed writes of signal channels', (c) => c.writeErrors);
     fromCounters('wms_plc_signal_effect_errors_total', 'Value changes whose warehouse effect failed (nothing of it kept)', (c) => c.effectErrors);
+    fromCounters('wms_plc_signal_target_fallbacks_total', 'Arrivals whose next location could not be written to the target, answered with the fallback instead', (c) => c.targetFallbacks);
   }
 }
