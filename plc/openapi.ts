@@ -51,6 +51,9 @@ const ChannelTelegramSchema = z
   })
   .meta({ id: 'PlcChannelTelegram', description: 'A telegram in or out of a channel, as its last-100 history keeps it.' });
 
+/** The site's answer budget, shown with every channel (the telegram monitor marks later answers). */
+const lateAfterMs = z.number().int().meta({ description: 'The site\'s answer budget in ms (plc.lateAfterMs): a reply (latencyMs) or a written target later than this is late.' });
+
 export const ChannelSnapshotSchema = z
   .object({
     name: z.string().meta({ description: 'The PLC\'s 5-character name.' }),
@@ -65,6 +68,7 @@ export const ChannelSnapshotSchema = z
     lastTx: instant.nullable(),
     counters: ChannelCountersSchema,
     telegrams: z.array(ChannelTelegramSchema).meta({ description: 'The last 100 telegrams, oldest first.' }),
+    lateAfterMs: lateAfterMs,
     links: z.array(LinkSchema),
   })
   .meta({ id: 'PlcChannel', description: 'A configured PLC channel: state, peer, counters and its last 100 telegrams; links: `plc-channels-findbyname`.' });
@@ -186,6 +190,7 @@ export const SignalChannelSnapshotSchema = z
     ),
     errors: z.array(z.object({ at: instant, point: z.string().nullable(), message: z.string() })).meta({ description: 'The last 20 read and write errors.' }),
     recent: z.array(z.object(SignalLogEntryShape)).meta({ description: 'The last 100 changes and writes, oldest first.' }),
+    lateAfterMs: lateAfterMs,
     links: z.array(LinkSchema),
   })
   .meta({ id: 'PlcSignalChannel', description: 'A configured signal channel (OPC UA or Modbus): state, counters, the last value of every point, errors and reconnects.' });

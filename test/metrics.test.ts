@@ -79,6 +79,17 @@ describe('PLC telegrams', () => {
     expect(value(`${series}_count{channel="CNV01",type="SYNC"}`)).toBeGreaterThanOrEqual(1);
   });
 
+  it('bounds a latency bucket at the site\'s answer budget (plc.lateAfterMs, 150 ms by default), which the channel shows over REST', async () => {
+    const { value } = await scrape();
+    const series = 'wms_plc_reply_latency_seconds';
+    const bucket = (le: string) => value(`${series}_bucket{le="${le}",channel="CNV01",type="RES_"}`)!;
+    // The replies within the budget; the count less these are the late ones.
+    expect(bucket('0.15')).toBeGreaterThanOrEqual(bucket('0.1'));
+    expect(bucket('0.15')).toBeLessThanOrEqual(bucket('0.25'));
+    expect(bucket('0.15')).toBeGreaterThan(0);
+    expect((await wms.get('/v1/plc-channels/CNV01')).body.lateAfterMs).toBe(150);
+  });
+
   it('shows the channel ONLINE, and counts its connections and a reconnect that supersedes the old one', async () => {
     const state = (name: string) => `wms_plc_channel_state{channel="CNV01",state="${name}"}`;
     const first = await scrape();

@@ -65,7 +65,7 @@ describe('a Modbus TCP signal channel', () => {
   it('is listed with the OSIP channels: protocol, state, points with their last values', async () => {
     const list = (await wms.get('/v1/plc-channels')).body;
     const mb1 = list.find((c: { name: string }) => c.name === 'MB1');
-    expect(mb1).toMatchObject({ kind: 'signals', protocol: 'modbus-tcp', state: 'ONLINE', endpoint: `127.0.0.1:${port} unit 1`, reconnects: 0 });
+    expect(mb1).toMatchObject({ kind: 'signals', protocol: 'modbus-tcp', state: 'ONLINE', endpoint: `127.0.0.1:${port} unit 1`, reconnects: 0, lateAfterMs: 150 });
     expect(mb1.points.map((p: { id: string; kind: string; address: string }) => `${p.id} ${p.kind} ${p.address}`)).toEqual([
       'p0 plcState hr:100', 'p1 inboundLock coil:7', 'p2 arrival coil:0', 'p3 heartbeat hr:200', 'p4 groupState hr:101', 'p5 arrival coil:2',
     ]);
