@@ -348,7 +348,7 @@ describe('an OPC UA signal channel in the appliance', () => {
     }
     const ua1 = await channel();
     expect(ua1.counters.targetFallbacks).toBe(1);
-    expect(ua1.points.find((p: { id: string }) => p.id === 'p3').lastError).toMatch(/cannot write 300: outside 0…255/);
+    expect(ua1.errors).toContainEqual(expect.objectContaining({ point: 'p3', message: expect.stringMatching(/cannot write 300: outside 0…255/) }));
     const warned = wms.logs().map((line) => JSON.parse(line)).filter((l) => l.msg?.includes('target cannot be written'));
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: 'warn', channel: 'UA1', point: 'p3', next: s.C1, target: 300, fallback: 99, barcode: 'UAT-BYTE' });

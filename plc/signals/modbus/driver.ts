@@ -187,13 +187,12 @@ export class ModbusDriver implements SignalDriver {
         this.c.reads++;
       } catch (err) {
         this.c.readErrors++;
-        // The connection's loss is the connection's problem, logged and retried there.
-        if (this.client !== client) return;
         if (exceptionOf(err) === ILLEGAL_DATA_ADDRESS && batch.members.length > 1) {
           this.readOneByOne(batch, err as Error);
           continue;
         }
-        this.failingReads.failed(batch, err as Error);
+        // A lost connection is the connection's problem, logged and retried there.
+        if (this.client === client) this.failingReads.failed(batch, err as Error);
         for (const m of batch.members) this.handlers!.onError(m.id, err as Error);
         continue;
       }
