@@ -41,9 +41,12 @@ export class PlcChannels implements ChannelDirectory {
   private readonly reported = new Map<string, string>();
   private readonly log: Logger;
   private started = false;
+  /** The site's answer budget (plc.lateAfterMs): later answers are late, on every channel. */
+  readonly lateAfterMs: number;
 
   constructor(config: PlcConfig, log: Logger, options: PlcChannelsOptions = {}) {
     this.log = log;
+    this.lateAfterMs = config.lateAfterMs;
     for (const channelConfig of config.channels) {
       const channel = new Channel({
         config: channelConfig,

@@ -30,8 +30,10 @@ const BASE = '/v1/plc-channels';
 /** Entry-index link of the PLC channels. */
 export const plcIndexLinks = { 'plc-channel-index': `${BASE}/index` };
 
-const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot | SignalChannelSnapshot) => ({
+/** A channel as the diagnostics show it: its snapshot, the answer budget it is judged by, its link. */
+const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot | SignalChannelSnapshot, lateAfterMs: number) => ({
   ...snapshot,
+  lateAfterMs,
   links: [link(ctx, 'plc-channels-findbyname', `${BASE}/${encodeURIComponent(snapshot.name)}`)],
 });
 
@@ -56,7 +58,7 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
       summary:
         'Every configured PLC channel: an OSIP channel\'s state, peer, last rx/tx, counters and last 100 telegrams; ' +
         'a signal channel\'s (kind signals) protocol, state, counters, points with their last values, errors and reconnects.',
-      handler: (ctx) => ok([...channels.snapshot(), ...channels.signalSnapshot()].map((s) => channelVO(ctx, s))),
+      handler: (ctx) => ok([...channels.snapshot(), ...channels.signalSnapshot()].map((s) => channelVO(ctx, s, channels.lateAfterMs))),
     },
     {
       method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname', responseSchema: AnyChannelSchema,
@@ -65,7 +67,7 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
         const name = ctx.param('name');
         const channel = channels.find(name) ?? channels.findSignals(name);
         if (!channel) throw notFound(`PLC channel [${name}] is not configured`, [name]);
-        return ok(channelVO(ctx, channel.snapshot()));
+        return ok(channelVO(ctx, channel.snapshot(), channels.lateAfterMs));
       },
     },
     ...(telegramLog ? [telegramRoute(channels, telegramLog)] : []),

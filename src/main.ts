@@ -227,7 +227,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     // One adapter for OSIP and signal channels: what a report means is decided once.
     const adapter = createAdapter({ work, log, common, routing, transportOrders });
     const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc, adapter });
-    const metrics = new Metrics({ channels: plc.list(), signalChannels: plc.signalChannels(), databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms, federation });
+    const metrics = new Metrics({ channels: plc.list(), signalChannels: plc.signalChannels(), lateAfterMs: plc.lateAfterMs, databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms, federation });
     // The appliance is this list. Started in order once HTTP listens, stopped in reverse:
     // the PLC channels last in, first out, so no telegram reaches a closing database.
     const modules: ModuleDescriptor[] = [

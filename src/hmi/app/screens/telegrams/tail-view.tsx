@@ -5,7 +5,7 @@ import { t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { lastTraffic, serverNow, type Channel } from './channel.ts';
 import { FilterForm } from './filter-form.tsx';
-import { lateMs, setLateMs } from './latency.ts';
+import { lateThreshold, setLateMs } from './latency.ts';
 import { usePoll } from './poll.ts';
 import { TelegramTail, type TailFilter, type TailRead, type Telegram } from './tail.ts';
 import { TelegramRow } from './telegram-row.tsx';
@@ -90,7 +90,7 @@ export function TailView({ channel, paused, onPause }: Props) {
   };
 
   const board = wallboard.value;
-  const threshold = lateMs.value;
+  const threshold = lateThreshold(channel);
   const filtered = key !== '{}';
   return (
     <section class="tg-tail" aria-labelledby="tg-tail-title">
