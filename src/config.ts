@@ -227,7 +227,8 @@ function leaves(): Leaf[] {
   return out;
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
+/** The schema inside its default, optional and prefault wrappers. */
+export function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
     const def = s._zod.def as { type: string; innerType?: z.ZodType };

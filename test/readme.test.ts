@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { BUNDLE } from '../scripts/build.ts';
-import { configSchema } from '../src/config.ts';
+import { configSchema, unwrap } from '../src/config.ts';
 import { tempDir } from './support/appliance.ts';
 
 // The README's quick start, copied as it stands: the appliance started in a fresh
@@ -81,15 +81,6 @@ function readmeRanges(): Map<string, string> {
     ranges.set(key!.replaceAll('`', ''), range!.replaceAll('`', ''));
   }
   return ranges;
-}
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let s = schema;
-  for (;;) {
-    const def = s._zod.def as { type: string; innerType?: z.ZodType };
-    if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType) s = def.innerType;
-    else return s;
-  }
 }
 
 const between = (min: number | null, max: number | null, unit = ''): string | undefined => {
