@@ -366,6 +366,31 @@ describe('the HMI in a browser', () => {
   });
 });
 
+describe('counts in both languages', () => {
+  it('says "1 position" and "2 positions", "1 Position" and "2 Positionen"', async () => {
+    const pieces = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude });
+    expect((await wms.post('/v1/products', [{ sku: 'PLURAL-SKU', baseUnit: pieces(1) }])).status).toBe(201);
+    const position = (positionId: string) => ({ positionId, quantityExpected: pieces(4), product: { sku: 'PLURAL-SKU' } });
+    expect((await wms.post('/v1/receiving-orders', { orderId: 'PLURAL-1', positions: [position('10')] })).status).toBe(201);
+    expect((await wms.post('/v1/receiving-orders', { orderId: 'PLURAL-2', positions: [position('10'), position('20')] })).status).toBe(201);
+    const tab = await openPage(browser, wms);
+    try {
+      const { page } = tab;
+      await loginInBrowser(page, wms, 'admin', ADMIN_PASSWORD, '#/goods-in');
+      const count = (orderId: string) => page.locator(`a[data-order="${orderId}"] .muted`).first().textContent();
+      await page.locator('a[data-order="PLURAL-2"]').waitFor();
+      expect(await count('PLURAL-1')).toBe('1 position');
+      expect(await count('PLURAL-2')).toBe('2 positions');
+      await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+      await expect.poll(() => count('PLURAL-1')).toBe('1 Position');
+      expect(await count('PLURAL-2')).toBe('2 Positionen');
+      tab.expectClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+});
+
 describe('sessions and grants in the browser', () => {
   it('returns to the login when the session ends, and after it to the same screen, the work kept', async () => {
     const op = await userWith('hmi-operator', ['alarms:read', 'alarms:write', 'events:read']);

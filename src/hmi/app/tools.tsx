@@ -1,5 +1,5 @@
 import { logout } from './auth.ts';
-import { language, setLanguage, t } from './i18n.ts';
+import { language, plural, setLanguage, t } from './i18n.ts';
 import { Icon } from './icons.tsx';
 import { liveState } from './live.ts';
 import { nextTheme, setWallboard, theme } from './prefs.ts';
@@ -69,7 +69,7 @@ export function AlarmBadge() {
   const n = unacknowledged.value.length;
   const critical = unacknowledged.value.some((a) => a.severity === 'critical');
   // The name starts with the number shown, as a screen reader user hears it.
-  const label = t(n === 1 ? 'badge.alarm' : 'badge.alarms', { n });
+  const label = plural('badge.alarms', n);
   return (
     <a id="alarm-badge" href={hrefOf('alarms')} class={`badge${n ? ' raised' : ''}${critical ? ' critical' : ''}`} aria-label={label} title={label} data-count={n}>
       <Icon name="bell" />

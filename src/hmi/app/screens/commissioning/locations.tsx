@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { post } from '../../api.ts';
-import { errorText, t } from '../../i18n.ts';
+import { errorText, plural, t } from '../../i18n.ts';
 import { done } from './outcome.tsx';
 import { expand, MAX_COORDINATES, PARTS, type Pattern } from './pattern.ts';
 
@@ -140,7 +140,7 @@ export function BulkLocations({ names }: { names: readonly string[] }) {
       }
     }
     run.value = { state: 'finished', coordinates };
-    done(t('commissioning.bulk.finished', { n: coordinates.length }));
+    done(plural('commissioning.bulk.finished', coordinates.length));
   };
 
   const r = run.value;
@@ -189,7 +189,7 @@ function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { s
   return (
     <div class="cm-bulk-run" data-state={run.state}>
       <p>
-        <strong>{t('commissioning.bulk.count', { n: total })}</strong>
+        <strong>{plural('commissioning.bulk.count', total)}</strong>
       </p>
       <ol class="cm-preview" tabIndex={0} aria-label={t('commissioning.bulk.previewLabel')}>
         {run.coordinates.map((c, i) => (
@@ -201,7 +201,7 @@ function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { s
       {run.state === 'preview' && (
         <div class="actions">
           <button type="button" class="primary" disabled={!groupChosen} onClick={onCreate}>
-            {t('commissioning.bulk.create', { n: total })}
+            {plural('commissioning.bulk.create', total)}
           </button>
           {!groupChosen && <span class="cm-hint">{t('commissioning.bulk.needGroup')}</span>}
         </div>
@@ -221,10 +221,10 @@ function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { s
       )}
       {run.state === 'stopped' && (
         <p class="cm-stopped" role="alert" data-at={run.at}>
-          {t('commissioning.bulk.stopped', { at: run.at, reason: run.reason, done: run.created })}
+          {plural('commissioning.bulk.stopped', run.created, { at: run.at, reason: run.reason })}
         </p>
       )}
-      {run.state === 'cancelled' && <p role="status">{t('commissioning.bulk.cancelled', { done: run.created })}</p>}
+      {run.state === 'cancelled' && <p role="status">{plural('commissioning.bulk.cancelled', run.created)}</p>}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { ApiFailure } from '../../api.ts';
-import { errorText, t } from '../../i18n.ts';
+import { errorText, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import type { Position } from './orders.ts';
 import { formatMagnitude, formatQuantity, inUnit, unitOf } from './quantity.ts';
@@ -39,7 +39,7 @@ export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undef
             ))}
           </div>
         )}
-        {waiting > 0 && <p class="muted">{t('goodsIn.queued', { n: waiting })}</p>}
+        {waiting > 0 && <p class="muted">{plural('goodsIn.queued', waiting)}</p>}
       </div>
       <div role="alert">
         {feedback?.kind === 'failed' && (

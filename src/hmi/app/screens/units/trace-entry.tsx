@@ -1,4 +1,4 @@
-import { formatTime, hasText, language, t } from '../../i18n.ts';
+import { formatTime, hasText, language, plural, t } from '../../i18n.ts';
 import { breakable } from '../orders/breakable.tsx';
 import { priorityText, stateText, targetText } from '../orders/order.ts';
 import type { EventEntry, TelegramEntry, TraceEntry } from './trace.ts';
@@ -35,7 +35,7 @@ function tellEvent(e: EventEntry): Told {
     case 'transportUnit.deleted':
       return { kind: 'unit', text: t('units.ev.deleted', { location: str(d.actualLocation) }) };
     case 'transportUnit.divided':
-      return { kind: 'unit', text: t('units.ev.divided', { parts: str(d.parts) }) };
+      return { kind: 'unit', text: plural('units.ev.divided', Number(d.parts)) };
     case 'plc.bookedOntoLockedLocation':
       return { kind: 'lock', text: t('units.ev.bookedOntoLocked', { location: str(d.locationId), channel: str(d.channel) }) };
     case 'transportOrder.created':

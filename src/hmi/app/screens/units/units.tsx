@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { now } from '../../clock.ts';
 import { Failure } from '../../feedback.tsx';
-import { formatAge, formatTime, hasText, t } from '../../i18n.ts';
+import { formatAge, formatTime, hasText, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
@@ -219,7 +219,7 @@ function Timeline({ view }: { view: UnitView }) {
       )}
       {entries.length > count && !wallboard.value && (
         <button type="button" class="more" onClick={() => view.trace.older()}>
-          {t('units.older', { n: entries.length - count })}
+          {plural('units.older', entries.length - count)}
         </button>
       )}
     </section>
