@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
-import { post } from '../../api.ts';
+import { ApiFailure, post } from '../../api.ts';
+import { FormError } from '../../feedback.tsx';
 import { errorText, plural, t } from '../../i18n.ts';
 import { done } from './outcome.tsx';
 import { expand, MAX_COORDINATES, PARTS, type Pattern } from './pattern.ts';
@@ -24,6 +25,12 @@ export function GroupSelect({ id, names, value, onChange }: { id: string; names:
   );
 }
 
+/** A location refused as existing: by its coordinate, or by the PLC code (the appliance names the value taken in `obj`). */
+function takenText(err: unknown, coordinate: string, plcCode: string): string | undefined {
+  if (!(err instanceof ApiFailure) || err.messageKey !== 'already.exists') return undefined;
+  return plcCode && err.obj[0] === plcCode && plcCode !== coordinate ? t('commissioning.locations.plcCodeTaken', { plcCode }) : t('commissioning.locations.exists', { coordinate });
+}
+
 export function NewLocation({ names }: { names: readonly string[] }) {
   const coordinate = useSignal('');
   const group = useSignal('');
@@ -36,13 +43,14 @@ export function NewLocation({ names }: { names: readonly string[] }) {
     busy.value = true;
     error.value = '';
     const locationId = coordinate.value.trim();
+    const code = plcCode.value.trim();
     try {
-      await post('/v1/locations', { locationId, locationGroupName: group.value, ...(plcCode.value.trim() ? { plcCode: plcCode.value.trim() } : {}) });
+      await post('/v1/locations', { locationId, locationGroupName: group.value, ...(code ? { plcCode: code } : {}) });
       done(t('commissioning.locations.created', { coordinate: locationId }));
       coordinate.value = '';
       plcCode.value = '';
     } catch (err) {
-      error.value = errorText(err);
+      error.value = takenText(err, locationId, code) ?? errorText(err);
     } finally {
       busy.value = false;
     }
@@ -75,9 +83,7 @@ export function NewLocation({ names }: { names: readonly string[] }) {
           <input id="cm-location-plc" maxLength={64} spellcheck={false} value={plcCode.value} onInput={(e) => (plcCode.value = e.currentTarget.value)} />
         </div>
       </div>
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
       <button type="submit" class="primary" disabled={busy.value}>
         {t('commissioning.locations.create')}
       </button>
@@ -135,7 +141,7 @@ export function BulkLocations({ names }: { names: readonly string[] }) {
       try {
         await post('/v1/locations', { locationId: coordinates[i], locationGroupName: group.value });
       } catch (err) {
-        run.value = { state: 'stopped', coordinates, created: i, at: coordinates[i]!, reason: errorText(err) };
+        run.value = { state: 'stopped', coordinates, created: i, at: coordinates[i]!, reason: takenText(err, coordinates[i]!, '') ?? errorText(err) };
         return;
       }
     }
@@ -170,9 +176,7 @@ export function BulkLocations({ names }: { names: readonly string[] }) {
       </fieldset>
       <label for="cm-bulk-group">{t('commissioning.locations.group')}</label>
       <GroupSelect id="cm-bulk-group" names={names} value={group.value} onChange={(v) => (group.value = v)} />
-      <p class="error-text" role="alert">
-        {problem.value}
-      </p>
+      <FormError message={problem.value} />
       <div class="actions">
         <button type="submit" disabled={busy}>
           {t('commissioning.bulk.preview')}
