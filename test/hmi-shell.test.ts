@@ -297,6 +297,18 @@ describe('the HMI in a browser', () => {
     await expect.poll(() => page.locator('#alarms-title').textContent()).toBe('Alarms');
   });
 
+  it('words an alarm in the user\'s language, from its kind and values', async () => {
+    const { page } = admin;
+    const { id, locationId } = await raiseAlarm();
+    const message = card(page, id).locator('.alarm-message');
+    await expect.poll(() => message.textContent()).toBe(`Location ${locationId} reports PLC state 12`);
+    await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+    await expect.poll(() => message.textContent()).toBe(`Lagerplatz ${locationId} meldet SPS-Zustand 12`);
+    expect(await card(page, id).locator('.alarm-title').textContent()).toBe('Lagerplatz meldet SPS-Fehler');
+    await page.getByRole('button', { name: 'Language: English' }).click();
+    await expect.poll(() => message.textContent()).toBe(`Location ${locationId} reports PLC state 12`);
+  });
+
   it('shows a refusal from its message key in the user\'s language, never the body', async () => {
     const { page } = admin;
     const { id, pKey } = await raiseAlarm();
