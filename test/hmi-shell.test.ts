@@ -403,6 +403,38 @@ describe('counts in both languages', () => {
   });
 });
 
+describe('the navigation on a phone', () => {
+  it('shows the entry of every screen at 375 px, none beyond the edge or hidden in a scroll', async () => {
+    const phone = await openPage(browser, wms, { viewport: { width: 375, height: 667 } });
+    try {
+      const { page } = phone;
+      await loginInBrowser(page, wms, 'admin', ADMIN_PASSWORD, '#/alarms');
+      const links = page.locator('nav.nav a.nav-link');
+      // The admin may open every screen: nine entries.
+      await expect.poll(() => links.count()).toBe(9);
+      for (const link of await links.all()) {
+        const name = await link.getAttribute('title');
+        const box = (await link.boundingBox())!;
+        expect(box.x, name!).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name!).toBeLessThanOrEqual(375);
+        expect(box.y + box.height, name!).toBeLessThanOrEqual(667);
+        // What is drawn at its middle is the entry itself: not cut off by a scrolling bar.
+        const onTop = await link.evaluate((a) => {
+          const r = a.getBoundingClientRect();
+          const hit = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }).document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+          return a.contains(hit as never);
+        });
+        expect(onTop, name!).toBe(true);
+      }
+      await screenshot(page, 'navigation-phone');
+      await expectAccessible(page, 'the navigation on a phone');
+      phone.expectClean();
+    } finally {
+      await phone.context.close();
+    }
+  });
+});
+
 describe('sessions and grants in the browser', () => {
   it('returns to the login when the session ends, and after it to the same screen, the work kept', async () => {
     const op = await userWith('hmi-operator', ['alarms:read', 'alarms:write', 'events:read']);
