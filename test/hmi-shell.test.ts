@@ -521,6 +521,34 @@ describe('sessions and grants in the browser', () => {
   });
 });
 
+describe('a session that runs out', () => {
+  it('says "Signed out" when the token expires, without waiting for the user to act, and offers the login', async () => {
+    // The shortest lifetime the configuration allows.
+    const short = await startTestAppliance({ auth: { tokenTtlSeconds: 60 } });
+    const tab = await openPage(browser, short);
+    try {
+      const { page } = tab;
+      await loginInBrowser(page, short, 'admin', ADMIN_PASSWORD, '#/alarms');
+      await page.locator('#connection[data-state="live"]').waitFor();
+      const requests = tab.requests.length;
+      // Nothing is done in the page meanwhile: the expiry alone ends the session.
+      await page.locator('#connection[data-state="signed-out"]').waitFor({ timeout: 90_000 });
+      expect(await page.locator('#connection').textContent()).toBe('Signed out');
+      await page.locator('.login-layer').waitFor();
+      expect(await page.locator('.login').textContent()).toContain('Your session has ended');
+      expect(await page.locator('.banner.lost').count()).toBe(0);
+      expect(tab.requests.slice(requests).filter((u) => !u.includes('/v1/events'))).toEqual([]);
+      await expectAccessible(page, 'the login after the token expired');
+      await submitLogin(page, 'admin', ADMIN_PASSWORD);
+      await page.locator('#connection[data-state="live"]').waitFor();
+      tab.expectClean();
+    } finally {
+      await tab.context.close();
+      await short.close();
+    }
+  }, 150_000);
+});
+
 describe('the live connection in the browser', () => {
   it('shows a lost connection, reconnects by itself and is replayed what it missed', async () => {
     const dataDir = tempDir();
