@@ -13,10 +13,10 @@ import type { PlcConfig } from './config.ts';
 import type { PlcOperations } from './port.ts';
 import { SignalChannel, type SignalChannelSnapshot } from './signals/channel.ts';
 import { loadDriver } from './signals/drivers.ts';
-import type { SignalLog } from './signals/log.ts';
-import { fieldFromCoordinate } from './osip/index.ts';
+import { SIGNAL_TYPE, signalText, type SignalLog } from './signals/log.ts';
+import { fieldFromCoordinate, osipOptions } from './osip/index.ts';
 import type { ChannelDirectory, ReplyInput, TelegramHandler } from './osip/port.ts';
-import type { TelegramLog } from './telegram-log.ts';
+import { decoded, type DecodedRecord, type TelegramLog, type TelegramRecord } from './telegram-log.ts';
 
 /** Locations remembered with the channel that last reported them (a warehouse has fewer). */
 const MAX_REPORTED = 100_000;
@@ -96,6 +96,16 @@ export class PlcChannels implements ChannelDirectory {
 
   find(name: string): Channel | undefined {
     return this.channels.get(name);
+  }
+
+  /**
+   * A logged telegram with its fields: decoded with its channel's settings of now (a
+   * channel since removed: the defaults); a signal channel's row as its point, address
+   * and value.
+   */
+  withFields(record: TelegramRecord): DecodedRecord {
+    if (record.type === SIGNAL_TYPE) return { ...record, fields: signalText(record.text) as Record<string, unknown> | null };
+    return decoded(record, this.channels.get(record.channel)?.osip ?? osipOptions());
   }
 
   /** The OSIP channels, in configuration order. */

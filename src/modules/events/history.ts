@@ -3,7 +3,7 @@ import { eventTypes, type EventRecord, type SubjectKind } from '../../core/event
 import type { EventLog, EventQuery } from '../../core/event-log.ts';
 import { validationError } from '../../core/errors.ts';
 import { scanById, type ScanResult } from '../../core/paging.ts';
-import type { TelegramLog, TelegramRecord } from '../../../plc/telegram-log.ts';
+import type { DecodedRecord, TelegramLog, TelegramRecord } from '../../../plc/telegram-log.ts';
 
 // History and audit from the event log: who changed what, when, why; and the trace of
 // one transport unit, its events merged with the telegrams that named it.
@@ -41,10 +41,13 @@ export interface HistoryFilter {
   to?: string | undefined;
 }
 
-/** A transport unit's history entry: an event, or a telegram that named the unit. */
-export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (TelegramRecord & { source: 'telegram' });
+/** A transport unit's history entry: an event, or a telegram that named the unit, its fields decoded. */
+export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (DecodedRecord & { source: 'telegram' });
 
-export function createHistory(log: EventLog, telegrams: TelegramLog | undefined) {
+/** Decodes a logged telegram's fields as its channel is set up now (the PLC channels know how). */
+export type TelegramFields = (record: TelegramRecord) => DecodedRecord;
+
+export function createHistory(log: EventLog, telegrams: TelegramLog | undefined, withFields: TelegramFields) {
   return {
     /** A page of events matching the filter, oldest first, after the id `after`. */
     events(filter: HistoryFilter, after: number, limit: number): Promise<ScanResult<EventRecord>> {
@@ -92,7 +95,7 @@ export function createHistory(log: EventLog, telegrams: TelegramLog | undefined)
           cursor.e = event.id;
           e++;
         } else {
-          items.push({ source: 'telegram', ...telegram! });
+          items.push({ source: 'telegram', ...withFields(telegram!) });
           cursor.t = telegram!.id;
           t++;
         }

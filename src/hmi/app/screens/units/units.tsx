@@ -12,6 +12,7 @@ import { can } from '../../session.ts';
 import { breakable } from '../orders/breakable.tsx';
 import { isEnded, priorityText, stateText, targetText, type TransportOrder } from '../orders/order.ts';
 import { TraceItem } from './trace-entry.tsx';
+import { answeredRequests } from './trace.ts';
 import { UNIT_EVENTS, UnitView, type Location, type TransportUnit } from './unit.ts';
 
 // Unit search and trace (docs/hmi.md): a barcode typed or scanned (a keyboard-wedge
@@ -204,6 +205,7 @@ function Timeline({ view }: { view: UnitView }) {
   const entries = view.trace.entries.value ?? [];
   const count = view.trace.shown.value;
   const shown = entries.slice(-count).reverse();
+  const answered = answeredRequests(entries);
   return (
     <section class="unit-trace" aria-labelledby="unit-trace-title">
       <h2 id="unit-trace-title">{t('units.trace')}</h2>
@@ -213,7 +215,7 @@ function Timeline({ view }: { view: UnitView }) {
       ) : (
         <ol class="trace" aria-labelledby="unit-trace-title">
           {shown.map((e) => (
-            <TraceItem key={`${e.source}-${e.id}`} entry={e} />
+            <TraceItem key={`${e.source}-${e.id}`} entry={e} request={answered.get(e)} />
           ))}
         </ol>
       )}
