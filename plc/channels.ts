@@ -34,6 +34,9 @@ export interface PlcChannelsOptions {
   dataDir?: string;
 }
 
+/** Telegrams decoded between two turns of the event loop (about a millisecond's work). */
+const DECODE_RUN = 100;
+
 export class PlcChannels implements ChannelDirectory {
   private readonly channels = new Map<string, Channel>();
   private readonly signals = new Map<string, SignalChannel>();
@@ -99,11 +102,22 @@ export class PlcChannels implements ChannelDirectory {
   }
 
   /**
-   * A logged telegram with its fields: decoded with its channel's settings of now (a
-   * channel since removed: the defaults); a signal channel's row as its point, address
-   * and value.
+   * Logged telegrams with their fields: decoded with each one's channel's settings of
+   * now (a channel since removed: the defaults); a signal channel's row as its point,
+   * address and value. A decode costs some microseconds and a page holds up to a
+   * thousand: they are decoded a run at a time, with a turn of the event loop between
+   * runs, so that a PLC's telegram arriving meanwhile is not held up by a page.
    */
-  withFields(record: TelegramRecord): DecodedRecord {
+  async withFields(records: readonly TelegramRecord[]): Promise<DecodedRecord[]> {
+    const all: DecodedRecord[] = [];
+    for (let i = 0; i < records.length; i += DECODE_RUN) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const record of records.slice(i, i + DECODE_RUN)) all.push(this.fieldsOf(record));
+    }
+    return all;
+  }
+
+  private fieldsOf(record: TelegramRecord): DecodedRecord {
     if (record.type === SIGNAL_TYPE) return { ...record, fields: signalText(record.text) as Record<string, unknown> | null };
     return decoded(record, this.channels.get(record.channel)?.osip ?? osipOptions());
   }

@@ -95,7 +95,7 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
       const after = q.after === undefined ? 0 : decodeCursor(q.after, ['id'] as const).id;
       const page = await telegramLog.page({ channel: name, direction: q.direction, type: q.type, barcode: q.barcode, from: q.from, to: q.to }, after, q.limit);
       if (!channel && !signals && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
-      const entries = page.items.map((r) => channels.withFields(r));
+      const entries = await channels.withFields(page.items);
       return pageReply(ctx, entries, page.next === undefined ? undefined : encodeCursor({ id: page.next }));
     },
   };
