@@ -10,12 +10,10 @@ import type { ChannelSnapshot } from './channel.ts';
 import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
 import { ChannelSnapshotSchema, SerialPortSchema, SignalChannelSnapshotSchema, TelegramLogEntrySchema } from './openapi.ts';
-import { osipOptions } from './osip/index.ts';
 import type { TelegramHandler } from './osip/port.ts';
 import type { PlcOperations } from './port.ts';
 import type { SignalChannelSnapshot } from './signals/channel.ts';
-import { SIGNAL_TYPE, signalText } from './signals/log.ts';
-import { decoded, type TelegramLog } from './telegram-log.ts';
+import type { TelegramLog } from './telegram-log.ts';
 
 // PLC channel diagnostics (docs/plc.md): state, peer, counters and the last 100
 // telegrams of every configured channel, read-only; the durable telegram log of a
@@ -99,9 +97,7 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
       const after = q.after === undefined ? 0 : decodeCursor(q.after, ['id'] as const).id;
       const page = await telegramLog.page({ channel: name, direction: q.direction, type: q.type, barcode: q.barcode, from: q.from, to: q.to }, after, q.limit);
       if (!channel && !signals && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
-      // Decoded with the channel's options as configured now (a channel since removed: the defaults).
-      const options = channel?.osip ?? osipOptions();
-      const entries = page.items.map((r) => (r.type === SIGNAL_TYPE ? { ...r, fields: signalText(r.text) } : decoded(r, options)));
+      const entries = await channels.withFields(page.items);
       return pageReply(ctx, entries, page.next === undefined ? undefined : encodeCursor({ id: page.next }));
     },
   };

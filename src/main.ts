@@ -243,7 +243,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       routingModule(routing),
       transportOrdersModule(transportOrders),
       backupsModule({ db, work, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
-      eventsModule({ streams, tickets, history: createHistory(events, telegramLog), stop: () => streams.shutdown() }),
+      eventsModule({ streams, tickets, history: createHistory(events, telegramLog, (records) => plc.withFields(records)), stop: () => streams.shutdown() }),
       alarmsModule(alarms),
       hmiModule(),
       { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },

@@ -428,7 +428,8 @@ describe('status, metrics and the lag alarm', () => {
   it('an export behind by more than maxLagSeconds raises federation.lag; it clears when the export caught up; metrics show the link', async () => {
     const nats = await startNats();
     const wms = await startTestAppliance({ federation: { site: SITE, nats: { servers: [nats.url] }, maxLagSeconds: 1 } });
-    const lagAlarm = async () => ((await wms.get('/v1/alarms')).body as Array<{ kind: string; message: string }>).find((a) => a.kind === 'federation.lag');
+    const lagAlarm = async () =>
+      ((await wms.get('/v1/alarms')).body as Array<{ kind: string; message: string; params: Record<string, unknown> }>).find((a) => a.kind === 'federation.lag');
     try {
       await until(() => exported(wms), 'the export is up', 20_000);
       const metrics = (await wms.get('/metrics')).text;
@@ -439,6 +440,7 @@ describe('status, metrics and the lag alarm', () => {
       expect((await wms.post('/v1/location-groups', { name: 'FEDL', parentName: 'WAREHOUSE' })).status).toBe(201);
       await until(async () => (await lagAlarm()) !== undefined, 'the lag alarm is raised', 20_000);
       expect((await lagAlarm())!.message).toMatch(/behind/);
+      expect((await lagAlarm())!.params).toMatchObject({ seconds: expect.any(Number), maxSeconds: 1, waiting: expect.any(Number), state: expect.any(String) });
       expect((await wms.get('/metrics')).text).toMatch(/^wms_federation_connected 0$/m);
       await nats.start();
       await until(async () => (await lagAlarm()) === undefined, 'the lag alarm is cleared', 30_000);

@@ -84,16 +84,19 @@ describe('groups and locations', () => {
     await page.locator('#cm-group-parent').selectOption('WAREHOUSE');
     await page.getByRole('button', { name: 'Create group' }).click();
     await page.locator('li[data-group="CMA"]').waitFor();
+    await expect.poll(() => page.locator('.toast.done').textContent()).toBe('Group CMA created.');
     const created = await wms.get('/v1/location-groups?name=CMA');
     expect(created.status).toBe(200);
     expect(created.body.parentName).toBe('WAREHOUSE');
 
-    // The same name again: refused, said in words, nothing changed.
+    // The same name again: refused, said in words (what exists), nothing changed; the
+    // success told before it is gone, not left standing beside the refusal.
     await page.locator('#cm-group-name').fill('CMA');
     await page.locator('#cm-group-parent').selectOption('');
     await page.getByRole('button', { name: 'Create group' }).click();
     const refusal = page.locator('form[aria-label="New location group"] .error-text');
-    await expect.poll(() => refusal.textContent()).toBe('It exists already: the name or coordinate is taken.');
+    await expect.poll(() => refusal.textContent()).toBe('There is a location group named CMA already.');
+    expect(await page.locator('.toast.done').count()).toBe(0);
     expect((await wms.get('/v1/location-groups?name=CMA')).body).toMatchObject({ pKey: created.body.pKey, ol: created.body.ol, parentName: 'WAREHOUSE' });
 
     // The new group is offered at once for the locations.
@@ -132,7 +135,7 @@ describe('groups and locations', () => {
       expect(await stopped.getAttribute('data-at')).toBe(coordinate('CMB', 3));
       const text = (await stopped.textContent()) ?? '';
       expect(text).toContain(`Angehalten bei ${coordinate('CMB', 3)}`);
-      expect(text).toContain('Das gibt es schon');
+      expect(text).toContain(`Es gibt schon einen Lagerplatz ${coordinate('CMB', 3)}.`);
       expect(text).not.toMatch(/already exists|Location with/);
       expect(await page.locator('.cm-progress').textContent()).toBe('2 von 5 angelegt.');
       // The two before it were created, nothing after it was sent.
@@ -264,6 +267,14 @@ describe('routes on the plan', () => {
     await expect.poll(() => form.locator('.error-text').textContent()).toBe('This hop is there already.');
     await form.getByRole('button', { name: 'Cancel' }).click();
     expect((await wms.get(`/v1/api/routes/${routeKey}/hops`)).body).toHaveLength(1);
+
+    // A second route of the same name: refused, and the page says the name is what clashes.
+    await page.locator('#cm-route-name').fill('CMA-IN');
+    await page.locator('#cm-route-source-location').fill(coordinate('CMA', 2));
+    await page.locator('#cm-route-target-location').fill(coordinate('CMA', 5));
+    await page.getByRole('button', { name: 'Create route' }).click();
+    await expect.poll(() => page.locator('form:has(#cm-route-name) .error-text').textContent()).toBe('There is a route named CMA-IN already.');
+    expect((await wms.get('/v1/api/routes')).body.filter((r: { name: string }) => r.name === 'CMA-IN')).toHaveLength(1);
   });
 
   it('the dry run says where a unit with an order would go, as the API answers; enabling the route in the page changes it', async () => {

@@ -153,7 +153,8 @@ describe('goods-in', () => {
     await feedback('failed').waitFor();
     const text = await feedback('failed').textContent();
     expect(text).toContain('NO-SUCH-ARTICLE nicht gebucht');
-    expect(text).toContain('Keine offene Position dieses Auftrags erwartet diesen Artikel');
+    // Said which: no such article at all.
+    expect(text).toContain('Es gibt keinen Artikel NO-SUCH-ARTICLE.');
     expect(await page.locator('body').textContent()).not.toMatch(/svc\.wms|messageKey|does not exist|No open position/);
     expect(await focused()).toBe('gi-scan');
     // Nothing changed.
@@ -163,6 +164,12 @@ describe('goods-in', () => {
     expect(await page.locator('.gi-booked li').count()).toBe(2);
     await screenshot(page, 'goods-in-refused-de');
     await expectAccessible(page, 'goods-in with a refusal, in German');
+
+    // An article the appliance knows, but not on this order.
+    expect((await wms.post('/v1/products', [{ sku: 'GI-OTHER', baseUnit: pieces(1) }])).status).toBe(201);
+    await scan('GI-OTHER');
+    await poll(() => feedback('failed').textContent()).toContain('Dieser Auftrag erwartet GI-OTHER nicht.');
+    expect(await onPallet('GI-OTHER')).toBe(0);
 
     // More than the position still expects: the product may not be overbooked.
     await page.locator('#gi-quantity').fill('50');
@@ -199,6 +206,51 @@ describe('goods-in', () => {
     expect(loads).toEqual([]);
     // The session list is this desk's own.
     expect(await page.locator('.gi-booked li').count()).toBe(3);
+  });
+
+  it('says whether an order was completed or cancelled meanwhile (a desk without live updates)', async () => {
+    // Without events:read the page does not see the order close: the capture is what tells.
+    expect((await wms.post('/roles', { name: 'GI-CLERK', grants: ['receiving-orders:read', 'receiving-orders:write'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'gi-clerk', password: 'gi-clerk-password', roleNames: ['GI-CLERK'] })).status).toBe(201);
+    const closing = {
+      complete: async (pKey: string) => {
+        const done = await wms.post(`/v1/receiving-orders/${pKey}/capture`, { quantityReceived: pieces(1), product: { sku: 'GI-SKU' }, barcode: PALLET, loadUnitLabel: '1' });
+        expect(done.status, done.text).toBe(200);
+      },
+      cancel: async (pKey: string) => expect((await wms.del(`/v1/receiving-orders/${pKey}`)).status).toBe(204),
+    };
+    const clerk = await openPage(browser, wms);
+    try {
+      const desk = clerk.page;
+      for (const [how, said] of [
+        ['complete', 'This order is complete: nothing more can be captured on it.'],
+        ['cancel', 'This order is cancelled: nothing can be captured on it.'],
+      ] as const) {
+        const order = await wms.post('/v1/receiving-orders', { orderId: `GI-${how}`, positions: [{ positionId: '1', quantityExpected: pieces(1), product: { sku: 'GI-SKU' } }] });
+        expect(order.status, order.text).toBe(201);
+        const pKey = order.body.pKey as string;
+        if (how === 'complete') {
+          await loginInBrowser(desk, wms, 'gi-clerk', 'gi-clerk-password', `#/goods-in/${pKey}`);
+          await desk.locator('#gi-unit').fill(PALLET);
+          await desk.locator('#gi-unit').press('Enter');
+        } else {
+          await desk.goto(`${wms.url}/hmi/#/goods-in/${pKey}`);
+        }
+        await desk.locator('#gi-scan').waitFor();
+        // The order closes over REST just before the page's capture reaches the appliance.
+        await desk.route(`**/v1/receiving-orders/${pKey}/capture**`, async (route) => {
+          await closing[how](pKey);
+          await route.continue();
+        });
+        await desk.locator('#gi-scan').fill('GI-SKU');
+        await desk.locator('#gi-scan').press('Enter');
+        await poll(() => desk.locator('.gi-feedback[data-kind="failed"]').textContent()).toContain(said);
+        await desk.unroute(`**/v1/receiving-orders/${pKey}/capture**`);
+      }
+      clerk.expectClean();
+    } finally {
+      await clerk.context.close();
+    }
   });
 
   it('works on a handheld: 375 px, dark, the scanner flow the same', async () => {

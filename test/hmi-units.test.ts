@@ -83,7 +83,8 @@ describe('unit search and trace', () => {
     await expect.poll(() => page.locator('.unit-location').textContent()).toBe(s.C1);
     const answer = page.locator('ol.trace > li[data-source="telegram"][data-type="RES_"]');
     await answer.waitFor();
-    expect(await answer.textContent()).toMatch(/RES_ to PLC CNV01 for .*answer with the next destination.*answered after [\d.]+ ms/);
+    expect(await answer.textContent()).toContain(`RES_ to PLC CNV01 for ${s.C1}: answer: on to ${res.targetLocation}`);
+    expect(await answer.textContent()).toMatch(/answered after [\d.]+ ms/);
     const request = page.locator('ol.trace > li[data-source="telegram"][data-type="REQ_"]');
     expect(await request.textContent()).toContain(`REQ_ from PLC CNV01 at ${s.C1}`);
     const move = page.locator('ol.trace > li[data-type="transportUnit.moved"]');
@@ -203,6 +204,24 @@ describe('unit search and trace', () => {
     expect(await page.locator('.unit-location').textContent()).toBe(s.C2);
     await page.keyboard.press('Escape');
     await page.locator('#unit-barcode').waitFor();
+  });
+
+  it('says of the RES_ at the target that the unit has arrived, not that it goes on', async () => {
+    const { page } = admin;
+    await unitWithOrder(wms, 'HU-END', s.INFEED, s.STOCK);
+    expect((await sim.request({ barcode: 'HU-END', actualLocation: s.INFEED })).targetLocation).toBe(s.C1);
+    expect((await sim.request({ barcode: 'HU-END', actualLocation: s.STOCK })).targetLocation).toBeNull();
+    await page.goto(`${wms.url}/hmi/#/units/HU-END`);
+    const answers = page.locator('ol.trace > li[data-source="telegram"][data-type="RES_"] .trace-text');
+    // Newest first: the answer at the target, then the one that sent the unit on.
+    await expect.poll(() => answers.allTextContents()).toEqual([
+      `RES_ to PLC CNV01 for ${s.STOCK}: answer: no further destination, the unit has arrived at its target`,
+      `RES_ to PLC CNV01 for ${s.INFEED}: answer: on to ${s.C1}`,
+    ]);
+    expect(await entries(page).first().textContent()).not.toMatch(/next destination/);
+    await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+    await expect.poll(() => answers.first().textContent()).toBe(`RES_ an SPS CNV01 für ${s.STOCK}: Antwort: kein weiteres Ziel, die Einheit ist an ihrem Ziel angekommen`);
+    await page.getByRole('button', { name: 'Language: English' }).click();
   });
 
   it('works on a phone: nothing wider than the screen, big enough to tap', async () => {

@@ -112,6 +112,13 @@ export class Federation {
         message:
           `The export to the hub is ${Math.round(status.lagSeconds)} s behind (limit ${status.maxLagSeconds} s): ${status.eventsWaiting} events wait` +
           ` (link ${status.state}${status.lastError ? `; last error: ${status.lastError.message}` : ''})`,
+        params: {
+          seconds: Math.round(status.lagSeconds),
+          maxSeconds: status.maxLagSeconds,
+          waiting: status.eventsWaiting,
+          state: status.state,
+          ...(status.lastError ? { lastError: status.lastError.message } : {}),
+        },
         source: { kind: 'federation', key: status.site ?? '' },
         clearsOnAck: false,
       });

@@ -73,9 +73,24 @@ export function stopLive(): void {
 }
 
 // A login (also after an expiry, perhaps as another user with other grants) decides anew.
+// A session that ended under the page ends its stream too (the appliance would go on
+// sending to it): what the page shows stops being live, and says so; after the next
+// login the stream opens again and is replayed from the last event seen.
 effect(() => {
-  if (sessionState.value === 'active' && can('events:read')) queueReopen();
+  const state = sessionState.value;
+  if (state === 'active' && can('events:read')) queueReopen();
+  else if (state === 'expired') suspendLive();
 });
+
+function suspendLive(): void {
+  generation++;
+  close();
+  clearTimeout(retryTimer);
+  retryTimer = undefined;
+  openTypes = '';
+  attempt = 0;
+  liveState.value = 'off';
+}
 
 /** Re-evaluates the stream once the current turn of subscribing and unsubscribing is over. */
 export function queueReopen(): void {

@@ -1,7 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { post } from '../../api.ts';
-import { errorText, t } from '../../i18n.ts';
+import { ApiFailure, post } from '../../api.ts';
+import { FormError } from '../../feedback.tsx';
+import { errorText, plural, t } from '../../i18n.ts';
 import { done } from './outcome.tsx';
 import { expand, PARTS, type Pattern } from './pattern.ts';
 import { coordinateProblem, findingText, plcWarning, type Finding } from './coordinate.ts';
@@ -26,6 +27,12 @@ export function GroupSelect({ id, names, value, onChange }: { id: string; names:
       ))}
     </select>
   );
+}
+
+/** A location refused as existing: by its coordinate, or by the PLC code (the appliance names the value taken in `obj`). */
+function takenText(err: unknown, coordinate: string, plcCode: string): string | undefined {
+  if (!(err instanceof ApiFailure) || err.messageKey !== 'already.exists') return undefined;
+  return plcCode && err.obj[0] === plcCode && plcCode !== coordinate ? t('commissioning.locations.plcCodeTaken', { plcCode }) : t('commissioning.locations.exists', { coordinate });
 }
 
 export function NewLocation({ names }: { names: readonly string[] }) {
@@ -67,7 +74,7 @@ export function NewLocation({ names }: { names: readonly string[] }) {
       plcCode.value = '';
       checked.value = false;
     } catch (err) {
-      error.value = errorText(err);
+      error.value = takenText(err, locationId, code) ?? errorText(err);
     } finally {
       busy.value = false;
     }
@@ -103,9 +110,7 @@ export function NewLocation({ names }: { names: readonly string[] }) {
           <input id="cm-location-plc" maxLength={64} spellcheck={false} value={plcCode.value} onInput={(e) => (plcCode.value = e.currentTarget.value)} />
         </div>
       </div>
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
       <button type="submit" class="primary" disabled={busy.value}>
         {t(warning ? 'commissioning.locations.createAnyway' : 'commissioning.locations.create')}
       </button>
@@ -173,12 +178,12 @@ export function BulkLocations({ names }: { names: readonly string[] }) {
       try {
         await post('/v1/locations', { locationId: coordinates[i], locationGroupName: group.value });
       } catch (err) {
-        run.value = { state: 'stopped', coordinates, created: i, at: coordinates[i]!, reason: errorText(err) };
+        run.value = { state: 'stopped', coordinates, created: i, at: coordinates[i]!, reason: takenText(err, coordinates[i]!, '') ?? errorText(err) };
         return;
       }
     }
     run.value = { state: 'finished', coordinates };
-    done(t('commissioning.bulk.finished', { n: coordinates.length }));
+    done(plural('commissioning.bulk.finished', coordinates.length));
   };
 
   const r = run.value;
@@ -209,9 +214,7 @@ export function BulkLocations({ names }: { names: readonly string[] }) {
       </fieldset>
       <label for="cm-bulk-group">{t('commissioning.locations.group')}</label>
       <GroupSelect id="cm-bulk-group" names={names} value={group.value} onChange={(v) => (group.value = v)} />
-      <p class="error-text" role="alert">
-        {problem.value && findingText(problem.value)}
-      </p>
+      <FormError message={problem.value ? findingText(problem.value) : undefined} />
       <div class="actions">
         <button type="submit" disabled={busy}>
           {t('commissioning.bulk.preview')}
@@ -228,7 +231,7 @@ function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { s
   return (
     <div class="cm-bulk-run" data-state={run.state}>
       <p>
-        <strong>{t('commissioning.bulk.count', { n: total })}</strong>
+        <strong>{plural('commissioning.bulk.count', total)}</strong>
       </p>
       <ol class="cm-preview" tabIndex={0} aria-label={t('commissioning.bulk.previewLabel')}>
         {run.coordinates.map((c, i) => (
@@ -245,7 +248,7 @@ function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { s
       {run.state === 'preview' && (
         <div class="actions">
           <button type="button" class="primary" disabled={!groupChosen} onClick={onCreate}>
-            {t('commissioning.bulk.create', { n: total })}
+            {plural('commissioning.bulk.create', total)}
           </button>
           {!groupChosen && <span class="cm-hint">{t('commissioning.bulk.needGroup')}</span>}
         </div>
@@ -265,10 +268,10 @@ function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { s
       )}
       {run.state === 'stopped' && (
         <p class="cm-stopped" role="alert" data-at={run.at}>
-          {t('commissioning.bulk.stopped', { at: run.at, reason: run.reason, done: run.created })}
+          {plural('commissioning.bulk.stopped', run.created, { at: run.at, reason: run.reason })}
         </p>
       )}
-      {run.state === 'cancelled' && <p role="status">{t('commissioning.bulk.cancelled', { done: run.created })}</p>}
+      {run.state === 'cancelled' && <p role="status">{plural('commissioning.bulk.cancelled', run.created)}</p>}
     </div>
   );
 }

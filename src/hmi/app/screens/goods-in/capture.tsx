@@ -91,13 +91,13 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
       });
       signalScan(true);
     } catch (err) {
-      refuse(scan, { error: err });
+      refuse(scan, { error: err, onOrder: position !== undefined });
       // The quantity typed for this scan comes back, unless the next one is already set.
       if (quantity.value === '1' && queue.current.length === 0) quantity.value = scan.quantity;
     }
   };
 
-  const refuse = (scan: Scan, why: { error?: unknown; textKey?: string }) => {
+  const refuse = (scan: Scan, why: { error?: unknown; textKey?: string; onOrder?: boolean }) => {
     feedback.value = { kind: 'failed', scan, ...why };
     // Refused for want of a load unit type: the place to give one opens.
     if (why.error instanceof ApiFailure && why.error.messageKey === 'svc.wms.inv.pu.loadUnitTypeMissing') luOpen.value = true;

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useRef } from 'preact/hooks';
 import { Failure } from '../../feedback.tsx';
-import { t } from '../../i18n.ts';
+import { plural, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { lastTraffic, serverNow, type Channel } from './channel.ts';
 import { FilterForm } from './filter-form.tsx';
@@ -108,7 +108,7 @@ export function TailView({ channel, paused, onPause }: Props) {
         </div>
       )}
       <p class="tg-status" role="status">
-        {paused && <span class="tg-paused" data-arrived={arrived.value}>{t(arrived.value === 1 ? 'telegrams.pausedOne' : 'telegrams.paused', { n: arrived.value })}</span>}
+        {paused && <span class="tg-paused" data-arrived={arrived.value}>{plural('telegrams.paused', arrived.value)}</span>}
       </p>
       {skipped.value && <p class="notice">{t('telegrams.skipped')}</p>}
       {error.value !== undefined && <Failure error={error.value} />}

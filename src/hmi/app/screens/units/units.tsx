@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { now } from '../../clock.ts';
 import { Failure } from '../../feedback.tsx';
-import { formatAge, formatTime, hasText, t } from '../../i18n.ts';
+import { formatAge, formatTime, hasText, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
@@ -13,6 +13,7 @@ import { breakable } from '../orders/breakable.tsx';
 import { isEnded, priorityText, stateText, targetText, type TransportOrder } from '../orders/order.ts';
 import { CreateUnit } from './create-unit.tsx';
 import { TraceItem } from './trace-entry.tsx';
+import { answeredRequests } from './trace.ts';
 import { UNIT_EVENTS, UnitView, type Location, type TransportUnit } from './unit.ts';
 
 // Unit search and trace (docs/hmi.md): a barcode typed or scanned (a keyboard-wedge
@@ -211,6 +212,7 @@ function Timeline({ view }: { view: UnitView }) {
   const entries = view.trace.entries.value ?? [];
   const count = view.trace.shown.value;
   const shown = entries.slice(-count).reverse();
+  const answered = answeredRequests(entries);
   return (
     <section class="unit-trace" aria-labelledby="unit-trace-title">
       <h2 id="unit-trace-title">{t('units.trace')}</h2>
@@ -220,13 +222,13 @@ function Timeline({ view }: { view: UnitView }) {
       ) : (
         <ol class="trace" aria-labelledby="unit-trace-title">
           {shown.map((e) => (
-            <TraceItem key={`${e.source}-${e.id}`} entry={e} />
+            <TraceItem key={`${e.source}-${e.id}`} entry={e} request={answered.get(e)} />
           ))}
         </ol>
       )}
       {entries.length > count && !wallboard.value && (
         <button type="button" class="more" onClick={() => view.trace.older()}>
-          {t('units.older', { n: entries.length - count })}
+          {plural('units.older', entries.length - count)}
         </button>
       )}
     </section>
