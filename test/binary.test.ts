@@ -2,9 +2,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
-import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
+import { buildAsTheReadmeSays, expectEntryIndex, expectQuietBuild, expectReadmeSize, expectTokenAndWrite, type Build } from './support/executable.ts';
 import { freePort, memory, tcpSlave, type Slave } from './support/modbus-slave.ts';
 import { jetstreamManager, startNats, streamMessages, type NatsServer } from './support/nats.ts';
 import { startOpcuaServer, type TestOpcuaServer } from './support/opcua-server.ts';
@@ -17,6 +16,7 @@ import { until } from './support/warehouse.ts';
 // and a hub link to a real nats-server (the NATS client is an asset of its own too).
 
 const PASSWORD = 'binary-test-password';
+let build: Build;
 let folder: string;
 let child: ChildProcess;
 let url: string;
@@ -29,9 +29,9 @@ const UA_LOCATION = 'BINU/0001/0001/0000/0000';
 const MB_LOCATION = 'BINM/0001/0001/0000/0000';
 
 beforeAll(async () => {
-  const binary = await buildBinary();
+  build = await buildAsTheReadmeSays();
   folder = tempDir('wms-binary-');
-  copyFileSync(binary, path.join(folder, 'wms'));
+  copyFileSync(build.binary, path.join(folder, 'wms'));
   opcua = await startOpcuaServer();
   nats = await startNats();
   const modbusPort = await freePort();
@@ -66,6 +66,12 @@ afterAll(async () => {
   await opcua?.close();
   await slave?.close();
   rmSync(folder, { recursive: true, force: true });
+});
+
+describe('npm run build:bin', () => {
+  it('prints what it built and nothing else', () => expectQuietBuild(build, 'dist/wms'));
+
+  it('builds the size the README gives', () => expectReadmeSize(build, 'dist/wms', 'linux-x64'));
 });
 
 describe('dist/wms from an empty folder', () => {

@@ -1,8 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { BUNDLE } from '../scripts/build.ts';
+import { BUNDLE, ROOT } from '../scripts/build.ts';
 import { configSchema, unwrap } from '../src/config.ts';
 import { tempDir } from './support/appliance.ts';
 
@@ -135,4 +136,51 @@ describe('README table of settings', () => {
     expect(schema.get('auth.tokenTtlSeconds')).toBe('60 – 2592000');
     expect(Object.fromEntries([...readme].filter(([key]) => schema.has(key)))).toEqual(Object.fromEntries(schema));
   });
+});
+
+// `npm install`, the quick start's first step, runs on the machine's own Node and npm,
+// not the pinned Node: inside `npm test` PATH starts with node_modules/.bin and npm
+// exports its settings as npm_* variables, so both are taken away to run npm as a
+// newcomer's shell does. `--dry-run --offline` in a copy of package.json,
+// package-lock.json and .npmrc: npm builds the same tree from the lock file and checks
+// every package's engines (where the EBADENGINE warnings come from) exactly as a real
+// install does, from the local cache, and writes nothing.
+
+/** The environment of a shell outside npm: no npm_* settings, no node_modules/.bin on PATH. */
+function newcomerShell(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => !dir.includes('node_modules')).join(path.delimiter);
+  return env;
+}
+
+function npmIn(dir: string, args: string[]) {
+  return spawnSync('npm', [...args, '--offline', '--no-audit', '--no-fund'], { cwd: dir, env: newcomerShell(), encoding: 'utf8' });
+}
+
+describe('README quick start: npm install on the machine\'s own Node', () => {
+  it('runs on a Node that is not the pinned one (the case the warnings came from)', () => {
+    const machineNode = spawnSync('node', ['--version'], { env: newcomerShell(), encoding: 'utf8' }).stdout.trim();
+    expect(machineNode).toMatch(/^v\d+\./);
+    expect(machineNode).not.toBe(process.version);
+  });
+
+  it('prints no EBADENGINE warning', () => {
+    const dir = tempDir('wms-npm-install-');
+    dirs.push(dir);
+    for (const file of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(path.join(ROOT, file), path.join(dir, file));
+    const install = npmIn(dir, ['install', '--dry-run']);
+    expect(install.status, install.stderr).toBe(0);
+    expect(`${install.stdout}${install.stderr}`).not.toMatch(/EBADENGINE|npm warn/);
+  }, 120_000);
+
+  it('still shows a real error', () => {
+    const dir = tempDir('wms-npm-install-');
+    dirs.push(dir);
+    copyFileSync(path.join(ROOT, '.npmrc'), path.join(dir, '.npmrc'));
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'npmrc-check', version: '1.0.0', dependencies: { 'wms-no-such-package': '1.0.0' } }));
+    const install = npmIn(dir, ['install', '--dry-run']);
+    expect(install.status).not.toBe(0);
+    expect(install.stderr).toMatch(/^npm error code ENOTCACHED/m);
+  }, 120_000);
 });
