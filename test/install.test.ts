@@ -1,56 +1,22 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE, ROOT } from '../scripts/build.ts';
-import { buildBinary } from '../scripts/build-binary.ts';
+import { BUNDLE } from '../scripts/build.ts';
 import { tempDir } from './support/appliance.ts';
+import { checkAsTheDocSays, expectUnitChecksPass, INSTALL_DOC, mode, newRoot, removeRoots, spawnRun, step, UNIT_CHECKS, type Exit } from './support/install.ts';
 
 // `wms install-service`, run as an installer runs it: the real bundle (built by the
-// global setup) and the real single executable, with --root so that every file lands
-// in a temporary directory and no user, ownership or systemd of this machine is
-// touched. The unit is checked with the commands docs/install.md gives (systemd's own
-// `systemd-analyze verify` and `security`), inside the same root, so its ExecStart
-// resolves to the installed executable.
+// global setup), with --root so that every file lands in a temporary directory and no
+// user, ownership or systemd of this machine is touched. The unit is checked with the
+// commands docs/install.md gives (systemd's own `systemd-analyze verify` and
+// `security`), inside the same root, so its ExecStart resolves to the installed
+// executable. The single executable installing itself: binary.test.ts.
 
 const UNIT = 'etc/systemd/system/wms.service';
-const roots: string[] = [];
-
-afterAll(() => {
-  for (const dir of roots.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of the child: ours without any WMS_* setting. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('WMS_') && k !== 'NODE_OPTIONS') env[k] = v;
-  return env;
-}
-
-function spawnRun(command: string, args: string[], cwd: string): Promise<Exit> {
-  const child = spawn(command, args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+afterAll(removeRoots);
 
 /** `node dist/wms.cjs install-service …` */
 const bundle = (args: string[], cwd = tempDir('wms-install-cwd-')) => spawnRun(process.execPath, [BUNDLE, 'install-service', ...args], cwd);
-
-/** An empty directory standing for the box's `/`. */
-function newRoot(): string {
-  const root = tempDir('wms-install-root-');
-  roots.push(root);
-  return root;
-}
 
 /**
  * An executable already installed at `bin` below the root (the bundle under Node has
@@ -73,39 +39,6 @@ function settings(text: string): Map<string, string[]> {
   }
   return map;
 }
-
-const mode = (file: string) => statSync(file).mode & 0o777;
-
-/**
- * The checks docs/install.md gives ("Checking the unit"), read out of the document and
- * run as written by bash, with the image path /mnt/image replaced by `root`: systemd's
- * `systemd-analyze verify` (its own parser, which also checks that ExecStart names an
- * executable below the root) and `systemd-analyze security --offline=true`. The root
- * holds what install-service wrote and nothing of systemd's own, and this machine runs
- * no systemd: the commands must work like that.
- */
-const INSTALL_DOC = readFileSync(path.join(ROOT, 'docs/install.md'), 'utf8');
-const UNIT_CHECKS = [...INSTALL_DOC.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n')).filter((line) => line.startsWith('systemd-analyze '));
-
-function checkAsTheDocSays(root: string): (Exit & { command: string })[] {
-  return UNIT_CHECKS.map((command) => {
-    const run = spawnSync('bash', ['-c', command.replaceAll('/mnt/image', root)], { encoding: 'utf8' });
-    return { command, code: run.status, stdout: run.stdout, stderr: run.stderr };
-  });
-}
-
-/** Every check exits 0; verify prints nothing at all. */
-function expectUnitChecksPass(root: string): (Exit & { command: string })[] {
-  const results = checkAsTheDocSays(root);
-  for (const r of results) {
-    expect(r, r.command).toMatchObject({ code: 0, stderr: '' });
-    if (r.command.includes(' verify ')) expect(r.stdout, r.command).toBe('');
-  }
-  return results;
-}
-
-/** What a step printed: its line (`  unit     /etc/…: written …`). */
-const step = (stdout: string, name: string) => stdout.split('\n').filter((l) => l.startsWith(`  ${name} `)).join('\n');
 
 describe('install-service from the bundle (an executable already installed)', () => {
   let root: string;
@@ -343,45 +276,5 @@ describe('install-service --uninstall', () => {
     expect(existsSync(path.join(root, 'srv'))).toBe(true);
     expect(step(exit.stdout, 'data')).toMatch(/\/srv\/wms: removed/);
     expect(step(exit.stdout, 'user')).toMatch(/userdel conveyor/);
-  });
-});
-
-describe('install-service from the single executable', () => {
-  let binary: string;
-  let root: string;
-  let first: Exit;
-
-  beforeAll(async () => {
-    binary = await buildBinary();
-    root = newRoot();
-    first = await spawnRun(binary, ['install-service', '--root', root], root);
-  }, 180_000);
-
-  it('copies itself to the executable path, mode 0755, byte for byte', () => {
-    expect(first.stderr).toBe('');
-    expect(first.code).toBe(0);
-    const installed = path.join(root, 'usr/local/bin/wms');
-    expect(mode(installed)).toBe(0o755);
-    expect(execFileSync('cmp', [binary, installed], { encoding: 'utf8' })).toBe('');
-    expect(step(first.stdout, 'binary')).toMatch(/\/usr\/local\/bin\/wms: copied from .*\(\d+ MB, mode 0755\)/);
-  });
-
-  it('the unit with the real executable passes the checks docs/install.md gives', () => {
-    expectUnitChecksPass(root);
-  });
-
-  it('the installed copy, run again, finds itself in place and changes nothing', async () => {
-    const installed = path.join(root, 'usr/local/bin/wms');
-    const before = statSync(installed);
-    const again = await spawnRun(installed, ['install-service', '--root', root], root);
-    expect(again.code).toBe(0);
-    expect(step(again.stdout, 'binary')).toMatch(/already this executable, unchanged/);
-    expect(step(again.stdout, 'unit')).toMatch(/unchanged/);
-    expect(statSync(installed).ino).toBe(before.ino);
-  });
-
-  it('the installed copy answers --version with its commit', async () => {
-    const exit = await spawnRun(path.join(root, 'usr/local/bin/wms'), ['--version'], root);
-    expect(exit.stdout).toMatch(/^wms \S+ \(commit [0-9a-f]{7,}(-dirty)?, built \d{4}-\d{2}-\d{2}\)\n$/);
   });
 });
