@@ -11,7 +11,7 @@ import { loadConfig, redactedConfig } from '../src/config.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { configError } from './support/config.ts';
 import { freePort, jetstream, jetstreamManager, startNats, streamMessages, type NatsServer, type StreamMessage } from './support/nats.ts';
-import { allPages, site, until, unitWithOrder, type Site } from './support/warehouse.ts';
+import { allPages, createLocations, site, until, unitWithOrder, type Site } from './support/warehouse.ts';
 
 const SITE = 'HALL1';
 
@@ -99,10 +99,7 @@ describe('export of the event log', () => {
   it('a server outage: 1,000 changes made meanwhile all arrive after it, none twice', async () => {
     await nats.stop();
     await until(async () => (await wms.get('/v1/federation')).body.state === 'DISCONNECTED', 'the link is DISCONNECTED');
-    for (let i = 0; i < 1000; i++) {
-      const reply = await wms.post('/v1/locations', { locationId: `FEDB/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' });
-      expect(reply.status, reply.text).toBe(201);
-    }
+    createLocations(wms, 'FEDB', 1000);
     const waiting = (await wms.get('/v1/federation')).body.eventsWaiting;
     expect(waiting).toBeGreaterThanOrEqual(1000);
     await nats.start();
@@ -121,9 +118,7 @@ describe('the NATS server killed while the export is under way', () => {
     try {
       await until(() => exported(wms), 'the link is up', 20_000);
       await nats.stop();
-      for (let i = 0; i < 600; i++) {
-        expect((await wms.post('/v1/locations', { locationId: `FEDN/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
-      }
+      createLocations(wms, 'FEDN', 600);
       const newest = (await wms.get('/v1/federation')).body.newestEventId;
       await nats.start();
       await until(async () => (await wms.get('/v1/federation')).body.cursor > newest - 550, 'the export is under way', 30_000);
