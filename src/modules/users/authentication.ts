@@ -152,14 +152,15 @@ export function createAuthentication(deps: AuthenticationDeps) {
      */
     async login(username: string, password: string, address: string): Promise<IssuedToken> {
       let user = users.findByName(username);
-      if (user?.lockExpired) {
-        users.releaseEndedLock(user);
-        user = users.findByPk(user.pk);
-      }
       const known = !!user && addresses.isKnown(user.pk, address);
+      // An attempt the address may not make now is refused before it changes anything.
       if (!known) {
         const wait = throttle.take(address);
         if (wait > 0) throw new ServerDeclined(429, `Too many login attempts from this address; try again in ${wait} s`, { 'Retry-After': String(wait) });
+      }
+      if (user?.lockExpired) {
+        users.releaseEndedLock(user);
+        user = users.findByPk(user.pk);
       }
       const token = await checkPassword(user, username, password, address, known);
       // A successful login does not use up the address's attempts.
