@@ -4,8 +4,7 @@ import { nowIso } from '../../core/time.ts';
 import { decoyHash, verifyPassword } from '../../auth/passwords.ts';
 import { bearerToken, type IssuedToken, type TokenService } from '../../auth/tokens.ts';
 import type { Principal } from '../../http/context.ts';
-import { ServerDeclined } from '../../http/errors.ts';
-import { AuthenticationError } from '../../core/errors.ts';
+import { AuthenticationError, TooManyAttempts } from '../../core/errors.ts';
 import { isApiKey, type ApiKeyService } from './api-keys/service.ts';
 import type { GrantService } from './grants/service.ts';
 import type { LoginAddresses } from './login-addresses.ts';
@@ -156,7 +155,7 @@ export function createAuthentication(deps: AuthenticationDeps) {
       // An attempt the address may not make now is refused before it changes anything.
       if (!known) {
         const wait = throttle.take(address);
-        if (wait > 0) throw new ServerDeclined(429, `Too many login attempts from this address; try again in ${wait} s`, { 'Retry-After': String(wait) });
+        if (wait > 0) throw new TooManyAttempts(`Too many login attempts from this address; try again in ${wait} s`, wait);
       }
       if (user?.lockExpired) {
         users.releaseEndedLock(user);
