@@ -288,4 +288,24 @@ describe('known addresses: a stranger locks nobody out of the places they sign i
     for (let i = 0; i < 12; i++) expect((await loginReply(box, 'shift-lead', 'shift-lead-password', TERMINAL)).status).toBe(200);
     expectServerError(await loginReply(box, 'picker', 'picker-password', TERMINAL), 429);
   });
+
+  it('a login refused for its address\'s attempts changes nothing: an ended lock is lifted by the next login let through', async () => {
+    await create('patient', 'patient-password');
+    const GUESSER = '127.0.0.10';
+    const BUSY = '127.0.0.11';
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    for (let i = 0; i < 5; i++) expectServerError(await loginReply(box, 'patient', `guess-${i}`, GUESSER), 401);
+    expect(await lockEvents('patient')).toHaveLength(1);
+    vi.setSystemTime(Date.now() + 16 * 60_000);
+    // The lock has ended. An address that has used up its attempts on other names tries the user.
+    for (let i = 0; i < 10; i++) expectServerError(await loginReply(box, `someone-${i}`, 'whatever-password', BUSY), 401);
+    const unlocks = async () => (await box.get('/v1/events/history?types=user.unlocked&subjectKind=user&subject=patient')).body as any[];
+    const before = ((await box.get('/users')).body as any[]).find((u) => u.username === 'patient');
+    expectServerError(await loginReply(box, 'patient', 'patient-password', BUSY), 429);
+    expect(((await box.get('/users')).body as any[]).find((u) => u.username === 'patient')).toEqual(before);
+    expect(await unlocks()).toEqual([]);
+    // The next login that may try lifts it.
+    expect((await loginReply(box, 'patient', 'patient-password', '127.0.0.12')).status).toBe(200);
+    expect(await unlocks()).toHaveLength(1);
+  });
 });

@@ -18,8 +18,8 @@ import type { Migration } from './migrations.ts';
 //   fails a check is refused before anything in the data directory changes: an empty
 //   file or another program's database put in place would start as an empty warehouse.
 // A backup holds every password hash and the token signing key: it is as secret as the
-// box. Files are created owner-only (the appliance's umask, main.ts), and the API
-// operations need the grant `backups:admin`.
+// box. Files are created owner-only (the umask 077 of core/data-dir.ts at start, of the
+// command line's restore), and the API operations need the grant `backups:admin`.
 
 export interface BackupFile {
   name: string;

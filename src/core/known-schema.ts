@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import type { Migration } from './migrations.ts';
+import { latestSchema, type Migration } from './migrations.ts';
 
 // Whether a database is one of the appliance's, at a schema this build knows. SQLite
 // opens any file of its format, and an empty file as an empty database: what tells the
@@ -15,7 +15,7 @@ import type { Migration } from './migrations.ts';
  */
 export function unknownSchema(db: Db, migrations: readonly Migration[], nativeBinding?: unknown): string | undefined {
   const schema = db.pragma('user_version', { simple: true }) as number;
-  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const latest = latestSchema(migrations);
   if (schema === 0) return "is not a database of the appliance: it has no schema version (an empty database, or another program's)";
   if (schema > latest) return `was written by a newer build (schema ${schema}; this build knows up to ${latest})`;
   if (!migrations.some((m) => m.version === schema)) return `has schema ${schema}, which no build of the appliance writes`;

@@ -8,7 +8,7 @@ import { newRequestId } from '../core/ids.ts';
 import type { IndexBody } from './hal.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
-import { AuthenticationError, DomainError } from '../core/errors.ts';
+import { AuthenticationError, DomainError, TooManyAttempts } from '../core/errors.ts';
 import {
   ServerDeclined,
   apiDeclinedBody,
@@ -442,8 +442,9 @@ function sendError(
   let status: number;
   let body: unknown;
   let type: string;
-  // Refusals of the caller's identity are refusals before processing.
+  // Refusals of the caller's identity, and of a client trying too often, are refusals before processing.
   if (err instanceof AuthenticationError) err = new ServerDeclined(401, err.message);
+  if (err instanceof TooManyAttempts) err = new ServerDeclined(429, err.message, { 'Retry-After': String(err.retryAfterSeconds) });
   if (err instanceof ClientGone) {
     options.log.debug({ requestId, method: req.method, path: rawPath }, err.message);
     res.destroy();

@@ -61,15 +61,10 @@ export function subscribe(types: readonly string[], onEvent: (event: LiveEvent) 
   };
 }
 
-/** Closes the stream (logout); the next subscription after a login opens it again. */
+/** Closes the stream (logout); the next subscription after a login opens it again, with nothing to replay. */
 export function stopLive(): void {
-  generation++;
-  close();
-  clearTimeout(retryTimer);
+  suspendLive();
   lastEventId = undefined;
-  openTypes = '';
-  attempt = 0;
-  liveState.value = 'off';
 }
 
 // A login (also after an expiry, perhaps as another user with other grants) decides anew.
@@ -82,6 +77,7 @@ effect(() => {
   else if (state === 'expired') suspendLive();
 });
 
+/** Closes the stream and stops reconnecting; the last event seen is kept for a replay after the next login. */
 function suspendLive(): void {
   generation++;
   close();

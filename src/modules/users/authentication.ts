@@ -4,8 +4,7 @@ import { nowIso } from '../../core/time.ts';
 import { decoyHash, verifyPassword } from '../../auth/passwords.ts';
 import { bearerToken, type IssuedToken, type TokenService } from '../../auth/tokens.ts';
 import type { Principal } from '../../http/context.ts';
-import { ServerDeclined } from '../../http/errors.ts';
-import { AuthenticationError } from '../../core/errors.ts';
+import { AuthenticationError, TooManyAttempts } from '../../core/errors.ts';
 import { isApiKey, type ApiKeyService } from './api-keys/service.ts';
 import type { GrantService } from './grants/service.ts';
 import type { LoginAddresses } from './login-addresses.ts';
@@ -152,14 +151,15 @@ export function createAuthentication(deps: AuthenticationDeps) {
      */
     async login(username: string, password: string, address: string): Promise<IssuedToken> {
       let user = users.findByName(username);
+      const known = !!user && addresses.isKnown(user.pk, address);
+      // An attempt the address may not make now is refused before it changes anything.
+      if (!known) {
+        const wait = throttle.take(address);
+        if (wait > 0) throw new TooManyAttempts(`Too many login attempts from this address; try again in ${wait} s`, wait);
+      }
       if (user?.lockExpired) {
         users.releaseEndedLock(user);
         user = users.findByPk(user.pk);
-      }
-      const known = !!user && addresses.isKnown(user.pk, address);
-      if (!known) {
-        const wait = throttle.take(address);
-        if (wait > 0) throw new ServerDeclined(429, `Too many login attempts from this address; try again in ${wait} s`, { 'Retry-After': String(wait) });
       }
       const token = await checkPassword(user, username, password, address, known);
       // A successful login does not use up the address's attempts.

@@ -4,8 +4,8 @@ import { ApiFailure, post } from '../../api.ts';
 import { FormError } from '../../feedback.tsx';
 import { errorText, plural, t } from '../../i18n.ts';
 import { done } from './outcome.tsx';
-import { expand, PARTS, type Pattern } from './pattern.ts';
-import { coordinateProblem, findingText, plcWarning, type Finding } from './coordinate.ts';
+import { expand, type Pattern } from './pattern.ts';
+import { coordinateProblem, findingText, PARTS, plcWarning, type Finding } from './coordinate.ts';
 
 // New locations (grant locations:write): one by its coordinate, or many from a
 // coordinate pattern. The appliance has no bulk create (docs/common-module.md): the

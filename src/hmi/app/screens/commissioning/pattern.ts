@@ -6,7 +6,6 @@ import { partProblem, PARTS, plcFinding, type Finding, type Part } from './coord
 // OSIP telegram carries (docs/plc.md). The appliance has no bulk create: the screen
 // sends one POST per coordinate of the expansion, in this order (z fastest).
 
-export { PARTS, type Part };
 export type Pattern = Record<Part, string>;
 
 /** The most coordinates one pattern may make: a conveyor section, not a whole rack store. */

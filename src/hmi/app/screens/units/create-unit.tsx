@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { post } from '../../api.ts';
+import { FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { siteDefaultType, UnitTypeField, useUnitTypes } from '../../unit-types.tsx';
 import { coordinateProblem, findingText } from '../commissioning/coordinate.ts';
@@ -68,9 +69,7 @@ export function CreateUnit({ barcode, onCreated }: { barcode: string; onCreated:
           <UnitTypeField id="unit-create-type" types={types.value} value={type} onChange={(v) => (chosenType.value = v)} />
         </div>
       </div>
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
       <button type="submit" class="primary" disabled={busy.value || !type.trim()}>
         {t('units.create.submit')}
       </button>
