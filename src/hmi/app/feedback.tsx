@@ -1,5 +1,5 @@
 import { signal, useSignal, type Signal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { errorText, t } from './i18n.ts';
 import { Icon } from './icons.tsx';
 
@@ -47,7 +47,9 @@ export function Toasts({ toast }: { toast: Signal<Toast | undefined> }) {
   }, [shown]);
   const failures = failuresTold.value;
   const seen = useRef(failures);
-  useEffect(() => {
+  // Layout effects, here and where a failure is counted: the success leaves in the
+  // same turn as the refusal appears, so no frame (and no reader) sees both.
+  useLayoutEffect(() => {
     if (failures === seen.current) return;
     seen.current = failures;
     if (toast.peek()?.kind === 'done') toast.value = undefined;
@@ -72,7 +74,7 @@ export function Toasts({ toast }: { toast: Signal<Toast | undefined> }) {
 
 /** A refusal beside the form it concerns (empty: none); told, it ends the screen's success toast. */
 export function FormError({ message }: { message: string | undefined }) {
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (message) failuresTold.value++;
   }, [message]);
   return (
@@ -84,7 +86,7 @@ export function FormError({ message }: { message: string | undefined }) {
 
 /** A read that failed, told in the user's language (never the body), with a retry where one helps. */
 export function Failure({ error, retry }: { error: unknown; retry?: () => void }) {
-  useEffect(() => {
+  useLayoutEffect(() => {
     failuresTold.value++;
   }, [error]);
   return (
