@@ -13,10 +13,10 @@ import type { PlcConfig } from './config.ts';
 import type { PlcOperations } from './port.ts';
 import { SignalChannel, type SignalChannelSnapshot } from './signals/channel.ts';
 import { loadDriver } from './signals/drivers.ts';
-import type { SignalLog } from './signals/log.ts';
-import { fieldFromCoordinate } from './osip/index.ts';
+import { SIGNAL_TYPE, signalText, type SignalLog } from './signals/log.ts';
+import { fieldFromCoordinate, osipOptions } from './osip/index.ts';
 import type { ChannelDirectory, ReplyInput, TelegramHandler } from './osip/port.ts';
-import type { TelegramLog } from './telegram-log.ts';
+import { decoded, type DecodedRecord, type TelegramLog, type TelegramRecord } from './telegram-log.ts';
 
 /** Locations remembered with the channel that last reported them (a warehouse has fewer). */
 const MAX_REPORTED = 100_000;
@@ -34,6 +34,9 @@ export interface PlcChannelsOptions {
   dataDir?: string;
 }
 
+/** Telegrams decoded between two turns of the event loop (about a millisecond's work). */
+const DECODE_RUN = 100;
+
 export class PlcChannels implements ChannelDirectory {
   private readonly channels = new Map<string, Channel>();
   private readonly signals = new Map<string, SignalChannel>();
@@ -41,9 +44,12 @@ export class PlcChannels implements ChannelDirectory {
   private readonly reported = new Map<string, string>();
   private readonly log: Logger;
   private started = false;
+  /** The site's answer budget (plc.lateAfterMs): later answers are late, on every channel. */
+  readonly lateAfterMs: number;
 
   constructor(config: PlcConfig, log: Logger, options: PlcChannelsOptions = {}) {
     this.log = log;
+    this.lateAfterMs = config.lateAfterMs;
     for (const channelConfig of config.channels) {
       const channel = new Channel({
         config: channelConfig,
@@ -96,6 +102,27 @@ export class PlcChannels implements ChannelDirectory {
 
   find(name: string): Channel | undefined {
     return this.channels.get(name);
+  }
+
+  /**
+   * Logged telegrams with their fields: decoded with each one's channel's settings of
+   * now (a channel since removed: the defaults); a signal channel's row as its point,
+   * address and value. A decode costs some microseconds and a page holds up to a
+   * thousand: they are decoded a run at a time, with a turn of the event loop between
+   * runs, so that a PLC's telegram arriving meanwhile is not held up by a page.
+   */
+  async withFields(records: readonly TelegramRecord[]): Promise<DecodedRecord[]> {
+    const all: DecodedRecord[] = [];
+    for (let i = 0; i < records.length; i += DECODE_RUN) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const record of records.slice(i, i + DECODE_RUN)) all.push(this.fieldsOf(record));
+    }
+    return all;
+  }
+
+  private fieldsOf(record: TelegramRecord): DecodedRecord {
+    if (record.type === SIGNAL_TYPE) return { ...record, fields: signalText(record.text) as Record<string, unknown> | null };
+    return decoded(record, this.channels.get(record.channel)?.osip ?? osipOptions());
   }
 
   /** The OSIP channels, in configuration order. */

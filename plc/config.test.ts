@@ -32,6 +32,7 @@ describe('plc config', () => {
     expect(config.plc).toEqual({
       hostName: 'MFC__',
       timeZone: 'UTC',
+      lateAfterMs: 150,
       telegramLog: { keepDays: 7, maxRows: 5_000_000 },
       channels: [{
         name: 'CNV01', enabled: true, transport: 'tcp-server', host: '127.0.0.1', port: 5020, baudRate: 38_400,
@@ -106,6 +107,16 @@ describe('plc config', () => {
     }
     expect(configError(() => load([], { WMS_PLC_HOST_NAME: 'TOO_LONG' }))).toContain('invalid config plc.hostName (from WMS_PLC_HOST_NAME)');
     expect(configError(() => load([], { WMS_PLC_TIME_ZONE: 'Mars/Olympus' }))).toContain('invalid config plc.timeZone (from WMS_PLC_TIME_ZONE): not a known IANA time zone');
+  });
+
+  it('takes the site\'s answer budget (plc.lateAfterMs) from 1 ms to 10 s, in whole milliseconds', () => {
+    expect(load([], { WMS_PLC_LATE_AFTER_MS: '200' }).config.plc.lateAfterMs).toBe(200);
+    expect(load([], { WMS_PLC_LATE_AFTER_MS: '1' }).config.plc.lateAfterMs).toBe(1);
+    expect(load([], { WMS_PLC_LATE_AFTER_MS: '10000' }).config.plc.lateAfterMs).toBe(10_000);
+    const refused: [string, string][] = [['0', 'at least 1 ms'], ['10001', 'at most 10000 ms'], ['2.5', 'whole milliseconds'], ['soon', 'Invalid input: expected number']];
+    for (const [text, why] of refused) {
+      expect(configError(() => load([], { WMS_PLC_LATE_AFTER_MS: text })), text).toContain(`invalid config plc.lateAfterMs (from WMS_PLC_LATE_AFTER_MS): ${why}`);
+    }
   });
 });
 

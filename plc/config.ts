@@ -4,7 +4,8 @@ import { allowEntryProblem } from './link/allow-list.ts';
 import { signalChannelSchema } from './signals/config.ts';
 
 // The `plc` section of the configuration (docs/plc.md): our host name,
-// the time zone of telegram dates, and one entry per PLC channel. src/config.ts holds
+// the time zone of telegram dates, the answer time a PLC waits for, and one entry per
+// PLC channel. src/config.ts holds
 // it under `plc`; a channel list set by environment is JSON:
 //   WMS_PLC_CHANNELS='[{"name":"CNV01","transport":"tcp-server","port":5020}]'
 // Everything that can be wrong with a channel is found here, at start-up, and named
@@ -23,6 +24,14 @@ const isTimeZone = (zone: string) => {
 };
 
 const ms = (min: number) => z.number().int().min(min);
+
+/**
+ * The default answer budget: the conveyor's PLC waits this long for a reply before the
+ * unit passes the diverter it decides (its own requirement: within 150 ms).
+ */
+export const LATE_AFTER_MS = 150;
+/** A budget below a millisecond would call every answer late; above ten seconds, none. */
+export const LATE_AFTER_RANGE = { min: 1, max: 10_000 } as const;
 
 const channelFields = z.strictObject({
   /** The PLC's 5-character name: the sender of its telegrams and the receiver of ours. */
@@ -122,6 +131,17 @@ export const plcConfigSchema = z
     hostName: name5.default('MFC__'),
     /** IANA zone of the 14-digit telegram dates. */
     timeZone: z.string().refine(isTimeZone, 'not a known IANA time zone').default('UTC'),
+    /**
+     * An answer later than this (from the PLC's telegram or trigger to our reply or
+     * target) is late: marked in the telegram monitor, a bucket bound of the reply
+     * latency metric. The PLC's budget, not the appliance's own target.
+     */
+    lateAfterMs: z
+      .number()
+      .int('whole milliseconds')
+      .min(LATE_AFTER_RANGE.min, `at least ${LATE_AFTER_RANGE.min} ms`)
+      .max(LATE_AFTER_RANGE.max, `at most ${LATE_AFTER_RANGE.max} ms: a PLC that waits longer than that for an answer has given up`)
+      .default(LATE_AFTER_MS),
     /** The durable telegram log of every channel: how long and how many telegrams are kept. */
     telegramLog: z
       .strictObject({

@@ -51,6 +51,9 @@ const ChannelTelegramSchema = z
   })
   .meta({ id: 'PlcChannelTelegram', description: 'A telegram in or out of a channel, as its last-100 history keeps it.' });
 
+/** The site's answer budget, shown with every channel (the telegram monitor marks later answers). */
+const lateAfterMs = z.number().int().meta({ description: 'The site\'s answer budget in ms (plc.lateAfterMs): a reply (latencyMs) or a written target later than this is late.' });
+
 export const ChannelSnapshotSchema = z
   .object({
     name: z.string().meta({ description: 'The PLC\'s 5-character name.' }),
@@ -65,6 +68,7 @@ export const ChannelSnapshotSchema = z
     lastTx: instant.nullable(),
     counters: ChannelCountersSchema,
     telegrams: z.array(ChannelTelegramSchema).meta({ description: 'The last 100 telegrams, oldest first.' }),
+    lateAfterMs: lateAfterMs,
     links: z.array(LinkSchema),
   })
   .meta({ id: 'PlcChannel', description: 'A configured PLC channel: state, peer, counters and its last 100 telegrams; links: `plc-channels-findbyname`.' });
@@ -140,6 +144,7 @@ const SignalCountersSchema = z
     writeErrors: count,
     readErrors: count,
     effectErrors: count.meta({ description: 'Changes whose warehouse effect failed (nothing kept).' }),
+    targetFallbacks: count.meta({ description: 'Arrivals whose next location could not be written to the target (a PLC code that does not fit, a write the device refused), answered with the fallback instead.' }),
     heartbeats: count.meta({ description: 'Heartbeat counters written.' }),
     stateChanges: countsOf(SIGNAL_STATES).meta({ description: 'Entries into each state.' }),
   })
@@ -168,8 +173,8 @@ export const SignalChannelSnapshotSchema = z
     since: instant,
     endpoint: z.string().meta({ description: 'The OPC UA endpoint, host:port and unit, or the serial device.' }),
     counters: SignalCountersSchema,
-    driver: z.record(z.string(), count).meta({ description: 'The protocol driver\'s counters (reads, writes, errors, reconnects, …).' }),
-    reconnects: count,
+    driver: z.record(z.string(), count).meta({ description: 'The protocol driver\'s counters: Modbus polls, reads, readErrors, writes, writeErrors, exceptions, timeouts, connects, reconnects, connectFailures; OPC UA reads, writes, errors, reconnects, notifications, connectFailures.' }),
+    reconnects: count.meta({ description: 'Connections the driver opened again after one was lost.' }),
     points: z.array(
       z.object({
         id: z.string(),
@@ -185,6 +190,7 @@ export const SignalChannelSnapshotSchema = z
     ),
     errors: z.array(z.object({ at: instant, point: z.string().nullable(), message: z.string() })).meta({ description: 'The last 20 read and write errors.' }),
     recent: z.array(z.object(SignalLogEntryShape)).meta({ description: 'The last 100 changes and writes, oldest first.' }),
+    lateAfterMs: lateAfterMs,
     links: z.array(LinkSchema),
   })
   .meta({ id: 'PlcSignalChannel', description: 'A configured signal channel (OPC UA or Modbus): state, counters, the last value of every point, errors and reconnects.' });

@@ -10,12 +10,10 @@ import type { ChannelSnapshot } from './channel.ts';
 import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
 import { ChannelSnapshotSchema, SerialPortSchema, SignalChannelSnapshotSchema, TelegramLogEntrySchema } from './openapi.ts';
-import { osipOptions } from './osip/index.ts';
 import type { TelegramHandler } from './osip/port.ts';
 import type { PlcOperations } from './port.ts';
 import type { SignalChannelSnapshot } from './signals/channel.ts';
-import { SIGNAL_TYPE, signalText } from './signals/log.ts';
-import { decoded, type TelegramLog } from './telegram-log.ts';
+import type { TelegramLog } from './telegram-log.ts';
 
 // PLC channel diagnostics (docs/plc.md): state, peer, counters and the last 100
 // telegrams of every configured channel, read-only; the durable telegram log of a
@@ -30,8 +28,10 @@ const BASE = '/v1/plc-channels';
 /** Entry-index link of the PLC channels. */
 export const plcIndexLinks = { 'plc-channel-index': `${BASE}/index` };
 
-const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot | SignalChannelSnapshot) => ({
+/** A channel as the diagnostics show it: its snapshot, the answer budget it is judged by, its link. */
+const channelVO = (ctx: RequestContext, snapshot: ChannelSnapshot | SignalChannelSnapshot, lateAfterMs: number) => ({
   ...snapshot,
+  lateAfterMs,
   links: [link(ctx, 'plc-channels-findbyname', `${BASE}/${encodeURIComponent(snapshot.name)}`)],
 });
 
@@ -56,7 +56,7 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
       summary:
         'Every configured PLC channel: an OSIP channel\'s state, peer, last rx/tx, counters and last 100 telegrams; ' +
         'a signal channel\'s (kind signals) protocol, state, counters, points with their last values, errors and reconnects.',
-      handler: (ctx) => ok([...channels.snapshot(), ...channels.signalSnapshot()].map((s) => channelVO(ctx, s))),
+      handler: (ctx) => ok([...channels.snapshot(), ...channels.signalSnapshot()].map((s) => channelVO(ctx, s, channels.lateAfterMs))),
     },
     {
       method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname', responseSchema: AnyChannelSchema,
@@ -65,7 +65,7 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
         const name = ctx.param('name');
         const channel = channels.find(name) ?? channels.findSignals(name);
         if (!channel) throw notFound(`PLC channel [${name}] is not configured`, [name]);
-        return ok(channelVO(ctx, channel.snapshot()));
+        return ok(channelVO(ctx, channel.snapshot(), channels.lateAfterMs));
       },
     },
     ...(telegramLog ? [telegramRoute(channels, telegramLog)] : []),
@@ -97,9 +97,7 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
       const after = q.after === undefined ? 0 : decodeCursor(q.after, ['id'] as const).id;
       const page = await telegramLog.page({ channel: name, direction: q.direction, type: q.type, barcode: q.barcode, from: q.from, to: q.to }, after, q.limit);
       if (!channel && !signals && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
-      // Decoded with the channel's options as configured now (a channel since removed: the defaults).
-      const options = channel?.osip ?? osipOptions();
-      const entries = page.items.map((r) => (r.type === SIGNAL_TYPE ? { ...r, fields: signalText(r.text) } : decoded(r, options)));
+      const entries = await channels.withFields(page.items);
       return pageReply(ctx, entries, page.next === undefined ? undefined : encodeCursor({ id: page.next }));
     },
   };

@@ -180,8 +180,11 @@ export class TelegramLog {
   }
 }
 
+/** A logged telegram with its fields (null when the text does not decode, e.g. a rejected frame). */
+export type DecodedRecord = TelegramRecord & { fields: Record<string, unknown> | null };
+
 /** A logged telegram with its fields decoded (null when the text does not decode, e.g. a rejected frame). */
-export function decoded(record: TelegramRecord, options: OsipOptions | undefined): TelegramRecord & { fields: Record<string, unknown> | null } {
+export function decoded(record: TelegramRecord, options: OsipOptions | undefined): DecodedRecord {
   if (!options) return { ...record, fields: null };
   const result = decode(record.text, options);
   if (!result.ok) return { ...record, fields: null };

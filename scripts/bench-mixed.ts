@@ -42,7 +42,8 @@ import { C1, C2, channelIn, startAppliance, startBaseline, waitForLine, type App
 import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
 import { copyFixture, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type Fixture } from './bench-mixed/fixture.ts';
 import { locationId, rack } from './bench-mixed/layout.ts';
-import type { FullListResult, LoadConfig, LoadMessage, LoadResult } from './bench-mixed/load.ts';
+import type { FullListResult, LoadConfig, LoadResult } from './bench-mixed/load.ts';
+import { pagedLists, startLoad, type RunningLoad } from './bench-mixed/api-load.ts';
 import { firstReady, freePort, ReadyProbe, rssMbOf, RssSampler, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
 import { createScript, randomCoordinateScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { numberArg, pathArg } from './args.ts';
@@ -121,51 +122,6 @@ function phases(pagedLists: string[]): Phase[] {
     },
     { name: 'PLC alone, after' },
   ];
-}
-
-/** The list operations that take `limit`/`after` (and no path parameter), from /openapi.json. */
-async function pagedLists(app: Appliance): Promise<string[]> {
-  const spec = (await app.api('GET', '/openapi.json')) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>> };
-  const lists: string[] = [];
-  for (const [p, ops] of Object.entries(spec.paths)) {
-    const get = ops.get;
-    if (!get || p.includes('{')) continue;
-    const names = new Set((get.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name));
-    const required = (get.parameters ?? []).filter((x) => x.in === 'query' && x.required);
-    if (names.has('limit') && names.has('after') && required.length === 0) lists.push(p);
-  }
-  return lists;
-}
-
-interface RunningLoad {
-  go(): void;
-  done: Promise<LoadResult>;
-}
-
-/** Starts the load process; resolves when its event streams are open. */
-function startLoad(config: LoadConfig, marks: { listStart?: number; listEnd?: number }): Promise<RunningLoad> {
-  const child = spawn(process.execPath, [path.join(HERE, 'load.ts'), JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolveReady, rejectReady) => {
-    let resolveDone!: (r: LoadResult) => void;
-    let rejectDone!: (e: Error) => void;
-    const done = new Promise<LoadResult>((res, rej) => ((resolveDone = res), (rejectDone = rej)));
-    done.catch(() => {});
-    child.on('message', (m: LoadMessage) => {
-      if (m.kind === 'ready') resolveReady({ go: () => child.send('go'), done });
-      else if (m.kind === 'list-start') marks.listStart = performance.now();
-      else if (m.kind === 'list-end') marks.listEnd = performance.now();
-      else if (m.kind === 'result') resolveDone(m.result);
-      else if (m.kind === 'error') {
-        rejectReady(new Error(m.message));
-        rejectDone(new Error(m.message));
-      }
-    });
-    child.on('exit', (code) => {
-      const err = new Error(`load process exited with ${code}`);
-      rejectReady(err);
-      rejectDone(err);
-    });
-  });
 }
 
 // ---- main -----------------------------------------------------------------------

@@ -8,8 +8,9 @@
 // copy the Node binary of the target, strip it (x64 127 MB → 109 MB), inject the blob.
 // Stripping needs the target's binutils: `strip` for x64, `aarch64-linux-gnu-strip`
 // (Debian `binutils-aarch64-linux-gnu`) for arm64; an x64 `strip` cannot read arm64.
+// A build that goes well prints one line: what it built and its size.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OPCUA_DRIVER_ASSET } from '../plc/signals/opcua/load-bundled.ts';
@@ -49,6 +50,32 @@ function stripFor(arch: string): { command: string; debian: string } {
   return { command: `${triple}-strip`, debian: `binutils-${triple}` };
 }
 
+/**
+ * postject's ELF library (LIEF) rebuilds the PT_NOTE segment, where the blob goes in as
+ * a note, and makes a section for each note named after its type: `.note.100` for the
+ * GNU build-attribute notes (type 0x100) of the Node binary, `.note` for the blob. Those
+ * names are not in the section-name table, so it prints "warning: Can't find string
+ * offset for section name '.note.100'" once per section (12 for Node 24) and leaves
+ * the sections nameless. Nothing reads section names at run time: the loader goes by
+ * the program headers and Node finds its blob in the PT_NOTE segment (the tests run
+ * every build). Exactly these lines are dropped; any other line, and any failure, shows.
+ */
+const KNOWN_LIEF_WARNING = /^warning: Can't find string offset for section name '\.note(\.\d+)?'$/;
+
+/** Injects the SEA blob into the copied Node binary (postject prints through console.warn). */
+async function injectBlob(binary: string, blob: Buffer): Promise<void> {
+  const { inject } = await import('postject');
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!(args.length === 1 && typeof args[0] === 'string' && KNOWN_LIEF_WARNING.test(args[0]))) warn(...args);
+  };
+  try {
+    await inject(binary, 'NODE_SEA_BLOB', blob, { sentinelFuse: SEA_FUSE });
+  } finally {
+    console.warn = warn;
+  }
+}
+
 export async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<string> {
   if (process.platform !== 'linux') throw new Error('the single binary is built for Linux edge boxes');
   await bundle();
@@ -82,7 +109,11 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
       },
     }),
   );
-  execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+  // It reports the blob it wrote (a temporary file) on stderr: that line is dropped, any other shows.
+  const sea = spawnSync(process.execPath, ['--experimental-sea-config', seaConfig], { encoding: 'utf8' });
+  const said = `${sea.stdout}${sea.stderr}`.split('\n').filter((line) => line !== '' && !line.startsWith('Wrote single executable preparation blob to '));
+  if (said.length > 0) console.warn(said.join('\n'));
+  if (sea.status !== 0) throw new Error(`node --experimental-sea-config failed (${sea.error?.message ?? `exit code ${sea.status}`})`);
 
   const out = arch === process.arch ? BINARY : `${BINARY}-linux-${arch}`;
   // Built under a temporary name and renamed at the end: a running dist/wms keeps its file.
@@ -91,12 +122,13 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
   chmodSync(partial, 0o755);
   const strip = stripFor(arch);
   try {
-    execFileSync(strip.command, ['--strip-all', partial], { stdio: 'ignore' });
-  } catch {
+    execFileSync(strip.command, ['--strip-all', partial], { stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (err) {
+    // Missing binutils leave a larger executable that works; a strip that ran and failed is a broken build.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${strip.command} --strip-all failed on the ${arch} Node binary: ${(err as Error).message}`);
     console.warn(`${strip.command} not available (Debian ${strip.debian}): the executable stays unstripped (about 20 MB larger)`);
   }
-  const { inject } = await import('postject');
-  await inject(partial, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  await injectBlob(partial, readFileSync(blob));
   rmSync(blob, { force: true });
   rmSync(seaConfig, { force: true });
   renameSync(partial, out);

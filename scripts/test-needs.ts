@@ -20,7 +20,7 @@ const onPath = (command: string) => () =>
   spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const file = (path: string) => () => existsSync(path);
 
-export const needs: Need[] = [
+const needs: Need[] = [
   { package: 'binutils', present: onPath('strip'), why: 'strips the single binary' },
   { package: 'socat', present: onPath('socat'), why: 'pseudo-terminal pairs for the serial PLC tests' },
   { package: 'chromium', present: onPath('chromium'), why: 'the HMI and EventSource tests in a real browser' },
@@ -39,9 +39,10 @@ export const needs: Need[] = [
   },
 ];
 
-function run(command: string[], env: NodeJS.ProcessEnv = process.env): boolean {
-  const [file, ...args] = command;
-  return spawnSync(file, args, { stdio: 'inherit', env }).status === 0;
+/** Runs apt-get (through `root`'s prefix) with these arguments. */
+function apt(root: string[], args: string[], env: NodeJS.ProcessEnv): boolean {
+  const [file, ...rest] = [...root, 'apt-get', ...args];
+  return spawnSync(file!, rest, { stdio: 'inherit', env }).status === 0;
 }
 
 /** The prefix that runs apt-get as root, or undefined when this user cannot. */
@@ -67,9 +68,7 @@ function main(): void {
   console.log(`npm test: installing ${packages.join(', ')} (${missing.map((need) => need.why).join('; ')})`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const started = Date.now();
-  const done =
-    run([...root, 'apt-get', 'update', '-qq'], env) &&
-    run([...root, 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...packages], env);
+  const done = apt(root, ['update', '-qq'], env) && apt(root, ['install', '-y', '-qq', '--no-install-recommends', ...packages], env);
   const still = needs.filter((need) => !need.present()).map((need) => need.package);
   if (!done || still.length > 0) {
     console.error(

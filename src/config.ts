@@ -59,9 +59,9 @@ export const configSchema = z.strictObject({
       tokenTtlSeconds: z.number().int().min(60).max(30 * 86_400).default(3600),
       /** `iss` claim written into and required from every token. */
       issuer: z.string().min(1).default('wms-appliance'),
-      /** Five failed logins in a row lock an account this long, twice as long at each repeat (at most a day); 0: until an administrator unlocks it. */
+      /** Five failed logins in a row from addresses a user never signed in from lock the account against such addresses this long, twice as long at each repeat (at most a day); 0: until an administrator unlocks it. */
       lockoutMinutes: z.number().int().min(0).max(1440).default(15),
-      /** Login attempts a client address may make per minute (successful ones give theirs back); more get 429. 0: no limit. */
+      /** Login attempts a client address may make per minute (successful ones give theirs back; a user's logins from an address it signed in from are not counted); more get 429. 0: no limit. */
       loginAttemptsPerMinute: z.number().int().min(0).max(10_000).default(10),
     })
     .prefault({}),
@@ -197,7 +197,8 @@ WMS_ADMIN_PASSWORD) and these flags, later ones winning.
                   of WMS_ADMIN_PASSWORD, then run: the way back in when every administrator
                   is locked out
   --restore FILE  with the appliance stopped: check the backup FILE and put it in place of
-                  the database (the current one is kept in <data-dir>/backups), then exit
+                  the database (the current one is kept in <data-dir>/backups), then exit;
+                  a file that is no whole database of the appliance is refused (exit 2)
   --version       print the version and the commit it was built from
   install-service as root: install this executable as the systemd service wms (system user
                   in dialout, data directory, hardened unit, started); --uninstall removes it
@@ -226,7 +227,8 @@ function leaves(): Leaf[] {
   return out;
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
+/** The schema inside its default, optional and prefault wrappers. */
+export function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
     const def = s._zod.def as { type: string; innerType?: z.ZodType };

@@ -11,10 +11,7 @@ if (builtFor !== undefined && builtFor !== process.versions.modules) {
   );
   process.exit(1);
 } else {
-  // The log writer thread boots while the appliance loads (see prestartLogWriter); the
-  // simulator (`wms simulate`) runs no appliance.
-  if (process.argv[2] !== 'simulate') void import('./core/log-store/index.ts').then(({ prestartLogWriter }) => prestartLogWriter());
   // Imported here, not at the top: a build for another Node is refused above before
   // anything loads the SQLite addon.
-  void import('./main.ts').then(({ main }) => main(process.argv.slice(2), process.env));
+  void import('./cli.ts').then(({ main }) => main(process.argv.slice(2), process.env));
 }

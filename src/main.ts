@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,21 +12,20 @@ import { plcModule } from '../plc/routes.ts';
 import { SignalLog } from '../plc/signals/log.ts';
 import { TelegramLog } from '../plc/telegram-log.ts';
 import { TokenService } from './auth/tokens.ts';
-import { ConfigError, USAGE, loadConfig, parseFlags, redactedConfig, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import { openDatabase, type Db } from './core/db.ts';
 import { EventLog } from './core/event-log.ts';
 import type { EventBus } from './core/events.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { StartupError, migrate } from './core/migrations.ts';
-import { restoreBackup } from './core/backup.ts';
 import { prepareDataDir } from './core/data-dir.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
-import { setNativeDir, sqliteBinding, sqliteBindingFile } from './core/native.ts';
+import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { ReadPool } from './core/read-pool.ts';
 import { Retention } from './core/retention.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { grantCatalogue } from './auth/grants.ts';
-import { Router, type Route } from './http/router.ts';
+import { grantsOf, Router, type Route } from './http/router.ts';
 import type { Principal } from './http/context.ts';
 import { Metrics } from './http/metrics.ts';
 import { createHttpServer } from './http/server.ts';
@@ -71,8 +69,7 @@ import { createTransportOrderService, type TransportOrderService } from './modul
 import { createTransportOrderStore } from './modules/transport-orders/store.ts';
 import { usersModule } from './modules/users/routes.ts';
 import { createUsersModule, type UsersModule } from './modules/users/service.ts';
-import { VERSION, versionLine } from './version.ts';
-import { installService } from './install/index.ts';
+import { VERSION } from './version.ts';
 
 // Composition root: config → database → migrations → unit of work → services → the
 // list of module descriptors → HTTP → modules started (the PLC channels last).
@@ -227,7 +224,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
     // One adapter for OSIP and signal channels: what a report means is decided once.
     const adapter = createAdapter({ work, log, common, routing, transportOrders });
     const telegramHandler = (options.plcHandler ?? plcHandler)({ work, log, common, routing, transportOrders, channels: plc, adapter });
-    const metrics = new Metrics({ channels: plc.list(), signalChannels: plc.signalChannels(), databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms, federation });
+    const metrics = new Metrics({ channels: plc.list(), signalChannels: plc.signalChannels(), lateAfterMs: plc.lateAfterMs, databases: { main: file, logs: logsFileOf(file) }, work, streams, alarms, federation });
     // The appliance is this list. Started in order once HTTP listens, stopped in reverse:
     // the PLC channels last in, first out, so no telegram reaches a closing database.
     const modules: ModuleDescriptor[] = [
@@ -243,9 +240,9 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       routingModule(routing),
       transportOrdersModule(transportOrders),
       backupsModule({ db, work, dir: path.join(dataDir, 'backups'), keep: config.storage.backupsToKeep, nativeBinding }),
-      eventsModule({ streams, tickets, history: createHistory(events, telegramLog), stop: () => streams.shutdown() }),
+      eventsModule({ streams, tickets, history: createHistory(events, telegramLog, (records) => plc.withFields(records)), stop: () => streams.shutdown() }),
       alarmsModule(alarms),
-      hmiModule({ authenticate: (authorization) => users.authenticate(authorization) }),
+      hmiModule(),
       { name: 'retention', routes: [], start: () => retention.start(), stop: () => retention.stop() },
       federationModule(federation),
       plcModule(plc, telegramHandler, telegramLog, adapter),
@@ -370,7 +367,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
  * is decided by federation/commands.ts). Its events name the actor `hub`.
  */
 function hubPrincipal(routes: readonly Route[]): Principal {
-  return { id: 'hub', username: 'hub', kind: 'api-key', grants: new Set(routes.map((r) => r.grant).filter((g) => g !== 'public')), roleNames: [] };
+  return { id: 'hub', username: 'hub', kind: 'api-key', grants: new Set(grantsOf(routes)), roleNames: [] };
 }
 
 /** The certificate and key of `server.tls`, read once at start; a file that cannot be read stops the start naming it. */
@@ -464,110 +461,4 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
       resolve(server.address() as AddressInfo);
     });
   });
-}
-
-/** `wms --restore FILE`: the backup replaces the database of the (stopped) appliance. */
-function restore(file: string, config: Config): void {
-  const dataDir = path.resolve(config.storage.dataDir);
-  const target = path.join(dataDir, config.storage.file);
-  try {
-    const nativeBinding = sqliteBinding(dataDir);
-    const { keptAs, schema } = restoreBackup({
-      source: path.resolve(file),
-      target,
-      backupDir: path.join(dataDir, 'backups'),
-      latestSchema: migrations.reduce((max, m) => Math.max(max, m.version), 0),
-      openCurrent: () => openDatabase({ file: target, busyTimeoutMs: 100, nativeBinding }),
-      nativeBinding,
-    });
-    process.stdout.write(
-      `restored ${file} (schema ${schema}) as ${target}${keptAs ? `; the previous database is kept as ${keptAs}` : ''}\n`,
-    );
-  } catch (err) {
-    process.stderr.write(`wms: cannot restore: ${err instanceof StartupError ? err.message : (err as Error).stack}\n`);
-    process.exit(1);
-  }
-}
-
-/**
- * `wms simulate [options] <command>`: the conveyor PLC simulator (plc/simulator/cli.ts) with
- * its own options and exit codes (0 ok, 1 exchange failed, 2 bad arguments). Loaded only
- * for this command, so the appliance's start pays nothing for it.
- */
-async function simulate(argv: readonly string[]): Promise<number> {
-  const { runSimulatorCli } = await import('../plc/simulator/cli.ts');
-  // `--serial` loads the serial addon, which the single executable first unpacks into
-  // `<data dir>/native` (src/core/native.ts). The simulator has no data directory, and
-  // the integrator's may not be writable: a private one of its own, removed afterwards.
-  const scratch = process.getBuiltinModule('node:sea')?.isSea() ? mkdtempSync(path.join(tmpdir(), 'wms-simulate-')) : undefined;
-  if (scratch) setNativeDir(scratch);
-  try {
-    return await runSimulatorCli(argv, { program: 'wms simulate' });
-  } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-/** The command line: `wms [flags]`. Exit codes: 0 ok, 1 failed to start, 2 bad config or flags. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  // A subcommand of its own, before the appliance's flags are parsed: its options are the simulator's.
-  if (argv[0] === 'simulate') {
-    process.exitCode = await simulate(argv.slice(1));
-    return;
-  }
-  let loaded;
-  let resetAdmin = false;
-  try {
-    const flags = parseFlags(argv);
-    if (flags.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return;
-    }
-    if (flags.version) {
-      process.stdout.write(`${versionLine()}\n`);
-      return;
-    }
-    if (flags.installService) return installService(flags.installService);
-    loaded = loadConfig(env, flags);
-    if (flags.printConfig) {
-      process.stdout.write(`${JSON.stringify(redactedConfig(loaded.config), null, 2)}\n`);
-      return;
-    }
-    if (flags.resetAdmin && !loaded.config.auth.adminPassword) {
-      throw new ConfigError('--reset-admin needs the new password in WMS_ADMIN_PASSWORD');
-    }
-    if (flags.restore !== undefined) return restore(flags.restore, loaded.config);
-    resetAdmin = flags.resetAdmin;
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`wms: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-
-  // The handlers are in place before the start: a stop requested while starting (or the
-  // instant "appliance started" is logged) is carried out once the start is done, rather
-  // than killing the process half-way with the signal's default action.
-  let appliance: Appliance | undefined;
-  let stopRequested: string | undefined;
-  const stop = (signal: string) => {
-    if (!appliance) {
-      stopRequested ??= signal;
-      return;
-    }
-    appliance.log.info({ signal }, 'stopping');
-    void appliance.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings, resetAdmin });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = err instanceof StartupError || code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? (err as Error).message : (err as Error).stack;
-    process.stderr.write(`wms: cannot start: ${reason}\n`);
-    process.exit(1);
-  }
-  if (stopRequested) stop(stopRequested);
 }

@@ -31,6 +31,7 @@ interface Alarm {
   severity: string;
   state: string;
   message: string;
+  params: Record<string, string | number>;
   source: { kind: string; key: string };
   count: number;
   acknowledgedBy: string | null;
@@ -56,6 +57,8 @@ describe('what raises and clears alarms', () => {
     const down = (await openAbout('plcChannel', 'CNV01'))!;
     expect(down).toMatchObject({ kind: 'plcChannel.down', severity: 'critical', state: 'active' });
     expect(down.message).toMatch(/^PLC channel CNV01 has not been ONLINE for \d+ s \(state WAITING\)$/);
+    // The values of the message by name, for a client that words it in its user's language.
+    expect(down.params).toEqual({ channel: 'CNV01', seconds: expect.any(Number), state: 'WAITING' });
 
     sim = await connectedPlc(wms, 'CNV01');
     await sim.synq({ timeoutMs: 10_000 });
@@ -69,19 +72,20 @@ describe('what raises and clears alarms', () => {
     await until(async () => (await openAbout('location', s.C1)) !== undefined, 'the plcState alarm');
     const raised = (await openAbout('location', s.C1))!;
     expect(raised).toMatchObject({ kind: 'location.plcState', severity: 'major', state: 'active', count: 1, message: `Location ${s.C1} reports PLC state 12` });
+    expect(raised.params).toEqual({ location: s.C1, plcState: 12 });
 
     const again = await wms.patch(`/v1/location/${s.pKey[s.C1]}?op=change-state`, { errorCode: '********', plcState: 13 });
     expect(again.status, again.text).toBe(204);
-    expect(await byId(raised.id)).toMatchObject({ state: 'active', count: 2, message: `Location ${s.C1} reports PLC state 13` });
+    expect(await byId(raised.id)).toMatchObject({ state: 'active', count: 2, message: `Location ${s.C1} reports PLC state 13`, params: { location: s.C1, plcState: 13 } });
 
     await sim.report(s.C1, '0000****');
     await until(async () => (await byId(raised.id)).state === 'cleared', 'the plcState alarm is cleared');
     // Raised, repeated and cleared: each change an event, the first by the PLC, the last by the PLC.
     const events = (await wms.get(`/v1/events/history?subjectKind=location&subject=${enc(s.C1)}&types=alarm.*`)).body;
-    expect(events.map((e: any) => [e.type, e.actor.kind, e.data.count])).toEqual([
-      ['alarm.raised', 'plc', 1],
-      ['alarm.raised', 'user', 2],
-      ['alarm.cleared', 'plc', 2],
+    expect(events.map((e: any) => [e.type, e.actor.kind, e.data.count, e.data.params.plcState])).toEqual([
+      ['alarm.raised', 'plc', 1, 12],
+      ['alarm.raised', 'user', 2, 13],
+      ['alarm.cleared', 'plc', 2, 13],
     ]);
   });
 
@@ -91,6 +95,7 @@ describe('what raises and clears alarms', () => {
     await until(async () => (await openAbout('locationGroup', 'AERR')) !== undefined, 'the ERR_ alarm');
     const raised = (await openAbout('locationGroup', 'AERR'))!;
     expect(raised).toMatchObject({ kind: 'plc.error', severity: 'major', message: 'PLC CNV01 reports error 00000011 on location group AERR' });
+    expect(raised.params).toEqual({ channel: 'CNV01', code: '00000011', group: 'AERR' });
 
     await sim.groupState('AERR', '******10'); // in available (c0), out still locked (c1): not over
     await until(async () => (await wms.get('/v1/location-groups?name=AERR')).body.groupStateIn === 'AVAILABLE', 'in is available');
@@ -103,7 +108,7 @@ describe('what raises and clears alarms', () => {
     await sim.error(null, '00000101');
     await until(async () => (await openAbout('plcChannel', 'CNV01')) !== undefined, 'the ERR_ alarm of the channel');
     const raised = (await openAbout('plcChannel', 'CNV01'))!;
-    expect(raised).toMatchObject({ kind: 'plc.error', message: 'PLC CNV01 reports error 00000101' });
+    expect(raised).toMatchObject({ kind: 'plc.error', message: 'PLC CNV01 reports error 00000101', params: { channel: 'CNV01', code: '00000101' } });
     const acked = await acknowledge(raised.id, 'PLC restarted by maintenance');
     expect(acked.status, acked.text).toBe(200);
     expect(acked.body).toMatchObject({ state: 'cleared', acknowledgedBy: 'admin', ackComment: 'PLC restarted by maintenance' });
@@ -118,6 +123,7 @@ describe('what raises and clears alarms', () => {
     expect(res.targetLocation).toBeNull();
     const raised = (await openAbout('transportOrder', order))!;
     expect(raised).toMatchObject({ kind: 'transportOrder.noRoute', severity: 'major', message: `Transport order ${order}: unit A-ROUTE has no route at ${island}` });
+    expect(raised.params).toEqual({ order, unit: 'A-ROUTE', location: island });
 
     expect((await wms.put('/v1/api/default-hops', [{ source: island, next: s.C1 }])).status).toBe(200);
     expect((await sim.request({ barcode: 'A-ROUTE', actualLocation: island }, { timeoutMs: 10_000 })).targetLocation).toBe(s.C1);
@@ -129,7 +135,7 @@ describe('what raises and clears alarms', () => {
     const order = await unitWithOrder(wms, 'A-FAIL', s.INFEED, s.STOCK);
     expect((await wms.patch(`/v1/transport-orders/${order}`, { state: 'ONFAILURE' })).status).toBe(204);
     const raised = (await openAbout('transportOrder', order))!;
-    expect(raised).toMatchObject({ kind: 'transportOrder.failed', severity: 'minor', state: 'active' });
+    expect(raised).toMatchObject({ kind: 'transportOrder.failed', severity: 'minor', state: 'active', params: { order, unit: 'A-FAIL' } });
     expect((await acknowledge(raised.id)).body).toMatchObject({ state: 'cleared', acknowledgedBy: 'admin', ackComment: null });
   });
 
@@ -146,6 +152,7 @@ describe('what raises and clears alarms', () => {
     const raised = (await openAbout('backup', 'backup'))!;
     expect(raised).toMatchObject({ kind: 'backup.failed', severity: 'major' });
     expect(raised.message).toMatch(/^A backup could not be taken: /);
+    expect(raised.message).toBe(`A backup could not be taken: ${raised.params.error}`);
     expect((await wms.post('/v1/backups')).status).toBe(201);
     expect((await byId(raised.id)).state).toBe('cleared');
   });
@@ -155,7 +162,12 @@ describe('what raises and clears alarms', () => {
     const full = await startTestAppliance({ alarms: { minFreeDiskMb: 1_000_000_000 } }, dataDir);
     try {
       const alarms = (await full.get('/v1/alarms')).body as Alarm[];
-      expect(alarms.find((a) => a.kind === 'disk.low')).toMatchObject({ severity: 'critical', state: 'active', source: { kind: 'disk', key: dataDir } });
+      expect(alarms.find((a) => a.kind === 'disk.low')).toMatchObject({
+        severity: 'critical',
+        state: 'active',
+        source: { kind: 'disk', key: dataDir },
+        params: { freeMb: expect.any(Number), dataDir, minFreeMb: 1_000_000_000 },
+      });
       await full.app.close();
       const enough = await startTestAppliance({ alarms: { minFreeDiskMb: 0 } }, dataDir);
       try {

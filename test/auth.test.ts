@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantCatalogue } from '../src/auth/grants.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { newPKey } from '../src/core/ids.ts';
-import type { Route } from '../src/http/router.ts';
+import { namesGrant, type Route } from '../src/http/router.ts';
 import {
   ADMIN_PASSWORD,
   expectApiError,
   expectServerError,
+  loginReply,
   startTestAppliance,
   type Reply,
   type TestAppliance,
@@ -221,12 +222,13 @@ describe('POST /oauth/token', () => {
   });
 
   it('refuses a wrong password with 401 and counts the failure', async () => {
+    // From an address admin never signed in from: the account counts it (login-defence.test.ts has the rest).
     const before = failedLogins('admin');
-    const reply = await tokenRequest({ grant_type: 'password', username: 'admin', password: 'not-the-password' }, 'form');
+    const reply = await loginReply(wms, 'admin', 'not-the-password', '127.0.0.2');
     expectServerError(reply, 401);
     expect(reply.body.message).toBe('Bad credentials');
     expect(failedLogins('admin')).toBe(before + 1);
-    await login('admin', ADMIN_PASSWORD);
+    expect((await loginReply(wms, 'admin', ADMIN_PASSWORD, '127.0.0.2')).status).toBe(200);
     expect(failedLogins('admin')).toBe(0);
   });
 
@@ -422,7 +424,7 @@ describe('grants', () => {
 
   it('refuses every protected route to a user without grants with 403, and writes nothing', async () => {
     const before = tableCounts();
-    for (const route of protectedRoutes()) {
+    for (const route of protectedRoutes().filter((r) => namesGrant(r.grant))) {
       const reply = await wms.request(route.method, concretePath(route), {
         token,
         ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { body: {} }),
@@ -502,7 +504,7 @@ describe('seeded administration data', () => {
   it('names no grant that is not in the catalogue', () => {
     const catalogue = new Set(grantCatalogue(wms.app.routes).map((g) => g.name));
     for (const route of wms.app.routes) {
-      expect(route.grant === 'public' || catalogue.has(route.grant), `${route.method} ${route.path}`).toBe(true);
+      expect(!namesGrant(route.grant) || catalogue.has(route.grant), `${route.method} ${route.path}`).toBe(true);
     }
   });
 

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, copyFileSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../db/migrations/index.ts';
 import { BUNDLE } from '../scripts/build.ts';
 import { expectApiError, expectServerError, loginReply, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 
@@ -129,17 +131,18 @@ describe('backups taken at once', () => {
   });
 });
 
-describe('wms --restore FILE', () => {
-  const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BUNDLE, ...args], { cwd, env: { PATH: process.env.PATH, ...env } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+/** The bundle run as an installer runs it, to its end. */
+const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BUNDLE, ...args], { cwd, env: { PATH: process.env.PATH, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 
+describe('wms --restore FILE', () => {
   it('puts a backup in place of the database and keeps the previous one; the next start sees the backup\'s data', async () => {
     const dataDir = tempDir('wms-restore-');
     let box = await startTestAppliance({}, dataDir);
@@ -171,24 +174,184 @@ describe('wms --restore FILE', () => {
       await box.close();
     }
   });
+});
 
-  it('refuses a file that is no database, a missing file and a backup of a newer build (exit 1), changing nothing', async () => {
-    const dataDir = tempDir('wms-restore-bad-');
-    const garbage = path.join(dataDir, 'garbage.sqlite');
-    writeFileSync(garbage, 'this is not a database');
-    const notDb = await run(['--data-dir', dataDir, '--restore', garbage], dataDir);
-    expect(notDb.code).toBe(1);
-    expect(notDb.stderr).toMatch(/cannot restore: .*not a database/);
+describe('wms --restore refuses anything but a whole database of the appliance', () => {
+  // A data directory whose database holds a location group, and the files offered in its
+  // place. Every refusal: exit 2, one line naming the problem, the directory as it was.
+  let dataDir: string;
+  let offered: string;
+  let backup: string;
+  beforeAll(async () => {
+    dataDir = tempDir('wms-restore-refused-');
+    offered = tempDir('wms-restore-offered-');
+    const box = await startTestAppliance({}, dataDir);
+    expect((await box.post('/v1/location-groups', { name: 'KEPT-THROUGH-REFUSALS' })).status).toBe(201);
+    const taken = (await box.post('/v1/backups')).body;
+    backup = path.join(offered, 'backup.sqlite');
+    copyFileSync(path.join(dataDir, 'backups', taken.name), backup);
+    await box.app.close();
+  });
+  afterAll(() => {
+    for (const dir of [dataDir, offered]) rmSync(dir, { recursive: true, force: true });
+  });
 
-    const missing = await run(['--data-dir', dataDir, '--restore', path.join(dataDir, 'nope.sqlite')], dataDir);
-    expect(missing.code).toBe(1);
+  /** Every file of the data directory with a digest of its bytes. */
+  const snapshot = (dir: string): Record<string, string> => {
+    const files: Record<string, string> = {};
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      files[path.relative(dir, file)] = createHash('sha256').update(readFileSync(file)).digest('hex');
+    }
+    return files;
+  };
 
-    const newer = path.join(dataDir, 'newer.sqlite');
-    const db = new Database(newer);
-    db.pragma('user_version = 9999');
+  /** A copy of the good backup, changed by `change`. */
+  const alteredBackup = (name: string, change: (file: string) => void) => {
+    const file = path.join(offered, name);
+    copyFileSync(backup, file);
+    change(file);
+    return file;
+  };
+
+  const cases: { name: string; file: () => string; line: RegExp }[] = [
+    {
+      name: 'an empty file',
+      file: () => {
+        const file = path.join(offered, 'empty.sqlite');
+        writeFileSync(file, '');
+        return file;
+      },
+      line: /empty\.sqlite is empty/,
+    },
+    {
+      name: 'a text file',
+      file: () => {
+        const file = path.join(offered, 'notes.txt');
+        writeFileSync(file, 'this is not a database\n');
+        return file;
+      },
+      line: /notes\.txt is not an SQLite database/,
+    },
+    { name: 'a missing file', file: () => path.join(offered, 'nowhere.sqlite'), line: /nowhere\.sqlite does not exist/ },
+    { name: 'a folder', file: () => offered, line: /is not a file/ },
+    {
+      name: "another program's SQLite database",
+      file: () => {
+        const file = path.join(offered, 'crm.sqlite');
+        const db = new Database(file);
+        db.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('ACME')");
+        db.close();
+        return file;
+      },
+      line: /crm\.sqlite is not a database of the appliance: it has no schema version/,
+    },
+    {
+      name: "another program's SQLite database that carries a schema number of ours",
+      file: () => {
+        const file = path.join(offered, 'crm-numbered.sqlite');
+        const db = new Database(file);
+        db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+        db.pragma(`user_version = ${migrations.at(-1)!.version}`);
+        db.close();
+        return file;
+      },
+      line: /crm-numbered\.sqlite is not a database of the appliance: schema \d+ has the table \w+, this file has not/,
+    },
+    {
+      name: 'a database of the appliance with a schema number no build has',
+      file: () => alteredBackup('odd-schema.sqlite', (file) => {
+        const db = new Database(file);
+        db.pragma(`user_version = ${migrations.at(-1)!.version - 5}`);
+        db.close();
+      }),
+      line: /odd-schema\.sqlite has schema \d+, which no build of the appliance writes/,
+    },
+    {
+      name: 'a database of the appliance from a newer build',
+      file: () => alteredBackup('newer.sqlite', (file) => {
+        const db = new Database(file);
+        db.pragma('user_version = 9999');
+        db.close();
+      }),
+      line: /newer\.sqlite was written by a newer build \(schema 9999; this build knows up to \d+\)/,
+    },
+    {
+      name: 'a truncated database of the appliance',
+      file: () => alteredBackup('truncated.sqlite', (file) => truncateSync(file, Math.floor(statSync(file).size / 2))),
+      line: /truncated\.sqlite is damaged/,
+    },
+    {
+      name: 'a database of the appliance with a page overwritten',
+      file: () => alteredBackup('scribbled.sqlite', (file) => {
+        // The second page of the file (SQLite's default page size), whatever it held.
+        const fd = openSync(file, 'r+');
+        writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096);
+        closeSync(fd);
+      }),
+      line: /scribbled\.sqlite is damaged/,
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name}: exit 2, one line naming the problem, the data directory untouched`, async () => {
+      const file = c.file();
+      const before = snapshot(dataDir);
+      const offeredBefore = snapshot(offered);
+      const refused = await run(['--data-dir', dataDir, '--restore', file], dataDir);
+      expect(refused.code, refused.stderr).toBe(2);
+      const lines = refused.stderr.split('\n').filter((l) => l !== '');
+      expect(lines, refused.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/^wms: cannot restore: /);
+      expect(lines[0]).toMatch(c.line);
+      expect(refused.stdout).toBe('');
+      expect(snapshot(dataDir)).toEqual(before);
+      // The offered file is only read.
+      expect(snapshot(offered)).toEqual(offeredBefore);
+    });
+  }
+
+  it('a new box without a data directory: a refused file leaves none behind, the backup makes one and starts', async () => {
+    const fresh = path.join(tempDir('wms-restore-new-box-'), 'data');
+    const crm = path.join(offered, 'crm-for-new-box.sqlite');
+    const db = new Database(crm);
+    db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
     db.close();
-    const future = await run(['--data-dir', dataDir, '--restore', newer], dataDir);
-    expect(future.code).toBe(1);
-    expect(future.stderr).toMatch(/newer build/);
+    const refused = await run(['--data-dir', fresh, '--restore', crm], offered);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/^wms: cannot restore: .*crm-for-new-box\.sqlite is not a database of the appliance: it has no schema version.*\n$/);
+    expect(existsSync(fresh)).toBe(false);
+
+    // Carried over readable by anyone: the restored database is the box's secret all the same.
+    chmodSync(backup, 0o644);
+    const restored = await run(['--data-dir', fresh, '--restore', backup], offered);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(fresh, 'wms.sqlite')).mode & 0o777).toBe(0o600);
+    const box = await startTestAppliance({}, fresh);
+    try {
+      expect((await box.get('/v1/location-groups?name=KEPT-THROUGH-REFUSALS')).status).toBe(200);
+    } finally {
+      await box.close();
+      rmSync(path.dirname(fresh), { recursive: true, force: true });
+    }
+  });
+
+  it('after the refusals the database starts with its data, and the good backup still restores', async () => {
+    let box = await startTestAppliance({}, dataDir);
+    expect((await box.get('/v1/location-groups?name=KEPT-THROUGH-REFUSALS')).status).toBe(200);
+    expect((await box.post('/v1/location-groups', { name: 'AFTER-THE-BACKUP' })).status).toBe(201);
+    await box.app.close();
+
+    const restored = await run(['--data-dir', dataDir, '--restore', backup], dataDir);
+    expect(restored.code, restored.stderr).toBe(0);
+    box = await startTestAppliance({}, dataDir);
+    try {
+      expect((await box.get('/v1/location-groups?name=KEPT-THROUGH-REFUSALS')).status).toBe(200);
+      expectApiError(await box.get('/v1/location-groups?name=AFTER-THE-BACKUP'), 404, 'svc.common.common.lg.notFoundByName');
+    } finally {
+      await box.close();
+    }
   });
 });

@@ -3,9 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, openSync, readSync, closeSync, rmS
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conveyor, PlcSimulator } from '../plc/simulator/index.ts';
-import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
-import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
+import { buildAsTheReadmeSays, expectEntryIndex, expectQuietBuild, expectReadmeSize, expectTokenAndWrite, type Build } from './support/executable.ts';
 
 // The arm64 single executable for ARM edge boxes, built on this x64 machine and run
 // under qemu-aarch64 (user-mode emulation, Debian `qemu-user`) with the arm64 C and
@@ -19,6 +18,7 @@ const PASSWORD = 'arm64-test-password';
 /** ELF e_machine of AArch64. */
 const EM_AARCH64 = 183;
 
+let build: Build;
 let binary: string;
 let folder: string;
 let child: ChildProcess;
@@ -44,9 +44,10 @@ async function ptyPair(dir: string): Promise<void> {
 
 beforeAll(async () => {
   for (const [need, what] of [[`/usr/bin/${QEMU}`, 'qemu-user'], [ARM64_LIBS, 'libc6-arm64-cross and libstdc++6-arm64-cross']] as const) {
-    if (!existsSync(need)) throw new Error(`${need} is missing: apt-get install ${what} (see .ci/run)`);
+    if (!existsSync(need)) throw new Error(`${need} is missing: apt-get install ${what} (npm test's pretest step, scripts/test-needs.ts, installs it)`);
   }
-  binary = await buildBinary('arm64');
+  build = await buildAsTheReadmeSays(['--arch', 'arm64']);
+  binary = build.binary;
   folder = tempDir('wms-arm64-');
   copyFileSync(binary, path.join(folder, 'wms'));
   await ptyPair(folder);
@@ -81,6 +82,12 @@ afterAll(async () => {
     await exited;
   }
   if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+describe('npm run build:bin -- --arch arm64', () => {
+  it('prints what it built and nothing else', () => expectQuietBuild(build, 'dist/wms-linux-arm64'));
+
+  it('builds the size the README gives', () => expectReadmeSize(build, 'dist/wms-linux-arm64', 'linux-arm64'));
 });
 
 describe('dist/wms-linux-arm64 under qemu-aarch64', () => {

@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBinary } from '../scripts/build-binary.ts';
 import { tempDir } from './support/appliance.ts';
-import { expectEntryIndex, expectTokenAndWrite } from './support/executable.ts';
+import { expectUnitChecksPass, mode, newRoot, removeRoots, spawnRun, step, type Exit } from './support/install.ts';
+import { buildAsTheReadmeSays, expectEntryIndex, expectQuietBuild, expectReadmeSize, expectTokenAndWrite, type Build } from './support/executable.ts';
 import { freePort, memory, tcpSlave, type Slave } from './support/modbus-slave.ts';
 import { jetstreamManager, startNats, streamMessages, type NatsServer } from './support/nats.ts';
 import { startOpcuaServer, type TestOpcuaServer } from './support/opcua-server.ts';
@@ -17,6 +17,7 @@ import { until } from './support/warehouse.ts';
 // and a hub link to a real nats-server (the NATS client is an asset of its own too).
 
 const PASSWORD = 'binary-test-password';
+let build: Build;
 let folder: string;
 let child: ChildProcess;
 let url: string;
@@ -29,9 +30,9 @@ const UA_LOCATION = 'BINU/0001/0001/0000/0000';
 const MB_LOCATION = 'BINM/0001/0001/0000/0000';
 
 beforeAll(async () => {
-  const binary = await buildBinary();
+  build = await buildAsTheReadmeSays();
   folder = tempDir('wms-binary-');
-  copyFileSync(binary, path.join(folder, 'wms'));
+  copyFileSync(build.binary, path.join(folder, 'wms'));
   opcua = await startOpcuaServer();
   nats = await startNats();
   const modbusPort = await freePort();
@@ -62,10 +63,17 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  removeRoots();
   if (child?.exitCode === null) child.kill('SIGKILL');
   await opcua?.close();
   await slave?.close();
   rmSync(folder, { recursive: true, force: true });
+});
+
+describe('npm run build:bin', () => {
+  it('prints what it built and nothing else', () => expectQuietBuild(build, 'dist/wms'));
+
+  it('builds the size the README gives', () => expectReadmeSize(build, 'dist/wms', 'linux-x64'));
 });
 
 describe('dist/wms from an empty folder', () => {
@@ -160,3 +168,42 @@ async function login(): Promise<Record<string, string>> {
   return { Authorization: `Bearer ${token}` };
 }
 
+describe('install-service from the single executable', () => {
+  let binary: string;
+  let root: string;
+  let first: Exit;
+
+  beforeAll(async () => {
+    binary = build.binary;
+    root = newRoot();
+    first = await spawnRun(binary, ['install-service', '--root', root], root);
+  });
+
+  it('copies itself to the executable path, mode 0755, byte for byte', () => {
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const installed = path.join(root, 'usr/local/bin/wms');
+    expect(mode(installed)).toBe(0o755);
+    expect(execFileSync('cmp', [binary, installed], { encoding: 'utf8' })).toBe('');
+    expect(step(first.stdout, 'binary')).toMatch(/\/usr\/local\/bin\/wms: copied from .*\(\d+ MB, mode 0755\)/);
+  });
+
+  it('the unit with the real executable passes the checks docs/install.md gives', () => {
+    expectUnitChecksPass(root);
+  });
+
+  it('the installed copy, run again, finds itself in place and changes nothing', async () => {
+    const installed = path.join(root, 'usr/local/bin/wms');
+    const before = statSync(installed);
+    const again = await spawnRun(installed, ['install-service', '--root', root], root);
+    expect(again.code).toBe(0);
+    expect(step(again.stdout, 'binary')).toMatch(/already this executable, unchanged/);
+    expect(step(again.stdout, 'unit')).toMatch(/unchanged/);
+    expect(statSync(installed).ino).toBe(before.ino);
+  });
+
+  it('the installed copy answers --version with its commit', async () => {
+    const exit = await spawnRun(path.join(root, 'usr/local/bin/wms'), ['--version'], root);
+    expect(exit.stdout).toMatch(/^wms \S+ \(commit [0-9a-f]{7,}(-dirty)?, built \d{4}-\d{2}-\d{2}\)\n$/);
+  });
+});

@@ -134,7 +134,7 @@ describe('loadConfig: defaults', () => {
       log: { level: 'info' },
       events: { keepDays: 30, maxRows: 10_000_000 },
       alarms: { channelDownSeconds: 10, minFreeDiskMb: 1024 },
-      plc: { hostName: 'MFC__', timeZone: 'UTC', telegramLog: { keepDays: 7, maxRows: 5_000_000 }, channels: [] },
+      plc: { hostName: 'MFC__', timeZone: 'UTC', lateAfterMs: 150, telegramLog: { keepDays: 7, maxRows: 5_000_000 }, channels: [] },
       federation: {
         nats: { servers: ['nats://127.0.0.1:4222'] },
         stream: { maxAgeDays: 7, maxBytes: 2 * 1024 * 1024 * 1024, duplicateWindowSeconds: 120, replicas: 1 },
@@ -272,6 +272,7 @@ describe('loadConfig: WMS_* environment variables', () => {
     'alarms.minFreeDiskMb': { text: () => '0', value: () => 0 },
     'plc.hostName': { text: () => 'HOST1', value: () => 'HOST1' },
     'plc.telegramLog': { text: () => '{"keepDays":3}', value: () => ({ keepDays: 3, maxRows: 5_000_000 }) },
+    'plc.lateAfterMs': { text: () => '200', value: () => 200 },
     'plc.timeZone': { text: () => 'Europe/Berlin', value: () => 'Europe/Berlin' },
     'plc.signals': {
       text: () => '[{"name":"CONV2","protocol":"modbus-tcp","host":"10.0.0.20","points":[{"kind":"plcState","location":"HAL1/CONV/0003/0000/0000","address":"hr:100"}]}]',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE } from '../scripts/build.ts';
 import { ADMIN_PASSWORD, startTestAppliance, tempDir } from './support/appliance.ts';
+import { until } from './support/warehouse.ts';
 
 // SIGTERM as systemd sends it on `systemctl stop`, while four clients write as fast as
 // they can: the appliance stops taking connections, answers what it has, folds the WAL
@@ -51,7 +52,8 @@ describe('SIGTERM under load', () => {
       }
     };
     const writers = Array.from({ length: 4 }, (_, w) => writer(w));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The stop comes while the writers are under way.
+    await until(() => acknowledged.length > 10, 'writes are acknowledged', 30_000);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     stopped = true;

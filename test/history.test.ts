@@ -60,6 +60,9 @@ describe('GET /v1/transport-units/{bk}/history', () => {
       expect(res.latencyMs).toBeGreaterThanOrEqual(0);
       expect(res.text).toMatch(/^###00160MFC__CNV01\d{5}RES_/);
     }
+    // Decoded as the telegram log decodes them: where each RES_ sent the unit; the last, at its target, nowhere.
+    const answers = entries.filter((e) => e.source === 'telegram' && e.type === 'RES_').map((e) => [e.fields?.actualLocation, e.fields?.targetLocation ?? null]);
+    expect(answers).toEqual([[s.INFEED, s.C1], [s.C1, s.C2], [s.C2, s.STOCK], [s.STOCK, null]]);
     const ids = entries.filter((e) => e.source === 'event').map((e) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });

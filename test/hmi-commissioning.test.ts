@@ -84,16 +84,19 @@ describe('groups and locations', () => {
     await page.locator('#cm-group-parent').selectOption('WAREHOUSE');
     await page.getByRole('button', { name: 'Create group' }).click();
     await page.locator('li[data-group="CMA"]').waitFor();
+    await expect.poll(() => page.locator('.toast.done').textContent()).toBe('Group CMA created.');
     const created = await wms.get('/v1/location-groups?name=CMA');
     expect(created.status).toBe(200);
     expect(created.body.parentName).toBe('WAREHOUSE');
 
-    // The same name again: refused, said in words, nothing changed.
+    // The same name again: refused, said in words (what exists), nothing changed; the
+    // success told before it is gone, not left standing beside the refusal.
     await page.locator('#cm-group-name').fill('CMA');
     await page.locator('#cm-group-parent').selectOption('');
     await page.getByRole('button', { name: 'Create group' }).click();
     const refusal = page.locator('form[aria-label="New location group"] .error-text');
-    await expect.poll(() => refusal.textContent()).toBe('It exists already: the name or coordinate is taken.');
+    await expect.poll(() => refusal.textContent()).toBe('There is a location group named CMA already.');
+    expect(await page.locator('.toast.done').count()).toBe(0);
     expect((await wms.get('/v1/location-groups?name=CMA')).body).toMatchObject({ pKey: created.body.pKey, ol: created.body.ol, parentName: 'WAREHOUSE' });
 
     // The new group is offered at once for the locations.
@@ -132,7 +135,7 @@ describe('groups and locations', () => {
       expect(await stopped.getAttribute('data-at')).toBe(coordinate('CMB', 3));
       const text = (await stopped.textContent()) ?? '';
       expect(text).toContain(`Angehalten bei ${coordinate('CMB', 3)}`);
-      expect(text).toContain('Das gibt es schon');
+      expect(text).toContain(`Es gibt schon einen Lagerplatz ${coordinate('CMB', 3)}.`);
       expect(text).not.toMatch(/already exists|Location with/);
       expect(await page.locator('.cm-progress').textContent()).toBe('2 von 5 angelegt.');
       // The two before it were created, nothing after it was sent.
@@ -147,8 +150,83 @@ describe('groups and locations', () => {
     const { page } = admin;
     await open(page);
     await previewPattern(page, { area: 'CM/X', aisle: '0001', x: '0001', y: '0000', z: '0000' }, 'CMA');
-    await expect.poll(() => bulkForm(page).locator('.error-text').textContent()).toMatch(/^Area: /);
+    await expect.poll(() => bulkForm(page).locator('.error-text').textContent()).toBe('Area: “CM/X” contains /; a part takes only A–Z, a–z, 0–9 and _ . -');
+    expect(await page.locator('#cm-bulk-area').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('.cm-preview').count()).toBe(0);
+  });
+
+  it('checks a typed coordinate part by part: says which part is wrong and why, sends nothing', async () => {
+    const { page } = admin;
+    await open(page);
+    const field = page.locator('#cm-location-id');
+    const check = page.locator('#cm-location-check .cm-check-problem');
+    // Left with four parts: said at once.
+    await field.fill('CMA/0001/0009/0000');
+    await field.press('Tab');
+    await expect.poll(() => check.textContent()).toBe('A coordinate has 5 parts, AREA/AISLE/X/Y/Z, separated by /; this one has 4.');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    // Corrected as it is typed.
+    await field.fill('CMA/0001/0009/0000/0000');
+    await expect.poll(() => check.count()).toBe(0);
+    await field.fill('CMA/0001/00#9/0000/0000');
+    await page.locator('#cm-location-group').selectOption('CMA');
+    await page.getByRole('button', { name: 'Create location' }).click();
+    await expect.poll(() => check.textContent()).toBe('X: “00#9” contains #; a part takes only A–Z, a–z, 0–9 and _ . -');
+    await field.fill('CMA/0001/0009/0000/THISPARTISLONGERTHAN20');
+    await expect.poll(() => check.textContent()).toBe('Z: “THISPARTISLONGERTHAN20” has 22 characters; a part has at most 20.');
+    await field.fill('CMA/0001//0000/0000');
+    await expect.poll(() => check.textContent()).toBe('X: empty; each part has 1 to 20 characters.');
+    await expectAccessible(page, 'a coordinate refused as it is typed');
+    // None of it reached the appliance.
+    expect((await locationsOf('CMA')).filter((id) => !/^CMA\/0001\/000[1-6]\/0000\/0000$/.test(id))).toEqual([]);
+  });
+
+  it('warns before creating a location no PLC can address, in English and German; a PLC code addresses it', async () => {
+    const { page } = admin;
+    // A fresh form: nothing typed or checked before.
+    await page.reload();
+    await page.locator('#cm-title').waitFor();
+    const field = page.locator('#cm-location-id');
+    const warning = page.locator('#cm-location-check .cm-warning');
+    const form = page.locator('form[aria-labelledby="cm-location-title"]');
+    // Enter sends at once: the warning comes first, and nothing is created.
+    await field.fill('CONVEYOR/00001/0001/0000/0000');
+    await page.locator('#cm-location-group').selectOption('CMA');
+    await field.press('Enter');
+    await expect.poll(() => warning.textContent()).toBe(
+      'No PLC can address this location: Area “CONVEYOR” has 8 characters, and an OSIP telegram carries 4 a part. Shorten it, or give a PLC code (at most 20 characters) for the PLC to use.',
+    );
+    expect((await wms.get('/v1/locations?locationId=CONVEYOR%2F00001%2F0001%2F0000%2F0000')).status).toBe(404);
+    await expectAccessible(page, 'a coordinate no PLC can address');
+    await screenshot(page, 'commissioning-plc-warning');
+    await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+    await expect.poll(() => warning.textContent()).toBe(
+      'Keine SPS kann diesen Lagerplatz ansprechen: Bereich „CONVEYOR“ hat 8 Zeichen, ein OSIP-Telegramm trägt 4 je Teil. Kürzen Sie ihn, oder geben Sie einen SPS-Code (höchstens 20 Zeichen) an, den die SPS verwendet.',
+    );
+    // Seen, the warning may be overruled: a place no PLC reports on.
+    await form.getByRole('button', { name: 'Trotzdem anlegen' }).click();
+    await expect.poll(async () => (await wms.get('/v1/locations?locationId=CONVEYOR%2F00001%2F0001%2F0000%2F0000')).status).toBe(200);
+    await page.getByRole('button', { name: 'Language: English' }).click();
+
+    // Parts shorter than four travel padded: the PLC would report another coordinate.
+    await field.fill('CMA/1/1/0/0');
+    await field.press('Enter');
+    await expect.poll(() => warning.textContent()).toContain('a telegram carries Area “CMA” as “CMA_”, so the PLC would name another coordinate. Write CMA_/0001/0001/0000/0000');
+    expect((await wms.get('/v1/locations?locationId=CMA%2F1%2F1%2F0%2F0')).status).toBe(404);
+
+    // With a PLC code that fits the telegram, the PLC addresses it by that: no warning.
+    await field.fill('CONVEYOR/00002/0001/0000/0000');
+    await page.locator('#cm-location-plc').fill('CONV-P2');
+    await expect.poll(() => warning.count()).toBe(0);
+    await form.getByRole('button', { name: 'Create location' }).click();
+    await expect.poll(async () => (await wms.get('/v1/locations?locationId=CONVEYOR%2F00002%2F0001%2F0000%2F0000')).body.plcCode).toBe('CONV-P2');
+
+    // A pattern says it in its preview, before anything is created.
+    await previewPattern(page, { area: 'CMW', aisle: '0001', x: '00001..00003', y: '0000', z: '0000' }, 'CMA');
+    await expect.poll(() => bulkForm(page).locator('.cm-warning').textContent()).toBe(
+      'No PLC can address these locations: X “00001” has 5 characters, and an OSIP telegram carries 4 a part. Create them so only for places no PLC reports on, or shorten the part.',
+    );
+    expect(await locationsOf('CMW')).toEqual([]);
   });
 });
 
@@ -189,6 +267,14 @@ describe('routes on the plan', () => {
     await expect.poll(() => form.locator('.error-text').textContent()).toBe('This hop is there already.');
     await form.getByRole('button', { name: 'Cancel' }).click();
     expect((await wms.get(`/v1/api/routes/${routeKey}/hops`)).body).toHaveLength(1);
+
+    // A second route of the same name: refused, and the page says the name is what clashes.
+    await page.locator('#cm-route-name').fill('CMA-IN');
+    await page.locator('#cm-route-source-location').fill(coordinate('CMA', 2));
+    await page.locator('#cm-route-target-location').fill(coordinate('CMA', 5));
+    await page.getByRole('button', { name: 'Create route' }).click();
+    await expect.poll(() => page.locator('form:has(#cm-route-name) .error-text').textContent()).toBe('There is a route named CMA-IN already.');
+    expect((await wms.get('/v1/api/routes')).body.filter((r: { name: string }) => r.name === 'CMA-IN')).toHaveLength(1);
   });
 
   it('the dry run says where a unit with an order would go, as the API answers; enabling the route in the page changes it', async () => {

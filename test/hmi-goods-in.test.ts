@@ -103,9 +103,17 @@ describe('goods-in', () => {
   });
 
   it('captures by scanning the pallet, then the article with Enter: green feedback, booked over REST, the focus kept', async () => {
-    // A new pallet has no load unit yet: its type, once per device.
+    // A new pallet has no load unit yet: it is created of the site's default type,
+    // preselected from the site's transport unit types, with nothing to type.
+    await poll(() => page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type EURO');
     await page.locator('.gi-load-unit summary').click();
-    await page.getByLabel('Load unit type (for a load unit to be created)').fill('EURO_LU');
+    const type = page.getByLabel('Load unit type (for a load unit to be created)');
+    expect(await type.evaluate((e) => e.tagName)).toBe('SELECT');
+    expect(await type.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(['EURO', 'INDUSTRIAL', 'TOTE']);
+    expect(await type.inputValue()).toBe('EURO');
+    expect(await type.locator('option:checked').textContent()).toBe('EURO – Euro pallet 1200 x 800 mm');
+    await expectAccessible(page, 'goods-in with the load unit types');
+    await page.locator('.gi-load-unit summary').click();
     await page.locator('#gi-unit').click();
     await scan(PALLET);
     expect(await focused()).toBe('gi-scan');
@@ -120,6 +128,9 @@ describe('goods-in', () => {
     expect(await feedback('done').textContent()).toContain('Position 10: 4 PC of 10 PC received');
     expect(await position('10')).toMatchObject({ state: 'PROCESSING', quantityReceived: { magnitude: 4, unitType: [expect.any(String), 'PC'] } });
     expect(await onPallet('GI-SKU')).toBe(4);
+    const loadUnits = await wms.get(`/v1/transport-units/${enc(PALLET)}/load-units`);
+    expect(loadUnits.status, loadUnits.text).toBe(200);
+    expect(loadUnits.body).toEqual([expect.objectContaining({ physicalPosition: '1', type: 'EURO' })]);
     expect(await focused()).toBe('gi-scan');
     expect(await page.locator('#gi-quantity').inputValue()).toBe('1');
     await poll(() => page.locator('li[data-position="10"]').textContent()).toContain('4 PC of 10 PC');
@@ -142,7 +153,8 @@ describe('goods-in', () => {
     await feedback('failed').waitFor();
     const text = await feedback('failed').textContent();
     expect(text).toContain('NO-SUCH-ARTICLE nicht gebucht');
-    expect(text).toContain('Keine offene Position dieses Auftrags erwartet diesen Artikel');
+    // Said which: no such article at all.
+    expect(text).toContain('Es gibt keinen Artikel NO-SUCH-ARTICLE.');
     expect(await page.locator('body').textContent()).not.toMatch(/svc\.wms|messageKey|does not exist|No open position/);
     expect(await focused()).toBe('gi-scan');
     // Nothing changed.
@@ -152,6 +164,12 @@ describe('goods-in', () => {
     expect(await page.locator('.gi-booked li').count()).toBe(2);
     await screenshot(page, 'goods-in-refused-de');
     await expectAccessible(page, 'goods-in with a refusal, in German');
+
+    // An article the appliance knows, but not on this order.
+    expect((await wms.post('/v1/products', [{ sku: 'GI-OTHER', baseUnit: pieces(1) }])).status).toBe(201);
+    await scan('GI-OTHER');
+    await poll(() => feedback('failed').textContent()).toContain('Dieser Auftrag erwartet GI-OTHER nicht.');
+    expect(await onPallet('GI-OTHER')).toBe(0);
 
     // More than the position still expects: the product may not be overbooked.
     await page.locator('#gi-quantity').fill('50');
@@ -190,6 +208,51 @@ describe('goods-in', () => {
     expect(await page.locator('.gi-booked li').count()).toBe(3);
   });
 
+  it('says whether an order was completed or cancelled meanwhile (a desk without live updates)', async () => {
+    // Without events:read the page does not see the order close: the capture is what tells.
+    expect((await wms.post('/roles', { name: 'GI-CLERK', grants: ['receiving-orders:read', 'receiving-orders:write'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'gi-clerk', password: 'gi-clerk-password', roleNames: ['GI-CLERK'] })).status).toBe(201);
+    const closing = {
+      complete: async (pKey: string) => {
+        const done = await wms.post(`/v1/receiving-orders/${pKey}/capture`, { quantityReceived: pieces(1), product: { sku: 'GI-SKU' }, barcode: PALLET, loadUnitLabel: '1' });
+        expect(done.status, done.text).toBe(200);
+      },
+      cancel: async (pKey: string) => expect((await wms.del(`/v1/receiving-orders/${pKey}`)).status).toBe(204),
+    };
+    const clerk = await openPage(browser, wms);
+    try {
+      const desk = clerk.page;
+      for (const [how, said] of [
+        ['complete', 'This order is complete: nothing more can be captured on it.'],
+        ['cancel', 'This order is cancelled: nothing can be captured on it.'],
+      ] as const) {
+        const order = await wms.post('/v1/receiving-orders', { orderId: `GI-${how}`, positions: [{ positionId: '1', quantityExpected: pieces(1), product: { sku: 'GI-SKU' } }] });
+        expect(order.status, order.text).toBe(201);
+        const pKey = order.body.pKey as string;
+        if (how === 'complete') {
+          await loginInBrowser(desk, wms, 'gi-clerk', 'gi-clerk-password', `#/goods-in/${pKey}`);
+          await desk.locator('#gi-unit').fill(PALLET);
+          await desk.locator('#gi-unit').press('Enter');
+        } else {
+          await desk.goto(`${wms.url}/hmi/#/goods-in/${pKey}`);
+        }
+        await desk.locator('#gi-scan').waitFor();
+        // The order closes over REST just before the page's capture reaches the appliance.
+        await desk.route(`**/v1/receiving-orders/${pKey}/capture**`, async (route) => {
+          await closing[how](pKey);
+          await route.continue();
+        });
+        await desk.locator('#gi-scan').fill('GI-SKU');
+        await desk.locator('#gi-scan').press('Enter');
+        await poll(() => desk.locator('.gi-feedback[data-kind="failed"]').textContent()).toContain(said);
+        await desk.unroute(`**/v1/receiving-orders/${pKey}/capture**`);
+      }
+      clerk.expectClean();
+    } finally {
+      await clerk.context.close();
+    }
+  });
+
   it('works on a handheld: 375 px, dark, the scanner flow the same', async () => {
     const phone = await openPage(browser, wms, { viewport: { width: 375, height: 667 }, colorScheme: 'dark' });
     try {
@@ -219,6 +282,25 @@ describe('goods-in', () => {
       phone.expectClean();
     } finally {
       await phone.context.close();
+    }
+  });
+
+  it('takes a typed load unit type from a user who may not read the transport unit types', async () => {
+    expect((await wms.post('/roles', { name: 'GI-DESK', grants: ['receiving-orders:read', 'receiving-orders:write', 'events:read'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'gi-desk', password: 'gi-desk-password', roleNames: ['GI-DESK'] })).status).toBe(201);
+    const desk = await openPage(browser, wms);
+    try {
+      await loginInBrowser(desk.page, wms, 'gi-desk', 'gi-desk-password', `#/goods-in/${orderPKey}`);
+      await desk.page.locator('.gi-load-unit summary').click();
+      const type = desk.page.getByLabel('Load unit type (for a load unit to be created)');
+      expect(await type.evaluate((e) => e.tagName)).toBe('INPUT');
+      await type.fill('CARTON');
+      expect(await desk.page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type CARTON');
+      // No list was asked for without the grant.
+      expect(desk.requests.filter((url) => url.includes('/v1/transport-unit-types'))).toEqual([]);
+      desk.expectClean();
+    } finally {
+      await desk.context.close();
     }
   });
 

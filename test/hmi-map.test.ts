@@ -61,6 +61,18 @@ const node = (page: Page, id: string) => page.locator(`.plan-loc[data-id="${id}"
 const stateOf = (page: Page, id: string) => node(page, id).getAttribute('data-state');
 const unitsOn = (page: Page, id: string) => node(page, id).getAttribute('data-units');
 const badgeCount = async (page: Page) => Number(await page.locator('#alarm-badge').getAttribute('data-count'));
+
+/**
+ * The sources of the alarms the badge counts (active, not shelved) when the badge shows
+ * as many as the appliance has, else undefined. Other alarms (a channel that was slow
+ * to connect on a busy box) may come and go meanwhile: the badge is held against the
+ * appliance's list, not against a count taken before.
+ */
+async function badgeAgrees(page: Page): Promise<string[] | undefined> {
+  const alarms = (await wms.get('/v1/alarms?state=active')).body as { shelved: boolean; source: { key: string } }[];
+  const counted = alarms.filter((alarm) => !alarm.shelved).map((alarm) => alarm.source.key);
+  return (await badgeCount(page)) === counted.length ? counted : undefined;
+}
 const zoom = async (page: Page) => Number(await page.locator('.plan-svg').getAttribute('data-zoom'));
 const location = async (id: string) => (await wms.get(`/v1/locations?locationId=${enc(id)}`)).body;
 
@@ -182,11 +194,10 @@ describe('the conveyor map', () => {
 
   it('turns a location to the error state when the PLC reports one (LOCU), without a reload; the badge counts its alarm', async () => {
     const { page } = admin;
-    const before = await badgeCount(page);
     const loaded = loads.length;
     await plc.report(A(4), '0012****');
     await expect.poll(() => stateOf(page, A(4))).toBe('error');
-    await expect.poll(() => badgeCount(page)).toBe(before + 1);
+    await until(async () => (await badgeAgrees(page))?.includes(A(4)) === true, 'the badge counts the location\'s alarm');
     await node(page, A(4)).click();
     await page.locator('.map-panel .map-state.s-error').waitFor();
     await page.locator('.map-panel a.sev-major', { hasText: 'Location reports a PLC error' }).waitFor();
@@ -194,7 +205,10 @@ describe('the conveyor map', () => {
 
     await plc.report(A(4), '0000****');
     await expect.poll(() => stateOf(page, A(4))).toBe('ok');
-    await expect.poll(() => badgeCount(page)).toBe(before);
+    await until(async () => {
+      const counted = await badgeAgrees(page);
+      return counted !== undefined && !counted.includes(A(4));
+    }, 'the badge no longer counts the location\'s alarm');
     expect(loads.length).toBe(loaded);
   });
 

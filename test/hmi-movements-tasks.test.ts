@@ -263,7 +263,8 @@ describe('the movements screen', () => {
       await route.continue();
     });
     await card.getByRole('button', { name: 'Bewegung stornieren', exact: true }).click();
-    const toast = await toastSays(page, 'failed', 'Diese Bewegung ist bereits erledigt oder storniert: Es gibt nichts mehr zu stornieren.');
+    // Said how it ended: done, not "done or cancelled".
+    const toast = await toastSays(page, 'failed', 'Diese Bewegung ist bereits erledigt: Es gibt nichts mehr zu stornieren.');
     await page.unroute(`**/v1/movements/${pKey}`);
     const after = await movementNow(pKey);
     expect(after).toMatchObject({ state: 'DONE', target: mvt.STOCK });

@@ -119,8 +119,15 @@ describe('the transport orders board', () => {
     await c.getByRole('button', { name: 'Redirect' }).click();
     const failed = page.locator('.toast.failed');
     await failed.waitFor();
-    expect(await failed.textContent()).toContain('The appliance does not know this target.');
+    // The appliance's refusal names neither; the page finds out which target it does not know.
+    expect(await failed.textContent()).toContain('There is no location NOPE/0001/0000/0000/0000: check the target location.');
     expect(await page.locator('body').textContent()).not.toMatch(/messageKey|not\.found/);
+    expect((await wms.get(`/v1/transport-orders/${created}`)).body).toMatchObject({ targetLocation: s.C2, ol: before.ol });
+    await failed.getByRole('button', { name: 'Close' }).click();
+    await c.getByLabel('Target location', { exact: true }).fill(s.C2);
+    await c.getByLabel('Target location group').fill('NO-SUCH-GROUP');
+    await c.getByRole('button', { name: 'Redirect' }).click();
+    await expect.poll(() => failed.textContent()).toContain('There is no location group NO-SUCH-GROUP: check the target group.');
     expect((await wms.get(`/v1/transport-orders/${created}`)).body).toMatchObject({ targetLocation: s.C2, ol: before.ol });
     await failed.getByRole('button', { name: 'Close' }).click();
     await c.getByRole('button', { name: 'Back' }).click();
@@ -175,11 +182,24 @@ describe('the transport orders board', () => {
     await form.getByLabel('Zielplatz', { exact: true }).fill(s.STOCK);
     await form.getByRole('button', { name: 'Auftrag anlegen' }).click();
     await failed.waitFor();
-    expect(await failed.textContent()).toContain('Die Appliance kennt diese Transporteinheit oder dieses Ziel nicht.');
+    // Said which: the unit, the target location, the target group.
+    expect(await failed.textContent()).toContain('Es gibt keine Transporteinheit mit dem Barcode NO-SUCH-UNIT.');
     expect(await ordersOf('NO-SUCH-UNIT')).toEqual([]);
+    await form.getByLabel('Transporteinheit (Barcode)').fill('HO-3');
+    await form.getByLabel('Zielplatz', { exact: true }).fill('NOPE/0001/0000/0000/0000');
+    await form.getByRole('button', { name: 'Auftrag anlegen' }).click();
+    await expect.poll(() => failed.textContent()).toContain('Es gibt keinen Lagerplatz NOPE/0001/0000/0000/0000: Prüfen Sie den Zielplatz.');
+    await form.getByLabel('Transporteinheit (Barcode)').fill('HO-3');
+    await form.getByLabel('Zielplatz', { exact: true }).fill(s.C1);
+    await form.getByLabel('Zielplatzgruppe').fill('NO-SUCH-GROUP');
+    await form.getByRole('button', { name: 'Auftrag anlegen' }).click();
+    await expect.poll(() => failed.textContent()).toContain('Es gibt keine Lagerplatzgruppe NO-SUCH-GROUP: Prüfen Sie die Zielgruppe.');
+    await form.getByLabel('Zielplatzgruppe').fill('');
+    expect(await ordersOf('HO-3')).toEqual([]);
 
     // The unit stands at the target already: the order would have nothing to do.
     await form.getByLabel('Transporteinheit (Barcode)').fill('HO-3');
+    await form.getByLabel('Zielplatz', { exact: true }).fill(s.STOCK);
     await form.getByRole('button', { name: 'Auftrag anlegen' }).click();
     await expect.poll(() => failed.textContent()).toContain('Die Einheit steht bereits an diesem Ziel');
     expect(await ordersOf('HO-3')).toEqual([]);
@@ -225,6 +245,23 @@ describe('the transport orders board', () => {
     await waiting.getByRole('button', { name: 'Show more' }).click();
     await expect.poll(() => waiting.locator('li[data-order]').count()).toBe(total);
     expect(await waiting.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+  });
+
+  it('says it cannot tell which when the user may not look up units and targets', async () => {
+    const password = await userWith('hmi-orders-writer', ['transport-orders:read', 'transport-orders:write']);
+    const tab = await openPage(browser, wms);
+    try {
+      const { page } = tab;
+      await loginInBrowser(page, wms, 'hmi-orders-writer', password, '#/orders/new');
+      const form = page.locator('form.order-create');
+      await form.getByLabel('Transport unit (barcode)').fill('NO-SUCH-UNIT');
+      await form.getByLabel('Target location', { exact: true }).fill(s.STOCK);
+      await form.getByRole('button', { name: 'Create order' }).click();
+      await expect.poll(() => page.locator('.toast.failed').textContent()).toContain('your user may not look up which');
+      expect(await ordersOf('NO-SUCH-UNIT')).toEqual([]);
+    } finally {
+      await tab.context.close();
+    }
   });
 
   it('offers no create, priority, redirect or cancel to a user without transport-orders:write', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, submitLogin, type Watched } from './support/browser.ts';
 import { until } from './support/warehouse.ts';
+import { loadConfig } from '../src/config.ts';
 
 // The HMI against a real appliance: its files as served (headers, encodings, caching,
 // the CSP), and the page in Debian's Chromium: logging in, the alarms arriving live,
@@ -179,6 +180,12 @@ describe('serving the HMI', () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ username: 'admin', kind: 'user', roleNames: ['ADMIN'] });
     expect(me.body.grants).toEqual(expect.arrayContaining(['alarms:read', 'alarms:write', 'events:read']));
+    // Whatever it holds: an API key of a role with one grant learns just that one.
+    expect((await wms.post('/roles', { name: 'HMI-SESSION-VIEWER', grants: ['alarms:read'] })).status).toBe(201);
+    const key = (await wms.post('/api-keys', { name: 'hmi-session-viewer', roleName: 'HMI-SESSION-VIEWER' })).body.key as string;
+    const viewer = await wms.get('/hmi/session', { token: key });
+    expect(viewer.status, viewer.text).toBe(200);
+    expect(viewer.body).toMatchObject({ kind: 'api-key', roleNames: ['HMI-SESSION-VIEWER'], grants: ['alarms:read'] });
   });
 });
 
@@ -297,6 +304,18 @@ describe('the HMI in a browser', () => {
     await expect.poll(() => page.locator('#alarms-title').textContent()).toBe('Alarms');
   });
 
+  it('words an alarm in the user\'s language, from its kind and values', async () => {
+    const { page } = admin;
+    const { id, locationId } = await raiseAlarm();
+    const message = card(page, id).locator('.alarm-message');
+    await expect.poll(() => message.textContent()).toBe(`Location ${locationId} reports PLC state 12`);
+    await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+    await expect.poll(() => message.textContent()).toBe(`Lagerplatz ${locationId} meldet SPS-Zustand 12`);
+    expect(await card(page, id).locator('.alarm-title').textContent()).toBe('Lagerplatz meldet SPS-Fehler');
+    await page.getByRole('button', { name: 'Language: English' }).click();
+    await expect.poll(() => message.textContent()).toBe(`Location ${locationId} reports PLC state 12`);
+  });
+
   it('shows a refusal from its message key in the user\'s language, never the body', async () => {
     const { page } = admin;
     const { id, pKey } = await raiseAlarm();
@@ -359,6 +378,63 @@ describe('the HMI in a browser', () => {
       }
       await screenshot(phone.page, 'alarms-phone-dark');
       await expectAccessible(phone.page, 'the alarms on a phone, dark');
+      phone.expectClean();
+    } finally {
+      await phone.context.close();
+    }
+  });
+});
+
+describe('counts in both languages', () => {
+  it('says "1 position" and "2 positions", "1 Position" and "2 Positionen"', async () => {
+    const pieces = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude });
+    expect((await wms.post('/v1/products', [{ sku: 'PLURAL-SKU', baseUnit: pieces(1) }])).status).toBe(201);
+    const position = (positionId: string) => ({ positionId, quantityExpected: pieces(4), product: { sku: 'PLURAL-SKU' } });
+    expect((await wms.post('/v1/receiving-orders', { orderId: 'PLURAL-1', positions: [position('10')] })).status).toBe(201);
+    expect((await wms.post('/v1/receiving-orders', { orderId: 'PLURAL-2', positions: [position('10'), position('20')] })).status).toBe(201);
+    const tab = await openPage(browser, wms);
+    try {
+      const { page } = tab;
+      await loginInBrowser(page, wms, 'admin', ADMIN_PASSWORD, '#/goods-in');
+      const count = (orderId: string) => page.locator(`a[data-order="${orderId}"] .muted`).first().textContent();
+      await page.locator('a[data-order="PLURAL-2"]').waitFor();
+      expect(await count('PLURAL-1')).toBe('1 position');
+      expect(await count('PLURAL-2')).toBe('2 positions');
+      await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+      await expect.poll(() => count('PLURAL-1')).toBe('1 Position');
+      expect(await count('PLURAL-2')).toBe('2 Positionen');
+      tab.expectClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+});
+
+describe('the navigation on a phone', () => {
+  it('shows the entry of every screen at 375 px, none beyond the edge or hidden in a scroll', async () => {
+    const phone = await openPage(browser, wms, { viewport: { width: 375, height: 667 } });
+    try {
+      const { page } = phone;
+      await loginInBrowser(page, wms, 'admin', ADMIN_PASSWORD, '#/alarms');
+      const links = page.locator('nav.nav a.nav-link');
+      // The admin may open every screen: nine entries.
+      await expect.poll(() => links.count()).toBe(9);
+      for (const link of await links.all()) {
+        const name = await link.getAttribute('title');
+        const box = (await link.boundingBox())!;
+        expect(box.x, name!).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name!).toBeLessThanOrEqual(375);
+        expect(box.y + box.height, name!).toBeLessThanOrEqual(667);
+        // What is drawn at its middle is the entry itself: not cut off by a scrolling bar.
+        const onTop = await link.evaluate((a) => {
+          const r = a.getBoundingClientRect();
+          const hit = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }).document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+          return a.contains(hit as never);
+        });
+        expect(onTop, name!).toBe(true);
+      }
+      await screenshot(page, 'navigation-phone');
+      await expectAccessible(page, 'the navigation on a phone');
       phone.expectClean();
     } finally {
       await phone.context.close();
@@ -445,6 +521,39 @@ describe('sessions and grants in the browser', () => {
       await page.getByText('Your user may open no screen').waitFor();
       expect(await page.locator('#alarm-badge').count()).toBe(0);
       expect(await page.locator('#connection').getAttribute('data-state')).toBe('off');
+      tab.expectClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+});
+
+/** The lifetime of the tokens the file's appliance issues (the default). */
+const TOKEN_TTL_SECONDS = loadConfig({}, { values: {} }, {}).config.auth.tokenTtlSeconds;
+
+describe('a session that runs out', () => {
+  it('says "Signed out" when the token expires, without waiting for the user to act, and offers the login', async () => {
+    const tab = await openPage(browser, wms);
+    try {
+      const { page } = tab;
+      // The page's clock is the browser's (the expiry is counted on it, from the token's
+      // arrival): installed before the page loads, it is moved past the token's lifetime
+      // instead of waiting for it.
+      await page.clock.install();
+      await loginInBrowser(page, wms, 'admin', ADMIN_PASSWORD, '#/alarms');
+      await page.locator('#connection[data-state="live"]').waitFor();
+      const requests = tab.requests.length;
+      // Nothing is done in the page meanwhile: the expiry alone ends the session.
+      await page.clock.fastForward(TOKEN_TTL_SECONDS * 1000 + 1000);
+      await page.locator('#connection[data-state="signed-out"]').waitFor();
+      expect(await page.locator('#connection').textContent()).toBe('Signed out');
+      await page.locator('.login-layer').waitFor();
+      expect(await page.locator('.login').textContent()).toContain('Your session has ended');
+      expect(await page.locator('.banner.lost').count()).toBe(0);
+      expect(tab.requests.slice(requests).filter((u) => !u.includes('/v1/events'))).toEqual([]);
+      await expectAccessible(page, 'the login after the token expired');
+      await submitLogin(page, 'admin', ADMIN_PASSWORD);
+      await page.locator('#connection[data-state="live"]').waitFor();
       tab.expectClean();
     } finally {
       await tab.context.close();

@@ -83,7 +83,8 @@ describe('unit search and trace', () => {
     await expect.poll(() => page.locator('.unit-location').textContent()).toBe(s.C1);
     const answer = page.locator('ol.trace > li[data-source="telegram"][data-type="RES_"]');
     await answer.waitFor();
-    expect(await answer.textContent()).toMatch(/RES_ to PLC CNV01 for .*answer with the next destination.*answered after [\d.]+ ms/);
+    expect(await answer.textContent()).toContain(`RES_ to PLC CNV01 for ${s.C1}: answer: on to ${res.targetLocation}`);
+    expect(await answer.textContent()).toMatch(/answered after [\d.]+ ms/);
     const request = page.locator('ol.trace > li[data-source="telegram"][data-type="REQ_"]');
     expect(await request.textContent()).toContain(`REQ_ from PLC CNV01 at ${s.C1}`);
     const move = page.locator('ol.trace > li[data-type="transportUnit.moved"]');
@@ -147,6 +148,54 @@ describe('unit search and trace', () => {
     await page.getByRole('button', { name: 'Language: English' }).click();
   });
 
+  it('offers to create a unit with a barcode no unit has, at a chosen location, of a chosen type', async () => {
+    const { page } = admin;
+    await page.locator('#unit-barcode').fill('HU-NEW');
+    await page.locator('#unit-barcode').press('Enter');
+    await page.locator('.unit-unknown').waitFor();
+    const form = page.locator('form.unit-create');
+    await form.waitFor();
+    expect(await form.locator('h2').textContent()).toBe('Create unit here: HU-NEW');
+    // The site's types, its default chosen.
+    const type = page.getByLabel('Transport unit type');
+    await expect.poll(() => type.inputValue()).toBe('EURO');
+    expect(await type.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(['EURO', 'INDUSTRIAL', 'TOTE']);
+    const where = page.getByLabel('Location (coordinate)');
+    // A malformed coordinate: which part and why, nothing sent.
+    await where.fill('HUNT/0001');
+    await form.getByRole('button', { name: 'Create unit' }).click();
+    await expect.poll(() => form.locator('.error-text').textContent()).toBe('A coordinate has 5 parts, AREA/AISLE/X/Y/Z, separated by /; this one has 2.');
+    // A location that does not exist: the appliance's refusal, in words.
+    await where.fill('HUNT/0009/0000/0000/0000');
+    await form.getByRole('button', { name: 'Create unit' }).click();
+    await expect.poll(() => form.locator('.error-text').textContent()).toBe('There is no location with this coordinate.');
+    expect((await wms.get('/v1/transport-units?bk=HU-NEW')).status).toBe(404);
+    await expectAccessible(page, 'create unit here');
+    await screenshot(page, 'units-create');
+
+    await type.selectOption('TOTE');
+    await where.fill(s.C1);
+    await form.getByRole('button', { name: 'Create unit' }).click();
+    await expect.poll(() => page.locator('.unit-location').textContent()).toBe(s.C1);
+    expect(await form.count()).toBe(0);
+    expect((await wms.get('/v1/transport-units?bk=HU-NEW')).body).toMatchObject({ barcode: 'HU-NEW', actualLocation: s.C1, transportUnitType: 'TOTE' });
+    await expect.poll(() => entries(page).first().textContent()).toContain(`Registered on ${s.C1}`);
+  });
+
+  it('does not offer to create a unit to a user who may not', async () => {
+    expect((await wms.post('/roles', { name: 'UNIT-VIEWER', grants: ['transport-units:read', 'transport-unit-types:read', 'events:read'] })).status).toBe(201);
+    expect((await wms.post('/users', { username: 'unit-viewer', password: 'unit-viewer-password', roleNames: ['UNIT-VIEWER'] })).status).toBe(201);
+    const viewer = await openPage(browser, wms);
+    try {
+      await loginInBrowser(viewer.page, wms, 'unit-viewer', 'unit-viewer-password', '#/units/HU-NONE');
+      await viewer.page.locator('.unit-unknown').waitFor();
+      expect(await viewer.page.locator('form.unit-create').count()).toBe(0);
+      viewer.expectClean();
+    } finally {
+      await viewer.context.close();
+    }
+  });
+
   it('shows a unit on a wallboard without the search field and buttons', async () => {
     const { page } = admin;
     await page.goto(`${wms.url}/hmi/?wallboard=1#/units/HU-1`);
@@ -155,6 +204,24 @@ describe('unit search and trace', () => {
     expect(await page.locator('.unit-location').textContent()).toBe(s.C2);
     await page.keyboard.press('Escape');
     await page.locator('#unit-barcode').waitFor();
+  });
+
+  it('says of the RES_ at the target that the unit has arrived, not that it goes on', async () => {
+    const { page } = admin;
+    await unitWithOrder(wms, 'HU-END', s.INFEED, s.STOCK);
+    expect((await sim.request({ barcode: 'HU-END', actualLocation: s.INFEED })).targetLocation).toBe(s.C1);
+    expect((await sim.request({ barcode: 'HU-END', actualLocation: s.STOCK })).targetLocation).toBeNull();
+    await page.goto(`${wms.url}/hmi/#/units/HU-END`);
+    const answers = page.locator('ol.trace > li[data-source="telegram"][data-type="RES_"] .trace-text');
+    // Newest first: the answer at the target, then the one that sent the unit on.
+    await expect.poll(() => answers.allTextContents()).toEqual([
+      `RES_ to PLC CNV01 for ${s.STOCK}: answer: no further destination, the unit has arrived at its target`,
+      `RES_ to PLC CNV01 for ${s.INFEED}: answer: on to ${s.C1}`,
+    ]);
+    expect(await entries(page).first().textContent()).not.toMatch(/next destination/);
+    await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
+    await expect.poll(() => answers.first().textContent()).toBe(`RES_ an SPS CNV01 für ${s.STOCK}: Antwort: kein weiteres Ziel, die Einheit ist an ihrem Ziel angekommen`);
+    await page.getByRole('button', { name: 'Language: English' }).click();
   });
 
   it('works on a phone: nothing wider than the screen, big enough to tap', async () => {
@@ -170,6 +237,16 @@ describe('unit search and trace', () => {
       }
       await screenshot(page, 'units-phone');
       await expectAccessible(page, 'the unit screen on a phone');
+      // The offer to create a unit, too.
+      await page.goto(`${wms.url}/hmi/#/units/HU-PHONE`);
+      await page.locator('form.unit-create').waitFor();
+      expect(await widest(page)).toBeLessThanOrEqual(375);
+      for (const target of await page.locator('form.unit-create :is(button, input, select):visible').all()) {
+        const box = (await target.boundingBox())!;
+        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
+      }
+      await screenshot(page, 'units-create-phone');
+      await expectAccessible(page, 'create unit here on a phone');
       phone.expectClean();
     } finally {
       await phone.context.close();

@@ -346,6 +346,20 @@ describe('content negotiation', () => {
     }
     expect(reply.text).toContain('?area={area}&amp;aisle={aisle}');
     expect(reply.text).not.toMatch(/&(?!amp;|lt;|gt;|quot;|apos;)/);
+    // A URI template says so, as in JSON; a plain href does not.
+    expect(reply.text).toContain(`<atom:link rel="location-findbypkey" href="${wms.url}/v1/locations/{pKey}" templated="true"/>`);
+    expect(reply.text).toContain(`<atom:link rel="location-findall" href="${wms.url}/v1/locations"/>`);
+  });
+
+  it('marks every index href that is a URI template as templated, as HAL links do, and no other', async () => {
+    const reply = await wms.get('/v1/locations/index');
+    expect(reply.status).toBe(200);
+    const links = reply.body._links as Record<string, { href: string; templated?: boolean }>;
+    expect(links['location-findbypkey']).toEqual({ href: `${wms.url}/v1/locations/{pKey}`, templated: true });
+    expect(links['location-findall']).toEqual({ href: `${wms.url}/v1/locations` });
+    for (const [name, link] of Object.entries(links)) expect(link.templated === true, name).toBe(link.href.includes('{'));
+    const entry = await wms.get('/index', { anonymous: true });
+    for (const [name, link] of Object.entries(entry.body._links as Record<string, object>)) expect(link, name).not.toHaveProperty('templated');
   });
 
   it('answers JSON for an index by default', async () => {
@@ -361,6 +375,23 @@ describe('content negotiation', () => {
 
   it('answers 406 for a media type nobody here speaks', async () => {
     expectServerError(await one('text/html'), 406);
+  });
+
+  it('answers with the type asked for where the route offers it, and 406 for a vendor type it does not offer', async () => {
+    const index = (accept: string) => raw(wms.url, '/index', { headers: { Accept: accept } });
+    for (const type of ['application/hal+json', 'application/json', 'application/xml']) {
+      const reply = await index(type);
+      expect(reply.status, type).toBe(200);
+      expect(reply.headers.get('content-type'), type).toBe(type);
+    }
+    // Indexes have no vendor type; a resource answers its own, not another one's.
+    expectServerError(await index(LOCATION_TYPE), 406);
+    expectServerError(await index('text/html'), 406);
+    expectServerError(await one('application/vnd.vendor.common.transport-unit-v1+json'), 406);
+    // The first type in the client's order that the route offers.
+    const fallback = await index(`${LOCATION_TYPE}, application/hal+json;q=0.5`);
+    expect(fallback.status).toBe(200);
+    expect(fallback.headers.get('content-type')).toBe('application/hal+json');
   });
 });
 

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { until } from './support/warehouse.ts';
 
 // Hostile and broken requests at the edge: names that show one thing and are another,
 // bodies that are not UTF-8, requests Node's own HTTP parser refuses, clients that go
@@ -152,8 +153,8 @@ describe('a client that goes away mid-upload', () => {
         `POST /v1/location-groups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${await wms.token()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"GONE`,
         { endAfterWrite: true },
       );
-      // The server notices the closed connection on its next turn.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The server notices the closed connection on a later turn.
+      await until(() => wms.logs().slice(before).some((l) => /went away/.test(l)), 'the server noticed the client went away');
       return { status: 0, headers: new Headers(), text: '', body: undefined };
     });
     const lines = wms.logs().slice(before).map((l) => JSON.parse(l) as { level: string; msg: string });

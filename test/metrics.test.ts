@@ -79,6 +79,17 @@ describe('PLC telegrams', () => {
     expect(value(`${series}_count{channel="CNV01",type="SYNC"}`)).toBeGreaterThanOrEqual(1);
   });
 
+  it('bounds a latency bucket at the site\'s answer budget (plc.lateAfterMs, 150 ms by default), which the channel shows over REST', async () => {
+    const { value } = await scrape();
+    const series = 'wms_plc_reply_latency_seconds';
+    const bucket = (le: string) => value(`${series}_bucket{le="${le}",channel="CNV01",type="RES_"}`)!;
+    // The replies within the budget; the count less these are the late ones.
+    expect(bucket('0.15')).toBeGreaterThanOrEqual(bucket('0.1'));
+    expect(bucket('0.15')).toBeLessThanOrEqual(bucket('0.25'));
+    expect(bucket('0.15')).toBeGreaterThan(0);
+    expect((await wms.get('/v1/plc-channels/CNV01')).body.lateAfterMs).toBe(150);
+  });
+
   it('shows the channel ONLINE, and counts its connections and a reconnect that supersedes the old one', async () => {
     const state = (name: string) => `wms_plc_channel_state{channel="CNV01",state="${name}"}`;
     const first = await scrape();
@@ -124,11 +135,25 @@ describe('storage, event loop, event streams, alarms', () => {
     expect((await wms.get('/metrics', { headers: { Accept: 'image/png' } })).status).toBe(406);
   });
 
-  it('reports the event-loop lag as p50, p99 and max', async () => {
-    const { value } = await scrape();
+  it('reports the event-loop lag as a summary: p50, p99 and max since the last scrape, sum and count of every sample', async () => {
+    const first = await scrape();
+    expect(first.text).toMatch(/^# TYPE wms_event_loop_lag_seconds summary$/m);
     for (const quantile of ['0.5', '0.99', '1']) {
-      const lag = value(`wms_event_loop_lag_seconds{quantile="${quantile}"}`);
+      const lag = first.value(`wms_event_loop_lag_seconds{quantile="${quantile}"}`);
       expect(lag, quantile).toBeGreaterThanOrEqual(0);
+    }
+    expect(first.value('wms_event_loop_lag_seconds_sum')).toBeGreaterThanOrEqual(0);
+    // The count goes on across scrapes (the loop is sampled every 20 ms): a counter for rate().
+    const count = first.value('wms_event_loop_lag_seconds_count')!;
+    expect(count).toBeGreaterThan(0);
+    await scrapeUntil((value) => value('wms_event_loop_lag_seconds_count')! > count, 'more samples counted');
+  });
+
+  it('leaves out Node\'s totals of active handles, requests and resources: the sums of the series by type', async () => {
+    const { text } = await scrape();
+    for (const family of ['handles', 'requests', 'resources']) {
+      expect(text).toMatch(new RegExp(`^# TYPE wms_nodejs_active_${family} gauge$`, 'm'));
+      expect(text).not.toContain(`wms_nodejs_active_${family}_total`);
     }
   });
 

@@ -3,7 +3,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from '../src/http/router.ts';
+import { AUTHENTICATED, PUBLIC, type Route } from '../src/http/router.ts';
 import { startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 import { allPages, connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
@@ -12,6 +12,9 @@ import { allPages, connectedPlc, site, unitWithOrder, until } from './support/wa
 // schemas it declares (a schema that disagrees with the code fails here).
 
 type Json = Record<string, any>;
+
+const API_DECLINED = { $ref: '#/components/schemas/ApiDeclined' };
+const SERVER_DECLINED = { $ref: '#/components/schemas/ServerDeclined' };
 
 let wms: TestAppliance;
 let doc: Json;
@@ -25,6 +28,13 @@ beforeAll(async () => {
 afterAll(() => wms.close());
 
 const operationOf = (route: Route): Json | undefined => doc.paths[route.path]?.[route.method.toLowerCase()];
+
+/** A request path for a route: parameters filled in, the query parameters that select it present. */
+function concretePath(route: Route): string {
+  const path = route.path.replace(/\{\w+\}/g, 'OAS-KEY');
+  const query = (route.query ?? []).map((q) => (q.includes('=') ? q : `${q}=X`)).join('&');
+  return query ? `${path}?${query}` : path;
+}
 
 /** `ref` as it points into the document. */
 function resolve(node: Json): Json {
@@ -48,6 +58,16 @@ describe('GET /openapi.json', () => {
     expect(errors).toEqual([]);
   });
 
+  it('names the licence: proprietary', () => {
+    expect(doc.info.license).toEqual({ name: 'Proprietary', identifier: 'LicenseRef-Proprietary' });
+  });
+
+  it('gives the limits a body is checked against, from the schema that checks it', () => {
+    const shelve = doc.paths['/v1/alarms/{id}/shelve'].post.requestBody.content['application/json'].schema;
+    expect(shelve.properties.minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 7 * 24 * 60 });
+    expect(shelve.required).toEqual(['minutes']);
+  });
+
   it('has an operation for every route, no query in a path key, and unique operation ids', () => {
     for (const route of wms.app.routes) expect(operationOf(route), `${route.method} ${route.path} ${route.query ?? ''}`).toBeDefined();
     expect(Object.keys(doc.paths).filter((p) => p.includes('?'))).toEqual([]);
@@ -66,6 +86,22 @@ describe('GET /openapi.json', () => {
       if (!route.requestSchema || !schema || Object.keys(schema).length === 0) missing.push(`${route.method} ${route.path}`);
     }
     expect(missing).toEqual([]);
+  });
+
+  it('describes every media type a request body is taken as: JSON also as application/hal+json and the vendor types of its route', () => {
+    const missing: string[] = [];
+    for (const route of wms.app.routes) {
+      const kinds = route.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? [] : ['json']) : [route.body].flat();
+      if (!kinds.includes('json')) continue;
+      const content = operationOf(route)?.requestBody?.content ?? {};
+      for (const type of ['application/json', 'application/hal+json', ...(route.vendorTypes ?? [])]) {
+        if (!content[type]?.schema) missing.push(`${route.method} ${route.path} ${type}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(Object.keys(doc.paths['/v1/location-groups'].post.requestBody.content)).toEqual([
+      'application/json', 'application/hal+json', 'application/vnd.vendor.common.location-group-v1+json',
+    ]);
   });
 
   it('describes the JSON reply of every route that answers JSON', () => {
@@ -105,10 +141,18 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const route of wms.app.routes) {
       const security = operationOf(route)!.security;
-      if (route.grant === 'public') expect(security, route.path).toEqual([]);
+      if (route.grant === PUBLIC) expect(security, route.path).toEqual([]);
+      else if (route.grant === AUTHENTICATED) expect(security, route.path).toEqual([{ oauth2: [] }, { bearer: [] }]);
       else expect(security, route.path).toEqual(expect.arrayContaining([{ oauth2: [route.grant] }, { bearer: [route.grant] }]));
     }
     expect(doc.paths['/index'].get.security).toEqual([]);
+  });
+
+  it('describes who-am-I (GET /hmi/session) as needing a token of any scope: 401 without one, never 403', () => {
+    const session = doc.paths['/hmi/session'].get;
+    expect(session.security).toEqual([{ oauth2: [] }, { bearer: [] }]);
+    expect(resolve(session.responses['401']).content).toEqual({ 'application/json': { schema: SERVER_DECLINED } });
+    expect(session.responses['403']).toBeUndefined();
   });
 
   it('answers the event stream as text/event-stream, also with a ticket', () => {
@@ -124,9 +168,44 @@ describe('GET /openapi.json', () => {
     for (const status of ['401', '403', '404']) expect(byPKey[status]).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\//) });
     expect(doc.paths['/v1/locations'].put.responses['409']).toBeDefined();
     expect(doc.paths['/v1/locations'].post.responses['400']).toBeDefined();
-    const notFound = resolve(byPKey['404']);
-    expect(notFound.content['application/hal+json'].schema).toEqual({ $ref: '#/components/schemas/ApiDeclined' });
-    expect(notFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ServerDeclined' });
+    expect(resolve(byPKey['404']).content).toEqual({ 'application/hal+json': { schema: API_DECLINED } });
+  });
+
+  it('describes each refusal with the body it really has: one schema per status and media type as sent', () => {
+    const serverOnly = { 'application/json': { schema: SERVER_DECLINED } };
+    const either = { 'application/hal+json': { schema: API_DECLINED }, 'application/json': { schema: SERVER_DECLINED } };
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          if (Number(status) < 400) continue;
+          const content = resolve(response).content as Json;
+          const where = `${method} ${path} ${status}`;
+          // A rule's refusal is ApiDeclined as hal+json; a refusal before processing is ServerDeclined as json.
+          for (const [type, media] of Object.entries(content)) {
+            expect(media.schema, `${where} ${type}`).toEqual(type === 'application/hal+json' ? API_DECLINED : SERVER_DECLINED);
+            expect(['application/hal+json', 'application/json'], where).toContain(type);
+          }
+          if (['405', '406', '415', '429', '500'].includes(status)) expect(content, where).toEqual(serverOnly);
+          if (status === '409') expect(Object.keys(content), where).toEqual(['application/hal+json']);
+        }
+        // Any request can carry a malformed URL.
+        expect(resolve(operation.responses['400']).content['application/json'], `${method} ${path}`).toEqual({ schema: SERVER_DECLINED });
+      }
+    }
+    const index = doc.paths['/v1/locations/index'].get.responses;
+    for (const status of ['401', '403', '406']) expect(resolve(index[status]).content, status).toEqual(serverOnly);
+    expect(resolve(doc.paths['/v1/location-groups'].post.responses['400']).content).toEqual(either);
+    expect(resolve(doc.paths['/v1/location-groups'].post.responses['415']).content).toEqual(serverOnly);
+    // Rules of the spec that refuse with 401 and 403: both bodies, each under its own type.
+    expect(resolve(doc.paths['/v1/preferences'].get.responses['401']).content).toEqual(either);
+    expect(resolve(doc.paths['/v1/receiving-orders/{pKey}'].delete.responses['403']).content).toEqual(either);
+    // Where a literal path shadows the template, the router answers 405 with the methods it serves.
+    const shadowed = resolve(doc.paths['/v1/locations/{pKey}'].delete.responses['405']);
+    expect(shadowed.content).toEqual(serverOnly);
+    expect(shadowed.headers).toHaveProperty('Allow');
+    expect(doc.paths['/index'].get.responses['405']).toBeUndefined();
+    // `/` answers clients that do not ask for HTML 404.
+    expect(resolve(doc.paths['/'].get.responses['404']).content).toEqual(serverOnly);
   });
 });
 
@@ -226,6 +305,66 @@ describe('real replies', () => {
     await get('/v1/locations', { anonymous: true });
     await send('POST', '/v1/locations', { locationId: 'bad' });
     await send('POST', '/v1/location-groups', { name: 'OAS' });
+  });
+
+  it('of every refusal before processing: each body valid against the schema of its status and of the media type sent', async () => {
+    // A caller holding one grant, for the 403 of a grant it lacks.
+    expect((await wms.post('/roles', { name: 'OAS-ALARM-READER', grants: ['alarms:read'] })).status).toBe(201);
+    const reader = (await wms.post('/api-keys', { name: 'oas-alarm-reader', roleName: 'OAS-ALARM-READER' })).body.key as string;
+    const json = (raw: string, type = 'application/json') => ({ raw, headers: { 'Content-Type': type } });
+    const refusals: [status: number, method: string, url: string, options: Parameters<typeof wms.request>[2]][] = [
+      [401, 'GET', '/v1/locations/index', { anonymous: true }],
+      [401, 'GET', '/v1/locations/index', { token: 'not-a-token' }],
+      [401, 'GET', '/v1/preferences', { anonymous: true }],
+      [403, 'GET', '/v1/locations/index', { token: reader }],
+      [406, 'GET', '/v1/locations/index', { headers: { Accept: 'text/html' } }],
+      [406, 'GET', '/index', { anonymous: true, headers: { Accept: 'text/html' } }],
+      [406, 'GET', '/index', { anonymous: true, headers: { Accept: 'application/vnd.vendor.common.location-v1+json' } }],
+      [415, 'POST', '/v1/location-groups', json('{"name":"OAS-TEXT"}', 'text/plain')],
+      [413, 'POST', '/v1/location-groups', json(`{"name":"${'x'.repeat(1024 * 1024)}"}`)],
+      [400, 'POST', '/v1/location-groups', json('{"name": "OAS-BROKEN",')],
+      [400, 'GET', '/v1/locations?erpCode=%zz', {}],
+      [400, 'PATCH', `/v1/location/${encodeURIComponent('no-such-pkey')}`, json('{}')],
+      [405, 'DELETE', '/v1/locations/index', {}],
+      [404, 'GET', '/', { anonymous: true, headers: { Accept: 'application/json' } }],
+    ];
+    for (const [status, method, url, options] of refusals) {
+      const reply = await wms.request(method, url, options);
+      expect(reply.status, `${method} ${url}: ${reply.text}`).toBe(status);
+      expect(reply.headers.get('content-type'), `${method} ${url}`).toBe('application/json');
+      expectConforms(method, url, reply);
+    }
+
+    // No operation answers these: their body is the one the description names for refusals before processing.
+    for (const [status, method, url] of [[404, 'GET', '/v1/nothing-here'], [405, 'DELETE', '/index']] as const) {
+      const reply = await wms.request(method, url);
+      expect(reply.status, `${method} ${url}`).toBe(status);
+      expect(reply.headers.get('content-type')).toBe('application/json');
+      if (!registered) ajv.addSchema(doc, 'openapi');
+      registered = true;
+      const validate = ajv.getSchema('openapi#/components/schemas/ServerDeclined')!;
+      expect(validate(reply.body), `${method} ${url}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it('of requests whose body comes as a media type the description lists, and of those it does not', async () => {
+    const group = (name: string, type: string) => ({ raw: JSON.stringify({ name }), headers: { 'Content-Type': type } });
+    for (const [name, type] of [['OAS-VENDOR', 'application/vnd.vendor.common.location-group-v1+json'], ['OAS-HAL', 'application/hal+json']]) {
+      const reply = await wms.request('POST', '/v1/location-groups', group(name!, type!));
+      expect(reply.status, `${type}: ${reply.text}`).toBe(201);
+      expectConforms('POST', '/v1/location-groups', reply);
+    }
+    // Every route that takes a body refuses a type its description does not list (before its handler runs).
+    const undocumented = 'application/vnd.vendor.common.location-v1+json';
+    for (const route of wms.app.routes) {
+      const kinds = route.body === undefined ? (route.method === 'GET' || route.method === 'DELETE' ? [] : ['json']) : [route.body].flat();
+      if (!kinds.some((k) => k !== 'none') || route.vendorTypes?.includes(undocumented)) continue;
+      expect(operationOf(route)!.requestBody.content[undocumented], `${route.method} ${route.path}`).toBeUndefined();
+      const url = concretePath(route);
+      const reply = await wms.request(route.method, url, { raw: '{}', headers: { 'Content-Type': undocumented } });
+      expect(reply.status, `${route.method} ${url}: ${reply.text}`).toBe(415);
+      expectConforms(route.method, url, reply);
+    }
   });
 
   it('of inventory, orders, movements and routing', async () => {

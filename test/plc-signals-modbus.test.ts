@@ -42,6 +42,8 @@ beforeAll(async () => {
             { kind: 'arrival', location: coordinate(1), barcode: 'hr:20*10', trigger: 'coil:0', target: 'hr:40', done: 'coil:1' },
             { kind: 'heartbeat', address: 'hr:200', periodMs: 50 },
             { kind: 'groupState', group: AREA, address: 'hr:101' },
+            // A second scanner at the infeed, told the next location's coordinate in 4 characters: only the fallback fits.
+            { kind: 'arrival', location: coordinate(1), barcode: 'hr:60*10', trigger: 'coil:2', target: 'hr:50*2', done: 'coil:3', targetAs: 'coordinate', fallback: 'NO' },
           ],
         },
       ],
@@ -63,9 +65,9 @@ describe('a Modbus TCP signal channel', () => {
   it('is listed with the OSIP channels: protocol, state, points with their last values', async () => {
     const list = (await wms.get('/v1/plc-channels')).body;
     const mb1 = list.find((c: { name: string }) => c.name === 'MB1');
-    expect(mb1).toMatchObject({ kind: 'signals', protocol: 'modbus-tcp', state: 'ONLINE', endpoint: `127.0.0.1:${port} unit 1`, reconnects: 0 });
+    expect(mb1).toMatchObject({ kind: 'signals', protocol: 'modbus-tcp', state: 'ONLINE', endpoint: `127.0.0.1:${port} unit 1`, reconnects: 0, lateAfterMs: 150 });
     expect(mb1.points.map((p: { id: string; kind: string; address: string }) => `${p.id} ${p.kind} ${p.address}`)).toEqual([
-      'p0 plcState hr:100', 'p1 inboundLock coil:7', 'p2 arrival coil:0', 'p3 heartbeat hr:200', 'p4 groupState hr:101',
+      'p0 plcState hr:100', 'p1 inboundLock coil:7', 'p2 arrival coil:0', 'p3 heartbeat hr:200', 'p4 groupState hr:101', 'p5 arrival coil:2',
     ]);
     expect(mb1.points[0]).toMatchObject({ value: 0, errors: 0 });
     expect(mb1.links[0].href).toMatch(/\/v1\/plc-channels\/MB1$/);
@@ -145,6 +147,33 @@ describe('a Modbus TCP signal channel', () => {
     expect((await channel()).counters.outcomes['no-read']).toBe(1);
   });
 
+  it('a next location too long for the target\'s registers: the fallback is written, then done; counted and logged with the reason', async () => {
+    await unitWithOrder(wms, 'MBT-LONG', s.INFEED, s.STOCK);
+    putText(m, 60, 10, 'MBT-LONG');
+    const before = (await channel()).counters;
+    m.writes.length = 0;
+    m.coils.set(2, true);
+    await until(() => m.coils.get(3) === true, 'done set');
+    // 'NO' in the high and low byte of hr:50, hr:51 empty.
+    expect(handshakeWrites()).toEqual(['hr:50=20047', 'hr:51=0', 'coil:3=true']);
+    m.coils.set(2, false);
+    await until(() => m.coils.get(3) === false, 'done cleared');
+    const after = await channel();
+    expect(after.counters.targetFallbacks - before.targetFallbacks).toBe(1);
+    expect(after.counters.outcomes.ok - before.outcomes.ok).toBe(1);
+    // Among the point's errors (its last error may be a poll's since, on a busy box).
+    expect(after.errors).toContainEqual(expect.objectContaining({ point: 'p5', message: expect.stringMatching(/text of 23 characters does not fit 2 registers/) }));
+    const warned = wms.logs().map((line) => JSON.parse(line)).filter((l) => l.msg?.includes('target cannot be written'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 'warn', channel: 'MB1', point: 'p5', address: 'hr:50*2', next: s.C1, target: s.C1, fallback: 'NO', barcode: 'MBT-LONG' });
+    expect(warned[0].reason).toMatch(/writing it failed: .*text of 23 characters does not fit 2 registers/);
+    // The signal log: the refused write, then the fallback.
+    const log = (await wms.get('/v1/plc-channels/MB1/telegrams?type=SIG_&barcode=MBT-LONG')).body;
+    expect(log.map((e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) => `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`)).toEqual([
+      'in p5.barcode MBT-LONG ok', `out p5.target ${s.C1} write-failed`, 'out p5.target NO written',
+    ]);
+  });
+
   it('is counted in /metrics: its state, the changes acted on, the handshakes and the writes', async () => {
     const reply = await wms.get('/metrics');
     expect(reply.status).toBe(200);
@@ -155,12 +184,19 @@ describe('a Modbus TCP signal channel', () => {
     expect(sample('wms_plc_signal_changes_total{channel="MB1"}')).toBeGreaterThan(0);
     expect(sample('wms_plc_signal_arrivals_total{channel="MB1"}')).toBe((await channel()).counters.arrivals);
     expect(sample('wms_plc_signal_writes_total{channel="MB1"}')).toBeGreaterThan(0);
+    expect(sample('wms_plc_signal_target_fallbacks_total{channel="MB1"}')).toBe(1);
   });
 
-  it('writes an incrementing heartbeat counter', async () => {
+  it('writes an incrementing heartbeat counter; wms_plc_signal_writes_total counts its writes with the handshakes\' ones', async () => {
     const first = m.holding.get(200) ?? 0;
     await until(() => (m.holding.get(200) ?? 0) > first + 2, 'the heartbeat counter goes up');
-    expect((await channel()).counters.heartbeats).toBeGreaterThan(2);
+    const before = (await channel()).counters;
+    expect(before.heartbeats).toBeGreaterThan(2);
+    const metric = Number(/^wms_plc_signal_writes_total\{channel="MB1"\} (\S+)$/m.exec((await wms.get('/metrics')).text)?.[1]);
+    const after = (await channel()).counters;
+    // REST keeps them apart (writes: the handshakes'); the metric is every write the PLC confirmed.
+    expect(metric).toBeGreaterThanOrEqual(before.writes + before.heartbeats);
+    expect(metric).toBeLessThanOrEqual(after.writes + after.heartbeats);
   });
 
   it('a server restart: the channel goes OFFLINE, reconnects by itself and acts on changes again', async () => {
@@ -359,5 +395,107 @@ describe('a Modbus RTU signal channel over a serial line (socat pty pair)', () =
     const c = await rtuChannel();
     expect(c).toMatchObject({ protocol: 'modbus-rtu', state: 'ONLINE' });
     expect(c.driver.reads).toBeGreaterThan(0);
+  });
+});
+
+// ---- addresses the device refuses ----
+
+describe('a Modbus TCP signal channel with addresses the device refuses (exception 2, illegal data address)', () => {
+  const plc = memory();
+  let box: TestAppliance;
+  let server: Slave;
+  const mb4 = async () => (await box.get('/v1/plc-channels/MB4')).body;
+  const point = async (id: string) => (await mb4()).points.find((p: { id: string }) => p.id === id);
+  /** The log lines of the appliance that say `text`, parsed. */
+  const said = (text: string) => box.logs().map((line) => JSON.parse(line)).filter((l) => typeof l.msg === 'string' && l.msg.includes(text));
+  /** Waits for this many more poll rounds. */
+  const polls = async (n: number) => {
+    const from = (await mb4()).driver.polls;
+    await until(async () => (await mb4()).driver.polls >= from + n, `${n} more polls`);
+  };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // hr:500 does not exist; nor does hr:602, between two watched registers read in one request.
+    for (const address of ['hr:500', 'hr:602']) plc.refused.add(address);
+    plc.holding.set(100, 1);
+    plc.holding.set(600, 6);
+    plc.holding.set(605, 7);
+    server = await tcpSlave(plc, port);
+    box = await startTestAppliance({
+      plc: {
+        signals: [{
+          name: 'MB4', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1, pollMs: 20,
+          // Long enough that a busy test box never lets a request go unanswered: the counts below are refusals only.
+          timeoutMs: 5000,
+          points: [
+            { kind: 'plcState', location: 'MBX/0001/0000/0000/0000', address: 'hr:100' }, // p0
+            { kind: 'plcState', location: 'MBX/0002/0000/0000/0000', address: 'hr:500' }, // p1: refused
+            { kind: 'plcState', location: 'MBX/0003/0000/0000/0000', address: 'hr:600' }, // p2 ┐ one request
+            { kind: 'plcState', location: 'MBX/0004/0000/0000/0000', address: 'hr:605' }, // p3 ┘ over hr:602
+          ],
+        }],
+      },
+    });
+    await until(async () => (await mb4()).state === 'ONLINE', 'MB4 is ONLINE');
+  }, 30_000);
+
+  afterAll(async () => {
+    await box?.close();
+    await server?.close();
+  });
+
+  it('a refused address: its point fails at every poll, logged once with the address and the exception; the others are read', async () => {
+    await polls(20);
+    const failing = said('Modbus: reading hr:500 fails');
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatchObject({ level: 'warn', channel: 'MB4', address: 'hr:500', points: ['p1'], exception: 2 });
+    expect(failing[0].reason).toMatch(/Illegal data address/);
+    const p1 = await point('p1');
+    expect(p1).toMatchObject({ value: null, lastError: expect.stringMatching(/Modbus exception 2: Illegal data address/) });
+    expect(p1.errors).toBeGreaterThanOrEqual(20);
+    expect(await point('p0')).toMatchObject({ value: 1, errors: 0 });
+  });
+
+  it('a request over an address the device lacks between two points: those points are read one by one from then on, logged once', async () => {
+    const split = said('the device refuses reading hr:600–605 in one request');
+    expect(split).toHaveLength(1);
+    expect(split[0]).toMatchObject({ level: 'warn', address: 'hr:600–605', points: ['p2', 'p3'], exception: 2 });
+    expect(await point('p2')).toMatchObject({ value: 6 });
+    expect(await point('p3')).toMatchObject({ value: 7 });
+    // Neither is failing now: no line says either fails.
+    expect(said('Modbus: reading hr:60')).toEqual([]);
+  });
+
+  it('the driver counts poll rounds, answered reads and failed ones (each refusal an exception)', async () => {
+    await polls(10);
+    const { driver, points } = await mb4();
+    // Each round reads hr:100, hr:500, hr:600 and hr:605, one request each (the one round over hr:600–605 aside):
+    // one fails, three are answered (a round may be under way).
+    expect(driver.readErrors).toBeGreaterThanOrEqual(driver.polls - 1);
+    expect(driver.readErrors).toBeLessThanOrEqual(driver.polls + 1);
+    expect(driver.reads).toBeGreaterThanOrEqual(3 * (driver.polls - 2));
+    expect(driver.reads).toBeLessThanOrEqual(3 * driver.polls);
+    expect(driver.exceptions).toBe(driver.readErrors);
+    expect(driver.timeouts).toBe(0);
+    expect(driver).toMatchObject({ connects: 1, reconnects: 0, connectFailures: 0 });
+    expect(points.find((p: { id: string }) => p.id === 'p1').errors).toBe(driver.readErrors - 1);
+  });
+
+  it('answered again: logged once, and the point gets its value; refused again: logged once more', async () => {
+    plc.holding.set(500, 5);
+    plc.refused.delete('hr:500');
+    await until(async () => (await point('p1')).value === 5, 'p1 read');
+    await polls(10);
+    const answered = said('Modbus: reading hr:500 is answered again');
+    expect(answered).toHaveLength(1);
+    expect(answered[0]).toMatchObject({ level: 'info', address: 'hr:500', points: ['p1'], failedPolls: expect.any(Number) });
+    expect(answered[0].failedPolls).toBeGreaterThanOrEqual(20);
+    expect(said('Modbus: reading hr:500 fails')).toHaveLength(1);
+
+    plc.refused.add('hr:500');
+    await polls(10);
+    expect(said('Modbus: reading hr:500 fails')).toHaveLength(2);
+    expect(said('Modbus: reading hr:500 is answered again')).toHaveLength(1);
   });
 });

@@ -9,12 +9,13 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { DataType } from 'node-opcua-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverHandlers, DriverState, SignalDriver, SignalValue, WatchedPoint } from '../plc/signals/driver.ts';
 import { createOpcuaDriver, type OpcuaDriverConfig } from '../plc/signals/opcua/driver.ts';
 import { createLogger } from '../src/core/log.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { startOpcuaServer, type TestOpcuaServer } from './support/opcua-server.ts';
+import { CONVEYOR_VARIABLES, startOpcuaServer, type TestOpcuaServer } from './support/opcua-server.ts';
 import { site, unitWithOrder, until as untilHolds, type Site } from './support/warehouse.ts';
 
 const POINTS: WatchedPoint[] = [
@@ -266,7 +267,16 @@ describe('an OPC UA signal channel in the appliance', () => {
   const location = async (c: string) => (await wms.get(`/v1/locations/${s.pKey[c]}`)).body;
 
   beforeAll(async () => {
-    server = await startOpcuaServer();
+    server = await startOpcuaServer({
+      variables: {
+        ...CONVEYOR_VARIABLES,
+        // A second scanner whose PLC keeps the target in a byte.
+        'Scan3.Code': { dataType: DataType.String, value: '' },
+        'Scan3.New': { dataType: DataType.Boolean, value: false },
+        'Scan3.Target': { dataType: DataType.Byte, value: 0 },
+        'Scan3.Ack': { dataType: DataType.Boolean, value: false },
+      },
+    });
     wms = await startTestAppliance({
       plc: {
         signals: [
@@ -276,6 +286,10 @@ describe('an OPC UA signal channel in the appliance', () => {
               { kind: 'plcState', location: coordinate(2), node: 'ns=1;s=Conv.C1.Error' },
               { kind: 'inboundLock', location: coordinate(2), node: 'ns=1;s=Conv.C1.LockIn' },
               { kind: 'arrival', location: coordinate(1), barcode: 'ns=1;s=Scan2.Code', trigger: 'ns=1;s=Scan2.New', target: 'ns=1;s=Scan2.Target', done: 'ns=1;s=Scan2.Ack' },
+              {
+                kind: 'arrival', location: coordinate(1), barcode: 'ns=1;s=Scan3.Code', trigger: 'ns=1;s=Scan3.New', target: 'ns=1;s=Scan3.Target', done: 'ns=1;s=Scan3.Ack',
+                targetType: 'word', fallback: 99,
+              },
             ],
           },
         ],
@@ -314,5 +328,33 @@ describe('an OPC UA signal channel in the appliance', () => {
     expect(server.get('Scan2.Target')).toBe('17');
     server.set('Scan2.New', false);
     await untilHolds(() => server.get('Scan2.Ack') === false, 'done cleared');
+  });
+
+  it('a next location the target\'s variable cannot hold: the fallback is written, then done; counted and logged with the reason', async () => {
+    // C1's code 300 does not fit Scan3's byte.
+    const c1 = await location(s.C1);
+    expect((await wms.put('/v1/locations', { ...c1, plcCode: '300' })).status).toBe(200);
+    try {
+      await unitWithOrder(wms, 'UAT-BYTE', s.INFEED, s.STOCK);
+      server.set('Scan3.Code', 'UAT-BYTE');
+      server.set('Scan3.New', true);
+      await untilHolds(() => server.get('Scan3.Ack') === true, 'done set');
+      expect(server.get('Scan3.Target')).toBe(99);
+      server.set('Scan3.New', false);
+      await untilHolds(() => server.get('Scan3.Ack') === false, 'done cleared');
+    } finally {
+      const now = await location(s.C1);
+      expect((await wms.put('/v1/locations', { ...now, plcCode: '17' })).status).toBe(200);
+    }
+    const ua1 = await channel();
+    expect(ua1.counters.targetFallbacks).toBe(1);
+    expect(ua1.errors).toContainEqual(expect.objectContaining({ point: 'p3', message: expect.stringMatching(/cannot write 300: outside 0…255/) }));
+    const warned = wms.logs().map((line) => JSON.parse(line)).filter((l) => l.msg?.includes('target cannot be written'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 'warn', channel: 'UA1', point: 'p3', next: s.C1, target: 300, fallback: 99, barcode: 'UAT-BYTE' });
+    const log = (await wms.get('/v1/plc-channels/UA1/telegrams?type=SIG_&barcode=UAT-BYTE')).body;
+    expect(log.map((e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) => `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`)).toEqual([
+      'in p3.barcode UAT-BYTE ok', 'out p3.target 300 write-failed', 'out p3.target 99 written',
+    ]);
   });
 });

@@ -9,6 +9,8 @@ import { expectApiError, expectServerError, startTestAppliance, type Reply, type
 
 const PIECE = 'org.vendor.core.units.api.Piece';
 const PIECE_UNIT = 'org.vendor.core.units.api.PieceUnit';
+/** What a refusal of a malformed quantity shows as the quantity format (docs/inventory.md). */
+const QUANTITY_EXAMPLE = '{"@class": "org.vendor.core.units.api.Piece", "unitType": ["org.vendor.core.units.api.PieceUnit", "PC"], "magnitude": 5}';
 const WEIGHT = 'org.vendor.core.units.api.Weight';
 const WEIGHT_UNIT = 'org.vendor.core.units.api.WeightUnit';
 const ORDER_TYPE = 'application/vnd.vendor.receiving.receiving-order-v1+json';
@@ -596,6 +598,15 @@ describe('POST /v1/receiving-orders/{pKey}/capture', () => {
       ['negative magnitude', () => captureOf(a.sku, pc(-1), bk), ['quantityReceived: magnitude must not be negative']],
       ['zero quantity', () => captureOf(a.sku, pc(0), bk), ['quantityReceived: must be greater than 0']],
       ['unknown unit', () => captureOf(a.sku, { '@class': PIECE, unitType: [PIECE_UNIT, 'BOX'], magnitude: 1 }, bk), ['quantityReceived: unknown unit [BOX]']],
+      // A malformed quantity: the refusal shows what one looks like.
+      ['a quantity as a bare number', () => ({ quantityReceived: 5, product: { sku: a.sku }, barcode: bk }), [`quantityReceived: must be an object; a Quantity looks like ${QUANTITY_EXAMPLE}`]],
+      [
+        'a unitType that is only the symbol',
+        () => captureOf(a.sku, { '@class': PIECE, unitType: 'PC', magnitude: 1 }, bk),
+        [`quantityReceived.unitType: unitType must be [unit class, unit symbol], two texts; a Quantity looks like ${QUANTITY_EXAMPLE}`, 'units PC, DOZ, MG, G, KG, T, OZ, LB'],
+      ],
+      ['a magnitude as text', () => captureOf(a.sku, { '@class': PIECE, unitType: [PIECE_UNIT, 'PC'], magnitude: '1' }, bk), [`quantityReceived.magnitude: magnitude must be a number; a Quantity looks like ${QUANTITY_EXAMPLE}`]],
+      ['a quantity without a unit', () => captureOf(a.sku, { quantity: 1, uom: 'PC' }, bk), [`quantityReceived: unitType (or unit) is required; a Quantity looks like ${QUANTITY_EXAMPLE}`]],
       ['an invalid element of an array, named by index', () => [captureOf(a.sku, pc(1), bk), captureOf(a.sku, pc(1), '')], ['[1].barcode: must not be empty']],
     ];
     for (const [what, body, fragments] of bodies) {

@@ -16,7 +16,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'plc/**/*.test.ts', 'db/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
+    reporters: ['default', './test/support/slowest-reporter.ts'],
+    // Deadlines for a busy box: a test waits for the state it asserts, and a wait that
+    // holds on a quiet box in milliseconds may take seconds beside a second suite.
+    testTimeout: 60_000,
     hookTimeout: 120_000,
+    expect: { poll: { timeout: 20_000, interval: 50 } },
   },
 });

@@ -15,6 +15,8 @@ import loginLockout from './0130-login-lockout.sql';
 import backupsGrant from './0140-backups-grant.sql';
 import listIndexes from './0150-list-indexes.sql';
 import federation from './0160-federation.sql';
+import loginAddresses from './0170-login-addresses.sql';
+import alarmParams from './0180-alarm-params.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -35,4 +37,6 @@ export const migrations: readonly Migration[] = [
   { version: 140, name: '0140-backups-grant', sql: backupsGrant },
   { version: 150, name: '0150-list-indexes', sql: listIndexes },
   { version: 160, name: '0160-federation', sql: federation },
+  { version: 170, name: '0170-login-addresses', sql: loginAddresses },
+  { version: 180, name: '0180-alarm-params', sql: alarmParams },
 ];

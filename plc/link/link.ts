@@ -16,6 +16,8 @@ export interface Connection {
   write(bytes: Uint8Array): boolean;
   /** Closes this connection after what was written has gone out; the link carries on. */
   close(reason: string): void;
+  /** Closes this connection at once, dropping what is still queued; the link carries on. */
+  abort(reason: string): void;
 }
 
 export interface LinkEvents {

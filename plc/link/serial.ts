@@ -98,8 +98,8 @@ class SerialConnection implements Connection {
     });
   }
 
-  /** The device is gone: close at once, nothing can drain. */
-  lost(reason: string): void {
+  /** Closes at once (the device is gone: nothing can drain). */
+  abort(reason: string): void {
     this.reason ??= reason;
     if (this.port.isOpen) this.port.close();
   }
@@ -173,8 +173,8 @@ export class SerialLink implements Link {
     const node = deviceNumber(device);
     const watch = setInterval(() => {
       const now = deviceNumber(device);
-      if (now === undefined) conn.lost('device gone');
-      else if (now !== node) conn.lost('device replaced');
+      if (now === undefined) conn.abort('device gone');
+      else if (now !== node) conn.abort('device replaced');
     }, WATCH_MS);
     watch.unref();
     const conn = new SerialConnection(port, device, this.context, () => {

@@ -6,10 +6,14 @@
 // - State machine DISABLED → WAITING → LINKED → ONLINE ⇄ STALE → CLOSED → WAITING …
 //   (no valid telegram for idleTimeoutMs: STALE; for staleTimeoutMs: the connection is
 //   dropped). Every change is logged and counted.
-// - tcp-server: every accepted socket is read; the first one whose first valid telegram
-//   names our PLC becomes the active connection and supersedes the older one (a PLC
-//   that reconnects after a power cycle before its old socket timed out). Up to
-//   MAX_CANDIDATES wait beside the active one; the oldest of them gives way to a newer.
+// - tcp-server: every accepted socket is read; one whose first valid telegram names our
+//   PLC is proven and becomes the active connection, superseding the older one (a PLC
+//   that reconnects after a power cycle before its old socket timed out). Unproven
+//   connections wait beside it (unproven.ts): idleTimeoutMs at most, MAX_UNPROVEN at
+//   once; the one heard from least recently gives way to a newcomer, so no flood of idle
+//   or looping connections keeps the PLC's reconnect out (docs/plc.md, "Who gets a
+//   connection"). Without a proven one the channel is LINKED while unproven ones are
+//   open, and WAITING LINKED_LINGER_MS after the last has gone.
 // - A connection that sends 5 oversized frames within a minute is closed.
 
 import type { AddressInfo } from 'node:net';
@@ -22,6 +26,7 @@ import type { NoisyLog } from './noisy-log.ts';
 import { SerialLink } from './serial.ts';
 import { TcpClientLink } from './tcp-client.ts';
 import { TcpServerLink } from './tcp-server.ts';
+import { UnprovenConnections } from './unproven.ts';
 
 export const CHANNEL_STATES = ['DISABLED', 'WAITING', 'LINKED', 'ONLINE', 'STALE', 'CLOSED'] as const;
 export type ChannelState = (typeof CHANNEL_STATES)[number];
@@ -61,13 +66,11 @@ export const zeroSessionCounters = (): SessionCounters => ({
 export interface Peer {
   conn: Connection;
   framer: Framer;
-  /** Has delivered a valid telegram from our PLC (always true off tcp-server: we chose the other end). */
+  /** Proven: has delivered a valid telegram from our PLC (always true off tcp-server: we chose the other end). */
   bound: boolean;
   lastValidRx: number;
   /** Times of recent framing overflows (OVERFLOW_LIMIT within OVERFLOW_WINDOW_MS close the connection). */
   overflows: number[];
-  /** tcp-server: a second connection that does not bind in time is closed. */
-  bindTimer?: NodeJS.Timeout;
 }
 
 export interface SessionOptions {
@@ -87,8 +90,12 @@ export interface SessionOptions {
 
 const OVERFLOW_LIMIT = 5;
 const OVERFLOW_WINDOW_MS = 60_000;
-/** Connections waiting to prove they are our PLC, besides the active one. */
-const MAX_CANDIDATES = 3;
+/**
+ * tcp-server: how long the channel stays LINKED after its last unproven connection
+ * went. Connections that open and close in a loop keep it LINKED instead of flapping
+ * to WAITING and back with each one (every change is logged and is an event).
+ */
+const LINKED_LINGER_MS = 1000;
 
 export class LinkSession {
   private readonly config: ChannelConfig;
@@ -100,7 +107,11 @@ export class LinkSession {
   private stateValue: ChannelState = 'DISABLED';
   private stateSince = Date.now();
   private readonly peers = new Map<Connection, Peer>();
+  /** The proven connection (off tcp-server: the one connection). */
   private current: Peer | undefined;
+  /** tcp-server: connections not yet proven to be the PLC's. */
+  private readonly unproven: UnprovenConnections<Peer>;
+  private lingerTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private lastRxAt: number | undefined;
   private stopped = false;
@@ -111,6 +122,8 @@ export class LinkSession {
     this.log = options.log;
     this.noisy = options.noisy;
     this.counters = options.counters;
+    const grace = this.config.idleTimeoutMs;
+    this.unproven = new UnprovenConnections(grace, (peer) => this.dropPeer(peer, `no valid telegram within ${grace} ms`, { atOnce: true }));
   }
 
   get state(): ChannelState {
@@ -126,9 +139,12 @@ export class LinkSession {
     return this.lastRxAt;
   }
 
-  /** The active connection (the PLC's), if any. */
+  /**
+   * The active connection: the PLC's; while none is proven, the unproven one heard
+   * from last (the PLC that has just connected, more likely than an older stray one).
+   */
   get active(): Peer | undefined {
-    return this.current;
+    return this.current ?? this.unproven.newest();
   }
 
   /** Open connections (tcp-server: also those not yet bound to the PLC). */
@@ -190,7 +206,8 @@ export class LinkSession {
     if (this.stopped) return;
     this.stopped = true;
     this.clearIdle();
-    for (const peer of this.peers.values()) if (peer.bindTimer) clearTimeout(peer.bindTimer);
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.unproven.clear();
     await this.link?.stop();
     this.peers.clear();
     this.current = undefined;
@@ -220,39 +237,46 @@ export class LinkSession {
       return;
     }
     this.counters.connections++;
-    const serverSide = this.config.transport === 'tcp-server';
-    const now = Date.now();
     const framing = this.options.framing;
     const peer: Peer = {
       conn,
       framer: createFramer({ ...framing, maxFrame: Math.max(1024, framing.length + 64) }),
-      bound: !serverSide,
-      lastValidRx: now,
+      bound: this.config.transport !== 'tcp-server',
+      lastValidRx: Date.now(),
       overflows: [],
     };
-    if (serverSide && this.current) {
-      // The newest connection always gets in: the oldest one that has not yet sent a
-      // valid telegram gives way. Idle connections (a stray client, a port scan) can then
-      // never lock the PLC out; refusing the newcomer instead would let four of them do it.
-      const waiting = [...this.peers.values()].filter((p) => p !== this.current && !p.bound);
-      if (waiting.length >= MAX_CANDIDATES) {
-        this.counters.gaveWay++;
-        this.dropPeer(waiting[0]!, 'gave way to a newer connection (no valid telegram yet)');
-      }
-      this.peers.set(conn, peer);
-      this.log.info({ remote: conn.peer, connection: conn.id, active: this.current.conn.id }, 'second connection; it supersedes the active one on its first valid telegram');
-      // One that never proves to be our PLC does not hold a slot for ever.
-      peer.bindTimer = setTimeout(() => this.dropPeer(peer, 'no valid telegram'), this.config.idleTimeoutMs);
-      peer.bindTimer.unref();
-      return;
-    }
     this.peers.set(conn, peer);
-    this.makeCurrent(peer, 'LINKED', conn.peer);
+    if (peer.bound) this.makeCurrent(peer, 'LINKED', conn.peer);
+    else this.admit(peer);
   }
 
-  private makeCurrent(peer: Peer, state: ChannelState, reason: string): void {
-    if (peer.bindTimer) clearTimeout(peer.bindTimer);
-    peer.bindTimer = undefined;
+  /**
+   * tcp-server: a connection that has yet to prove it is our PLC always gets in; when
+   * that makes one too many, the quietest unproven one is closed at once (counted as
+   * `gaveWay`; a flood is a warning once per NoisyLog period, its connections are
+   * logged at debug level).
+   */
+  private admit(peer: Peer): void {
+    this.log.debug({ connection: peer.conn.id, remote: peer.conn.peer }, 'connection waits for its first valid telegram');
+    const quietest = this.unproven.admit(peer);
+    if (quietest) {
+      this.counters.gaveWay++;
+      this.noisy.warn(
+        'gave-way',
+        { remote: quietest.conn.peer, waiting: this.unproven.size - 1, connections: this.counters.connections, gaveWay: this.counters.gaveWay },
+        'a connection with no valid telegram gave way to a newer one (more connections than a PLC makes: a scan or a flood?)',
+      );
+      this.dropPeer(quietest, 'gave way to a newer connection (no valid telegram yet)', { atOnce: true });
+    }
+    if (this.current) return;
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.setState('LINKED', peer.conn.peer);
+  }
+
+  private makeCurrent(peer: Peer, state: ChannelState, reason?: string): void {
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
     this.current = peer;
     this.setState(state, reason);
     this.armIdle();
@@ -261,6 +285,7 @@ export class LinkSession {
   private onData(conn: Connection, chunk: Buffer): void {
     const peer = this.peers.get(conn);
     if (this.stopped || !peer) return;
+    if (!peer.bound) this.unproven.heard(peer);
     const { frames, events } = peer.framer.push(chunk);
     for (const event of events) {
       switch (event.kind) {
@@ -299,32 +324,57 @@ export class LinkSession {
     this.forget(peer, reason);
   }
 
-  /** Closes a connection on our side (stale, superseded, wrong peer, overflows). */
-  dropPeer(peer: Peer, reason: string): void {
+  /**
+   * Closes a connection on our side (stale, superseded, wrong peer, overflows): after
+   * what was written to it, or `atOnce` (an unproven one: nothing of ours is due to
+   * it, and a peer that ignores our FIN must not hold the socket a second longer).
+   */
+  dropPeer(peer: Peer, reason: string, options: { atOnce?: boolean } = {}): void {
     if (!this.peers.has(peer.conn)) return;
-    this.log.info({ connection: peer.conn.id, remote: peer.conn.peer, reason }, 'closing connection');
-    peer.conn.close(reason);
+    this.connectionLog(peer)({ connection: peer.conn.id, remote: peer.conn.peer, reason }, 'closing connection');
+    if (options.atOnce) peer.conn.abort(reason);
+    else peer.conn.close(reason);
     this.forget(peer, reason);
+  }
+
+  /** The PLC's connections are logged at info; unproven ones at debug (a flood must not fill the log). */
+  private connectionLog(peer: Peer): (fields: Record<string, unknown>, message: string) => void {
+    return peer.bound ? (fields, message) => this.log.info(fields, message) : (fields, message) => this.log.debug(fields, message);
   }
 
   private forget(peer: Peer, reason: string): void {
     this.peers.delete(peer.conn);
-    if (peer.bindTimer) clearTimeout(peer.bindTimer);
+    const log = this.connectionLog(peer);
     const partial = peer.framer.reset();
     if (partial > 0) {
       this.counters.partialFrames++;
-      this.log.info({ connection: peer.conn.id, bytes: partial }, 'partial telegram discarded with its connection');
+      log({ connection: peer.conn.id, bytes: partial }, 'partial telegram discarded with its connection');
     }
-    this.log.info({ connection: peer.conn.id, remote: peer.conn.peer, reason }, 'connection closed');
+    log({ connection: peer.conn.id, remote: peer.conn.peer, reason }, 'connection closed');
+    if (!peer.bound) {
+      this.unproven.remove(peer);
+      this.lastUnprovenGone();
+      return;
+    }
     if (peer !== this.current) return;
     this.current = undefined;
     this.clearIdle();
     this.setState('CLOSED', reason);
     if (this.config.transport !== 'tcp-server') return; // the link redials or reopens, then WAITING
-    // Still listening: a connection already waiting takes over, else wait for the next.
-    const next = [...this.peers.values()].at(-1);
-    if (next) this.makeCurrent(next, 'LINKED', next.conn.peer);
+    // Still listening: connections waiting to prove themselves keep the channel LINKED.
+    const waiting = this.unproven.newest();
+    if (waiting) this.setState('LINKED', waiting.conn.peer);
     else this.setState('WAITING', this.link?.endpoint);
+  }
+
+  /** tcp-server, no PLC connection: when no unproven one has come for LINKED_LINGER_MS, back to WAITING. */
+  private lastUnprovenGone(): void {
+    if (this.current || this.unproven.size > 0 || this.lingerTimer || this.stateValue !== 'LINKED') return;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      if (!this.stopped && !this.current && this.unproven.size === 0) this.setState('WAITING', this.link?.endpoint);
+    }, LINKED_LINGER_MS);
+    this.lingerTimer.unref();
   }
 
   // ---- idle / stale --------------------------------------------------------------
@@ -358,22 +408,26 @@ export class LinkSession {
     // A queued telegram of a connection that has gone binds nothing.
     if (!this.peers.has(peer.conn)) return;
     if (!peer.bound) {
-      peer.bound = true;
-      if (peer !== this.current) {
-        const old = this.current;
-        this.log.info({ connection: peer.conn.id, remote: peer.conn.peer, old: old?.conn.id }, 'new connection of the PLC supersedes the old one');
-        this.current = undefined; // so closing the old one does not count as losing the link
-        if (old) {
-          this.counters.superseded++;
-          this.dropPeer(old, 'superseded');
-        }
-        this.makeCurrent(peer, 'ONLINE', 'superseded an older connection');
-        return;
-      }
+      this.prove(peer);
+      return;
     }
     if (peer === this.current && this.stateValue !== 'ONLINE') {
       this.setState('ONLINE');
       this.armIdle();
     }
+  }
+
+  /** tcp-server: the connection is the PLC's; its older one (a reconnect before that one timed out) is closed. */
+  private prove(peer: Peer): void {
+    peer.bound = true;
+    this.unproven.remove(peer);
+    const old = this.current;
+    this.current = undefined; // so closing the old one does not count as losing the link
+    if (old) {
+      this.counters.superseded++;
+      this.log.info({ connection: peer.conn.id, remote: peer.conn.peer, old: old.conn.id }, 'new connection of the PLC supersedes the old one');
+      this.dropPeer(old, 'superseded');
+    }
+    this.makeCurrent(peer, 'ONLINE', old ? 'superseded an older connection' : undefined);
   }
 }

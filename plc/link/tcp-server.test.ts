@@ -56,6 +56,15 @@ describe('TcpServerLink', () => {
     expect(a.bytes.length).toBe(0);
   });
 
+  it('takes in and reports every connection, however many: which ones give way is the session\'s decision', async () => {
+    const { rec, port } = await listening();
+    const clients = await Promise.all(Array.from({ length: 20 }, () => RawClient.connect(port)));
+    for (const c of clients) cleanup.add(() => c.close());
+    await waitFor(() => rec.conns.length === 20, 3000, 'twenty connections');
+    expect(rec.seen.filter((s) => s.startsWith('closed'))).toEqual([]);
+    expect(clients.every((c) => !c.closed)).toBe(true);
+  });
+
   it('close(reason): what was written still arrives, then the connection ends and is reported closed', async () => {
     const { rec, port } = await listening();
     const client = await RawClient.connect(port);

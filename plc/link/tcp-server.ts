@@ -1,7 +1,9 @@
-// The appliance listens, the PLC connects (the default, docs/plc.md). Every
-// accepted socket is reported; which one is the channel's active connection (the
-// newest one whose first valid telegram names the right PLC supersedes the older
-// one) is the channel's decision, since only it reads telegrams.
+// The appliance listens, the PLC connects (the default, docs/plc.md). A peer not in
+// `allowFrom` is closed before anything else; every other socket is accepted and
+// reported, however many there are. Which one is the PLC's and which ones give way
+// when too many wait (the newest one whose first valid telegram names the right PLC
+// supersedes the older one) is the session's decision, since only it reads telegrams:
+// a cap here would refuse the newest connection, which may be the PLC's reconnect.
 
 import net, { type AddressInfo } from 'node:net';
 import type { AllowList } from './allow-list.ts';
@@ -12,8 +14,6 @@ export interface TcpServerOptions {
   port: number;
   /** TCP keep-alive probe delay (default 30 s): a dead peer is noticed even when no telegram is due. */
   keepAliveMs?: number;
-  /** Sockets held at once; more are refused (default 8: the PLC, its reconnect, a stray client or two). */
-  maxConnections?: number;
   /** Peers that may connect; others are closed at once. Undefined: anyone. */
   allowFrom?: AllowList | undefined;
   /** A peer not in `allowFrom` was turned away (its address). */
@@ -62,8 +62,7 @@ export class SocketConnection implements Connection {
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
 
-  /** Abrupt close, for stopping. */
-  destroy(reason: string): void {
+  abort(reason: string): void {
     this.reason ??= reason;
     this.socket.destroy();
   }
@@ -78,13 +77,9 @@ export class TcpServerLink implements Link {
   private readonly connections = new Set<SocketConnection>();
 
   constructor(options: TcpServerOptions, context: LinkContext) {
-    this.options = { keepAliveMs: 30_000, maxConnections: 8, ...options };
+    this.options = { keepAliveMs: 30_000, ...options };
     this.context = context;
     this.server = net.createServer((socket) => this.accept(socket));
-    this.server.maxConnections = this.options.maxConnections;
-    this.server.on('drop', (data) => {
-      context.log.warn({ remote: hostPort(data?.remoteAddress, data?.remotePort), max: this.options.maxConnections }, 'connection refused: too many connections');
-    });
   }
 
   get endpoint(): string {

@@ -35,11 +35,15 @@ export interface SignalCounters {
   /** What the warehouse said of the changes and arrivals (`ok`, `unknown-location`, `no-route`, …). */
   outcomes: Record<string, number>;
   arrivals: number;
+  /** Writes of the arrival handshakes the PLC confirmed (targets, done bits); heartbeats apart. */
   writes: number;
   writeErrors: number;
   readErrors: number;
   /** A change whose warehouse effect failed (nothing kept). */
   effectErrors: number;
+  /** Arrivals whose next location could not be written to the target, answered with the fallback instead. */
+  targetFallbacks: number;
+  /** Heartbeat counters written (and confirmed). */
   heartbeats: number;
   stateChanges: Record<SignalChannelState, number>;
 }
@@ -112,7 +116,7 @@ interface Watched {
 }
 
 const zeroCounters = (): SignalCounters => ({
-  changes: 0, repeats: 0, outcomes: {}, arrivals: 0, writes: 0, writeErrors: 0, readErrors: 0, effectErrors: 0, heartbeats: 0,
+  changes: 0, repeats: 0, outcomes: {}, arrivals: 0, writes: 0, writeErrors: 0, readErrors: 0, effectErrors: 0, targetFallbacks: 0, heartbeats: 0,
   stateChanges: Object.fromEntries(SIGNAL_STATES.map((s) => [s, 0])) as Record<SignalChannelState, number>,
 });
 
@@ -188,7 +192,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     this.operations = operations;
     this.stopNaming = operations.onNamed((place) => this.named(place));
     for (const point of this.points) {
-      if (point.config.kind === 'arrival') this.arrivals.set(point.id, new Arrival({ point, driver, operations, channel: this, reporter: this.reporter }));
+      if (point.config.kind === 'arrival') this.arrivals.set(point.id, new Arrival({ point, driver, operations, channel: this, reporter: this.reporter, log: this.log }));
       if (point.config.kind === 'heartbeat') this.heartbeats.push(new Heartbeat({ point, driver, channel: this }));
     }
     driver.watch(this.points.flatMap((p) => p.watched.map(({ id, address, kind }) => ({ id, address, kind }))));

@@ -72,9 +72,10 @@ export interface Appliance {
  * port 0) and, when `device` is given, CNV02 (serial on `device`). `httpPort` 0 takes
  * any free port; a fixed one lets the caller probe `/readyz` from the spawn on.
  * `signals`: signal channels, as `plc.signals` of wms.config.json takes them;
- * `federation`: the `federation` section (the hub link), none when undefined.
+ * `federation`: the `federation` section (the hub link), none when undefined;
+ * `env`: more environment for the process (Node options, allocator settings).
  */
-export async function startAppliance(dataDir: string, device: string | undefined, baudRate: number, bundle = BUNDLE, httpPort = 0, signals: unknown[] = [], federation?: unknown): Promise<Appliance> {
+export async function startAppliance(dataDir: string, device: string | undefined, baudRate: number, bundle = BUNDLE, httpPort = 0, signals: unknown[] = [], federation?: unknown, env: Record<string, string> = {}): Promise<Appliance> {
   // The benchmark's PLCs send no SYNQ heartbeat, and each line rests while the other is
   // measured: timeouts long enough that no channel goes STALE or drops its connection.
   const quiet = { idleTimeoutMs: 3_600_000, staleTimeoutMs: 7_200_000 };
@@ -84,7 +85,7 @@ export async function startAppliance(dataDir: string, device: string | undefined
   ];
   writeFileSync(path.join(dataDir, 'wms.config.json'), JSON.stringify({ plc: { channels, ...(signals.length > 0 ? { signals } : {}) }, ...(federation === undefined ? {} : { federation }) }));
   const child = spawn(process.execPath, [bundle, '--port', String(httpPort), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info' },
+    env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

@@ -19,9 +19,17 @@ interface Pipe {
   close(): Promise<void>;
 }
 
-export async function dialTcp(port: number, onData: (chunk: Buffer) => void): Promise<Pipe> {
+/** Dials 127.0.0.1:port; with `timeoutMs`, gives up after that long (a host whose backlog a flood has filled). */
+export async function dialTcp(port: number, onData: (chunk: Buffer) => void, timeoutMs?: number): Promise<Pipe> {
   const socket = net.connect({ host: '127.0.0.1', port });
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => socket.destroy(new Error(`connect timed out after ${timeoutMs} ms`)), timeoutMs);
+  try {
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  } finally {
+    clearTimeout(timer);
+  }
+  // A connection the host resets shows as REQ_ left without RES_, not as a crash.
+  socket.on('error', () => {});
   socket.setNoDelay(true);
   socket.on('data', onData);
   return {
@@ -220,6 +228,16 @@ export class PlcClient {
     // Over the span the schedule covered: up to the last send plus one interval.
     run.rate = run.sent / ((performance.now() - start + interval) / 1000);
     await this.drain(run, drainMs);
+    return run;
+  }
+
+  /** One REQ_ and its RES_ (none within `drainMs` is an error): the first telegram on a new connection. */
+  async single(drainMs = 5000): Promise<RunResult> {
+    const run = (this.run = this.fresh());
+    const start = performance.now();
+    this.send();
+    await this.drain(run, drainMs);
+    run.rate = run.answered / ((performance.now() - start) / 1000);
     return run;
   }
 

@@ -35,7 +35,8 @@ import {
 } from './crash-workload.ts';
 import { HttpClient } from './http.ts';
 import { newSeed, Random } from './random.ts';
-import { bundleArg, numberArg } from './cli.ts';
+import { numberArg } from '../args.ts';
+import { bundleArg } from './cli.ts';
 
 export interface CrashOptions {
   rounds: number;

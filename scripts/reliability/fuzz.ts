@@ -32,7 +32,8 @@ import { CATALOGUE, CHANNEL, seedSite } from './fuzz-site.ts';
 import { HttpClient, rawExchange, type Outcome } from './http.ts';
 import { newSeed, Random } from './random.ts';
 import { routeTable, type Operation } from './routes.ts';
-import { bundleArg, numberArg } from './cli.ts';
+import { numberArg } from '../args.ts';
+import { bundleArg } from './cli.ts';
 
 export interface FuzzOptions {
   /** Hostile requests to send (the fixed cases count too). */

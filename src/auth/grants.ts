@@ -1,4 +1,4 @@
-import type { Route } from '../http/router.ts';
+import { grantsOf, type Route } from '../http/router.ts';
 
 // Grants are named `<resource>:<action>` by the routes that need them. The catalogue
 // is whatever the route table names: a new route cannot require a grant that no role
@@ -14,8 +14,7 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 
 export function grantCatalogue(routes: readonly Route[]): { name: string; description: string }[] {
-  const names = [...new Set(routes.map((r) => r.grant).filter((g) => g !== 'public'))].sort();
-  return names.map((name) => {
+  return grantsOf(routes).map((name) => {
     const [resource = '', action = ''] = name.split(':');
     return { name, description: DESCRIPTIONS[name] ?? `${ACTIONS[action] ?? action} ${resource.replace(/-/g, ' ')}` };
   });

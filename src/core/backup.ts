@@ -1,21 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError, type Db } from './db.ts';
 import { DomainError } from './errors.ts';
+import { unknownSchema } from './known-schema.ts';
+import type { Migration } from './migrations.ts';
 
 // Backups of the one database file.
 // - Online: SQLite's backup API copies the live database page by page, in steps that
 //   let requests run in between; the copy is written under a temporary name, checked
 //   and only then given its final name, so a listed backup is always a whole one.
-// - Restore (command line, appliance stopped): the backup is checked (integrity, schema
-//   not newer than this build), the current database is kept beside the backups, and
-//   the backup takes its place by an atomic rename. Migrations bring an older backup up
-//   to date at the next start.
+// - Restore (command line, appliance stopped): the backup is checked (an SQLite file,
+//   integrity, a database of the appliance at a schema this build knows), the current
+//   database is kept beside the backups, and the backup takes its place by an atomic
+//   rename. Migrations bring an older backup up to date at the next start. A file that
+//   fails a check is refused before anything in the data directory changes: an empty
+//   file or another program's database put in place would start as an empty warehouse.
 // A backup holds every password hash and the token signing key: it is as secret as the
-// box. Files are created owner-only (the appliance's umask, main.ts), and the API
-// operations need the grant `backups:admin`.
+// box. Files are created owner-only (the umask 077 of core/data-dir.ts at start, of the
+// command line's restore), and the API operations need the grant `backups:admin`.
 
 export interface BackupFile {
   name: string;
@@ -80,7 +84,7 @@ async function copyOnline(db: Db, dir: string, keep: number, nativeBinding: unkn
   const partial = `${file}.partial`;
   try {
     await db.backup(partial, { progress: () => 256 });
-    checkFile(partial, nativeBinding, { selfContained: true });
+    checkCopy(partial, nativeBinding);
     syncFile(partial);
     renameSync(partial, file);
   } finally {
@@ -96,20 +100,47 @@ function removeWithJournal(file: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true });
 }
 
+/** A file `wms --restore` will not put in place: the operator's to correct, told in one line. */
+export class BackupRefused extends StartupError {}
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** Problems of an integrity check shown at most: the first ones name the damage well enough. */
+const DAMAGE_SHOWN = 3;
+
 /**
- * Opens a database file and checks it; returns its schema version. `selfContained`: the
- * file is ours to change (a fresh copy) and is switched from WAL to a rollback journal,
- * so it is one file that needs no `-wal`/`-shm` beside it wherever it is copied; else it
- * is only read.
+ * Opens a fresh copy (ours to change) to check it, switched from WAL to a rollback
+ * journal: it is one file that needs no `-wal`/`-shm` beside it wherever it is copied.
  */
-function checkFile(file: string, nativeBinding: unknown, options: { selfContained?: boolean } = {}): number {
+function openCopy(file: string, nativeBinding: unknown): Database.Database {
+  const db = new Database(file, { fileMustExist: true, nativeBinding: nativeBinding as string | undefined });
+  try {
+    db.pragma('journal_mode = DELETE');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** What SQLite's integrity check finds wrong, on one line; undefined when nothing. */
+function damageOf(db: Database.Database): string | undefined {
+  const rows = db.pragma(`integrity_check(${DAMAGE_SHOWN})`) as { integrity_check: string }[];
+  const found = rows.map((r) => r.integrity_check).filter((r) => r !== 'ok' && !r.startsWith('*** in database'));
+  return found.length > 0 ? found.join('; ').replace(/\s+/g, ' ') : undefined;
+}
+
+/** SQLite's word for a file whose pages do not hold what its format promises. */
+const isDamage = (err: unknown) => /^SQLITE_(CORRUPT|NOTADB)/.test((err as { code?: string }).code ?? '');
+
+/** Checks a fresh online backup before it gets its name. */
+function checkCopy(file: string, nativeBinding: unknown): void {
   let check: Database.Database | undefined;
   try {
-    check = new Database(file, { readonly: !options.selfContained, fileMustExist: true, nativeBinding: nativeBinding as string | undefined });
-    if (options.selfContained) check.pragma('journal_mode = DELETE');
-    const result = check.pragma('integrity_check', { simple: true });
-    if (result !== 'ok') throw new StartupError(`${file} is damaged: ${String(result)}`);
-    return check.pragma('user_version', { simple: true }) as number;
+    check = openCopy(file, nativeBinding);
+    const damage = damageOf(check);
+    if (damage) throw new StartupError(`${file} is damaged: ${damage}`);
   } catch (err) {
     if (err instanceof StartupError) throw err;
     throw new StartupError(`${file} is not a database of the appliance: ${(err as Error).message}`);
@@ -133,27 +164,35 @@ export interface RestoreOptions {
   /** The database file it replaces. */
   target: string;
   backupDir: string;
-  /** The newest schema this build knows. */
-  latestSchema: number;
+  /** The migrations of this build: the schemas it knows. */
+  migrations: readonly Migration[];
   /** Opens the current database (to take its lock and fold in its WAL), or throws when it is in use. */
   openCurrent: () => Db;
   /** The SQLite addon the appliance runs with. */
   nativeBinding?: unknown;
 }
 
-/** Restores a backup over the (stopped) appliance's database; returns where the old one was kept. */
+/**
+ * Restores a backup over the (stopped) appliance's database; returns where the old one
+ * was kept and the backup's schema. A file that is no whole database of the appliance
+ * at a schema this build knows is refused (BackupRefused) with the data directory as it was.
+ */
 export function restoreBackup(options: RestoreOptions): { keptAs: string | undefined; schema: number } {
-  if (!existsSync(options.source)) throw new StartupError(`${options.source} does not exist`);
+  const { source } = options;
+  refuseUnlessSqliteFile(source);
   // The copy is checked, not the source: the installer's file stays as it was (opening
   // it would leave -wal/-shm beside it), and what is checked is what is put in place.
   const partial = `${options.target}.restoring`;
+  // A new box restored from a backup has no data directory yet; made here, it goes
+  // again when the backup is refused.
+  const madeDir = mkdirSync(path.dirname(options.target), { recursive: true, mode: 0o700 });
+  let restored = false;
   try {
-    copyFileSync(options.source, partial);
-    const schema = checkFile(partial, options.nativeBinding, { selfContained: true });
-    if (schema > options.latestSchema) {
-      throw new StartupError(`${options.source} was written by a newer build (schema ${schema}; this build knows up to ${options.latestSchema})`);
-    }
-    mkdirSync(options.backupDir, { recursive: true });
+    copyFileSync(source, partial);
+    // The copy keeps the mode of the installer's file; the database is the box's secret.
+    chmodSync(partial, 0o600);
+    const schema = checkRestorable(partial, options);
+    mkdirSync(options.backupDir, { recursive: true, mode: 0o700 });
     let keptAs: string | undefined;
     if (existsSync(options.target)) {
       // Opening takes the exclusive lock (refusing while the appliance runs) and folds in
@@ -169,8 +208,55 @@ export function restoreBackup(options: RestoreOptions): { keptAs: string | undef
     syncFile(partial);
     for (const suffix of ['-wal', '-shm']) rmSync(`${options.target}${suffix}`, { force: true });
     renameSync(partial, options.target);
+    restored = true;
     return { keptAs, schema };
   } finally {
     removeWithJournal(partial);
+    if (madeDir && !restored) rmSync(madeDir, { recursive: true, force: true });
+  }
+}
+
+/** The checks that need no copy: the file is there, a file, not empty, and begins as SQLite's files do. */
+function refuseUnlessSqliteFile(source: string): void {
+  let stat: Stats;
+  try {
+    stat = statSync(source);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new BackupRefused(code === 'ENOENT' ? `${source} does not exist` : `${source} cannot be read (${code ?? (err as Error).message})`);
+  }
+  if (!stat.isFile()) throw new BackupRefused(`${source} is not a file`);
+  if (stat.size === 0) throw new BackupRefused(`${source} is empty: a backup of the appliance is an SQLite database`);
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  let fd: number;
+  try {
+    fd = openSync(source, 'r');
+  } catch (err) {
+    throw new BackupRefused(`${source} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.toString('latin1') !== SQLITE_HEADER) throw new BackupRefused(`${source} is not an SQLite database: a backup of the appliance is one`);
+}
+
+/** Checks the copy of a backup to restore, naming the file it came from; returns its schema. */
+function checkRestorable(copy: string, options: RestoreOptions): number {
+  let check: Database.Database | undefined;
+  try {
+    check = openCopy(copy, options.nativeBinding);
+    const damage = damageOf(check);
+    if (damage) throw new BackupRefused(`${options.source} is damaged: ${damage}`);
+    const unknown = unknownSchema(check, options.migrations, options.nativeBinding);
+    if (unknown) throw new BackupRefused(`${options.source} ${unknown}`);
+    return check.pragma('user_version', { simple: true }) as number;
+  } catch (err) {
+    if (err instanceof StartupError) throw err;
+    if (isDamage(err)) throw new BackupRefused(`${options.source} is damaged: ${(err as Error).message}`);
+    throw new StartupError(`${options.source} could not be checked: ${(err as Error).message}`);
+  } finally {
+    check?.close();
   }
 }

@@ -1,7 +1,8 @@
 // Errors of the warehouse rules. Services throw them; they know nothing of HTTP. The
-// HTTP edge (src/http/errors.ts) turns a DomainError into the spec's API-declined body
-// and an AuthenticationError into a server-declined 401; the PLC adapter turns them
-// into telegram answers; a hub command into an error result.
+// HTTP edge (src/http/server.ts, with the bodies of src/http/errors.ts) turns a
+// DomainError into the spec's API-declined body, an AuthenticationError into a
+// server-declined 401 and TooManyAttempts into a server-declined 429 with Retry-After;
+// the PLC adapter turns them into telegram answers; a hub command into an error result.
 
 export interface DomainErrorOptions {
   /** Arguments of the message (`obj`); omitted from the API body when absent. */
@@ -32,6 +33,16 @@ export class DomainError extends Error {
 
 /** The caller could not be identified (bad password, unknown or revoked key or token, locked account). */
 export class AuthenticationError extends Error {}
+
+/** Too many attempts from one client (logins from an address): it may try again in `retryAfterSeconds`. */
+export class TooManyAttempts extends Error {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
 
 /** 404 with the shared key `not.found`; the message says what was looked for. */
 export const notFound = (message: string, obj?: readonly unknown[]) =>

@@ -36,6 +36,8 @@ type AlarmData = {
   severity: string;
   state: string;
   message: string;
+  /** The values of the message by name (the alarm's `params`). */
+  params: Readonly<Record<string, string | number>>;
   source: { kind: string; key: string };
   count: number;
 };

@@ -12,6 +12,8 @@ export interface Migration {
   sql: string;
 }
 
+/** The newest schema the migrations make: what this build knows up to. */
+export const latestSchema = (migrations: readonly Migration[]): number => migrations.reduce((max, m) => Math.max(max, m.version), 0);
 
 export interface MigrateOptions {
   /** Where a copy of the database is written before the first pending migration. */
@@ -29,7 +31,7 @@ export interface MigrateOptions {
  */
 export function migrate(db: Db, migrations: readonly Migration[], options: MigrateOptions): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const latest = latestSchema(migrations);
   if (current > latest) {
     throw new StartupError(
       `the database was written by a newer build (schema ${current}; this build knows up to ${latest}): ` +

@@ -61,24 +61,39 @@ function familyOfClass(className: string): FamilyName | undefined {
 /** All unit symbols the appliance knows, for messages. */
 export const UNIT_SYMBOLS = Object.values(FAMILIES).flatMap((f) => Object.keys(f.units));
 
+/** A quantity as a client writes it: the example the refusals of a malformed one show. */
+export const QUANTITY_EXAMPLE = '{"@class": "org.vendor.core.units.api.Piece", "unitType": ["org.vendor.core.units.api.PieceUnit", "PC"], "magnitude": 5}';
+
+/**
+ * The end of every refusal of a quantity's shape: a client that guessed the format
+ * wrong learns the right one from the error alone, with an example and the units.
+ */
+const SHAPE = `a Quantity looks like ${QUANTITY_EXAMPLE} (weights: "@class" org.vendor.core.units.api.Weight, unitType ["org.vendor.core.units.api.WeightUnit", "KG"]); units ${UNIT_SYMBOLS.join(', ')}`;
+
+const shaped = (what: string) => ({ error: () => `${what}; ${SHAPE}` });
+const unitText = z.string(shaped('unitType must be [unit class, unit symbol], two texts'));
+
 /**
  * The JSON forms a client may send: the current one (`@class`, `unitType`, `magnitude`)
  * or the earlier one (`amount`, `unit`). Magnitudes are finite and not negative; the
  * value must be a whole number of base units (pieces; milligrams).
  */
 export const quantitySchema = z
-  .object({
-    '@class': z.string().optional(),
-    unitType: z.tuple([z.string(), z.string()]).optional(),
-    magnitude: z.number().optional(),
-    amount: z.number().optional(),
-    unit: z.string().optional(),
-  })
+  .object(
+    {
+      '@class': z.string(shaped('@class must be a text')).optional(),
+      unitType: z.tuple([unitText, unitText], shaped('unitType must be [unit class, unit symbol], two texts')).optional(),
+      magnitude: z.number(shaped('magnitude must be a number')).optional(),
+      amount: z.number(shaped('amount must be a number')).optional(),
+      unit: z.string(shaped('unit must be a unit symbol')).optional(),
+    },
+    shaped('must be an object'),
+  )
   .transform((q, ctx): Quantity => {
     const symbol = q.unitType?.[1] ?? q.unit;
     const magnitude = q.magnitude ?? q.amount;
     if (symbol === undefined) {
-      ctx.addIssue({ code: 'custom', message: `unitType (or unit) is required, one of ${UNIT_SYMBOLS.join(', ')}` });
+      ctx.addIssue({ code: 'custom', message: `unitType (or unit) is required; ${SHAPE}` });
       return z.NEVER;
     }
     const family = familyOfUnit(symbol);
@@ -96,7 +111,7 @@ export const quantitySchema = z
       return z.NEVER;
     }
     if (magnitude === undefined || !Number.isFinite(magnitude)) {
-      ctx.addIssue({ code: 'custom', message: 'magnitude (or amount) is required and must be a finite number' });
+      ctx.addIssue({ code: 'custom', message: `magnitude (or amount) is required and must be a finite number; ${SHAPE}` });
       return z.NEVER;
     }
     if (magnitude < 0) {

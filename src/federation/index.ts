@@ -22,8 +22,11 @@ const READ = 'federation:read';
 const BASE = '/v1/federation';
 export const federationIndexLinks = { 'federation-index': `${BASE}/index` };
 
-/** How often the lag is compared with its limit. */
-const LAG_CHECK_MS = 5000;
+/**
+ * How often the lag is compared with its limit: every 5 s, or four times within a
+ * shorter limit, so that the alarm is never later than a quarter of the limit allows.
+ */
+const lagCheckMs = (maxLagSeconds: number) => Math.min(5000, Math.max(250, (maxLagSeconds * 1000) / 4));
 const LAG_CONDITION = 'federation.lag';
 
 export interface FederationDeps {
@@ -77,7 +80,7 @@ export class Federation {
       return;
     }
     this.link.start();
-    this.lagTimer = setInterval(() => this.checkLag(), LAG_CHECK_MS);
+    this.lagTimer = setInterval(() => this.checkLag(), lagCheckMs(this.deps.config.maxLagSeconds));
     this.lagTimer.unref();
   }
 
@@ -112,6 +115,13 @@ export class Federation {
         message:
           `The export to the hub is ${Math.round(status.lagSeconds)} s behind (limit ${status.maxLagSeconds} s): ${status.eventsWaiting} events wait` +
           ` (link ${status.state}${status.lastError ? `; last error: ${status.lastError.message}` : ''})`,
+        params: {
+          seconds: Math.round(status.lagSeconds),
+          maxSeconds: status.maxLagSeconds,
+          waiting: status.eventsWaiting,
+          state: status.state,
+          ...(status.lastError ? { lastError: status.lastError.message } : {}),
+        },
         source: { kind: 'federation', key: status.site ?? '' },
         clearsOnAck: false,
       });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Principal, RequestContext } from '../http/context.ts';
+import type { RequestContext } from '../http/context.ts';
 import { ServerDeclined } from '../http/errors.ts';
-import type { Reply, Route } from '../http/router.ts';
+import { AUTHENTICATED, type Reply, type Route } from '../http/router.ts';
 import type { ModuleDescriptor } from '../modules/module.ts';
 import { chooseEncoding, etagOf, hmiAssets, notModified } from './assets.ts';
 
@@ -41,11 +41,6 @@ const REVALIDATE = 'no-cache';
 /** The server's CORS `Vary`, and the encoding each file is answered in. */
 const VARY = 'Origin, Accept-Encoding';
 
-export interface HmiDeps {
-  /** Resolves the caller of a bearer token (the users module); throws AuthenticationError. */
-  authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
-}
-
 const SessionSchema = z
   .object({
     username: z.string(),
@@ -81,7 +76,7 @@ const wantsHtml = (ctx: RequestContext) => ctx.accept.includes('text/html');
 
 /** `/` for browsers: the HMI. API clients keep the answer `/` always gave. */
 const rootRoute: Route = {
-  method: 'GET', path: '/', grant: 'public', replyType: 'text/html', status: 302, responseSchema: null,
+  method: 'GET', path: '/', grant: 'public', replyType: 'text/html', status: 302, responseSchema: null, serverDeclined: [404],
   summary: 'A browser (Accept: text/html) is redirected to the HMI at /hmi/; other clients get 404.',
   handler: (ctx) => {
     if (!wantsHtml(ctx)) throw new ServerDeclined(404, 'No resource at /');
@@ -89,7 +84,7 @@ const rootRoute: Route = {
   },
 };
 
-export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
+export function hmiRoutes(): Route[] {
   return [
     rootRoute,
     {
@@ -104,17 +99,16 @@ export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
       },
     },
     {
-      method: 'GET', path: '/hmi/{asset}', grant: 'public', replyType: 'application/octet-stream', status: [200, 304],
+      method: 'GET', path: '/hmi/{asset}', grant: 'public', replyType: 'application/octet-stream', status: [200, 304], serverDeclined: [404],
       summary: 'A file of the HMI (script, style sheet, icon) by its content-hashed name, cached for a year; brotli or gzip as Accept-Encoding allows.',
       handler: (ctx) => serveAsset(ctx, ctx.param('asset')),
     },
     {
-      // Public in the route table because it needs no particular grant: any valid token
-      // may ask who it is. The token is checked here, and refused with 401 like anywhere else.
-      method: 'GET', path: '/hmi/session', grant: 'public', responseSchema: SessionSchema, errors: [401],
+      // No particular grant: any valid token may ask who it is.
+      method: 'GET', path: '/hmi/session', grant: AUTHENTICATED, responseSchema: SessionSchema,
       summary: 'The caller of the bearer token (needed, whatever its grants): name, roles and grants, for the HMI to offer only allowed actions.',
-      handler: async (ctx) => {
-        const principal = await authenticate(headerOf(ctx, 'authorization'));
+      handler: (ctx) => {
+        const principal = ctx.caller;
         return {
           status: 200,
           type: 'application/json',
@@ -125,6 +119,6 @@ export function hmiRoutes({ authenticate }: HmiDeps): Route[] {
   ];
 }
 
-export function hmiModule(deps: HmiDeps): ModuleDescriptor {
-  return { name: 'hmi', routes: hmiRoutes(deps) };
+export function hmiModule(): ModuleDescriptor {
+  return { name: 'hmi', routes: hmiRoutes() };
 }

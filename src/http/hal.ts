@@ -4,21 +4,30 @@ import { hrefTemplate, type Reply, type Route } from './router.ts';
 
 // Hypermedia helpers. Indexes are HAL (`_links` keyed by link name); resources carry
 // `links` arrays of `{rel, href}` as the spec's examples show. Hrefs are absolute,
-// built from the address the client used (or `server.publicUrl`).
+// built from the address the client used (or `server.publicUrl`). An index href that
+// holds `{placeholder}` words is a URI template (RFC 6570) and says so with
+// `templated: true`, as HAL links do: a generic HAL client expands it instead of
+// following the braces literally.
 
 export interface Link {
   rel: string;
   href: string;
 }
 
-export type IndexBody = { _links: Record<string, { href: string }> };
+/** A link of an index: its href, and `templated` where the href is a URI template. */
+export type IndexLink = { href: string; templated?: true };
+
+export type IndexBody = { _links: Record<string, IndexLink> };
 
 export const link = (ctx: RequestContext, rel: string, path: string): Link => ({ rel, href: ctx.baseUrl + path });
 
 /** An index reply from link names to paths (paths may hold `{placeholder}` words). */
 export function indexReply(ctx: RequestContext, links: Record<string, string>): Reply {
   const body: IndexBody = { _links: {} };
-  for (const [name, path] of Object.entries(links)) body._links[name] = { href: ctx.baseUrl + path };
+  for (const [name, path] of Object.entries(links)) {
+    const href = ctx.baseUrl + path;
+    body._links[name] = path.includes('{') ? { href, templated: true } : { href };
+  }
   return { status: 200, body };
 }
 

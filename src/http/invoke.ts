@@ -2,7 +2,7 @@ import { DomainError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { RequestContext, type Principal } from './context.ts';
 import { apiDeclinedBody, ServerDeclined, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
-import type { Method, Reply, Router } from './router.ts';
+import { namesGrant, type Method, type Reply, type Router } from './router.ts';
 
 // A request of the API run inside the process, without a socket: what a hub command
 // does (src/federation). It takes the route a client's request would take, with the
@@ -48,7 +48,7 @@ export function invoke(options: InvokeOptions, request: InternalRequest, request
     if (match.kind === 'method-not-allowed') throw new ServerDeclined(405, `${request.method} is not supported at ${request.path}`);
     if (match.kind === 'query-missing') throw new ServerDeclined(400, `Missing query parameters: expected ${match.expected.map((e) => `?${e}`).join(' or ')}`);
     const route = match.route;
-    if (route.grant !== 'public' && !options.principal.grants.has(route.grant)) {
+    if (namesGrant(route.grant) && !options.principal.grants.has(route.grant)) {
       throw new ServerDeclined(403, `Access denied: the grant ${route.grant} is needed for this operation`);
     }
     const ctx = new RequestContext({

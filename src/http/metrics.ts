@@ -22,6 +22,8 @@ export interface MetricSources extends ActivitySources {
   /** The configured PLC channels: OSIP (telegrams) and signals (OPC UA, Modbus). */
   channels: readonly Channel[];
   signalChannels?: readonly SignalChannel[];
+  /** The site's answer budget (plc.lateAfterMs): a bucket bound of the reply latency. */
+  lateAfterMs: number;
   databases: DatabaseFiles;
   /** The unit of work, told to time each commit. */
   work: Pick<UnitOfWork, 'observeCommits'>;
@@ -40,7 +42,7 @@ export class Metrics {
     this.sources = sources;
     this.runtime = new RuntimeMetrics(this.registry);
     this.http = new HttpMetrics(this.registry);
-    new PlcMetrics(this.registry, sources.channels);
+    new PlcMetrics(this.registry, sources.channels, sources.lateAfterMs);
     new SignalMetrics(this.registry, sources.signalChannels ?? []);
     if (sources.federation?.enabled) new FederationMetrics(this.registry, sources.federation);
     sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);

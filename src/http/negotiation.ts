@@ -1,10 +1,13 @@
-import type { Route } from './router.ts';
+import type { IndexBody } from './hal.ts';
+import type { BodyKind, Route } from './router.ts';
 
 // Media types of the API conventions (README, "API"). Clients name a vendor type
 // (`application/vnd.vendor.<module>.<resource>-v1+json`), `application/hal+json` or
-// `application/json`; all three carry the same JSON. Without a preference, single
-// resources and indexes answer `application/hal+json` and lists `application/json`,
-// as the spec observed. XML exists for index resources only, and only when asked.
+// `application/json`; all three carry the same JSON. A reply is of the type asked for
+// when the route offers it (the first offered one in the client's order), else 406.
+// Without a preference, single resources and indexes answer `application/hal+json` and
+// lists `application/json`, as the spec observed. XML exists for index resources only,
+// and only when asked.
 
 export const HAL_JSON = 'application/hal+json';
 export const JSON_TYPE = 'application/json';
@@ -37,7 +40,29 @@ export function mediaTypeOf(header: string | undefined): string | undefined {
   return header.split(';')[0]!.trim().toLowerCase() || undefined;
 }
 
-export const isJsonType = (type: string) => type === JSON_TYPE || (type.startsWith('application/') && type.endsWith('+json'));
+/** What a route takes as body, defaulted as the server reads it: `json` for POST, PUT and PATCH, `none` for GET and DELETE. */
+export function bodyKinds(route: Route): readonly BodyKind[] {
+  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
+  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
+}
+
+/**
+ * The media types a route takes a body of this kind as, the ones the API description
+ * lists: JSON as application/json, application/hal+json or one of the route's vendor
+ * types (the same JSON); a form; bytes as application/octet-stream or any image type.
+ */
+export function requestTypes(route: Route, kind: BodyKind): string[] {
+  if (kind === 'json') return [JSON_TYPE, HAL_JSON, ...(route.vendorTypes ?? [])];
+  if (kind === 'form') return [FORM];
+  if (kind === 'octets') return [OCTETS, 'image/*'];
+  return [];
+}
+
+/** Whether a request body sent as `contentType` is one the route takes as `kind`; a JSON body may come without a type. */
+export function takesBodyAs(route: Route, kind: BodyKind, contentType: string | undefined): boolean {
+  if (contentType === undefined) return kind === 'json';
+  return requestTypes(route, kind).some((type) => (type.endsWith('/*') ? contentType.startsWith(type.slice(0, -1)) : contentType === type));
+}
 
 export type Representation = 'json' | 'xml';
 
@@ -55,12 +80,12 @@ export function acceptable(route: Route, accept: readonly string[]): Representat
       continue;
     }
     if (type === '*/*' || type === 'application/*' || type === HAL_JSON || type === JSON_TYPE) return 'json';
+    // A vendor type only where the route answers it (and then as it: jsonContentType);
+    // another resource's vendor type is not offered here, whatever JSON it would carry.
     if (route.vendorTypes?.includes(type)) return 'json';
     // A route that answers another type (a page, the metrics text, an image) answers a
     // client that asks for just that type; its errors stay JSON.
     if (route.replyType && answersType(route.replyType, type)) return 'json';
-    // Other vendor types of ours (e.g. a client asking every reply as one type) carry the same JSON.
-    if (type.startsWith('application/vnd.vendor.') && type.endsWith('+json')) return 'json';
   }
   return undefined;
 }
@@ -83,10 +108,13 @@ export function jsonContentType(route: Route, accept: readonly string[], body: u
   return Array.isArray(body) ? JSON_TYPE : HAL_JSON;
 }
 
-/** An index body (`{_links: {name: {href}}}`) as XML, Atom links as Spring HATEOAS writes them. */
-export function indexToXml(body: { _links: Record<string, { href: string }> }): string {
+/**
+ * An index body (`{_links: {name: {href, templated?}}}`) as XML, Atom links as Spring
+ * HATEOAS writes them; a URI template carries `templated="true"`, as in JSON.
+ */
+export function indexToXml(body: IndexBody): string {
   const links = Object.entries(body._links)
-    .map(([rel, { href }]) => `  <atom:link rel="${escapeXml(rel)}" href="${escapeXml(href)}"/>`)
+    .map(([rel, { href, templated }]) => `  <atom:link rel="${escapeXml(rel)}" href="${escapeXml(href)}"${templated ? ' templated="true"' : ''}/>`)
     .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<index xmlns:atom="http://www.w3.org/2005/Atom">\n${links}\n</index>\n`;
 }

@@ -1,9 +1,8 @@
-import { STATUS_CODES } from 'node:http';
-import { HAL_JSON, JSON_TYPE } from './negotiation.ts';
-import { derivedOperationId, ERROR_RESPONSES, operationOf, tagOf, type Operation } from './openapi/operation.ts';
+import { derivedOperationId, operationOf, tagOf, type Operation } from './openapi/operation.ts';
+import { RefusalResponses, shadowedOperations } from './openapi/refusals.ts';
 import { ApiDeclinedSchema, IndexSchema, ServerDeclinedSchema } from './openapi/representation.ts';
 import { SchemaComponents } from './openapi/schemas.ts';
-import type { Route } from './router.ts';
+import { grantsOf, type Route } from './router.ts';
 
 // The API description (OpenAPI 3.1), generated from the route table, so it can never
 // disagree with what the router serves: every path and method, the grant each needs
@@ -46,7 +45,8 @@ function build(routes: readonly Route[], version: string) {
   const components = new SchemaComponents();
   // Named before the operations, so that they come first among the components.
   components.convert(IndexSchema, 'output');
-  const errorSchemas = { api: components.convert(ApiDeclinedSchema, 'output'), server: components.convert(ServerDeclinedSchema, 'output') };
+  const refusals = new RefusalResponses({ api: components.convert(ApiDeclinedSchema, 'output'), server: components.convert(ServerDeclinedSchema, 'output') });
+  const shadowed = shadowedOperations(routes);
 
   const groups = new Map<string, Route[]>();
   for (const route of routes) {
@@ -61,36 +61,34 @@ function build(routes: readonly Route[], version: string) {
     const base = link ?? derivedOperationId(first);
     const count = (ids.get(base) ?? 0) + 1;
     ids.set(base, count);
-    (paths[first.path] ??= {})[first.method.toLowerCase()] = operationOf(variants, components, count === 1 ? base : `${base}-${count}`);
+    const id = count === 1 ? base : `${base}-${count}`;
+    (paths[first.path] ??= {})[first.method.toLowerCase()] = operationOf(variants, components, refusals, id, shadowed.has(`${first.path} ${first.method}`));
   }
 
-  const grants = [...new Set(routes.map((r) => r.grant).filter((g) => g !== 'public'))].sort();
+  const grants = grantsOf(routes);
   const tags = [...new Set(routes.map((r) => tagOf(r.path)))].sort();
   return {
     openapi: '3.1.0' as const,
     info: {
       title: 'Warehouse appliance API',
       version,
+      // The package is UNLICENSED: proprietary, no licence granted. The SPDX list names no such
+      // licence; `LicenseRef-` is SPDX's form for one it does not list.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'The warehouse REST API of the appliance, generated from its route table. Every operation needs a grant, given as an OAuth scope: ' +
         'a bearer token from POST /oauth/token (password flow) or an API key carries the grants of its roles. Start at the public GET /index, ' +
         'whose links lead to every module index. Refusals carry one of the two error bodies: `ApiDeclined` (application/hal+json) from ' +
-        'validation and module rules, `ServerDeclined` (application/json) for requests refused before processing and failures.',
+        'validation and module rules, `ServerDeclined` (application/json) for requests refused before processing and failures; each status ' +
+        'of an operation lists the media types it is really sent with. A path no operation serves answers 404, a method a path does not serve ' +
+        '405 (with Allow), both ServerDeclined.',
     },
     servers: [] as { url: string; description: string }[],
     tags: tags.map((name) => ({ name, description: `Operations under ${name}.` })),
     paths,
     components: {
       schemas: components.schemas,
-      responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([status, name]) => [
-          name,
-          {
-            description: `${STATUS_CODES[Number(status)] ?? status}: the spec's error body.`,
-            content: { [HAL_JSON]: { schema: errorSchemas.api }, [JSON_TYPE]: { schema: errorSchemas.server } },
-          },
-        ]),
-      ),
+      responses: refusals.responses,
       securitySchemes: {
         oauth2: {
           type: 'oauth2' as const,

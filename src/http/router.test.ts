@@ -43,6 +43,7 @@ describe('Router start-up validation', () => {
       () =>
         new Router([
           route('GET', '/index', { grant: 'public' }),
+          route('GET', '/v1/session', { grant: 'authenticated' }),
           route('GET', '/v1/things/{pKey}'),
           route('GET', '/v1/thing-groups/{groupName}/members/{memberId}'),
           route('GET', '/v1/things_2/a.b'),

@@ -45,7 +45,7 @@ export interface Route {
   query?: readonly string[];
   /** Further parameters the route reads; they appear in the index link's template. */
   optionalQuery?: readonly string[];
-  /** The grant a caller needs, or `public`. */
+  /** The grant a caller needs; `authenticated`: any caller with a valid token or API key, whatever it holds; or `public`. */
   grant: string;
   /** One line for the API description. */
   summary: string;
@@ -78,8 +78,19 @@ export interface Route {
   status?: number | readonly number[];
   /** Media type of a successful reply that is not JSON (an image, a file, metrics text). */
   replyType?: string;
-  /** Refusals beyond those the description infers from the route (401/403, 400, 404): e.g. 409 for a version or uniqueness conflict. */
+  /**
+   * Refusals by a rule (the API-declined body) beyond those the description infers from
+   * the route (400 for what it validates, 404 for what a path or selector names): e.g.
+   * 409 for a version or uniqueness conflict, 403 for a change a rule forbids.
+   */
   errors?: readonly number[];
+  /**
+   * Refusals the handler gives in the server-declined body, beyond those the server gives
+   * before it (401/403, 406, 413, 415, 400 for a malformed request): e.g. 404 of a file
+   * that does not exist, 429 of a login throttle. A status named here is not inferred as
+   * a rule refusal.
+   */
+  serverDeclined?: readonly number[];
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
 
@@ -107,6 +118,17 @@ export type Match =
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const PARAM = /^\{([A-Za-z][A-Za-z0-9]*)\}$/;
 const GRANT = /^[a-z][a-z-]*:[a-z][a-z-]*$/;
+
+/** The grant of a route open to everyone. */
+export const PUBLIC = 'public';
+/** The grant of a route open to every caller the token check lets in (who am I), whatever it holds. */
+export const AUTHENTICATED = 'authenticated';
+
+/** Whether a route's grant names a grant a caller must hold (not `public` or `authenticated`). */
+export const namesGrant = (grant: string) => grant !== PUBLIC && grant !== AUTHENTICATED;
+
+/** The grants the routes of a table name, sorted: the catalogue roles choose from. */
+export const grantsOf = (routes: readonly Route[]): string[] => [...new Set(routes.map((r) => r.grant).filter(namesGrant))].sort();
 
 export class RouteTableError extends Error {}
 
@@ -190,8 +212,8 @@ function compile(route: Route): CompiledRoute {
       throw new RouteTableError(`${where}: malformed segment "${segment}"`);
     }
   }
-  if (route.grant !== 'public' && !GRANT.test(route.grant)) {
-    throw new RouteTableError(`${where}: grant "${route.grant}" is neither "public" nor of the form resource:action`);
+  if (namesGrant(route.grant) && !GRANT.test(route.grant)) {
+    throw new RouteTableError(`${where}: grant "${route.grant}" is neither "public", "authenticated" nor of the form resource:action`);
   }
   const required = (route.query ?? []).map((q) => {
     const [name, value] = q.split('=', 2) as [string, string | undefined];

@@ -5,9 +5,10 @@ import type { Duplex } from 'node:stream';
 import { asActor, type Actor } from '../core/actor.ts';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
+import type { IndexBody } from './hal.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
-import { AuthenticationError, DomainError } from '../core/errors.ts';
+import { AuthenticationError, DomainError, TooManyAttempts } from '../core/errors.ts';
 import {
   ServerDeclined,
   apiDeclinedBody,
@@ -15,20 +16,21 @@ import {
   type MessageKeyFamily,
 } from './errors.ts';
 import {
-  FORM,
   HAL_JSON,
   JSON_TYPE,
   OCTETS,
   XML,
   acceptable,
+  bodyKinds,
   indexToXml,
-  isJsonType,
   jsonContentType,
   mediaTypeOf,
   parseAccept,
+  requestTypes,
+  takesBodyAs,
   type Representation,
 } from './negotiation.ts';
-import type { BodyKind, Reply, Route, Router } from './router.ts';
+import { namesGrant, PUBLIC, type Reply, type Route, type Router } from './router.ts';
 
 export interface HttpOptions {
   router: Router;
@@ -234,7 +236,7 @@ class Exchange {
       }
       this.representation = representation;
 
-      if (route.grant === 'public') return this.authorised(undefined);
+      if (route.grant === PUBLIC) return this.authorised(undefined);
       const ticket = route.ticket && !req.headers.authorization ? query.get('ticket') : null;
       if (ticket !== null && this.options.redeemTicket) return this.authorised(this.options.redeemTicket(ticket));
       const principal = this.options.authenticate(req.headers.authorization);
@@ -249,7 +251,7 @@ class Exchange {
   private authorised(principal: Principal | undefined): void {
     try {
       const route = this.route!;
-      if (principal && !principal.grants.has(route.grant)) {
+      if (principal && namesGrant(route.grant) && !principal.grants.has(route.grant)) {
         throw new ServerDeclined(403, `Access denied: the grant ${route.grant} is needed for this operation`);
       }
       this.principal = principal;
@@ -264,11 +266,9 @@ class Exchange {
       }
       // A route whose body is optional reads it when one comes.
       const contentType = mediaTypeOf(this.req.headers['content-type']);
-      if (!kinds.some((kind) => kind !== 'none' && accepts(kind, contentType))) {
-        throw new ServerDeclined(
-          415,
-          `Content type ${contentType ?? '(none)'} is not supported here; send ${kinds.map(describeKind).join(' or ')}`,
-        );
+      if (!kinds.some((kind) => takesBodyAs(route, kind, contentType))) {
+        const types = kinds.flatMap((kind) => (kind === 'none' ? ['no body'] : requestTypes(route, kind)));
+        throw new ServerDeclined(415, `Content type ${contentType ?? '(none)'} is not supported here; send ${types.join(', ')}`);
       }
       readBody(this.req, this.options.bodyLimitBytes).then((body) => this.run(body, contentType), this.fail);
     } catch (err) {
@@ -418,7 +418,7 @@ function send(
     headers['Content-Type'] = reply.type ?? OCTETS;
   } else if (reply.body !== undefined) {
     if (representation === 'xml') {
-      payload = indexToXml(reply.body as { _links: Record<string, { href: string }> });
+      payload = indexToXml(reply.body as IndexBody);
       headers['Content-Type'] = XML;
     } else {
       payload = JSON.stringify(reply.body);
@@ -442,8 +442,9 @@ function sendError(
   let status: number;
   let body: unknown;
   let type: string;
-  // Refusals of the caller's identity are refusals before processing.
+  // Refusals of the caller's identity, and of a client trying too often, are refusals before processing.
   if (err instanceof AuthenticationError) err = new ServerDeclined(401, err.message);
+  if (err instanceof TooManyAttempts) err = new ServerDeclined(429, err.message, { 'Retry-After': String(err.retryAfterSeconds) });
   if (err instanceof ClientGone) {
     options.log.debug({ requestId, method: req.method, path: rawPath }, err.message);
     res.destroy();
@@ -521,21 +522,6 @@ function preflight(
 function allowedMethods(methods: readonly string[]): string {
   return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
 }
-
-function bodyKinds(route: Route): readonly BodyKind[] {
-  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
-  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
-}
-
-function accepts(kind: BodyKind, contentType: string | undefined): boolean {
-  if (kind === 'json') return contentType === undefined || isJsonType(contentType);
-  if (kind === 'form') return contentType === FORM;
-  if (kind === 'octets') return contentType === OCTETS || (contentType?.startsWith('image/') ?? false);
-  return false;
-}
-
-const describeKind = (kind: BodyKind) =>
-  kind === 'json' ? 'application/json' : kind === 'form' ? FORM : kind === 'octets' ? OCTETS : 'no body';
 
 function offered(route: Route): string {
   return [...(route.vendorTypes ?? []), HAL_JSON, JSON_TYPE, ...(route.index ? [XML] : [])].join(', ');

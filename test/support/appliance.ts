@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -167,11 +168,41 @@ export interface RecordedEvent {
   data: Record<string, any>;
 }
 
-/** `POST /oauth/token` as a login form sends it (URL-encoded fields, no token). */
-export function loginReply(on: TestAppliance, username: string, password: string): Promise<Reply> {
-  return on.request('POST', '/oauth/token', {
-    anonymous: true,
-    raw: new URLSearchParams({ grant_type: 'password', username, password }).toString(),
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+/**
+ * `POST /oauth/token` as a login form sends it (URL-encoded fields, no token). `from`: the
+ * client's own address, a real source address the connection is bound to (Linux routes
+ * all of 127.0.0.0/8 to the loopback, so 127.0.0.2, 127.0.0.3, … are clients of their
+ * own); without it the system picks one (127.0.0.1). Plain HTTP only.
+ */
+export function loginReply(on: TestAppliance, username: string, password: string, from?: string): Promise<Reply> {
+  const raw = new URLSearchParams({ grant_type: 'password', username, password }).toString();
+  const headers = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  if (from === undefined) return on.request('POST', '/oauth/token', { anonymous: true, raw, headers });
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      `${on.url}/oauth/token`,
+      { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(raw)) }, localAddress: from, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const replyHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            for (const one of [value ?? []].flat()) replyHeaders.append(name, one);
+          }
+          let body: unknown;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: replyHeaders, text, body });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(raw);
   });
 }

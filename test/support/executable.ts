@@ -1,5 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { ROOT } from '../../scripts/build.ts';
 
 // What every build of the single executable must do once started (x64 natively, arm64
 // under qemu): serve the entry index, issue a token, keep what is written.
@@ -73,4 +77,37 @@ export async function adminToken(url: string, password: string): Promise<string>
   });
   expect(reply.status).toBe(200);
   return ((await reply.json()) as { access_token: string }).access_token;
+}
+
+export interface Build {
+  /** The executable it wrote. */
+  binary: string;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npm run build:bin [-- --arch arm64]` as the README gives it: the build script as a
+ * process of its own in the repository, its output kept for the test to read.
+ */
+export async function buildAsTheReadmeSays(args: string[] = []): Promise<Build> {
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'scripts/build-binary.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
+  const built = /^built (\S+) \(\d+ MB\)$/m.exec(stdout);
+  if (!built) throw new Error(`the build named no executable:\n${stdout}${stderr}`);
+  return { binary: path.join(ROOT, built[1]!), stdout, stderr };
+}
+
+/** A build that goes well prints one line, the executable and its size, and nothing on stderr. */
+export function expectQuietBuild(build: Build, name: string): void {
+  expect(build.stderr).toBe('');
+  expect(build.stdout).toMatch(new RegExp(`^built ${name.replace('/', '\\/')} \\(\\d+ MB\\)\\n$`));
+}
+
+/** The README gives the executable's size (`→ dist/wms (linux-x64, about 123 MB)`) within 5 MB. */
+export function expectReadmeSize(build: Build, name: string, platform: string): void {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const stated = new RegExp(`→ ${name} \\(${platform}, about (\\d+) MB\\)`).exec(readme);
+  expect(stated, `README names the size of ${name}`).not.toBeNull();
+  const mb = statSync(build.binary).size / 1e6;
+  expect(Math.abs(mb - Number(stated![1])), `${name} is ${mb.toFixed(1)} MB, README says about ${stated![1]} MB`).toBeLessThanOrEqual(5);
 }

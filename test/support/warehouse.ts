@@ -47,8 +47,20 @@ export async function unitWithOrder(wms: TestAppliance, barcode: string, at: str
   return order.body.persistentKey;
 }
 
+/**
+ * `count` locations `AREA/0000/0000/0000/0000` … in the WAREHOUSE group, made by the
+ * service in one unit of work: a backlog of as many events, without as many requests
+ * and commits.
+ */
+export function createLocations(wms: TestAppliance, area: string, count: number): void {
+  const { work, common } = wms.app;
+  work.run(() => {
+    for (let i = 0; i < count; i++) common.locations.create({ locationId: `${area}/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' });
+  });
+}
+
 /** Polls until the check holds (a one-way telegram has no reply to wait for). */
-export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);

@@ -42,3 +42,14 @@ export function batchesOf(points: readonly BatchMember[]): Batch[] {
   }
   return batches;
 }
+
+/** What a batch's request asks for, as an address: `hr:500`, or `hr:100–105` for several. */
+export function batchAddress(batch: Batch): string {
+  const end = batch.start + batch.count - 1;
+  return end === batch.start ? `${batch.area}:${batch.start}` : `${batch.area}:${batch.start}–${end}`;
+}
+
+/** A batch's points, each read in a request of its own. */
+export function oneByOne(batch: Batch): Batch[] {
+  return batch.members.map((m) => ({ area: batch.area, start: m.address.offset, count: span(m.address, m.kind), members: [m] }));
+}

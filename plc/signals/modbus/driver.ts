@@ -5,7 +5,19 @@
 // every request waits for its answer before the next goes out (an RTU line carries one
 // at a time, and a PLC's TCP stack often no more); a write resolves on the device's
 // answer. A lost connection (closed, or three requests in a row unanswered) is opened
-// again after 1 s, 2 s, 5 s, then every 10 s.
+// again after 1 s, 2 s, 5 s, then every 10 s. A read the device refuses is logged when
+// it starts and stops failing (./failing-reads.ts); a request over several points that
+// the device refuses as an illegal address (it has no register somewhere in the range,
+// perhaps in a gap between them) is not asked again: its points are read one by one, so
+// only a point whose own address is refused goes without a value.
+//
+// The driver's counters (docs/plc.md): `polls` the rounds of reading every watched
+// point; `reads` and `writes` the requests the device answered with data or confirmed
+// (a poll round's requests and the reads on demand, an arrival's barcode);
+// `readErrors` and `writeErrors` those that failed, for whatever reason, of which
+// `exceptions` the device refused and `timeouts` it left unanswered; `connects` the
+// connections opened, `reconnects` those opened again after one was lost, and
+// `connectFailures` the attempts that failed.
 
 import type { ModbusRTU as ModbusClient } from 'modbus-serial/ModbusRTU.js';
 import { Backoff, ProblemLog } from '../../link/link.ts';
@@ -13,7 +25,8 @@ import type { SignalChannelConfig } from '../config.ts';
 import type { DriverHandlers, SignalDriver, SignalKind, SignalValue, WatchedPoint } from '../driver.ts';
 import type { DriverContext } from '../drivers.ts';
 import { modbusAddress, span, type ModbusAddress } from './address.ts';
-import { batchesOf, type Batch } from './batches.ts';
+import { batchAddress, batchesOf, oneByOne, type Batch } from './batches.ts';
+import { exceptionOf, FailingReads } from './failing-reads.ts';
 import { decodeValue, encodeValue } from './values.ts';
 
 type ClientConstructor = new () => ModbusClient;
@@ -35,7 +48,9 @@ function clientClass(): Promise<ClientConstructor> {
 }
 
 /** A Modbus exception (the device answered, refusing the request): the connection is fine. */
-const isException = (err: unknown) => typeof (err as { modbusCode?: unknown })?.modbusCode === 'number';
+const isException = (err: unknown) => exceptionOf(err) !== undefined;
+/** The exception of a device that has no such address. */
+const ILLEGAL_DATA_ADDRESS = 2;
 const isTimeout = (err: unknown) => (err as { errno?: unknown })?.errno === 'ETIMEDOUT';
 
 export function createDriver(config: SignalChannelConfig, context: DriverContext): SignalDriver {
@@ -46,6 +61,7 @@ export class ModbusDriver implements SignalDriver {
   private readonly config: SignalChannelConfig;
   private readonly context: DriverContext;
   private readonly problems: ProblemLog;
+  private readonly failingReads: FailingReads;
   private readonly backoff: Backoff;
   private batches: Batch[] = [];
   private handlers: DriverHandlers | undefined;
@@ -56,12 +72,15 @@ export class ModbusDriver implements SignalDriver {
   private pollTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly c = { reads: 0, writes: 0, readErrors: 0, writeErrors: 0, exceptions: 0, timeouts: 0, polls: 0, connects: 0, reconnects: 0 };
+  private readonly c = {
+    polls: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, exceptions: 0, timeouts: 0, connects: 0, reconnects: 0, connectFailures: 0,
+  };
 
   constructor(config: SignalChannelConfig, context: DriverContext) {
     this.config = config;
     this.context = context;
     this.problems = new ProblemLog(context.log);
+    this.failingReads = new FailingReads(context.log);
     this.backoff = new Backoff(context.backoffMs);
   }
 
@@ -108,6 +127,7 @@ export class ModbusDriver implements SignalDriver {
       }
     } catch (err) {
       await closeQuietly(client);
+      this.c.connectFailures++;
       this.problems.problem(`cannot connect: ${(err as Error).message}`, { endpoint: this.endpoint() });
       this.handlers!.onError(undefined, err as Error);
       this.handlers!.onState('offline', (err as Error).message);
@@ -123,6 +143,7 @@ export class ModbusDriver implements SignalDriver {
     client.on('close', () => this.lost(client, 'connection closed'));
     this.client = client;
     this.unanswered = 0;
+    if (this.c.connects > 0) this.c.reconnects++;
     this.c.connects++;
     this.backoff.opened();
     this.problems.recovered('Modbus connected');
@@ -143,7 +164,6 @@ export class ModbusDriver implements SignalDriver {
 
   private retry(): void {
     if (this.stopped) return;
-    this.c.reconnects++;
     this.retryTimer = setTimeout(() => void this.connect(), this.backoff.next());
     this.retryTimer.unref();
   }
@@ -167,9 +187,16 @@ export class ModbusDriver implements SignalDriver {
         this.c.reads++;
       } catch (err) {
         this.c.readErrors++;
+        if (exceptionOf(err) === ILLEGAL_DATA_ADDRESS && batch.members.length > 1) {
+          this.readOneByOne(batch, err as Error);
+          continue;
+        }
+        // A lost connection is the connection's problem, logged and retried there.
+        if (this.client === client) this.failingReads.failed(batch, err as Error);
         for (const m of batch.members) this.handlers!.onError(m.id, err as Error);
         continue;
       }
+      this.failingReads.answered(batch);
       for (const m of batch.members) {
         let value: SignalValue;
         try {
@@ -184,6 +211,21 @@ export class ModbusDriver implements SignalDriver {
     if (this.client !== client || this.stopped) return;
     this.pollTimer = setTimeout(() => void this.poll(), this.config.pollMs!);
     this.pollTimer.unref();
+  }
+
+  /**
+   * The device refused a request over several points as an illegal address: from the
+   * next poll on, each of its points is read on its own (this round's loop goes on over
+   * the batches it started with).
+   */
+  private readOneByOne(batch: Batch, err: Error): void {
+    const singles = oneByOne(batch);
+    this.batches = this.batches.flatMap((b) => (b === batch ? singles : [b]));
+    this.failingReads.forget(batch);
+    this.context.log.warn(
+      { address: batchAddress(batch), points: batch.members.map((m) => m.id), exception: exceptionOf(err), reason: err.message },
+      `Modbus: the device refuses reading ${batchAddress(batch)} in one request (${err.message}); its ${singles.length} points are read one by one from now on`,
+    );
   }
 
   /**
@@ -227,8 +269,9 @@ export class ModbusDriver implements SignalDriver {
     const client = this.connected();
     try {
       const data = await this.request(client, () => readArea(client, a.area, a.offset, span(a, kind)));
+      const value = decodeValue(data, 0, a, kind);
       this.c.reads++;
-      return decodeValue(data, 0, a, kind);
+      return value;
     } catch (err) {
       this.c.readErrors++;
       throw new Error(`reading ${address}: ${(err as Error).message}`);

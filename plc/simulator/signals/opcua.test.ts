@@ -1,5 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, type TestAppliance } from '../../../test/support/appliance.ts';
 import { site, unitWithOrder, until, type Site } from '../../../test/support/warehouse.ts';
@@ -13,20 +14,25 @@ import { simulateChild, simulateInProcess, type SimulatorRun } from './testing.t
 const AREA = 'SUA';
 const at = (n: number) => `${AREA}/000${n}/0000/0000/0000`;
 const LOCATIONS = `${at(1)},${at(2)}=17,${at(3)},${at(4)}`;
-/** The servers' temporary certificate folders. */
-const certificateFolders = () => readdirSync(tmpdir()).filter((f) => f.startsWith('wms-simulate-opcua-'));
+/**
+ * The servers' temporary certificate folders. The simulators of this file (in this
+ * process and its children) get a temporary folder of their own: another process on the
+ * box may make or remove such folders in the machine's one at any time.
+ */
+const ownTmp = mkdtempSync(path.join(tmpdir(), 'wms-sim-opcua-tmp-'));
+const machineTmp = process.env.TMPDIR;
+const certificateFolders = () => readdirSync(ownTmp).filter((f) => f.startsWith('wms-simulate-opcua-'));
 
 describe('signal mode, OPC UA', () => {
   let sim: SimulatorRun;
   let wms: TestAppliance;
   let s: Site;
   let entry: any;
-  let foldersBefore: string[];
   const location = async (c: string) => (await wms.get(`/v1/locations/${s.pKey[c]}`)).body;
   const channel = async () => (await wms.get('/v1/plc-channels/UA9')).body;
 
   beforeAll(async () => {
-    foldersBefore = certificateFolders();
+    process.env.TMPDIR = ownTmp;
     sim = simulateInProcess(['--protocol', 'opcua', '--listen', '127.0.0.1:0', '--name', 'UA9', '--locations', LOCATIONS, '--groups', AREA, 'serve']);
     entry = await sim.entry(30_000);
     wms = await startTestAppliance({ plc: { signals: [entry] } });
@@ -39,6 +45,9 @@ describe('signal mode, OPC UA', () => {
   afterAll(async () => {
     await sim?.stop();
     await wms?.close();
+    if (machineTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = machineTmp;
+    rmSync(ownTmp, { recursive: true, force: true });
   });
 
   it('prints the entry of its conveyor with node ids in namespace 1; the appliance watches every node', async () => {
@@ -98,6 +107,6 @@ describe('signal mode, OPC UA', () => {
     expect(run.lines).toContain(`TU SUA-2 visited ${at(1)} → ${at(2)} → ${at(3)} → ${at(4)}; done`);
     expect((await wms.get('/v1/transport-units?bk=SUA-2')).body.actualLocation).toBe(at(4));
     // Both servers have removed their certificates: the simulator leaves nothing behind.
-    expect(certificateFolders()).toEqual(foldersBefore);
+    expect(certificateFolders()).toEqual([]);
   }, 90_000);
 });

@@ -18,7 +18,9 @@ export interface Alarm {
   kind: string;
   severity: Severity;
   state: 'active' | 'acknowledged' | 'cleared';
+  /** In English; alarm-text.ts words it in the user's language from the kind and `params`. */
   message: string;
+  params: Readonly<Record<string, string | number>>;
   source: { kind: string; key: string };
   firstSeen: string;
   lastSeen: string;

@@ -3,8 +3,10 @@ import { expire, sessionState, token } from './session.ts';
 // The appliance's REST API as the HMI uses it. Every URL is relative to the page
 // (served at <base>/hmi/), so the HMI also works behind a proxy that adds a prefix. A
 // request refused with 401 while logged in shows the login and is sent again after it;
-// a refusal becomes an ApiFailure carrying the body's `messageKey` (or the status), for
-// errorText() to say in the user's language. Bodies and stacks are never shown.
+// a refusal becomes an ApiFailure carrying the body's `messageKey` (or the status) and
+// its `obj` (the values the key is about: which thing was refused, in what state), for
+// errorText() and the screens to say in the user's language. Bodies and stacks are
+// never shown.
 
 /** Where the API is: the parent of the page's folder. */
 const ROOT = new URL('../', location.href.split('#')[0]);
@@ -15,11 +17,14 @@ export class ApiFailure extends Error {
   readonly status: number;
   /** The API-declined body's key; `http.<status>` for refusals before processing; `net.unreachable` without an answer. */
   readonly messageKey: string;
+  /** The body's `obj`: the values of its message, e.g. `[sku, orderId]`; empty when the body has none. */
+  readonly obj: readonly unknown[];
 
-  constructor(status: number, messageKey: string) {
+  constructor(status: number, messageKey: string, obj: readonly unknown[] = []) {
     super(`${status} ${messageKey}`);
     this.status = status;
     this.messageKey = messageKey;
+    this.obj = obj;
   }
 }
 
@@ -72,13 +77,14 @@ export async function request<T>(method: string, path: string, options: RequestO
 }
 
 async function failureOf(res: Response): Promise<ApiFailure> {
-  let key: unknown;
+  let body: { messageKey?: unknown; obj?: unknown } = {};
   try {
-    key = ((await res.json()) as { messageKey?: unknown }).messageKey;
+    body = ((await res.json()) as typeof body | null) ?? {};
   } catch {
-    key = undefined;
+    body = {};
   }
-  return new ApiFailure(res.status, typeof key === 'string' && key ? key : `http.${res.status}`);
+  const key = typeof body.messageKey === 'string' && body.messageKey ? body.messageKey : `http.${res.status}`;
+  return new ApiFailure(res.status, key, Array.isArray(body.obj) ? body.obj : []);
 }
 
 export const get = <T>(path: string, query?: RequestOptions['query']) => request<T>('GET', path, query ? { query } : {});

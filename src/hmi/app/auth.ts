@@ -13,6 +13,8 @@ interface SessionBody {
 
 interface TokenBody {
   access_token: string;
+  /** Seconds the token lasts. */
+  expires_in: number;
 }
 
 async function currentUser(): Promise<User> {
@@ -23,7 +25,7 @@ async function currentUser(): Promise<User> {
 /** Logs in; throws ApiFailure (401 for a wrong name or password, 429 when throttled). */
 export async function login(username: string, password: string): Promise<void> {
   const { body } = await request<TokenBody>('POST', '/oauth/token', { anonymous: true, form: { grant_type: 'password', username, password } });
-  storeToken(body.access_token, username);
+  storeToken(body.access_token, username, body.expires_in);
   activate(await currentUser());
 }
 

@@ -1,12 +1,14 @@
-import { useSignal, type Signal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
+import { signal, useSignal, type Signal } from '@preact/signals';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { errorText, t } from './i18n.ts';
 import { Icon } from './icons.tsx';
 
 // How every screen tells the user what became of things, in one way so that a user
 // meets the same toast and the same failed read wherever they are (and the browser
 // tests find them by the same roles and classes): the outcome of an action at the
-// bottom of the screen, and a read that failed, with a retry.
+// bottom of the screen, a refusal beside the form it concerns, and a read that failed,
+// with a retry. A success said before a failure is over: whichever way the failure is
+// told, the success leaves, so that it never stands beside (or above) a newer error.
 
 /** What became of an action, in the user's language. */
 export interface Toast {
@@ -19,6 +21,9 @@ export type Outcome = (kind: Toast['kind'], message: string) => void;
 
 /** How long a success stays; a failure stays until the next outcome or a close, so it can be read. */
 const TOAST_MS = 6000;
+
+/** Failures told so far on the page, in a form or by a failed read: a success toast older than one is stale. */
+const failuresTold = signal(0);
 
 /** The screen's toast: empty at first; set it, or report to it through `outcomeTo`. */
 export const useToast = (): Signal<Toast | undefined> => useSignal<Toast | undefined>(undefined);
@@ -40,6 +45,15 @@ export function Toasts({ toast }: { toast: Signal<Toast | undefined> }) {
     const timer = setTimeout(() => (toast.value = undefined), TOAST_MS);
     return () => clearTimeout(timer);
   }, [shown]);
+  const failures = failuresTold.value;
+  const seen = useRef(failures);
+  // Layout effects, here and where a failure is counted: the success leaves in the
+  // same turn as the refusal appears, so no frame (and no reader) sees both.
+  useLayoutEffect(() => {
+    if (failures === seen.current) return;
+    seen.current = failures;
+    if (toast.peek()?.kind === 'done') toast.value = undefined;
+  }, [failures]);
   return (
     <div class="toasts">
       <div role="status">{shown?.kind === 'done' && <p class="toast done">{shown.message}</p>}</div>
@@ -58,8 +72,23 @@ export function Toasts({ toast }: { toast: Signal<Toast | undefined> }) {
   );
 }
 
+/** A refusal beside the form it concerns (empty: none); told, it ends the screen's success toast. */
+export function FormError({ message }: { message: string | undefined }) {
+  useLayoutEffect(() => {
+    if (message) failuresTold.value++;
+  }, [message]);
+  return (
+    <p class="error-text" role="alert">
+      {message}
+    </p>
+  );
+}
+
 /** A read that failed, told in the user's language (never the body), with a retry where one helps. */
 export function Failure({ error, retry }: { error: unknown; retry?: () => void }) {
+  useLayoutEffect(() => {
+    failuresTold.value++;
+  }, [error]);
   return (
     <div class="failure" role="alert">
       <Icon name="warning" />

@@ -49,6 +49,20 @@ export function t(key: string, params?: Readonly<Record<string, string | number>
   return params ? text.replace(/\{(\w+)\}/g, (all, name: string) => (name in params ? String(params[name]) : all)) : text;
 }
 
+/** The plural rules of each language, made once: a count in a text is chosen by them. */
+const pluralRules = new Map<Language, Intl.PluralRules>(LANGUAGES.map((lang) => [lang, new Intl.PluralRules(lang)]));
+
+/**
+ * A text about a count: `<key>.<form>` for the form the language's plural rules give
+ * the count (English and German: `one`, `other`), `<key>.other` when that form has no
+ * text of its own; `{n}` is the count. Every text that counts things goes through here,
+ * so "1 position" and "2 positions" come out right in each language.
+ */
+export function plural(key: string, n: number, params?: Readonly<Record<string, string | number>>): string {
+  const form = `${key}.${pluralRules.get(language.value)!.select(n)}`;
+  return t(hasText(form) ? form : `${key}.other`, { ...params, n });
+}
+
 /**
  * What to tell the user about a failure: the text of its message key, else of its
  * HTTP status, else a general one. Never the body's English message nor a stack.

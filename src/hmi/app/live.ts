@@ -61,21 +61,32 @@ export function subscribe(types: readonly string[], onEvent: (event: LiveEvent) 
   };
 }
 
-/** Closes the stream (logout); the next subscription after a login opens it again. */
+/** Closes the stream (logout); the next subscription after a login opens it again, with nothing to replay. */
 export function stopLive(): void {
+  suspendLive();
+  lastEventId = undefined;
+}
+
+// A login (also after an expiry, perhaps as another user with other grants) decides anew.
+// A session that ended under the page ends its stream too (the appliance would go on
+// sending to it): what the page shows stops being live, and says so; after the next
+// login the stream opens again and is replayed from the last event seen.
+effect(() => {
+  const state = sessionState.value;
+  if (state === 'active' && can('events:read')) queueReopen();
+  else if (state === 'expired') suspendLive();
+});
+
+/** Closes the stream and stops reconnecting; the last event seen is kept for a replay after the next login. */
+function suspendLive(): void {
   generation++;
   close();
   clearTimeout(retryTimer);
-  lastEventId = undefined;
+  retryTimer = undefined;
   openTypes = '';
   attempt = 0;
   liveState.value = 'off';
 }
-
-// A login (also after an expiry, perhaps as another user with other grants) decides anew.
-effect(() => {
-  if (sessionState.value === 'active' && can('events:read')) queueReopen();
-});
 
 /** Re-evaluates the stream once the current turn of subscribing and unsubscribing is over. */
 export function queueReopen(): void {

@@ -1,11 +1,11 @@
 import { logout } from './auth.ts';
-import { language, setLanguage, t } from './i18n.ts';
+import { language, plural, setLanguage, t } from './i18n.ts';
 import { Icon } from './icons.tsx';
 import { liveState } from './live.ts';
 import { nextTheme, setWallboard, theme } from './prefs.ts';
 import { unacknowledged } from './alarm-watch.ts';
 import { hrefOf } from './router.ts';
-import { can, user } from './session.ts';
+import { can, sessionState, user } from './session.ts';
 
 // The small things in the top bar: settings buttons, the connection indicator and the
 // alarm badge.
@@ -51,13 +51,13 @@ export function LogoutButton() {
   );
 }
 
-/** Always on screen: live, connecting, lost, or not live at all (and why). */
+/** Always on screen: live, connecting, lost, not live at all (and why), or signed out (the session ended). */
 export function ConnectionIndicator() {
-  const state = liveState.value;
+  const state = sessionState.value === 'expired' ? 'signed-out' : liveState.value;
   const title = state === 'off' && !can('events:read') ? t('conn.offTitle') : undefined;
   return (
     <span id="connection" class={`connection ${state}`} data-state={state} role="status" title={title}>
-      <Icon name={state === 'lost' ? 'warning' : 'live'} />
+      <Icon name={state === 'lost' || state === 'signed-out' ? 'warning' : 'live'} />
       <span class="connection-label">{t(`conn.${state}`)}</span>
     </span>
   );
@@ -69,7 +69,7 @@ export function AlarmBadge() {
   const n = unacknowledged.value.length;
   const critical = unacknowledged.value.some((a) => a.severity === 'critical');
   // The name starts with the number shown, as a screen reader user hears it.
-  const label = t(n === 1 ? 'badge.alarm' : 'badge.alarms', { n });
+  const label = plural('badge.alarms', n);
   return (
     <a id="alarm-badge" href={hrefOf('alarms')} class={`badge${n ? ' raised' : ''}${critical ? ' critical' : ''}`} aria-label={label} title={label} data-count={n}>
       <Icon name="bell" />

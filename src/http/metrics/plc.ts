@@ -12,6 +12,15 @@ import { TELEGRAM_TYPES } from '../../../plc/osip/index.ts';
 // Every label value comes from a fixed set: channel names from the configuration,
 // types from the OSIP catalogue (anything else a PLC sends is `other`), outcomes from
 // the code. Barcodes and locations never become labels.
+//
+// The reply latency's buckets include the site's answer budget (plc.lateAfterMs), so
+// the replies within it are a bucket's count and the late ones its complement.
+
+/** Bucket bounds of the reply latency (seconds): a fast answer's sub-millisecond up to a second. */
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+/** The buckets with the answer budget among them (in order, once). */
+export const latencyBuckets = (lateAfterMs: number): number[] => [...new Set([...LATENCY_BUCKETS, lateAfterMs / 1000])].sort((a, b) => a - b);
 
 const TYPE_OFFSET = 23;
 const TYPE_END = 27;
@@ -52,7 +61,7 @@ export class PlcMetrics {
   private readonly telegrams: client.Counter<'channel' | 'direction' | 'type' | 'outcome'>;
   private readonly latency: client.Histogram<'channel' | 'type'>;
 
-  constructor(registry: client.Registry, channels: readonly Channel[]) {
+  constructor(registry: client.Registry, channels: readonly Channel[], lateAfterMs: number) {
     const registers = [registry];
     this.telegrams = new client.Counter({
       name: 'wms_plc_telegrams_total',
@@ -62,9 +71,9 @@ export class PlcMetrics {
     });
     this.latency = new client.Histogram({
       name: 'wms_plc_reply_latency_seconds',
-      help: 'Time from a telegram arriving to its reply being written (REQ_ → RES_: type RES_), by channel and reply type',
+      help: `Time from a telegram arriving to its reply being written (REQ_ → RES_: type RES_), by channel and reply type; later than ${lateAfterMs / 1000} s (plc.lateAfterMs) is late`,
       labelNames: ['channel', 'type'],
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      buckets: latencyBuckets(lateAfterMs),
       registers,
     });
     new client.Gauge({

@@ -5,36 +5,81 @@ import client from 'prom-client';
 // the event-loop lag. One thread answers both the PLCs and the API: a loop that stalls
 // delays every reply.
 //
-// The lag is sampled every LAG_RESOLUTION_MS and reported as p50, p99 and max of the
-// samples since the previous scrape (the histogram starts afresh at each scrape), with
-// the sampling interval taken off, so an idle loop shows about 0.
+// The lag is sampled every LAG_RESOLUTION_MS, with the sampling interval taken off (an
+// idle loop shows about 0), and reported as a summary: p50, p99 and max (quantile 1) of
+// the samples since the previous scrape (the quantiles start afresh at each scrape),
+// and the sum and count of every sample since the start, whose rates give the mean lag
+// over any window whoever scrapes.
 
+const LAG_NAME = 'wms_event_loop_lag_seconds';
 const LAG_RESOLUTION_MS = 20;
-const LAG_QUANTILES = [['0.5', 50], ['0.99', 99], ['1', 100]] as const;
+const LAG_QUANTILES = [[0.5, 50], [0.99, 99], [1, 100]] as const;
+
+/**
+ * Node's totals of active handles, requests and resources: each the sum of the series of
+ * the same name by `type`, so a second series of the same figure (and gauges with a
+ * counter's `_total` suffix, which Prometheus's lint refuses).
+ */
+const DUPLICATE_DEFAULTS = ['wms_nodejs_active_handles_total', 'wms_nodejs_active_requests_total', 'wms_nodejs_active_resources_total'];
+
+type LoopDelay = ReturnType<typeof monitorEventLoopDelay>;
+
+/** Milliseconds of lag of a sampled delay in nanoseconds: the time between two ticks less the interval itself. */
+const lagMs = (delayNs: number) => Math.max(0, delayNs / 1e6 - LAG_RESOLUTION_MS);
+
+/**
+ * The lag as a Prometheus summary whose figures come from the loop's own histogram
+ * (prom-client's Summary would need every sample handed to it, and the sampling timer
+ * runs in libuv, not here).
+ */
+class LoopLagSummary extends client.Summary {
+  private readonly loop: LoopDelay;
+  private sumSeconds = 0;
+  private count = 0;
+
+  constructor(registry: client.Registry, loop: LoopDelay) {
+    super({
+      name: LAG_NAME,
+      help: `Event-loop lag, sampled every ${LAG_RESOLUTION_MS} ms: p50, p99 and max (quantile 1) since the previous scrape; sum and count of every sample since the start`,
+      percentiles: LAG_QUANTILES.map(([quantile]) => quantile),
+      registers: [registry],
+    });
+    this.loop = loop;
+  }
+
+  override async get(): Promise<client.MetricObjectWithValues<client.MetricValueWithName<string>>> {
+    const shell = await super.get();
+    const loop = this.loop;
+    const quantiles = LAG_QUANTILES.map(([quantile, percentile]) => ({
+      labels: { quantile },
+      value: loop.count === 0 ? 0 : lagMs(loop.percentile(percentile)) / 1000,
+    }));
+    if (loop.count > 0) {
+      this.count += loop.count;
+      this.sumSeconds += (loop.count * lagMs(loop.mean)) / 1000;
+    }
+    loop.reset();
+    return {
+      ...shell,
+      values: [
+        ...quantiles,
+        { metricName: `${LAG_NAME}_sum`, labels: {}, value: this.sumSeconds },
+        { metricName: `${LAG_NAME}_count`, labels: {}, value: this.count },
+      ],
+    };
+  }
+}
 
 export class RuntimeMetrics {
-  private readonly loop: ReturnType<typeof monitorEventLoopDelay>;
+  private readonly loop: LoopDelay;
 
   constructor(registry: client.Registry) {
     // Node's own lag figures sampled every 100 ms, not every 10 ms (the default): an idle
     // edge box should sleep, and a stall long enough to matter still shows.
     client.collectDefaultMetrics({ register: registry, prefix: 'wms_', eventLoopMonitoringPrecision: 100 });
-    const loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
-    this.loop = loop;
-    new client.Gauge({
-      name: 'wms_event_loop_lag_seconds',
-      help: `Event-loop lag since the previous scrape: p50 (quantile 0.5), p99 (0.99) and max (1), sampled every ${LAG_RESOLUTION_MS} ms`,
-      labelNames: ['quantile'],
-      registers: [registry],
-      collect() {
-        for (const [quantile, percentile] of LAG_QUANTILES) {
-          // A sample is the time between two timer ticks: the interval itself is no lag.
-          const lag = loop.count === 0 ? 0 : Math.max(0, loop.percentile(percentile) / 1e6 - LAG_RESOLUTION_MS) / 1000;
-          this.set({ quantile }, lag);
-        }
-        loop.reset();
-      },
-    });
+    for (const name of DUPLICATE_DEFAULTS) registry.removeSingleMetric(name);
+    this.loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+    new LoopLagSummary(registry, this.loop);
   }
 
   /** Samples the event loop from now on. */

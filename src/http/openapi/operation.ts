@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import { FORM, HAL_JSON, JSON_TYPE, OCTETS, XML } from '../negotiation.ts';
-import type { BodyKind, Route } from '../router.ts';
+import { bodyKinds, HAL_JSON, JSON_TYPE, requestTypes, XML } from '../negotiation.ts';
+import { AUTHENTICATED, PUBLIC, type Route } from '../router.ts';
+import { refusalsOf, type RefusalResponses } from './refusals.ts';
 import { isZod, type JsonSchema, type SchemaComponents } from './schemas.ts';
 
 // One OpenAPI operation from the routes that share a path and a method.
@@ -43,20 +44,6 @@ interface Response {
   content?: Record<string, { schema: JsonSchema }>;
 }
 
-/** Refusals described once in components.responses, by status. */
-export const ERROR_RESPONSES: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  406: 'NotAcceptable',
-  409: 'Conflict',
-  413: 'PayloadTooLarge',
-  415: 'UnsupportedMediaType',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-};
-
 const BINARY: JsonSchema = { type: 'string', format: 'binary' };
 
 /** A selecting query parameter: `locationId`, or `op=change-state` with its value. */
@@ -65,12 +52,6 @@ const selectorsOf = (route: Route) =>
     const [name, value] = q.split('=', 2) as [string, string | undefined];
     return { name, value };
   });
-
-/** What a route takes as body, defaulted as the server does. */
-function bodyKinds(route: Route): readonly BodyKind[] {
-  if (route.body) return typeof route.body === 'string' ? [route.body] : route.body;
-  return route.method === 'GET' || route.method === 'DELETE' ? ['none'] : ['json'];
-}
 
 const linkNames = (route: Route): string[] => (route.link === undefined ? [] : typeof route.link === 'string' ? [route.link] : [...route.link]);
 
@@ -95,7 +76,14 @@ export function derivedOperationId(route: Pick<Route, 'method' | 'path'>): strin
   return `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`;
 }
 
-export function operationOf(variants: readonly Route[], components: SchemaComponents, operationId: string): Operation {
+/** `shadowed`: a literal path of the table fits this path's template but does not serve the method (405). */
+export function operationOf(
+  variants: readonly Route[],
+  components: SchemaComponents,
+  refusals: RefusalResponses,
+  operationId: string,
+  shadowed: boolean,
+): Operation {
   const first = variants[0]!;
   const merged = variants.length > 1;
   const plain = variants.find((v) => !v.query?.length) ?? first;
@@ -120,10 +108,9 @@ export function operationOf(variants: readonly Route[], components: SchemaCompon
   if (body) operation.requestBody = body;
   const paged = parameters.some((p) => p.in === 'query' && p.name === 'after');
   Object.assign(operation.responses, successResponses(variants, components, paged));
-  for (const status of errorStatuses(variants, !!body, parameters)) {
-    const name = ERROR_RESPONSES[status];
-    if (!name) throw new Error(`API description: ${first.method} ${first.path} names the refusal ${status}, which components.responses does not describe`);
-    operation.responses[String(status)] = { $ref: `#/components/responses/${name}` };
+  const refused = refusalsOf(variants, !!body, parameters.some((p) => p.in === 'query'), shadowed);
+  for (const [status, bodies] of [...refused].sort(([a], [b]) => a - b)) {
+    operation.responses[String(status)] = refusals.ref(status, bodies, `${first.method} ${first.path}`);
   }
   const links = variants.flatMap(linkNames);
   if (links.length) operation['x-link-names'] = links;
@@ -169,13 +156,17 @@ function describe(variants: readonly Route[]): string | undefined {
 }
 
 function security(variants: readonly Route[]): Record<string, string[]>[] {
-  const grants = [...new Set(variants.map((v) => v.grant))].filter((g) => g !== 'public');
+  const grants = [...new Set(variants.map((v) => v.grant))].filter((g) => g !== PUBLIC);
   if (grants.length === 0) return [];
-  // The grant as a scope of both schemes: a token, or an API key of a role that holds it.
-  // Variants needing different grants: each grant is an alternative; a public variant adds "none".
-  const requirements: Record<string, string[]>[] = grants.flatMap((g): Record<string, string[]>[] => [{ oauth2: [g] }, { bearer: [g] }]);
+  // The grant as a scope of both schemes: a token, or an API key of a role that holds it;
+  // a route for any caller needs a token without scope. Variants needing different
+  // grants: each grant is an alternative; a public variant adds "none".
+  const requirements: Record<string, string[]>[] = grants.flatMap((g): Record<string, string[]>[] => {
+    const scopes = g === AUTHENTICATED ? [] : [g];
+    return [{ oauth2: scopes }, { bearer: scopes }];
+  });
   if (variants.some((v) => v.ticket)) requirements.push({ eventTicket: [] });
-  if (variants.some((v) => v.grant === 'public')) requirements.push({});
+  if (variants.some((v) => v.grant === PUBLIC)) requirements.push({});
   return requirements;
 }
 
@@ -234,14 +225,8 @@ function requestBody(variants: readonly Route[], components: SchemaComponents): 
     const kinds = bodyKinds(v);
     const schema = v.requestSchema ? components.convert(v.requestSchema, 'input') : {};
     if (kinds.includes('none') || (v.requestSchema && isZod(v.requestSchema) && v.requestSchema.safeParse(undefined).success)) optional = true;
-    for (const kind of kinds) {
-      if (kind === 'json') (content[JSON_TYPE] ??= []).push(schema);
-      if (kind === 'form') (content[FORM] ??= []).push(schema);
-      if (kind === 'octets') {
-        (content[OCTETS] ??= []).push(BINARY);
-        (content['image/*'] ??= []).push(BINARY);
-      }
-    }
+    // Every media type the server takes the body as (negotiation.ts), each with what it carries.
+    for (const kind of kinds) for (const type of requestTypes(v, kind)) (content[type] ??= []).push(kind === 'octets' ? BINARY : schema);
   }
   if (Object.keys(content).length === 0) return undefined;
   return { required: !optional, content: Object.fromEntries(Object.entries(content).map(([type, schemas]) => [type, { schema: oneOf(schemas) }])) };
@@ -284,21 +269,7 @@ function replyContent(routes: readonly Route[], components: SchemaComponents): R
         ? { $ref: '#/components/schemas/Index' }
         : {};
     for (const type of [...(r.vendorTypes ?? []), HAL_JSON, JSON_TYPE]) add(type, schema);
-    if (r.index) add(XML, { type: 'string', description: 'The links as Atom links: <index><atom:link rel="…" href="…"/></index>.' });
+    if (r.index) add(XML, { type: 'string', description: 'The links as Atom links, <index><atom:link rel="…" href="…"/></index>; a URI template adds templated="true".' });
   }
   return Object.fromEntries(Object.entries(content).map(([type, schemas]) => [type, { schema: oneOf(schemas) }]));
-}
-
-function errorStatuses(variants: readonly Route[], takesBody: boolean, parameters: readonly Parameter[]): number[] {
-  const statuses = new Set<number>();
-  for (const v of variants) {
-    if (v.grant !== 'public') statuses.add(401).add(403);
-    if (v.path.includes('{') || (v.method === 'GET' && selectorsOf(v).length > 0)) statuses.add(404);
-    if (!v.eventStream) statuses.add(406);
-    for (const status of v.errors ?? []) statuses.add(status);
-  }
-  if (takesBody) statuses.add(400).add(413).add(415);
-  if (parameters.some((p) => p.in === 'query')) statuses.add(400);
-  statuses.add(500);
-  return [...statuses].sort((a, b) => a - b);
 }

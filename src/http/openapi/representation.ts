@@ -47,10 +47,18 @@ export const DimensionSchema = z
   })
   .meta({ id: 'Dimension', description: 'Length, width and height in a unit of length.' });
 
-/** An index: link names to href templates (`{placeholder}` words may stand in them). */
+/** An index: link names to hrefs; an href with `{placeholder}` words is a URI template, marked `templated` (`IndexLink` of http/hal.ts). */
 export const IndexSchema = z
-  .object({ _links: z.record(z.string(), z.object({ href: z.string() })) })
-  .meta({ id: 'Index', description: 'HAL index: link name → href (a template where it holds {placeholder} words).' });
+  .object({
+    _links: z.record(
+      z.string(),
+      z.object({
+        href: z.string(),
+        templated: z.literal(true).optional().meta({ description: 'The href is a URI template (RFC 6570): expand its {placeholder} words.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'Index', description: 'HAL index: link name → link; a link whose href holds {placeholder} words is templated.' });
 
 /** The API-declined body of the API conventions (README, "API") (`apiDeclinedBody` of http/errors.ts), sent as application/hal+json. */
 export const ApiDeclinedSchema = z

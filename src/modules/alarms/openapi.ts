@@ -11,7 +11,10 @@ export const AlarmSchema = z
     kind: z.string(),
     severity: z.enum(SEVERITIES),
     state: z.enum(ALARM_STATES),
-    message: z.string(),
+    message: z.string().meta({ description: 'What is wrong, in English, the values filled in.' }),
+    params: z.record(z.string(), z.union([z.string(), z.number()])).meta({
+      description: 'The values of the message by name, to word the alarm in another language from its kind; empty for alarms raised before they were kept.',
+    }),
     source: z.object({ kind: z.string(), key: z.string() }),
     firstSeen: instant,
     lastSeen: instant,

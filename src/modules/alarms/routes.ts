@@ -6,7 +6,7 @@ import type { RequestContext } from '../../http/context.ts';
 import { indexRoute, link, ok, pageReply } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
 import type { ModuleDescriptor } from '../module.ts';
-import type { AlarmService } from './service.ts';
+import { MAX_SHELVE_MINUTES, type AlarmService } from './service.ts';
 import { ALARM_STATES, type Alarm } from './store.ts';
 import { AlarmSchema } from './openapi.ts';
 
@@ -21,7 +21,7 @@ export const alarmIndexLinks = { 'alarm-index': `${BASE}/index` };
 const listQuery = z.object({ state: enumList(ALARM_STATES).optional(), ...pageParams(DEFAULT_PAGE, MAX_PAGE) });
 const comment = z.string().trim().max(500).optional();
 const acknowledgeBody = z.strictObject({ comment }).optional();
-const shelveBody = z.strictObject({ minutes: z.number().int(), comment });
+const shelveBody = z.strictObject({ minutes: z.number().int().min(1).max(MAX_SHELVE_MINUTES), comment });
 
 const vo = (ctx: RequestContext, a: Alarm) => ({
   ...a,
@@ -72,7 +72,7 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
     {
       method: 'POST', path: `${BASE}/{id}/shelve`, grant: WRITE, link: 'alarm-shelve',
       requestSchema: shelveBody, responseSchema: AlarmSchema, errors: [409],
-      summary: 'Shelve an open alarm for {minutes} (1 to 10080), with an optional comment: it stays open but leaves the active views until then.',
+      summary: `Shelve an open alarm for {minutes} (1 to ${MAX_SHELVE_MINUTES}), with an optional comment: it stays open but leaves the active views until then.`,
       handler: (ctx) => {
         const id = idOf(ctx);
         const body = ctx.body(shelveBody);

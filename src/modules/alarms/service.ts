@@ -21,10 +21,13 @@ import type { Alarm, AlarmState, AlarmStore, NewAlarm } from './store.ts';
 //
 // Alarms caused by a change are raised in the unit of work of that change (reactions),
 // so the alarm and its cause commit together. At most one alarm per condition is open;
-// a repeat counts. Every change of an alarm is an event (`alarm.*`).
+// a repeat counts. Every change of an alarm is an event (`alarm.*`). Each alarm keeps,
+// besides its English message, the values it is made of (`params`, by name), so that
+// the HMI and other clients word it in their user's language.
 
 const DISK_CHECK_MS = 30_000;
-const MAX_SHELVE_MINUTES = 7 * 24 * 60;
+/** The longest an alarm may be shelved: a week. */
+export const MAX_SHELVE_MINUTES = 7 * 24 * 60;
 
 export interface AlarmOptions {
   channelDownSeconds: number;
@@ -64,6 +67,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
       severity: alarm.severity,
       state: alarm.state,
       message: alarm.message,
+      params: alarm.params,
       source: alarm.source,
       count: alarm.count,
       ...extra,
@@ -76,7 +80,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
     work.run(() => {
       const now = nowIso();
       const open = store.openFor(alarm.condition);
-      if (open) store.repeat(open.id, alarm.message, now);
+      if (open) store.repeat(open.id, alarm, now);
       const id = open?.id ?? store.insert(alarm, now);
       emit('alarm.raised', store.byId(id)!);
     });
@@ -104,6 +108,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
         kind: 'location.plcState',
         severity: 'major',
         message: `Location ${e.data.locationId} reports PLC state ${value}`,
+        params: { location: e.data.locationId, plcState: value },
         source: { kind: 'location', key: e.data.locationId },
         clearsOnAck: false,
       });
@@ -124,6 +129,8 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
       kind: 'plc.error',
       severity: 'major',
       message: `PLC ${e.data.channel} reports error ${e.data.code}${where}`,
+      // The group is the alarm's source; without one, the channel is.
+      params: e.data.name === null ? { channel: e.data.channel, code: e.data.code } : { channel: e.data.channel, code: e.data.code, group: e.data.name },
       source: e.data.name === null ? { kind: 'plcChannel', key: e.data.channel } : { kind: 'locationGroup', key: e.data.name },
       clearsOnAck: e.data.name === null,
     });
@@ -148,6 +155,8 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
         kind: 'transportOrder.failed',
         severity: 'minor',
         message: `Transport order ${e.data.pKey} of unit ${e.data.transportUnitBK} went ONFAILURE${e.data.message ? `: ${e.data.message}` : ''}`,
+        // The problem is the order's own text, as whoever set it wrote it.
+        params: { order: e.data.pKey, unit: e.data.transportUnitBK, ...(e.data.message ? { problem: e.data.message } : {}) },
         source: { kind: 'transportOrder', key: e.data.pKey },
         clearsOnAck: true,
       });
@@ -160,6 +169,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
         kind: 'transportOrder.noRoute',
         severity: 'major',
         message: `Transport order ${e.data.pKey}: unit ${e.data.transportUnitBK} has ${e.data.message}`,
+        params: { order: e.data.pKey, unit: e.data.transportUnitBK, location: e.data.message.slice(NO_ROUTE_PROBLEM.length).trim() },
         source: { kind: 'transportOrder', key: e.data.pKey },
         clearsOnAck: false,
       });
@@ -174,6 +184,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
       kind: 'backup.failed',
       severity: 'major',
       message: `A backup could not be taken: ${e.data.error}`,
+      params: { error: e.data.error },
       source: { kind: 'backup', key: 'backup' },
       clearsOnAck: false,
     }),
@@ -199,6 +210,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
         kind: 'plcChannel.down',
         severity: 'critical',
         message: `PLC channel ${name} has not been ONLINE for ${seconds} s (state ${state})`,
+        params: { channel: name, seconds, state },
         source: { kind: 'plcChannel', key: name },
         clearsOnAck: false,
       });
@@ -226,6 +238,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
           kind: 'disk.low',
           severity: 'critical',
           message: `Only ${freeMb} MB free in ${options.dataDir} (alarm below ${options.minFreeDiskMb} MB)`,
+          params: { freeMb, dataDir: options.dataDir, minFreeMb: options.minFreeDiskMb },
           source: { kind: 'disk', key: options.dataDir },
           clearsOnAck: false,
         });

@@ -7,6 +7,9 @@ export type Severity = (typeof SEVERITIES)[number];
 export const ALARM_STATES = ['active', 'acknowledged', 'cleared'] as const;
 export type AlarmState = (typeof ALARM_STATES)[number];
 
+/** The values an alarm's message is made of, by name: a client words the alarm from its kind and these. */
+export type AlarmParams = Readonly<Record<string, string | number>>;
+
 export interface Alarm {
   id: number;
   condition: string;
@@ -14,6 +17,8 @@ export interface Alarm {
   severity: Severity;
   state: AlarmState;
   message: string;
+  /** Empty for alarms raised before the values were kept. */
+  params: AlarmParams;
   source: { kind: string; key: string };
   firstSeen: string;
   lastSeen: string;
@@ -35,6 +40,7 @@ interface Row {
   severity: Severity;
   state: AlarmState;
   message: string;
+  params: string | null;
   source_kind: string;
   source_key: string;
   first_seen: string;
@@ -57,6 +63,7 @@ const toAlarm = (r: Row): Alarm => ({
   severity: r.severity,
   state: r.state,
   message: r.message,
+  params: r.params === null ? {} : (JSON.parse(r.params) as AlarmParams),
   source: { kind: r.source_kind, key: r.source_key },
   firstSeen: r.first_seen,
   lastSeen: r.last_seen,
@@ -75,7 +82,9 @@ export interface NewAlarm {
   condition: string;
   kind: string;
   severity: Severity;
+  /** In English, the values filled in; `params` holds the same values by name. */
   message: string;
+  params: AlarmParams;
   source: { kind: string; key: string };
   clearsOnAck: boolean;
 }
@@ -92,10 +101,10 @@ export function createAlarmStore(db: Db) {
     inState: db.prepare<[string], Row>(`SELECT * FROM alarms WHERE state = ? ORDER BY ${RANK}, first_seen, id`),
     clearedBefore: db.prepare<[number, number], Row>("SELECT * FROM alarms WHERE state = 'cleared' AND id < ? ORDER BY id DESC LIMIT ?"),
     insert: db.prepare(
-      `INSERT INTO alarms (condition, kind, severity, state, message, source_kind, source_key, first_seen, last_seen, count, clears_on_ack)
-       VALUES (@condition, @kind, @severity, 'active', @message, @sourceKind, @sourceKey, @now, @now, 1, @clearsOnAck)`,
+      `INSERT INTO alarms (condition, kind, severity, state, message, params, source_kind, source_key, first_seen, last_seen, count, clears_on_ack)
+       VALUES (@condition, @kind, @severity, 'active', @message, @params, @sourceKind, @sourceKey, @now, @now, 1, @clearsOnAck)`,
     ),
-    repeat: db.prepare('UPDATE alarms SET count = count + 1, last_seen = ?, message = ? WHERE id = ?'),
+    repeat: db.prepare('UPDATE alarms SET count = count + 1, last_seen = ?, message = ?, params = ? WHERE id = ?'),
     acknowledge: db.prepare("UPDATE alarms SET state = 'acknowledged', acknowledged_by = ?, acknowledged_at = ?, ack_comment = ? WHERE id = ?"),
     shelve: db.prepare('UPDATE alarms SET shelved_until = ?, shelved_by = ?, shelve_comment = ? WHERE id = ?'),
     clear: db.prepare("UPDATE alarms SET state = 'cleared', cleared_at = ? WHERE id = ?"),
@@ -126,6 +135,7 @@ export function createAlarmStore(db: Db) {
           kind: alarm.kind,
           severity: alarm.severity,
           message: alarm.message,
+          params: JSON.stringify(alarm.params),
           sourceKind: alarm.source.kind,
           sourceKey: alarm.source.key,
           now,
@@ -133,7 +143,8 @@ export function createAlarmStore(db: Db) {
         }).lastInsertRowid,
       );
     },
-    repeat: (id: number, message: string, now: string) => s.repeat.run(now, message, id),
+    /** A repeat: counted, its message and values those of the latest. */
+    repeat: (id: number, alarm: NewAlarm, now: string) => s.repeat.run(now, alarm.message, JSON.stringify(alarm.params), id),
     acknowledge: (id: number, by: string, comment: string | null, now: string) => s.acknowledge.run(by, now, comment, id),
     shelve: (id: number, until: string, by: string, comment: string | null) => s.shelve.run(until, by, comment, id),
     clear: (id: number, now: string) => s.clear.run(now, id),

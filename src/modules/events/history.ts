@@ -3,7 +3,7 @@ import { eventTypes, type EventRecord, type SubjectKind } from '../../core/event
 import type { EventLog, EventQuery } from '../../core/event-log.ts';
 import { validationError } from '../../core/errors.ts';
 import { scanById, type ScanResult } from '../../core/paging.ts';
-import type { TelegramLog, TelegramRecord } from '../../../plc/telegram-log.ts';
+import type { DecodedRecord, TelegramLog, TelegramRecord } from '../../../plc/telegram-log.ts';
 
 // History and audit from the event log: who changed what, when, why; and the trace of
 // one transport unit, its events merged with the telegrams that named it.
@@ -41,10 +41,13 @@ export interface HistoryFilter {
   to?: string | undefined;
 }
 
-/** A transport unit's history entry: an event, or a telegram that named the unit. */
-export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (TelegramRecord & { source: 'telegram' });
+/** A transport unit's history entry: an event, or a telegram that named the unit, its fields decoded. */
+export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (DecodedRecord & { source: 'telegram' });
 
-export function createHistory(log: EventLog, telegrams: TelegramLog | undefined) {
+/** Decodes logged telegrams' fields as their channels are set up now (the PLC channels know how). */
+export type TelegramFields = (records: readonly TelegramRecord[]) => Promise<DecodedRecord[]>;
+
+export function createHistory(log: EventLog, telegrams: TelegramLog | undefined, withFields: TelegramFields) {
   return {
     /** A page of events matching the filter, oldest first, after the id `after`. */
     events(filter: HistoryFilter, after: number, limit: number): Promise<ScanResult<EventRecord>> {
@@ -80,23 +83,30 @@ export function createHistory(log: EventLog, telegrams: TelegramLog | undefined)
     async unit(barcode: string, after: { e: number; t: number }, limit: number): Promise<{ items: UnitHistoryEntry[]; next?: { e: number; t: number } }> {
       const events = await log.about({ kind: 'transportUnit', key: barcode }, {}, after.e, Number.MAX_SAFE_INTEGER, limit + 1);
       const logged = telegrams ? await telegrams.forBarcode(barcode, after.t, limit + 1) : [];
-      const items: UnitHistoryEntry[] = [];
+      // Which log each entry of the page comes from, in time order; then its telegrams decoded.
+      const sources: ('event' | 'telegram')[] = [];
       let e = 0;
       let t = 0;
       const cursor = { ...after };
-      while (items.length < limit && (e < events.length || t < logged.length)) {
+      while (sources.length < limit && (e < events.length || t < logged.length)) {
         const event = events[e];
         const telegram = logged[t];
         if (event && (!telegram || before(event, telegram))) {
-          items.push({ source: 'event', ...event });
+          sources.push('event');
           cursor.e = event.id;
           e++;
         } else {
-          items.push({ source: 'telegram', ...telegram! });
+          sources.push('telegram');
           cursor.t = telegram!.id;
           t++;
         }
       }
+      const decoded = await withFields(logged.slice(0, t));
+      let nextEvent = 0;
+      let nextTelegram = 0;
+      const items = sources.map(
+        (source): UnitHistoryEntry => (source === 'event' ? { source, ...events[nextEvent++]! } : { source, ...decoded[nextTelegram++]! }),
+      );
       const more = e < events.length || t < logged.length;
       return more ? { items, next: cursor } : { items };
     },

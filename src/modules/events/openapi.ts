@@ -39,7 +39,14 @@ export const TelegramSchema = z.object(telegramFields).meta({ id: 'Telegram', de
 export const UnitHistoryEntrySchema = z
   .discriminatedUnion('source', [
     z.object({ source: z.literal('event'), ...eventFields }),
-    z.object({ source: z.literal('telegram'), ...telegramFields }),
+    z.object({
+      source: z.literal('telegram'),
+      ...telegramFields,
+      fields: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .meta({ description: 'Its fields, decoded as the channel\'s telegram log decodes them (GET /v1/plc-channels/{name}/telegrams); null when the text does not decode.' }),
+    }),
   ])
   .meta({ id: 'UnitHistoryEntry', description: 'An entry of a transport unit\'s trace: an event about it, or a telegram that named it.' });
 

@@ -74,7 +74,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'preferences-findbypkey', vendorTypes: TYPES, responseSchema: PreferenceSchema,
+      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'preferences-findbypkey', vendorTypes: TYPES, responseSchema: PreferenceSchema, errors: [403],
       summary: "A preference by its persistent key; another user's user preference answers 403.",
       handler: (ctx) => one(ctx, preferences.byPKey(ctx.caller, ctx.param('pKey'))),
     },
@@ -86,13 +86,13 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['scope'], grant: READ, link: 'preferences-findallofscope', vendorTypes: TYPES,
-      querySchema: scopeQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
+      querySchema: scopeQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema), errors: [401],
       summary: 'The preferences of a scope (APPLICATION, MODULE, ROLE); USER needs the user named (401 otherwise).',
       handler: (ctx) => list(ctx, preferences.ofScope(ctx.queryAs(scopeQuery).scope)),
     },
     {
       method: 'GET', path: BASE, query: ['scope', 'user'], grant: READ, vendorTypes: TYPES,
-      querySchema: scopeUserQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
+      querySchema: scopeUserQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema), errors: [403],
       summary: 'The user preferences of the caller, as scope=USER&user=<caller>.',
       handler: (ctx) => {
         const q = ctx.queryAs(scopeUserQuery);
@@ -101,7 +101,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['user', 'key'], grant: READ, link: 'user-preferences-findbyuserandkey', vendorTypes: TYPES,
-      querySchema: userKeyQuery, responseSchema: PreferenceSchema,
+      querySchema: userKeyQuery, responseSchema: PreferenceSchema, errors: [403],
       summary: 'One user preference of the caller by key; 404 not.found when there is none, 403 for another user.',
       handler: (ctx) => {
         const q = ctx.queryAs(userKeyQuery);
@@ -110,7 +110,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'GET', path: BASE, query: ['user'], grant: READ, link: 'user-preferences-findbyuser', vendorTypes: TYPES,
-      querySchema: userQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
+      querySchema: userQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema), errors: [403],
       summary: 'The user preferences of the caller; 403 for another user.',
       handler: (ctx) => list(ctx, preferences.ofOwner(ctx.caller, 'USER', ctx.queryAs(userQuery).user)),
     },
@@ -119,7 +119,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     {
       method: 'GET', path: '/preferences/groups', query: ['scope', 'name'], optionalQuery: ['owner'], grant: READ,
       link: 'preferences-findbyownerscopekey', linkHref: '/preferences/groups?owner={owner}&scope={scope}&name={name}',
-      vendorTypes: TYPES, querySchema: groupQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema),
+      vendorTypes: TYPES, querySchema: groupQuery.extend(listQuery.shape), responseSchema: z.array(PreferenceSchema), errors: [401, 403],
       summary: 'The preferences of a scope and owner whose groupName is name (owner left out for APPLICATION).',
       handler: (ctx) => {
         const q = ctx.queryAs(groupQuery);
@@ -128,7 +128,7 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'POST', path: BASE, optionalQuery: ['strict'], grant: WRITE, link: 'preferences-create', vendorTypes: TYPES,
-      querySchema: createQuery, requestSchema: newPreference, responseSchema: PreferenceSchema, status: [200, 201], errors: [409],
+      querySchema: createQuery, requestSchema: newPreference, responseSchema: PreferenceSchema, status: [200, 201], errors: [403, 409],
       summary: 'Create a preference (201); a duplicate answers 409, or with strict=false updates the existing one (200).',
       handler: (ctx) => {
         const strict = ctx.queryAs(createQuery).strict !== 'false';
@@ -139,12 +139,12 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
     },
     {
       method: 'PUT', path: `${BASE}/{pKey}`, grant: WRITE, link: 'preferences-update', vendorTypes: TYPES,
-      requestSchema: preferenceUpdate, responseSchema: PreferenceSchema, errors: [409],
+      requestSchema: preferenceUpdate, responseSchema: PreferenceSchema, errors: [403, 409],
       summary: 'Replace description, value, groupName and type of a preference; 200 with the updated preference.',
       handler: (ctx) => one(ctx, preferences.update(ctx.caller, ctx.param('pKey'), ctx.body(preferenceUpdate))),
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'preferences-delete', status: 204,
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'preferences-delete', status: 204, errors: [403],
       summary: 'Delete a preference (204).',
       handler: (ctx) => {
         preferences.delete(ctx.caller, ctx.param('pKey'));

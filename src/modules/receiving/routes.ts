@@ -125,7 +125,7 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'receiving-order-cancel', status: 204,
+      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'receiving-order-cancel', status: 204, errors: [403],
       summary: 'Cancel a receiving order that is still CREATED (204); in process, processed or cancelled → 403 CANCELLATION.DENIED.',
       handler: (ctx) => {
         receiving.cancel(ctx.param('pKey'));

@@ -4,9 +4,11 @@ import { nowIso } from '../../core/time.ts';
 import { decoyHash, verifyPassword } from '../../auth/passwords.ts';
 import { bearerToken, type IssuedToken, type TokenService } from '../../auth/tokens.ts';
 import type { Principal } from '../../http/context.ts';
-import { AuthenticationError } from '../../core/errors.ts';
+import { AuthenticationError, TooManyAttempts } from '../../core/errors.ts';
 import { isApiKey, type ApiKeyService } from './api-keys/service.ts';
 import type { GrantService } from './grants/service.ts';
+import type { LoginAddresses } from './login-addresses.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import type { User } from './users/store.ts';
 import type { UserService } from './users/service.ts';
 
@@ -21,7 +23,11 @@ export const FORGET_AFTER = [
   'role.changed', 'role.deleted', 'grant.changed', 'apiKey.revoked',
 ] as const;
 
-/** Failed logins in a row that lock an account (for `auth.lockoutMinutes`, doubling with repeats). */
+/**
+ * Failed logins in a row from addresses a user never signed in from that lock the account
+ * against such addresses (for `auth.lockoutMinutes`, doubling with repeats); from an
+ * address it signed in from, that forget the address (login-addresses.ts).
+ */
 export const LOCK_AFTER_FAILURES = 5;
 
 export interface AuthenticationDeps {
@@ -33,10 +39,14 @@ export interface AuthenticationDeps {
   log: Logger;
   /** How long a lock after failed logins lasts the first time (doubling with repeats); 0: until an administrator unlocks. */
   lockoutMinutes: number;
+  /** The places each user signed in from. */
+  addresses: LoginAddresses;
+  /** Login attempts per client address. */
+  throttle: LoginThrottle;
 }
 
 export function createAuthentication(deps: AuthenticationDeps) {
-  const { users, grants, apiKeys, tokens, bus, log, lockoutMinutes } = deps;
+  const { users, grants, apiKeys, tokens, bus, log, lockoutMinutes, addresses, throttle } = deps;
   /**
    * Resolved callers, with the instant until which they stay valid (an account's
    * expiration date) and the instant before which its tokens were issued in vain (the
@@ -59,7 +69,9 @@ export function createAuthentication(deps: AuthenticationDeps) {
   function loadUser(id: string) {
     const user = users.findByPk(id);
     if (!user) throw new AuthenticationError('Invalid token: the user no longer exists');
-    const refusal = refusalOf(user);
+    // A token went to someone who had the password: a lock after failed logins, which
+    // guards the password against guessing, does not end it (an administrator's does).
+    const refusal = refusalOf(user, true);
     if (refusal) throw new AuthenticationError(`Token no longer valid: ${refusal}`);
     const principal: Principal = {
       id: user.pk,
@@ -90,37 +102,69 @@ export function createAuthentication(deps: AuthenticationDeps) {
     return principal;
   }
 
+  /** The password check of a login, once the address may try: a token, or "Bad credentials". */
+  async function checkPassword(found: User | undefined, username: string, password: string, address: string, known: boolean): Promise<IssuedToken> {
+    if (!found || !found.passwordHash || refusalOf(found, known)) {
+      await verifyPassword(password, found?.passwordHash ?? (await decoyHash()));
+      if (found) log.info({ username, address, refusal: refusalOf(found, known) ?? 'no password set' }, 'login refused');
+      throw badCredentials();
+    }
+    const right = await verifyPassword(password, found.passwordHash);
+    // Read again: logins run in parallel, and one of them may have locked the account,
+    // made the address a stranger's (or an administrator changed the user) while this
+    // password was being checked.
+    const now = users.findByPk(found.pk);
+    const knownNow = !!now && addresses.isKnown(now.pk, address);
+    if (!right) {
+      if (now) countFailure(now, address, knownNow);
+      throw badCredentials();
+    }
+    if (!now || !now.passwordHash || now.passwordHash !== found.passwordHash || refusalOf(now, knownNow)) throw badCredentials();
+    // The account's failures are those of strangers: only a stranger's success ends them.
+    if (!knownNow) users.loggedIn(now);
+    addresses.signedIn(now.pk, address);
+    return tokens.issue({ id: now.pk, username: now.username, kind: 'user' });
+  }
+
+  /** A wrong password: counted for the known address it came from, else for the account. */
+  function countFailure(user: User, address: string, known: boolean): void {
+    // Behind a lock that holds for this address, guessing changes nothing.
+    if (refusalOf(user, known)) return;
+    const failure = addresses.failed(user.pk, address, LOCK_AFTER_FAILURES);
+    if (failure === 'forgotten') {
+      log.warn({ username: user.username, address }, `${LOCK_AFTER_FAILURES} failed logins in a row from an address the user signed in from: it counts as a stranger's from now on`);
+    }
+    if (failure !== 'unknown') return;
+    const locked = users.recordFailedLogin(user, LOCK_AFTER_FAILURES, lockoutMinutes);
+    if (locked) {
+      log.warn({ username: user.username, until: locked.until }, `account locked against addresses it never signed in from after ${LOCK_AFTER_FAILURES} failed logins in a row from them`);
+    }
+  }
+
   return {
     /**
-     * The password grant of `POST /oauth/token`. Every refusal reads the same ("Bad
-     * credentials") and takes as long: a locked, disabled or expired account must not
-     * tell a right password from a wrong one, or guessing would go on behind the lock.
+     * The password grant of `POST /oauth/token`, from the client `address`. Every refusal
+     * reads the same ("Bad credentials") and takes as long: a locked, disabled or expired
+     * account must not tell a right password from a wrong one, or guessing would go on
+     * behind the lock. From an address the user signed in from before, neither the
+     * per-address limit nor a lock after failed logins holds (login-addresses.ts).
      */
-    async login(username: string, password: string): Promise<IssuedToken> {
+    async login(username: string, password: string, address: string): Promise<IssuedToken> {
       let user = users.findByName(username);
+      const known = !!user && addresses.isKnown(user.pk, address);
+      // An attempt the address may not make now is refused before it changes anything.
+      if (!known) {
+        const wait = throttle.take(address);
+        if (wait > 0) throw new TooManyAttempts(`Too many login attempts from this address; try again in ${wait} s`, wait);
+      }
       if (user?.lockExpired) {
         users.releaseEndedLock(user);
         user = users.findByPk(user.pk);
       }
-      if (!user || !user.passwordHash || refusalOf(user)) {
-        await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
-        if (user) log.info({ username, refusal: refusalOf(user) ?? 'no password set' }, 'login refused');
-        throw badCredentials();
-      }
-      const right = await verifyPassword(password, user.passwordHash);
-      // Read again: logins run in parallel, and one of them may have locked the account
-      // (or an administrator changed it) while this password was being checked.
-      const now = users.findByPk(user.pk);
-      if (!right) {
-        if (now && !refusalOf(now)) {
-          const locked = users.recordFailedLogin(now, LOCK_AFTER_FAILURES, lockoutMinutes);
-          if (locked) log.warn({ username, until: locked.until }, `account locked after ${LOCK_AFTER_FAILURES} failed logins in a row`);
-        }
-        throw badCredentials();
-      }
-      if (!now || !now.passwordHash || now.passwordHash !== user.passwordHash || refusalOf(now)) throw badCredentials();
-      users.loggedIn(now);
-      return tokens.issue({ id: now.pk, username: now.username, kind: 'user' });
+      const token = await checkPassword(user, username, password, address, known);
+      // A successful login does not use up the address's attempts.
+      if (!known) throttle.giveBack(address);
+      return token;
     },
 
     /** The caller of a request; synchronous for a token seen before and for API keys. */
@@ -165,8 +209,14 @@ export function createAuthentication(deps: AuthenticationDeps) {
 
 export type Authentication = ReturnType<typeof createAuthentication>;
 
-function refusalOf(user: User): string | undefined {
-  if (user.locked) return 'the account is locked';
+/**
+ * Why the user may not sign in, if it may not. `known`: from an address it signed in
+ * from before (or with a token it was given), where a lock after failed logins does not hold.
+ */
+function refusalOf(user: User, known: boolean): string | undefined {
+  if (user.locked && !(known && user.lockedAfterFailures)) {
+    return user.lockedAfterFailures ? 'the account is locked against addresses it never signed in from' : 'the account is locked';
+  }
   if (!user.enabled) return 'the account is disabled';
   if (user.expirationDate && user.expirationDate <= nowIso()) return 'the account has expired';
   return undefined;

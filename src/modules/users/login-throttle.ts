@@ -3,7 +3,9 @@
 // attempt takes one when it starts (parallel attempts cannot slip past a check that
 // runs before any of them failed); a successful login gives its one back, so a shift
 // of terminals behind one address logging in is never held up, while an address that
-// keeps failing gets 429 with the seconds until it may try again.
+// keeps failing gets 429 with the seconds until it may try again. A login of a user from
+// an address it signed in from before neither takes nor waits (login-addresses.ts): a
+// guesser who drained the bucket of a shared address holds up no one who works there.
 //
 // Addresses are the TCP peers as the appliance sees them. Behind a reverse proxy every
 // client shares the proxy's address; such a site limits logins at the proxy.

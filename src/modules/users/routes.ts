@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ServerDeclined } from '../../http/errors.ts';
 import type { Route } from '../../http/router.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { grantRoutes } from './grants/routes.ts';
@@ -29,16 +28,11 @@ export function usersRoutes(module: UsersModule): Route[] {
       method: 'POST',
       path: '/oauth/token',
       grant: 'public',
-      body: ['form', 'json'], requestSchema: tokenRequest, responseSchema: TokenSchema, errors: [401, 429],
+      body: ['form', 'json'], requestSchema: tokenRequest, responseSchema: TokenSchema, serverDeclined: [401, 429],
       summary: 'Obtain an access token with username and password (grant_type=password).',
       handler: async (ctx) => {
         const request = ctx.body(tokenRequest);
-        const wait = module.loginThrottle.take(ctx.clientAddress);
-        if (wait > 0) {
-          throw new ServerDeclined(429, `Too many login attempts from this address; try again in ${wait} s`, { 'Retry-After': String(wait) });
-        }
-        const token = await module.login(request.username, request.password);
-        module.loginThrottle.giveBack(ctx.clientAddress);
+        const token = await module.login(request.username, request.password, ctx.clientAddress);
         return { status: 200, body: token, type: 'application/json', headers: { 'Cache-Control': 'no-store' } };
       },
     },

@@ -9,6 +9,7 @@ import { nowIso } from '../../core/time.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createApiKeyStore } from './api-keys/store.ts';
 import { createAuthentication } from './authentication.ts';
+import { createLoginAddresses } from './login-addresses.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { createGrantService } from './grants/service.ts';
 import { createGrantStore } from './grants/store.ts';
@@ -26,9 +27,9 @@ export const ADMIN_USER = 'admin';
 
 export interface UsersModuleOptions {
   imageMaxBytes: number;
-  /** How long the first lock after failed logins lasts (doubling with repeats); 0: until an administrator unlocks. */
+  /** How long the first lock after failed logins (against addresses the user never signed in from) lasts, doubling with repeats; 0: until an administrator unlocks. */
   lockoutMinutes: number;
-  /** Login attempts per client address and minute before 429; 0: no limit. */
+  /** Login attempts per client address and minute before 429, not counting logins of users the address signed in as before; 0: no limit. */
   loginAttemptsPerMinute: number;
 }
 
@@ -39,8 +40,17 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
   const roles = createRoleService(work, createRoleStore(db), grants, resolveUser);
   const users = createUserService(work, createUserStore(db), roles, options);
   const apiKeys = createApiKeyService(work, createApiKeyStore(db), roles);
-  const authentication = createAuthentication({ users, grants, apiKeys, tokens, bus: work.bus, log, lockoutMinutes: options.lockoutMinutes });
-  const loginThrottle = new LoginThrottle(options.loginAttemptsPerMinute);
+  const authentication = createAuthentication({
+    users,
+    grants,
+    apiKeys,
+    tokens,
+    bus: work.bus,
+    log,
+    lockoutMinutes: options.lockoutMinutes,
+    addresses: createLoginAddresses(db, work),
+    throttle: new LoginThrottle(options.loginAttemptsPerMinute),
+  });
 
   return {
     users,
@@ -48,7 +58,6 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
     grants,
     apiKeys,
     login: authentication.login,
-    loginThrottle,
     authenticate: authentication.authenticate,
     currentPrincipal: authentication.current,
     /** The caller as it is now; 401 when it may no longer act (a ticket redeemed after its user was locked). */

@@ -24,8 +24,8 @@ export const planMessages: Messages = {
     'plan.link.hop': 'Hop of a route',
     'plan.link.route': 'Route (source to target)',
     'plan.link.default-hop': 'Default hop',
-    'plan.unit': '1 transport unit: {list}',
-    'plan.units': '{n} transport units: {list}',
+    'plan.units.one': '{n} transport unit: {list}',
+    'plan.units.other': '{n} transport units: {list}',
   },
   de: {
     'plan.label': 'Förderanlagenplan',
@@ -47,7 +47,7 @@ export const planMessages: Messages = {
     'plan.link.hop': 'Schritt einer Route',
     'plan.link.route': 'Route (Quelle zum Ziel)',
     'plan.link.default-hop': 'Standardschritt',
-    'plan.unit': '1 Transporteinheit: {list}',
-    'plan.units': '{n} Transporteinheiten: {list}',
+    'plan.units.one': '{n} Transporteinheit: {list}',
+    'plan.units.other': '{n} Transporteinheiten: {list}',
   },
 };

@@ -1,6 +1,6 @@
 import type { ReadonlySignal, Signal } from '@preact/signals';
 import { Component } from 'preact';
-import { t } from '../i18n.ts';
+import { plural, t } from '../i18n.ts';
 import type { PlanLink, PlanLocation } from './index.ts';
 import { BAND_HEAD, BOX, partsOf, ROW_LABEL, type Layout } from './layout.ts';
 import { Glyph, hasPattern, type DefIds } from './plan-defs.tsx';
@@ -143,7 +143,7 @@ function Node({ x, y, cell, detail, ids }: { x: number; y: number; cell: Signal<
   const loc = cell.value;
   const level = detail.value;
   const units = loc.units ?? [];
-  const label = `${loc.id}: ${stateText(loc.state)}${units.length ? `; ${t(units.length === 1 ? 'plan.unit' : 'plan.units', { n: units.length, list: units.join(', ') })}` : ''}`;
+  const label = `${loc.id}: ${stateText(loc.state)}${units.length ? `; ${plural('plan.units', units.length, { list: units.join(', ') })}` : ''}`;
   // The names are beside the button, not in it: its accessible name is the full
   // coordinate and state, which the short name on the box is no part of.
   return (

@@ -42,7 +42,7 @@ export function grantRoutes(module: UsersModule): Route[] {
     },
     {
       method: 'PUT', path: '/grants', grant: WRITE, link: 'grants-save', vendorTypes: [TYPE],
-      requestSchema: grantUpdate, responseSchema: GrantSchema, errors: [404, 409],
+      requestSchema: grantUpdate, responseSchema: GrantSchema, errors: [403, 404, 409],
       summary: 'Change a grant named by pKey in the body; grants the appliance needs keep their name.',
       handler: (ctx) => {
         const body = ctx.body(grantUpdate);
@@ -50,7 +50,7 @@ export function grantRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/grants/{pKey}', grant: WRITE, link: 'grants-delete', status: 204, errors: [409],
+      method: 'DELETE', path: '/grants/{pKey}', grant: WRITE, link: 'grants-delete', status: 204, errors: [403, 409],
       summary: 'Delete a grant the appliance does not need; roles lose it.',
       handler: (ctx) => {
         grants.delete(ctx.param('pKey'));

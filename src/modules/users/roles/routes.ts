@@ -45,7 +45,7 @@ export function roleRoutes(module: UsersModule): Route[] {
     },
     {
       method: 'PUT', path: '/roles', grant: WRITE, link: 'roles-save', vendorTypes: [TYPE],
-      requestSchema: roleUpdate, responseSchema: RoleSchema, errors: [404, 409],
+      requestSchema: roleUpdate, responseSchema: RoleSchema, errors: [403, 404, 409],
       summary: 'Change a role named by pKey in the body; grants and users are replaced when given. Immutable roles: 403.',
       handler: (ctx) => {
         const body = ctx.body(roleUpdate);
@@ -53,7 +53,7 @@ export function roleRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/roles/{pKey}', grant: WRITE, link: 'roles-delete', status: 204, errors: [409],
+      method: 'DELETE', path: '/roles/{pKey}', grant: WRITE, link: 'roles-delete', status: 204, errors: [403, 409],
       summary: 'Delete a role (not an immutable one, not one that API keys name, revoked ones included: they stay listed).',
       handler: (ctx) => {
         roles.delete(ctx.param('pKey'));

@@ -16,7 +16,7 @@ export function userRoutes(module: UsersModule): Route[] {
   const { users } = module;
   const saveImage = (method: 'POST' | 'PATCH', link?: string): Route => ({
     method, path: '/users/{pKey}/details/image', grant: WRITE, body: 'octets', vendorTypes: [TYPE], ...(link ? { link } : {}),
-    responseSchema: UserSchema,
+    responseSchema: UserSchema, errors: [413],
     summary: 'Store the user\'s image (raw PNG, JPEG, GIF or WebP bytes, application/octet-stream); answers the user.',
     handler: (ctx) => ok(userVO(ctx, users.saveImage(ctx.param('pKey'), ctx.bytes()))),
   });

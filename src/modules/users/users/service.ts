@@ -84,7 +84,8 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     findByName: (username: string) => store.byName(username),
 
     /**
-     * Counts a failed login; at `limit` failures in a row the account locks, for
+     * Counts a failed login from an address the user never signed in from; at `limit`
+     * failures in a row the account locks against such addresses (authentication.ts), for
      * `lockoutMinutes` doubled with every lock since the last successful login (at most a
      * day), or until an administrator unlocks it when `lockoutMinutes` is 0. Returns the
      * end of the lock when it locked now.
@@ -102,7 +103,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
           type: 'user.locked',
           key: user.username,
           data: { pKey: user.pk, username: user.username, failedLogins: failures, lockedUntil: until },
-          reason: `${failures} failed logins in a row`,
+          reason: `${failures} failed logins in a row from addresses the user never signed in from`,
         });
         return { until };
       });
@@ -115,7 +116,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
         work.emit({ type: 'user.unlocked', key: user.username, data: { pKey: user.pk, username: user.username }, reason: 'the lock after failed logins ended' });
       });
     },
-    /** A successful login: failures and earlier lockouts are forgotten. */
+    /** A successful login from an address the user never signed in from: failures and earlier lockouts are forgotten. */
     loggedIn: (user: User) => {
       if (user.failedLogins > 0 || user.lockouts > 0) store.loggedIn(user.pk);
     },

@@ -21,6 +21,8 @@ export interface User extends Versioned {
   externalUser: boolean;
   /** Locked now: by an administrator, or after failed logins until `lockedUntil`. */
   locked: boolean;
+  /** The lock is one after failed logins: it holds against addresses the user never signed in from (login-addresses.ts). */
+  lockedAfterFailures: boolean;
   /** When a lock after failed logins ends; null for an administrator's lock (and when unlocked). */
   lockedUntil: string | null;
   /** A lock after failed logins has ended but is still recorded: the next login releases it. */
@@ -55,6 +57,7 @@ interface Row extends VersionedRow {
   external_user: number;
   locked: number;
   locked_until: string | null;
+  locked_after_failures: number;
   lockouts: number;
   enabled: number;
   expiration_date: string | null;
@@ -66,7 +69,7 @@ interface Row extends VersionedRow {
 }
 
 const SELECT = `
-  SELECT u.pk, u.username, u.password_hash, u.last_password_change, u.tokens_not_before, u.external_user, u.locked, u.locked_until, u.lockouts, u.enabled,
+  SELECT u.pk, u.username, u.password_hash, u.last_password_change, u.tokens_not_before, u.external_user, u.locked, u.locked_until, u.locked_after_failures, u.lockouts, u.enabled,
          u.expiration_date, u.fullname, u.failed_logins, u.details, i.content_type AS image_type,
          length(i.bytes) AS image_size, u.ol, u.create_dt, u.last_modified_dt
   FROM users u LEFT JOIN user_images i ON i.user_pk = u.pk`;
@@ -104,8 +107,10 @@ export function createUserStore(db: Db) {
          expiration_date = @expirationDate, fullname = @fullname, details = @details,
          failed_logins = CASE WHEN @unlocks = 1 THEN 0 ELSE failed_logins END,
          lockouts = CASE WHEN @unlocks = 1 THEN 0 ELSE lockouts END,
-         -- A lock after failed logins keeps its end while it lasts; an administrator's is open-ended.
+         -- A lock after failed logins keeps its end (and its kind) while it lasts; an administrator's is open-ended.
          locked_until = CASE WHEN @locked = 1 AND locked = 1 AND locked_until > @now THEN locked_until ELSE NULL END,
+         locked_after_failures = CASE WHEN @locked = 1 AND locked = 1 AND (locked_until IS NULL OR locked_until > @now)
+           THEN locked_after_failures ELSE 0 END,
          ol = ol + 1, last_modified_dt = @now
        WHERE pk = @pk`,
     ),
@@ -125,11 +130,11 @@ export function createUserStore(db: Db) {
       'UPDATE users SET failed_logins = failed_logins + 1 WHERE pk = ? RETURNING failed_logins',
     ),
     lock: db.prepare<[string | null, string, string], { lockouts: number }>(
-      `UPDATE users SET locked = 1, locked_until = ?, lockouts = lockouts + 1, ol = ol + 1, last_modified_dt = ?
+      `UPDATE users SET locked = 1, locked_until = ?, locked_after_failures = 1, lockouts = lockouts + 1, ol = ol + 1, last_modified_dt = ?
        WHERE pk = ? AND locked = 0 RETURNING lockouts`,
     ),
     releaseLock: db.prepare(
-      `UPDATE users SET locked = 0, locked_until = NULL, failed_logins = 0, ol = ol + 1, last_modified_dt = ?
+      `UPDATE users SET locked = 0, locked_until = NULL, locked_after_failures = 0, failed_logins = 0, ol = ol + 1, last_modified_dt = ?
        WHERE pk = ? AND locked = 1 AND locked_until <= ?`,
     ),
     loggedIn: db.prepare('UPDATE users SET failed_logins = 0, lockouts = 0 WHERE pk = ? AND (failed_logins <> 0 OR lockouts <> 0)'),
@@ -161,6 +166,7 @@ export function createUserStore(db: Db) {
     tokensNotBefore: row.tokens_not_before,
     externalUser: row.external_user === 1,
     locked: row.locked === 1 && !lockEnded(row),
+    lockedAfterFailures: row.locked === 1 && !lockEnded(row) && row.locked_after_failures === 1,
     lockedUntil: row.locked === 1 ? row.locked_until : null,
     lockExpired: row.locked === 1 && lockEnded(row),
     lockouts: row.lockouts,

@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useId } from 'preact/hooks';
 import { post } from '../../api.ts';
+import { alarmText } from '../../alarm-text.ts';
 import { refreshAlarms, type Alarm } from '../../alarm-watch.ts';
 import { now } from '../../clock.ts';
 import { FormActions, type Outcome } from '../../feedback.tsx';
@@ -32,7 +33,7 @@ export function AlarmCard({ alarm, onOutcome }: { alarm: Alarm; onOutcome: Outco
         <h2 class="alarm-title">{kindText(alarm)}</h2>
         <span class={`state-chip ${alarm.state}`}>{t(`alarms.state.${alarm.state}`)}</span>
       </div>
-      <p class="alarm-message">{alarm.message}</p>
+      <p class="alarm-message">{alarmText(alarm)}</p>
       <dl class="facts">
         <div>
           <dt>{t('alarms.source')}</dt>

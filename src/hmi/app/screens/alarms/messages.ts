@@ -1,6 +1,7 @@
 import type { Messages } from '../../i18n.ts';
 
-// Texts of the alarms screen, and the alarm kinds and refusals of the alarms module.
+// Texts of the alarms screen, the alarm kinds, the alarms' messages by kind (filled in
+// from their params: alarm-text.ts) and the refusals of the alarms module.
 
 export const alarmsMessages: Messages = {
   en: {
@@ -27,6 +28,18 @@ export const alarmsMessages: Messages = {
     'alarms.kind.transportOrder.failed': 'Transport order failed',
     'alarms.kind.backup.failed': 'Backup failed',
     'alarms.kind.disk.low': 'Disk almost full',
+    'alarms.kind.federation.lag': 'Export to the hub behind',
+    'alarms.message.location.plcState': 'Location {location} reports PLC state {plcState}',
+    'alarms.message.plcChannel.down': 'PLC channel {channel} has not been online for {seconds} s (state {state})',
+    'alarms.message.plc.error': 'PLC {channel} reports error {code}',
+    'alarms.message.plc.error.group': 'PLC {channel} reports error {code} on location group {group}',
+    'alarms.message.transportOrder.noRoute': 'Transport order {order}: unit {unit} has no route onwards from {location}',
+    'alarms.message.transportOrder.failed': 'Transport order {order} of unit {unit} failed',
+    'alarms.message.transportOrder.failed.problem': 'Transport order {order} of unit {unit} failed: {problem}',
+    'alarms.message.backup.failed': 'A backup could not be taken: {error}',
+    'alarms.message.disk.low': 'Only {freeMb} MB free in {dataDir} (alarm below {minFreeMb} MB)',
+    'alarms.message.federation.lag': 'The export to the hub is {seconds} s behind (limit {maxSeconds} s); events waiting: {waiting}; link {state}',
+    'alarms.message.federation.lag.lastError': 'The export to the hub is {seconds} s behind (limit {maxSeconds} s); events waiting: {waiting}; link {state}; last error: {lastError}',
     'alarms.source': 'Source',
     'alarms.sourceKind.location': 'Location',
     'alarms.sourceKind.locationGroup': 'Location group',
@@ -34,6 +47,7 @@ export const alarmsMessages: Messages = {
     'alarms.sourceKind.transportOrder': 'Transport order',
     'alarms.sourceKind.backup': 'Backup',
     'alarms.sourceKind.disk': 'Disk',
+    'alarms.sourceKind.federation': 'Hub link',
     'alarms.since': 'Since',
     'alarms.lastSeen': 'Last seen',
     'alarms.count': 'Occurrences',
@@ -82,6 +96,19 @@ export const alarmsMessages: Messages = {
     'alarms.kind.transportOrder.failed': 'Transportauftrag fehlgeschlagen',
     'alarms.kind.backup.failed': 'Sicherung fehlgeschlagen',
     'alarms.kind.disk.low': 'Speicherplatz fast voll',
+    'alarms.kind.federation.lag': 'Export zum Hub im Rückstand',
+    'alarms.message.location.plcState': 'Lagerplatz {location} meldet SPS-Zustand {plcState}',
+    'alarms.message.plcChannel.down': 'SPS-Kanal {channel} ist seit {seconds} s nicht online (Zustand {state})',
+    'alarms.message.plc.error': 'SPS {channel} meldet Fehler {code}',
+    'alarms.message.plc.error.group': 'SPS {channel} meldet Fehler {code} an Lagerplatzgruppe {group}',
+    'alarms.message.transportOrder.noRoute': 'Transportauftrag {order}: Einheit {unit} hat keine Route weiter von {location}',
+    'alarms.message.transportOrder.failed': 'Transportauftrag {order} der Einheit {unit} ist fehlgeschlagen',
+    'alarms.message.transportOrder.failed.problem': 'Transportauftrag {order} der Einheit {unit} ist fehlgeschlagen: {problem}',
+    'alarms.message.backup.failed': 'Eine Sicherung konnte nicht erstellt werden: {error}',
+    'alarms.message.disk.low': 'Nur {freeMb} MB frei in {dataDir} (Alarm unter {minFreeMb} MB)',
+    'alarms.message.federation.lag': 'Der Export zum Hub liegt {seconds} s zurück (Grenze {maxSeconds} s); wartende Ereignisse: {waiting}; Verbindung {state}',
+    'alarms.message.federation.lag.lastError':
+      'Der Export zum Hub liegt {seconds} s zurück (Grenze {maxSeconds} s); wartende Ereignisse: {waiting}; Verbindung {state}; letzter Fehler: {lastError}',
     'alarms.source': 'Quelle',
     'alarms.sourceKind.location': 'Lagerplatz',
     'alarms.sourceKind.locationGroup': 'Lagerplatzgruppe',
@@ -89,6 +116,7 @@ export const alarmsMessages: Messages = {
     'alarms.sourceKind.transportOrder': 'Transportauftrag',
     'alarms.sourceKind.backup': 'Sicherung',
     'alarms.sourceKind.disk': 'Datenträger',
+    'alarms.sourceKind.federation': 'Hub-Verbindung',
     'alarms.since': 'Seit',
     'alarms.lastSeen': 'Zuletzt',
     'alarms.count': 'Anzahl',

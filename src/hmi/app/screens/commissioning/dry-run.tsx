@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get } from '../../api.ts';
+import { FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import type { Decision, RouteInfo } from './topology.ts';
 
@@ -80,9 +81,7 @@ export function DryRun({ selectedLocation, unitsAt, route, onAnswer }: DryRunPro
           </p>
         )}
       </div>
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
     </section>
   );
 }

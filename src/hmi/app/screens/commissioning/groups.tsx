@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
-import { post } from '../../api.ts';
-import { Failure } from '../../feedback.tsx';
+import { ApiFailure, post } from '../../api.ts';
+import { Failure, FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
@@ -67,7 +67,7 @@ function NewGroup({ names, onCreated }: { names: readonly string[]; onCreated: (
       description.value = '';
       onCreated();
     } catch (err) {
-      error.value = errorText(err);
+      error.value = err instanceof ApiFailure && err.messageKey === 'already.exists' ? t('commissioning.groups.exists', { name: created }) : errorText(err);
     } finally {
       busy.value = false;
     }
@@ -94,9 +94,7 @@ function NewGroup({ names, onCreated }: { names: readonly string[]; onCreated: (
       </div>
       <label for="cm-group-description">{t('commissioning.groups.description')}</label>
       <input id="cm-group-description" maxLength={500} value={description.value} onInput={(e) => (description.value = e.currentTarget.value)} />
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
       <button type="submit" class="primary" disabled={busy.value}>
         {t('commissioning.groups.create')}
       </button>

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { get, request } from '../../api.ts';
-import { FormActions } from '../../feedback.tsx';
+import { FormActions, FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { done } from './outcome.tsx';
 import { defaultHopTwice, hopProblem, type DefaultHop, type Hop, type RouteInfo } from './topology.ts';
@@ -75,9 +75,7 @@ export function HopForm({ link, routes, chosen, onClose, onAdded }: { link: Draw
         ))}
         <option value={DEFAULT}>{t('commissioning.hops.toDefault')}</option>
       </select>
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
       <FormActions send={t('commissioning.hops.add')} back={t('action.cancel')} busy={busy.value} onBack={onClose} />
     </form>
   );

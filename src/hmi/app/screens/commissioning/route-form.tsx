@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
-import { ApiFailure, post } from '../../api.ts';
+import { ApiFailure, get, post } from '../../api.ts';
+import { FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
 import { GroupSelect } from './locations.tsx';
 import { done } from './outcome.tsx';
@@ -59,6 +60,24 @@ function End({ id, legend, kinds, kind, value, names, selectedLocation, onKind, 
   );
 }
 
+/**
+ * A route refused as existing: its name taken, or an enabled route with the same ends
+ * (the appliance checks the name first and names neither in its answer). Which one is
+ * read from the routes as they are now.
+ */
+async function clashText(wanted: Omit<RouteInfo, 'key' | 'ol'>): Promise<string> {
+  const ENDS = ['sourceLocationName', 'sourceLocationGroupName', 'targetLocationName', 'targetLocationGroupName'] as const;
+  try {
+    const routes = (await get<RouteInfo[]>('/v1/api/routes')).body;
+    if (routes.some((r) => r.name === wanted.name)) return t('commissioning.routes.exists', { name: wanted.name });
+    const twin = routes.find((r) => r.enabled && ENDS.every((end) => (r[end] ?? null) === (wanted[end] ?? null)));
+    if (twin) return t('commissioning.routes.sameEnds', { name: twin.name });
+  } catch {
+    // Not readable now: said without naming which.
+  }
+  return t('commissioning.routes.existsUntold');
+}
+
 export function NewRoute({ names, selectedLocation, onCreated }: { names: readonly string[]; selectedLocation: string | undefined; onCreated: (route: RouteInfo) => void }) {
   const name = useSignal('');
   const sourceKind = useSignal<EndKind>('location');
@@ -75,23 +94,21 @@ export function NewRoute({ names, selectedLocation, onCreated }: { names: readon
     error.value = '';
     const end = (kind: EndKind, value: string, location: string, group: string) =>
       kind === 'location' ? { [location]: value.trim() } : kind === 'group' ? { [group]: value } : {};
+    const wanted: Omit<RouteInfo, 'key' | 'ol'> = {
+      name: name.value.trim(),
+      ...end(sourceKind.value, source.value, 'sourceLocationName', 'sourceLocationGroupName'),
+      ...end(targetKind.value, target.value, 'targetLocationName', 'targetLocationGroupName'),
+      enabled: enabled.value,
+    };
     try {
-      const route = (
-        await post<RouteInfo>('/v1/api/routes', {
-          name: name.value.trim(),
-          ...end(sourceKind.value, source.value, 'sourceLocationName', 'sourceLocationGroupName'),
-          ...end(targetKind.value, target.value, 'targetLocationName', 'targetLocationGroupName'),
-          enabled: enabled.value,
-        })
-      ).body;
+      const route = (await post<RouteInfo>('/v1/api/routes', wanted)).body;
       done(t('commissioning.routes.created', { name: route.name }));
       name.value = '';
       source.value = '';
       target.value = '';
       onCreated(route);
     } catch (err) {
-      // `already.exists` here is the name taken, or an enabled route with the same ends.
-      error.value = err instanceof ApiFailure && err.messageKey === 'already.exists' ? t('commissioning.routes.exists') : errorText(err);
+      error.value = err instanceof ApiFailure && err.messageKey === 'already.exists' ? await clashText(wanted) : errorText(err);
     } finally {
       busy.value = false;
     }
@@ -127,9 +144,7 @@ export function NewRoute({ names, selectedLocation, onCreated }: { names: readon
         <input type="checkbox" checked={enabled.value} onChange={(e) => (enabled.value = e.currentTarget.checked)} />
         {t('commissioning.routes.enableNow')}
       </label>
-      <p class="error-text" role="alert">
-        {error.value}
-      </p>
+      <FormError message={error.value} />
       <button type="submit" class="primary" disabled={busy.value}>
         {t('commissioning.routes.create')}
       </button>

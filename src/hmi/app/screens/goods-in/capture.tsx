@@ -1,8 +1,9 @@
 import { useSignal, type Signal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
-import { request } from '../../api.ts';
+import { ApiFailure, request } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
+import { siteDefaultType, UnitTypeField, useUnitTypes } from '../../unit-types.tsx';
 import { FeedbackLine, type Feedback, type Scan } from './feedback.tsx';
 import type { Position, ReceivingOrder } from './orders.ts';
 import { baseOf, formatMagnitude, parseMagnitude, quantityOf, sameFamily, unitOf, unitsLike } from './quantity.ts';
@@ -19,6 +20,10 @@ import { setSound, signalScan, soundOn } from './sound.ts';
 // neither lost nor mixed into the first. The quantity goes back to 1 with each scan.
 // Every scan gets its answer: a green line with what was booked, or a red one with the
 // appliance's refusal in the user's language (and a sound, when turned on).
+//
+// The first booking onto a new pallet creates its load unit, of the type chosen under
+// "Load unit": the site's transport unit types, the site's default (unit-types.tsx)
+// chosen until this device chooses another, so the first scan needs no typing.
 
 interface Props {
   order: ReceivingOrder;
@@ -42,6 +47,10 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
   const waiting = useSignal(0);
   const queue = useRef<Scan[]>([]);
   const working = useRef(false);
+  const types = useUnitTypes();
+  /** This device's choice, else the site's default. */
+  const luType = loadUnitType.value.trim() || siteDefaultType(types.value);
+  const luOpen = useSignal(false);
   // Bookings run after the render that queued them: they read the order as it is then.
   const latest = useRef(order);
   latest.current = order;
@@ -82,14 +91,16 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
       });
       signalScan(true);
     } catch (err) {
-      refuse(scan, { error: err });
+      refuse(scan, { error: err, onOrder: position !== undefined });
       // The quantity typed for this scan comes back, unless the next one is already set.
       if (quantity.value === '1' && queue.current.length === 0) quantity.value = scan.quantity;
     }
   };
 
-  const refuse = (scan: Scan, why: { error?: unknown; textKey?: string }) => {
+  const refuse = (scan: Scan, why: { error?: unknown; textKey?: string; onOrder?: boolean }) => {
     feedback.value = { kind: 'failed', scan, ...why };
+    // Refused for want of a load unit type: the place to give one opens.
+    if (why.error instanceof ApiFailure && why.error.messageKey === 'svc.wms.inv.pu.loadUnitTypeMissing') luOpen.value = true;
     signalScan(false);
   };
 
@@ -116,7 +127,7 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
       unit: unit.value,
       transportUnit: transportUnit.value.trim(),
       loadUnit: loadUnit.value.trim(),
-      loadUnitType: loadUnitType.value.trim(),
+      loadUnitType: luType,
     });
     quantity.value = '1';
     waiting.value = queue.current.length;
@@ -196,12 +207,15 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
         </div>
       </form>
       <FeedbackLine feedback={feedback.value} waiting={waiting.value} />
-      <details class="gi-load-unit">
-        <summary>{t('goodsIn.loadUnit', { label: loadUnit.value || '1' })}</summary>
+      <details class="gi-load-unit" open={luOpen.value} onToggle={(e) => (luOpen.value = e.currentTarget.open)}>
+        <summary>{luType ? t('goodsIn.loadUnitOfType', { label: loadUnit.value || '1', type: luType }) : t('goodsIn.loadUnit', { label: loadUnit.value || '1' })}</summary>
         <label for="gi-lu-label">{t('goodsIn.loadUnitLabel')}</label>
         <input id="gi-lu-label" value={loadUnit.value} onInput={(e) => setLoadUnit(e.currentTarget.value)} autocomplete="off" maxLength={64} />
         <label for="gi-lu-type">{t('goodsIn.loadUnitType')}</label>
-        <input id="gi-lu-type" value={loadUnitType.value} onInput={(e) => setLoadUnitType(e.currentTarget.value)} autocomplete="off" maxLength={64} />
+        <UnitTypeField id="gi-lu-type" types={types.value} value={luType} onChange={setLoadUnitType} describedBy="gi-lu-type-hint" />
+        <p class="muted gi-hint" id="gi-lu-type-hint">
+          {t('goodsIn.loadUnitTypeHint')}
+        </p>
       </details>
       <button type="button" class="tool gi-sound" aria-pressed={soundOn.value} onClick={() => setSound(!soundOn.value)}>
         <Icon name={soundOn.value ? 'soundOn' : 'soundOff'} />

@@ -1,5 +1,5 @@
 import { ApiFailure } from '../../api.ts';
-import { errorText, t } from '../../i18n.ts';
+import { errorText, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import type { Position } from './orders.ts';
 import { formatMagnitude, formatQuantity, inUnit, unitOf } from './quantity.ts';
@@ -19,7 +19,8 @@ export interface Scan {
 
 export type Feedback =
   | { kind: 'done'; scan: Scan; magnitude: number; unit: string; positions: Position[] }
-  | { kind: 'failed'; scan: Scan; error?: unknown; textKey?: string };
+  /** `onOrder`: the order has a position for the scanned article (complete or not). */
+  | { kind: 'failed'; scan: Scan; error?: unknown; textKey?: string; onOrder?: boolean };
 
 /** The answer to the last scan, big: green with what was booked, or red with why not. */
 export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undefined; waiting: number }) {
@@ -39,7 +40,7 @@ export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undef
             ))}
           </div>
         )}
-        {waiting > 0 && <p class="muted">{t('goodsIn.queued', { n: waiting })}</p>}
+        {waiting > 0 && <p class="muted">{plural('goodsIn.queued', waiting)}</p>}
       </div>
       <div role="alert">
         {feedback?.kind === 'failed' && (
@@ -48,7 +49,7 @@ export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undef
               <Icon name="warning" />
               <span>{t('goodsIn.refused', { code: feedback.scan.code })}</span>
             </p>
-            <p class="gi-feedback-detail">{feedback.textKey ? t(feedback.textKey) : refusalText(feedback.error)}</p>
+            <p class="gi-feedback-detail">{feedback.textKey ? t(feedback.textKey) : refusalText(feedback.error, feedback.scan.code, feedback.onOrder ?? false)}</p>
           </div>
         )}
       </div>
@@ -56,7 +57,21 @@ export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undef
   );
 }
 
-/** The appliance's refusal in the user's language; a refused field named for what goods-in sends. */
-const refusalText = (error: unknown): string =>
-  error instanceof ApiFailure && error.messageKey === 'core.validation.error' ? t('goodsIn.invalidInput') : errorText(error);
+/** The appliance's refusal in the user's language, saying which case it is; a refused field named for what goods-in sends. */
+function refusalText(error: unknown, sku: string, onOrder: boolean): string {
+  if (!(error instanceof ApiFailure)) return errorText(error);
+  switch (error.messageKey) {
+    case 'core.validation.error':
+      return t('goodsIn.invalidInput');
+    // With the SKU alone: no such article; with the order too: none of its open positions expects it.
+    case 'svc.wms.rec.product404':
+      if (error.obj.length < 2) return t('goodsIn.refusal.unknownArticle', { sku });
+      return t(onOrder ? 'goodsIn.refusal.positionsComplete' : 'goodsIn.refusal.notOnOrder', { sku });
+    // The order's state is the second value.
+    case 'svc.wms.rec.order.captureDenied':
+      return t(error.obj[1] === 'CANCELED' ? 'goodsIn.refusal.orderCancelled' : 'goodsIn.refusal.orderComplete');
+    default:
+      return errorText(error);
+  }
+}
 

@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { ApiFailure } from '../../api.ts';
 import { Failure } from '../../feedback.tsx';
-import { errorText, formatTime, t } from '../../i18n.ts';
+import { errorText, formatTime, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
@@ -101,7 +101,7 @@ export function OrderPicker() {
                 <a class="gi-order-link card" href={hrefOf('goods-in', encodeURIComponent(o.pKey))} data-order={o.orderId}>
                   <strong>{o.orderId}</strong>
                   <span class={`gi-state state-${o.state}`}>{t(`goodsIn.state.${o.state}`)}</span>
-                  <span class="muted">{t('goodsIn.positionsCount', { n: o.positions.length })}</span>
+                  <span class="muted">{plural('goodsIn.positionsCount', o.positions.length)}</span>
                   <time class="muted" dateTime={o.createDt}>
                     {formatTime(o.createDt)}
                   </time>

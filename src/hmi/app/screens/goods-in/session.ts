@@ -4,6 +4,7 @@ import { signal } from '@preact/signals';
 // it, another tab or person starts afresh): the transport unit being filled, the load
 // unit on it, and the list of what was captured in this session. The load unit type
 // for new load units is the device's (localStorage): it is the same pallet kind all day.
+// Empty until the device chooses one: the site's default applies then (capture.tsx).
 
 const SESSION_KEY = 'wms.hmi.goodsIn';
 const TYPE_KEY = 'wms.hmi.goodsIn.loadUnitType';

@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { Failure, outcomeTo, Toasts, useToast } from '../../feedback.tsx';
-import { t } from '../../i18n.ts';
+import { plural, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { replaceRoute } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
@@ -58,7 +58,7 @@ export default function MapScreen({ rest }: ScreenProps) {
         <h1 id="map-title">{t('map.title')}</h1>
         {!board && <Filters data={data} group={filter} setGroup={(g) => (group.value = g)} onFind={find} />}
         <p class="map-count" role="status">
-          {loading ? t('screen.loading') : t('map.count', { n: shown.locations.length, total: locations.length })}
+          {loading ? t('screen.loading') : plural('map.count', locations.length, { shown: shown.locations.length })}
         </p>
       </div>
       {/* The wallboard is looked at, not used: no retry there. */}

@@ -1,5 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { alarmText, type AlarmWords } from '../../alarm-text.ts';
 import { get } from '../../api.ts';
 import { errorText, formatTime, hasText, t } from '../../i18n.ts';
 import type { LiveEvent } from '../../live.ts';
@@ -53,6 +54,8 @@ function what(e: LiveEvent): string {
     return `${name}: ${valueText(d.field, d.from)} → ${valueText(d.field, d.value)}`;
   }
   if (typeof d.barcode === 'string') return typeof d.from === 'string' && typeof d.to === 'string' ? `${d.barcode}: ${d.from} → ${d.to}` : d.barcode;
+  // An alarm about the location, in the user's words.
+  if (e.type.startsWith('alarm.') && typeof d.kind === 'string' && typeof d.message === 'string') return alarmText(d as unknown as AlarmWords);
   if (typeof d.message === 'string') return d.message;
   return '';
 }

@@ -34,7 +34,7 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
   const actions = can('movements:write') && !wallboard.value && isOpen(m);
 
   /** Sends one step; resolves to the refusal's text, or undefined when it was done. */
-  const act = async (send: () => Promise<Movement>, done: string, describe = movementError): Promise<string | undefined> => {
+  const act = async (send: () => Promise<Movement>, done: string, describe: (err: unknown, m: Movement) => Promise<string> = movementError): Promise<string | undefined> => {
     busy.value = true;
     try {
       const updated = await send();
@@ -43,7 +43,7 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
       refocus();
       return undefined;
     } catch (err) {
-      const message = describe(err);
+      const message = await describe(err, m);
       outcome.failed(m.pKey, message);
       return message;
     } finally {
@@ -197,14 +197,29 @@ function CompleteForm(props: { movement: Movement; busy: boolean; onSubmit: (tar
   );
 }
 
-/** A refusal in this screen's words where it has them (`movements.error.<messageKey>`), else the shell's. */
-function movementError(err: unknown): string {
-  if (err instanceof ApiFailure && hasText(`movements.error.${err.messageKey}`)) return t(`movements.error.${err.messageKey}`);
+/** The refusals of a movement that ended meanwhile: done or cancelled, which the refusal does not say. */
+const ENDED = ['svc.wms.mov.mov.completedNotMoved', 'svc.wms.mov.mov.completedNotCancelled'];
+
+/**
+ * A refusal in this screen's words where it has them (`movements.error.<messageKey>`),
+ * else the shell's. For a movement that ended meanwhile, how it ended is read from the
+ * appliance (`movements.error.<messageKey>.<state>`); unreadable, the refusal says both.
+ */
+async function movementError(err: unknown, m: Movement): Promise<string> {
+  if (!(err instanceof ApiFailure)) return errorText(err);
+  if (ENDED.includes(err.messageKey)) {
+    const state = await request<Movement>('GET', path(m)).then(
+      (reply) => reply.body.state,
+      () => undefined,
+    );
+    if (state && hasText(`movements.error.${err.messageKey}.${state}`)) return t(`movements.error.${err.messageKey}.${state}`);
+  }
+  if (hasText(`movements.error.${err.messageKey}`)) return t(`movements.error.${err.messageKey}`);
   return errorText(err);
 }
 
 /** A refusal of a completion: the appliance's generic 400 here means "a group, not a location". */
-function completionError(err: unknown): string {
+async function completionError(err: unknown, m: Movement): Promise<string> {
   if (err instanceof ApiFailure && err.messageKey === 'core.validation.error') return t('movements.targetNotLocation');
-  return movementError(err);
+  return movementError(err, m);
 }

@@ -3,8 +3,9 @@ import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { FormActions, type Outcome } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
-import { orderErrorText, PrioritySelect } from './order-forms.tsx';
+import { PrioritySelect } from './order-forms.tsx';
 import { stateText, targetText, type TransportOrder } from './order.ts';
+import { refusalText } from './refusal.ts';
 
 // A new transport order: the unit's barcode (typed, or scanned by a keyboard-wedge
 // scanner, whose Enter moves on to the target instead of sending a half-filled form),
@@ -42,7 +43,7 @@ export function CreateForm({ initialBarcode, onCreated, onClose, onOutcome }: { 
       group.value = '';
       first.current?.focus();
     } catch (err) {
-      onOutcome('failed', orderErrorText(err, 'create'));
+      onOutcome('failed', await refusalText(err, 'create', { barcode: body.barcode!, location: body.targetLocation ?? null, group: body.targetLocationGroup ?? null }));
     } finally {
       busy.value = false;
     }

@@ -1,25 +1,12 @@
 import { useSignal } from '@preact/signals';
 import { useId } from 'preact/hooks';
-import { ApiFailure } from '../../api.ts';
 import { FormActions } from '../../feedback.tsx';
-import { errorText, t } from '../../i18n.ts';
+import { t } from '../../i18n.ts';
 import { PRIORITIES, priorityText, targetText, type TransportOrder } from './order.ts';
+import { refusalText, type Named } from './refusal.ts';
 
 // The forms of a card: change the priority, redirect to a new target, cancel (with a
 // confirmation). Each sends one request; what became of it is told by the screen.
-
-/**
- * A refusal in words for the operator. On a create or a redirect the appliance answers
- * `not.found` without saying what (the unit or a target) and `core.validation.error`
- * for targets that do not fit together: said here for that context.
- */
-export function orderErrorText(err: unknown, during: 'create' | 'redirect' | 'change'): string {
-  if (err instanceof ApiFailure && during !== 'change') {
-    if (err.messageKey === 'not.found') return t(during === 'create' ? 'orders.error.createNotFound' : 'orders.error.targetNotFound');
-    if (err.messageKey === 'core.validation.error') return t('orders.error.targets');
-  }
-  return errorText(err);
-}
 
 interface FormProps {
   order: TransportOrder;
@@ -27,15 +14,15 @@ interface FormProps {
   onFailed: (message: string) => void;
 }
 
-/** Sends, keeps the form open and says why when refused. */
+/** Sends, keeps the form open and says why when refused (naming what was not found among `named`). */
 function useSubmit(onFailed: (message: string) => void, during: 'redirect' | 'change') {
   const busy = useSignal(false);
-  const run = async (send: () => Promise<unknown>) => {
+  const run = async (send: () => Promise<unknown>, named?: Named) => {
     busy.value = true;
     try {
       await send();
     } catch (err) {
-      onFailed(orderErrorText(err, during));
+      onFailed(await refusalText(err, during, named));
     } finally {
       busy.value = false;
     }
@@ -88,7 +75,8 @@ export function RedirectForm({ order, onClose, onFailed, submit }: FormProps & {
       onSubmit={(e) => {
         e.preventDefault();
         // An empty field clears that target (null); the appliance insists one remains.
-        void run(() => submit(location.value.trim() || null, group.value.trim() || null));
+        const named = { location: location.value.trim() || null, group: group.value.trim() || null };
+        void run(() => submit(named.location, named.group), named);
       }}
     >
       <p class="muted">{t('orders.redirectHint', { target: targetText(order.targetLocation, order.targetLocationGroup) })}</p>

@@ -43,6 +43,8 @@ export interface Channel {
   lastRx: string | null;
   lastTx: string | null;
   counters: ChannelCounters;
+  /** The site's answer budget (plc.lateAfterMs): answers later than this are late. */
+  lateAfterMs: number;
 }
 
 /** The channels by name, in the appliance's order; undefined before the first read. */

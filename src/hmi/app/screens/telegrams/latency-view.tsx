@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { serverNow, type Channel } from './channel.ts';
 import { LatencyChart } from './latency-chart.tsx';
-import { lateMs, LatencyMinutes, type MinuteFigures } from './latency.ts';
+import { LatencyMinutes, lateThreshold, type MinuteFigures } from './latency.ts';
 import { usePoll } from './poll.ts';
 import { TelegramTail } from './tail.ts';
 
@@ -36,5 +36,5 @@ export function LatencyView({ channel, paused }: { channel: Channel; paused: boo
     [channel.name],
   );
   useEffect(show, [paused]);
-  return <LatencyChart figures={figures.value} threshold={lateMs.value} />;
+  return <LatencyChart figures={figures.value} threshold={lateThreshold(channel)} />;
 }

@@ -1,31 +1,29 @@
 import { signal } from '@preact/signals';
+import type { Channel } from './channel.ts';
 
 // REQ_ → RES_ latency: the milliseconds the telegram log gives each reply (`latencyMs`,
-// from the REQ_'s arrival to the RES_'s write). A reply is late above a threshold the
-// user sets, 5 ms unless changed (the appliance's target for its answers: p99 ≤ 5 ms at
-// 1,000 telegrams a second, BENCHMARKS.md; the conveyor's budget, 150–200 ms, is far
-// above it), remembered by the browser.
+// from the REQ_'s arrival to the RES_'s write). A reply is late above the site's answer
+// budget, `plc.lateAfterMs` (150 ms unless the site sets another: what the conveyor's
+// PLC waits before the unit passes its diverter), which every channel's diagnostics
+// carry (`lateAfterMs`). A user may look at the log with another threshold; it holds
+// while the page stays open, and a reload shows the site's again, so no browser keeps
+// judging by a budget the site no longer has.
 //
 // The chart's figures are computed here from the RES_ telegrams the page has read, per
 // minute of the appliance's clock, over the last ten minutes: the nearest-rank p50 and
 // p99 of each minute. A minute keeps at most SAMPLE_CAP latencies (a uniform sample of
 // all it saw beyond that), so a busy channel costs bounded memory.
 
-export const DEFAULT_LATE_MS = 5;
-const LATE_KEY = 'wms.hmi.telegrams.lateMs';
-
-function rememberedLate(): number {
-  const value = Number(localStorage.getItem(LATE_KEY));
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_LATE_MS;
-}
-
-export const lateMs = signal<number>(rememberedLate());
+/** The user's own threshold for this page; undefined: the site's. */
+const userLateMs = signal<number | undefined>(undefined);
 
 export function setLateMs(value: number): void {
   if (!Number.isFinite(value) || value <= 0) return;
-  lateMs.value = value;
-  localStorage.setItem(LATE_KEY, String(value));
+  userLateMs.value = value;
 }
+
+/** The threshold a channel's answers are judged by: the user's for this page, else the site's budget. */
+export const lateThreshold = (channel: Pick<Channel, 'lateAfterMs'>): number => userLateMs.value ?? channel.lateAfterMs;
 
 export const isLate = (latency: number | null, threshold: number): boolean => latency !== null && latency > threshold;
 

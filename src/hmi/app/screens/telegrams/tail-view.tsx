@@ -1,11 +1,11 @@
 import { useSignal } from '@preact/signals';
 import { useRef } from 'preact/hooks';
 import { Failure } from '../../feedback.tsx';
-import { t } from '../../i18n.ts';
+import { plural, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { lastTraffic, serverNow, type Channel } from './channel.ts';
 import { FilterForm } from './filter-form.tsx';
-import { lateMs, setLateMs } from './latency.ts';
+import { lateThreshold, setLateMs } from './latency.ts';
 import { usePoll } from './poll.ts';
 import { TelegramTail, type TailFilter, type TailRead, type Telegram } from './tail.ts';
 import { TelegramRow } from './telegram-row.tsx';
@@ -90,7 +90,7 @@ export function TailView({ channel, paused, onPause }: Props) {
   };
 
   const board = wallboard.value;
-  const threshold = lateMs.value;
+  const threshold = lateThreshold(channel);
   const filtered = key !== '{}';
   return (
     <section class="tg-tail" aria-labelledby="tg-tail-title">
@@ -108,7 +108,7 @@ export function TailView({ channel, paused, onPause }: Props) {
         </div>
       )}
       <p class="tg-status" role="status">
-        {paused && <span class="tg-paused" data-arrived={arrived.value}>{t(arrived.value === 1 ? 'telegrams.pausedOne' : 'telegrams.paused', { n: arrived.value })}</span>}
+        {paused && <span class="tg-paused" data-arrived={arrived.value}>{plural('telegrams.paused', arrived.value)}</span>}
       </p>
       {skipped.value && <p class="notice">{t('telegrams.skipped')}</p>}
       {error.value !== undefined && <Failure error={error.value} />}

@@ -1,4 +1,4 @@
-import { formatTime, hasText, language, t } from '../../i18n.ts';
+import { formatTime, hasText, language, plural, t } from '../../i18n.ts';
 import { breakable } from '../orders/breakable.tsx';
 import { priorityText, stateText, targetText } from '../orders/order.ts';
 import type { EventEntry, TelegramEntry, TraceEntry } from './trace.ts';
@@ -35,7 +35,7 @@ function tellEvent(e: EventEntry): Told {
     case 'transportUnit.deleted':
       return { kind: 'unit', text: t('units.ev.deleted', { location: str(d.actualLocation) }) };
     case 'transportUnit.divided':
-      return { kind: 'unit', text: t('units.ev.divided', { parts: str(d.parts) }) };
+      return { kind: 'unit', text: plural('units.ev.divided', Number(d.parts)) };
     case 'plc.bookedOntoLockedLocation':
       return { kind: 'lock', text: t('units.ev.bookedOntoLocked', { location: str(d.locationId), channel: str(d.channel) }) };
     case 'transportOrder.created':
@@ -81,14 +81,35 @@ function orderChange(d: Record<string, unknown>): string {
   return parts.length ? parts.join(' · ') : t('units.ev.orderChanged');
 }
 
-function tellTelegram(g: TelegramEntry): Told {
-  const name = g.type && hasText(`units.tg.${g.type}`) ? t(`units.tg.${g.type}`) : t('units.tg.other');
+/** Why a RES_ without a target sent the unit nowhere, by the outcome of the REQ_ it answered. */
+const NO_TARGET: Readonly<Record<string, string>> = {
+  // Answered OK and no target: the unit stands at its order's target (or its last order just finished there).
+  ok: 'units.tg.RES_.arrived',
+  'no-order': 'units.tg.RES_.noOrder',
+  'no-route': 'units.tg.RES_.noRoute',
+  locked: 'units.tg.RES_.locked',
+};
+
+/**
+ * A RES_ as what it told the PLC: on to its target location, or, without one, why the
+ * unit goes nowhere further. Without its decoded fields it is only "an answer".
+ */
+function answerText(g: TelegramEntry, request: TelegramEntry | undefined): string {
+  if (!g.fields) return t('units.tg.RES_');
+  const target = g.fields.targetLocation;
+  if (typeof target === 'string' && target) return t('units.tg.RES_.next', { target });
+  return t((request && NO_TARGET[request.outcome]) ?? 'units.tg.RES_.stays');
+}
+
+function tellTelegram(g: TelegramEntry, request: TelegramEntry | undefined): Told {
+  const name = g.type === 'RES_' ? answerText(g, request) : g.type && hasText(`units.tg.${g.type}`) ? t(`units.tg.${g.type}`) : t('units.tg.other');
   const params = { type: g.type ?? '????', name, channel: g.channel, location: g.location ?? '–' };
   const text = t(g.direction === 'in' ? 'units.tg.received' : 'units.tg.sent', params);
   return { kind: 'telegram', text };
 }
 
-export const tell = (entry: TraceEntry): Told => (entry.source === 'event' ? tellEvent(entry) : tellTelegram(entry));
+/** An entry in words; a RES_ with the REQ_ it answered (trace.ts `answeredRequests`), which tells why it sent the unit nowhere. */
+export const tell = (entry: TraceEntry, request?: TelegramEntry): Told => (entry.source === 'event' ? tellEvent(entry) : tellTelegram(entry, request));
 
 function actorText(e: EventEntry): string {
   const key = `units.actor.${e.actor.kind}`;
@@ -100,8 +121,8 @@ const milliseconds = (ms: number) => new Intl.NumberFormat(language.value, { max
 
 const outcomeText = (outcome: string) => (hasText(`units.outcome.${outcome}`) ? t(`units.outcome.${outcome}`) : outcome);
 
-export function TraceItem({ entry }: { entry: TraceEntry }) {
-  const { kind, text } = tell(entry);
+export function TraceItem({ entry, request }: { entry: TraceEntry; request?: TelegramEntry | undefined }) {
+  const { kind, text } = tell(entry, request);
   const problem = entry.source === 'telegram' && entry.outcome !== 'ok' && entry.outcome !== 'reply';
   return (
     <li class={`trace-entry kind-${kind}`} data-source={entry.source} data-type={entry.type ?? ''}>

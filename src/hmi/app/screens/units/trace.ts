@@ -25,9 +25,31 @@ export interface TelegramEntry {
   location: string | null;
   order: string | null;
   latencyMs: number | null;
+  /** Decoded as the telegram log decodes it (a RES_: `targetLocation`, absent when it sends the unit nowhere); null when it does not decode. */
+  fields?: Record<string, unknown> | null;
 }
 
 export type TraceEntry = EventEntry | TelegramEntry;
+
+/**
+ * The REQ_ each RES_ answered, from a trace oldest first: the latest REQ_ of the same
+ * channel before it (between the two come only what the REQ_ caused: the move, the
+ * order finished). An unsolicited RES_, or one whose REQ_ is not in the trace, has none.
+ */
+export function answeredRequests(entries: readonly TraceEntry[]): Map<TraceEntry, TelegramEntry> {
+  const answered = new Map<TraceEntry, TelegramEntry>();
+  const lastRequest = new Map<string, TelegramEntry>();
+  for (const e of entries) {
+    if (e.source !== 'telegram') continue;
+    if (e.direction === 'in' && e.type === 'REQ_') lastRequest.set(e.channel, e);
+    else if (e.direction === 'out' && e.type === 'RES_' && e.outcome !== 'unsolicited') {
+      const request = lastRequest.get(e.channel);
+      if (request) answered.set(e, request);
+      lastRequest.delete(e.channel);
+    }
+  }
+  return answered;
+}
 
 const READ_PAGE = 1000;
 /** Entries shown at first and added by each "older". */

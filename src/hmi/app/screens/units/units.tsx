@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { now } from '../../clock.ts';
 import { Failure } from '../../feedback.tsx';
-import { formatAge, formatTime, hasText, t } from '../../i18n.ts';
+import { formatAge, formatTime, hasText, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
@@ -11,7 +11,9 @@ import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
 import { breakable } from '../orders/breakable.tsx';
 import { isEnded, priorityText, stateText, targetText, type TransportOrder } from '../orders/order.ts';
+import { CreateUnit } from './create-unit.tsx';
 import { TraceItem } from './trace-entry.tsx';
+import { answeredRequests } from './trace.ts';
 import { UNIT_EVENTS, UnitView, type Location, type TransportUnit } from './unit.ts';
 
 // Unit search and trace (docs/hmi.md): a barcode typed or scanned (a keyboard-wedge
@@ -93,12 +95,17 @@ function UnitDetails({ barcode }: { barcode: string }) {
     const failed = view.error.value ?? view.trace.error.value;
     return failed !== undefined ? <Failure error={failed} retry={view.load} /> : <p class="empty">{t('screen.loading')}</p>;
   }
+  // No unit has the barcode (now): a user who may create units is offered one with it.
+  const creatable = unit === null && can('transport-units:write') && !wallboard.value;
   if (unit === null && entries.length === 0) {
     return (
-      <p class="unit-unknown failure" role="alert">
-        <Icon name="warning" />
-        <span>{t('units.unknown', { barcode })}</span>
-      </p>
+      <>
+        <p class="unit-unknown failure" role="alert">
+          <Icon name="warning" />
+          <span>{t('units.unknown', { barcode })}</span>
+        </p>
+        {creatable && <CreateUnit barcode={barcode} onCreated={view.load} />}
+      </>
     );
   }
   return (
@@ -113,6 +120,7 @@ function UnitDetails({ barcode }: { barcode: string }) {
       )}
       {can('transport-orders:read') && <UnitOrders barcode={barcode} orders={view.orders.value} exists={unit !== null} />}
       <Timeline view={view} />
+      {creatable && <CreateUnit barcode={barcode} onCreated={view.load} />}
     </>
   );
 }
@@ -204,6 +212,7 @@ function Timeline({ view }: { view: UnitView }) {
   const entries = view.trace.entries.value ?? [];
   const count = view.trace.shown.value;
   const shown = entries.slice(-count).reverse();
+  const answered = answeredRequests(entries);
   return (
     <section class="unit-trace" aria-labelledby="unit-trace-title">
       <h2 id="unit-trace-title">{t('units.trace')}</h2>
@@ -213,13 +222,13 @@ function Timeline({ view }: { view: UnitView }) {
       ) : (
         <ol class="trace" aria-labelledby="unit-trace-title">
           {shown.map((e) => (
-            <TraceItem key={`${e.source}-${e.id}`} entry={e} />
+            <TraceItem key={`${e.source}-${e.id}`} entry={e} request={answered.get(e)} />
           ))}
         </ol>
       )}
       {entries.length > count && !wallboard.value && (
         <button type="button" class="more" onClick={() => view.trace.older()}>
-          {t('units.older', { n: entries.length - count })}
+          {plural('units.older', entries.length - count)}
         </button>
       )}
     </section>
