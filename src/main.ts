@@ -188,7 +188,7 @@ export async function startAppliance(config: Config, options: StartOptions = {})
       },
       channels: () => plc.states(),
     });
-    const streams = new LiveStreams(events, work.bus, users.currentPrincipal, log);
+    const streams = new LiveStreams(events, reads, work.bus, users.currentPrincipal, log);
     const tickets = new EventTickets();
     const retention = new Retention(log);
     const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();

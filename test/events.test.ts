@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
-import { EventStream, type SseEvent } from './support/event-stream.ts';
+import { EventStream, RawEventStream, type SseEvent } from './support/event-stream.ts';
 
 // The live event stream (`GET /v1/events`, Server-Sent Events) read over real HTTP,
 // with the headers a browser's EventSource sends: bearer tokens and tickets, replay
@@ -279,9 +279,12 @@ describe('replay from the durable log', () => {
     expect((await toggle('NOT_AVAILABLE')).status).toBe(204);
     const mark = (await first.stream.until(named('locationGroup.stateChanged')))[0]!.id!;
     first.stream.close();
-    // 1,200 changes while away: more than one chunk of the replay.
+    // 1,200 changes while away: more than one page of the replay. One commit: 1,200
+    // commits one after the other would hold the loop for seconds on a slow disk.
     const { work, common } = wms.app;
-    for (let i = 0; i < 1200; i++) work.run(() => common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'NOT_AVAILABLE' : 'AVAILABLE' }));
+    work.run(() => {
+      for (let i = 0; i < 1200; i++) common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'NOT_AVAILABLE' : 'AVAILABLE' });
+    });
     const back = await open('?types=locationGroup.stateChanged', { 'Last-Event-ID': mark });
     // More while it replays.
     for (const state of ['AVAILABLE', 'NOT_AVAILABLE']) expect((await toggle(state)).status).toBe(204);
@@ -291,6 +294,96 @@ describe('replay from the durable log', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(1202);
   });
+});
+
+describe('replays of the whole log', () => {
+  /** A tree of 100 location groups: a change of its root's state is 100 events, of its last leaf's one. */
+  async function groupTree(name: string) {
+    const root = await wms.post('/v1/location-groups', { name, parentName: 'WAREHOUSE' });
+    expect(root.status, root.text).toBe(201);
+    let leaf = root;
+    for (let i = 0; i < 99; i++) {
+      leaf = await wms.post('/v1/location-groups', { name: `${name}-${i}`, parentName: name });
+      expect(leaf.status, leaf.text).toBe(201);
+    }
+    const { work, common } = wms.app;
+    const toggle = (pKey: string) => (round: number) => work.run(() => common.locationGroups.changeState(pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
+    return { hundred: toggle(root.body.pKey), one: toggle(leaf.body.pKey) };
+  }
+  /** The ids the log holds now, oldest first. */
+  const logIds = () => wms.app.events.after(0, 1_000_000).map((e) => e.id);
+  // Thousands of events committed at once would overrun the streams earlier tests left open.
+  beforeEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+
+  it('many clients replaying from the start at once each get every event once, in order, then what was committed meanwhile; /healthz answers all along', async () => {
+    const toggle = await groupTree('EV-MANY');
+    // Several thousand events in the log.
+    for (let round = 0; round < 50; round++) toggle.hundred(round);
+    const token = await wms.token();
+    const clients = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const opened = await EventStream.open(`${wms.url}/v1/events`, { Authorization: `Bearer ${token}`, 'Last-Event-ID': '0', ...BROWSER });
+        streams.push(opened.stream);
+        return opened.stream;
+      }),
+    );
+    // While they replay: changes commit now and then, and the appliance answers other requests.
+    // At least one round, however fast the replays end.
+    let round = 0;
+    do {
+      toggle.one(round++);
+      const health = await fetch(`${wms.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(((await health.json()) as { status: string }).status).toBe('UP');
+      await new Promise((r) => setTimeout(r, 10));
+    } while (wms.app.streams.replaying.serving + wms.app.streams.replaying.waiting > 0);
+    const ids = logIds();
+    for (const client of clients) {
+      const received = await client.until((events) => events.at(-1)?.id === String(ids.at(-1)), 60_000);
+      expect(received.map((e) => Number(e.id))).toEqual(ids);
+    }
+  }, 120_000);
+
+  it('holds nothing in memory for a client that replays and does not read: what commits meanwhile comes from the log when it reads again', async () => {
+    const toggle = await groupTree('EV-HOLD');
+    const { streams: live, work } = wms.app;
+    const stalledBefore = live.stalled;
+    const token = await wms.token();
+    // A client that replays from the start and does not read: the log grows until its
+    // replay is more than its socket buffers take, and the replay waits for it.
+    let client: RawEventStream | undefined;
+    for (let round = 0; !client && round < 2000; round += 20) {
+      work.run(() => {
+        for (let i = round; i < round + 20; i++) toggle.hundred(i);
+      });
+      const candidate = await RawEventStream.open(`${wms.url}/v1/events`, { Authorization: `Bearer ${token}`, 'Last-Event-ID': '0' });
+      // Until its request is in and its replay either waits for it or has caught up.
+      const deadline = Date.now() + 30_000;
+      while ((live.size === 0 || (live.replaying.blocked === 0 && live.replaying.serving + live.replaying.waiting > 0)) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      if (live.replaying.blocked === 1) client = candidate;
+      else candidate.close(); // it caught up: the log is not long enough yet
+    }
+    if (!client) throw new Error('no replay ever waited for its client');
+    try {
+      // 30,000 events more while it does not read: more than any stream may have buffered.
+      for (let round = 0; round < 300; round++) toggle.hundred(round);
+      expect(live.stalled).toBe(stalledBefore);
+      expect(live.replaying).toMatchObject({ serving: 1, blocked: 1 });
+      client.read();
+      const ids = logIds();
+      const deadline = Date.now() + 60_000;
+      while (client.ids.at(-1) !== ids.at(-1) && Date.now() < deadline && !client.closed) await new Promise((r) => setTimeout(r, 10));
+      expect(client.ids).toEqual(ids);
+      expect(client.closed).toBe(false);
+      expect(live.stalled).toBe(stalledBefore);
+    } finally {
+      client.close();
+    }
+  }, 120_000);
 });
 
 describe('a client that does not read', () => {

@@ -1,7 +1,7 @@
 // What the mixed-load benchmark watches while the loads run, from the main process:
 // - a /readyz probe every 50 ms (open loop, one more socket when the last one has not
-//   been answered): its latency is how long any small request waits for the one
-//   thread that answers the PLCs and the API;
+//   been answered; bench:replay asks /healthz): its latency is how long any small
+//   request waits for the one thread that answers the PLCs and the API;
 // - the appliance's own event-loop lag, `wms_event_loop_lag_seconds` from GET /metrics
 //   (each scrape starts its window afresh, so one scrape before a phase and one after);
 // - the appliance's resident memory every 100 ms (/proc/<pid>/status);
@@ -37,12 +37,12 @@ export class ReadyProbe {
   private timer: NodeJS.Timeout | undefined;
   private readonly agent = new http.Agent({ keepAlive: true });
 
-  /** `url()` is read per probe: the appliance may have been started anew meanwhile. */
-  start(url: () => string, everyMs = 50): void {
+  /** `url()` is read per probe: the appliance may have been started anew meanwhile. `path`: what is asked (`/healthz` needs no database). */
+  start(url: () => string, everyMs = 50, path = '/readyz'): void {
     this.timer = setInterval(() => {
       const probe: Probe = { sentAt: performance.now() };
       this.probes.push(probe);
-      const req = http.get(`${url()}/readyz`, { agent: this.agent }, (res) => {
+      const req = http.get(`${url()}${path}`, { agent: this.agent }, (res) => {
         res.resume();
         res.on('end', () => {
           if (res.statusCode === 200) probe.ms = performance.now() - probe.sentAt;

@@ -201,11 +201,11 @@ export class PlcClient {
   }
 
   /**
-   * Open loop: REQ_ at `rate` per second on a fixed schedule for `seconds`, whether
-   * answers came or not; then up to `drainMs` for the answers still due (a host that
-   * stalls for seconds answers late, not never).
+   * Open loop: REQ_ at `rate` per second on a fixed schedule for `seconds` (or until
+   * `stop` is aborted), whether answers came or not; then up to `drainMs` for the
+   * answers still due (a host that stalls for seconds answers late, not never).
    */
-  async paced(rate: number, seconds: number, drainMs = 5000): Promise<RunResult> {
+  async paced(rate: number, seconds: number, drainMs = 5000, stop?: AbortSignal): Promise<RunResult> {
     const run = (this.run = this.fresh());
     const interval = 1000 / rate;
     const total = Math.round(rate * seconds);
@@ -220,7 +220,7 @@ export class PlcClient {
           else run.skipped++;
           next++;
         }
-        if (next >= total) return resolve();
+        if (next >= total || stop?.aborted) return resolve();
         setTimeout(tick, Math.max(0, start + next * interval - performance.now()));
       };
       tick();

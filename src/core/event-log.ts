@@ -2,12 +2,14 @@ import type { Statement } from 'better-sqlite3';
 import type { ActorKind } from './actor.ts';
 import type { Db } from './db.ts';
 import type { EventRecord, Subject } from './event-catalogue.ts';
+import { prepared } from './listing.ts';
 import type { LogStore, RefRow as IndexRow } from './log-store/index.ts';
 import { firstIdAt, pruneUpto } from './retention.ts';
 
 // The durable event log: all SQL of the `events` table (db/migrations/0120-event-log.sql).
-// The unit of work appends; live streams replay; history pages through it; retention
-// prunes its oldest rows in small batches.
+// The unit of work appends; live streams replay it from read connections (as stored,
+// `data` still JSON text: modules/events/frames.ts); history pages through it; the hub
+// link exports it; retention prunes its oldest rows in small batches.
 //
 // An event is written with its change. What it is about (the index of a thing's history)
 // goes to the logs database once the change committed (core/log-store), written by a
@@ -20,7 +22,8 @@ import { firstIdAt, pruneUpto } from './retention.ts';
 // binary search over the primary key instead of keeping an index on `at` that every
 // insert would pay for; filters by type or actor read windows of ids.
 
-interface EventRow {
+/** An event as the log stores it: `data` is the JSON text it was written with. */
+export interface StoredEvent {
   id: number;
   type: string;
   at: string;
@@ -62,8 +65,9 @@ const names = (row: RefSource, thing: Subject): boolean =>
   ((row.refs ? JSON.parse(row.refs) : []) as [string, string][]).some(([kind, key]) => kind === thing.kind && key === thing.key);
 
 const COLUMNS = 'e.id, e.type, e.at, e.actor_kind, e.actor_name, e.reason, e.subject_kind, e.subject_key, e.data';
+const AFTER = `SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`;
 
-export function toRecord(row: EventRow): EventRecord {
+export function toRecord(row: StoredEvent): EventRecord {
   const record = {
     id: row.id,
     type: row.type,
@@ -103,7 +107,7 @@ export class EventLog {
       `INSERT INTO events (type, at, actor_kind, actor_name, reason, subject_kind, subject_key, data, refs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.afterId = db.prepare(`SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`);
+    this.afterId = db.prepare(AFTER);
     this.firstFrom = db.prepare('SELECT id, at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
     this.minId = db.prepare('SELECT min(id) AS id FROM events').pluck();
     this.maxId = db.prepare('SELECT max(id) AS id FROM events').pluck();
@@ -168,9 +172,17 @@ export class EventLog {
     return id;
   }
 
-  /** The events after an id, oldest first (live stream replay). */
+  /** The events after an id, oldest first (the export to the hub). */
   after(id: number, limit: number): EventRecord[] {
-    return (this.afterId.all(id, limit) as EventRow[]).map(toRecord);
+    return (this.afterId.all(id, limit) as StoredEvent[]).map(toRecord);
+  }
+
+  /**
+   * The events after an id as stored, oldest first, read on `on` (a read connection:
+   * it sees committed events only, and reading there never holds the writer).
+   */
+  storedAfter(on: Db, id: number, limit: number): StoredEvent[] {
+    return prepared(on, AFTER).all(id, limit) as StoredEvent[];
   }
 
   /** The oldest id still kept; undefined when the log is empty. */
@@ -198,7 +210,7 @@ export class EventLog {
     this.filters(query, where, params);
     const sql = `SELECT ${COLUMNS} FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT ?`;
     params.push(limit);
-    return (this.statement(sql).all(...params) as EventRow[]).map(toRecord);
+    return (this.statement(sql).all(...params) as StoredEvent[]).map(toRecord);
   }
 
   /**
@@ -216,7 +228,7 @@ export class EventLog {
       const where = [`e.id IN (${ids.map(() => '?').join(', ')})`];
       const params: unknown[] = [...ids];
       this.filters(query, where, params);
-      const rows = this.db.prepare(`SELECT ${COLUMNS}, e.refs FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id`).all(...params) as (EventRow & { refs: string | null })[];
+      const rows = this.db.prepare(`SELECT ${COLUMNS}, e.refs FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id`).all(...params) as (StoredEvent & { refs: string | null })[];
       // An index row is only a pointer: the event itself must say it is about the thing.
       for (const row of rows) if (names(row, subject) && found.length < limit) found.push(toRecord(row));
       after = ids[ids.length - 1]!;

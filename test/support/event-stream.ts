@@ -1,5 +1,8 @@
+import net from 'node:net';
+
 // An event stream read over real HTTP the way a browser's EventSource reads it: the
 // raw bytes parsed into events (id, event, data), comments and retry lines skipped.
+// And one read over a raw socket that reads only when told to (RawEventStream).
 
 export interface SseEvent {
   id?: string;
@@ -88,3 +91,51 @@ export class EventStream {
   }
 }
 
+
+/**
+ * A stream client on a raw socket that reads only while told to. It starts paused: its
+ * socket buffers fill up and the server has to wait for it, as for a client on a slow
+ * or stalled link. It keeps the ids of the events it received, in the order they came.
+ */
+export class RawEventStream {
+  readonly ids: number[] = [];
+  closed = false;
+  private partial = '';
+  private readonly socket: net.Socket;
+
+  private constructor(socket: net.Socket) {
+    this.socket = socket;
+  }
+
+  /** Sends `GET url` with these headers (`Last-Event-ID`, `Authorization`) and reads nothing yet. */
+  static async open(url: string, headers: Record<string, string> = {}): Promise<RawEventStream> {
+    const target = new URL(url);
+    const socket = net.connect(Number(target.port), target.hostname);
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    const stream = new RawEventStream(socket);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => stream.received(chunk));
+    socket.on('close', () => (stream.closed = true));
+    socket.on('error', () => {});
+    socket.pause();
+    const lines = Object.entries({ Host: target.host, Accept: 'text/event-stream', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\n${lines.join('')}\r\n`);
+    return stream;
+  }
+
+  private received(chunk: string): void {
+    // Line by line: the chunk headers of the HTTP body are lines of their own (the server writes whole frames).
+    const lines = (this.partial + chunk).split('\n');
+    this.partial = lines.pop()!;
+    for (const line of lines) if (line.startsWith('id: ')) this.ids.push(Number(line.slice(4)));
+  }
+
+  /** Reads from now on (a closed connection shows as `closed` only once the client reads). */
+  read(): void {
+    this.socket.resume();
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

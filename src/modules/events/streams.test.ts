@@ -5,17 +5,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../../db/migrations/index.ts';
-import { EventStream } from '../../../test/support/event-stream.ts';
+import { EventStream, RawEventStream } from '../../../test/support/event-stream.ts';
+import { asActor } from '../../core/actor.ts';
 import { openDatabase, type Db } from '../../core/db.ts';
 import { EventLog } from '../../core/event-log.ts';
 import { createLogger } from '../../core/log.ts';
 import { migrate } from '../../core/migrations.ts';
+import { ReadPool } from '../../core/read-pool.ts';
 import { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { Principal } from '../../http/context.ts';
-import { frameOf, LiveStreams } from './streams.ts';
+import { frameOf } from './frames.ts';
+import { LiveStreams, type StreamOptions } from './streams.ts';
 
 // The live streams over a real node:http server and a real event log, with the timing
-// knobs turned down: the heartbeat every 30 ms instead of every 15 s.
+// knobs turned down: the heartbeat every 30 ms instead of every 15 s, and, where a test
+// is about the bounds of the replays, fewer replays at once and a shorter patience with
+// a client that does not read.
 
 const reader: Principal = { id: 'p-1', username: 'reader', kind: 'user', grants: new Set(['events:read']), roleNames: [] };
 const cleanup: (() => unknown)[] = [];
@@ -23,28 +28,65 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function setUp(options: { heartbeatMs?: number } = {}) {
+function setUp(options: StreamOptions = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'wms-streams-'));
-  const db: Db = openDatabase({ file: path.join(dir, 'db.sqlite'), busyTimeoutMs: 1000 });
+  const file = path.join(dir, 'db.sqlite');
+  const db: Db = openDatabase({ file, busyTimeoutMs: 1000 });
   const log = createLogger({ level: 'silent' });
   migrate(db, migrations, { backupDir: path.join(dir, 'backups'), backupsToKeep: 1, log });
   const events = new EventLog(db);
   const work = new UnitOfWork(db, events, (err) => {
     throw err;
   });
-  const streams = new LiveStreams(events, work.bus, (p) => p, log, options);
-  const server = http.createServer((_req, res) => {
+  const reads = new ReadPool({ file, size: 2 });
+  const streams = new LiveStreams(events, reads, work.bus, (p) => p, log, options);
+  const server = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    streams.open(res, reader, () => true, undefined);
+    const last = req.headers['last-event-id'];
+    // `?type=…`: that type only.
+    const only = new URL(req.url!, 'http://x').searchParams.get('type');
+    streams.open(res, reader, (type) => only === null || type === only, typeof last === 'string' ? last : undefined);
   });
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close(), () => streams.shutdown(), () => new Promise((r) => server.close(r)));
-  return { work, streams, server };
+  cleanup.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => db.close(),
+    () => reads.close(),
+    () => streams.shutdown(),
+    () => new Promise((r) => server.close(r)),
+  );
+  /** `n` events committed in units of 1,000 (what a busy hall writes in a few seconds). */
+  const commit = (n: number) => {
+    for (let done = 0; done < n; done += 1000) {
+      work.run(() => {
+        for (let i = done; i < Math.min(n, done + 1000); i++) work.emit({ type: 'backup.deleted', key: `b-${i}`, data: { name: `backup-${i}` } });
+      });
+    }
+  };
+  return { work, streams, server, events, commit };
 }
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
+
+/** Waits until `check` holds, polling (generous deadline: the box may be busy). */
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** A client replaying from `lastEventId` that reads nothing until told to. */
+async function rawClient(url: string, lastEventId: string): Promise<RawEventStream> {
+  const client = await RawEventStream.open(url, { 'Last-Event-ID': lastEventId });
+  cleanup.push(() => client.close());
+  return client;
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('LiveStreams', () => {
   it('sends a keep-alive comment at every heartbeat', async () => {
@@ -82,4 +124,131 @@ describe('LiveStreams', () => {
     expect(a.stream.events[0]).toEqual(b.stream.events[0]);
     expect(frameOf(record)).toBe(`id: ${record.id}\nevent: backup.deleted\ndata: ${stringify(record)}\n\n`);
   });
+
+  it('replays an event with the very bytes it had live: the frame built from the stored row', async () => {
+    const { server, work } = setUp();
+    const url = await listen(server);
+    const live = await EventStream.open(url);
+    cleanup.push(() => live.stream.close());
+    await live.stream.until(() => live.stream.raw.join('').includes('retry:'));
+    // Quotes, backslashes, line separators, emoji, nested data, a reason, every kind of actor.
+    const name = 'Nacht "B" \\ Ü\u2028😀 </script>';
+    asActor({ kind: 'user', name: 'O\'Brien "nights"' }, () =>
+      work.run(() => {
+        work.emit({ type: 'backup.deleted', key: name, data: { name } });
+        work.emit({
+          type: 'location.stateChanged',
+          key: 'CONV/0001/0004/0000/0000',
+          reason: 'roller 4 "broken"\n\tsee log',
+          data: { pKey: 'p-1', locationId: 'CONV/0001/0004/0000/0000', field: 'plcState', value: { code: 7, text: 'ÄÖ' }, from: [1, 2.5, null, true] },
+        });
+      }),
+    );
+    asActor({ kind: 'plc', name: 'CNV01' }, () => work.run(() => work.emit({ type: 'backup.deleted', key: 'b-2', data: { name: 'b-2' } })));
+    work.run(() => work.emit({ type: 'backup.deleted', key: 'b-3', data: { name: '' } }));
+    await live.stream.until((events) => events.length === 4);
+    const replayed = await EventStream.open(url, { 'Last-Event-ID': '0' });
+    cleanup.push(() => replayed.stream.close());
+    await replayed.stream.until((events) => events.length === 4);
+    const frames = (s: EventStream) => s.raw.join('').split('\n\n').filter((f) => f.startsWith('id: '));
+    expect(frames(replayed.stream)).toEqual(frames(live.stream));
+    expect(frames(live.stream)).toHaveLength(4);
+    // A stream that wants some types only gets those frames out of the page, byte for byte.
+    const some = await EventStream.open(`${url}?type=backup.deleted`, { 'Last-Event-ID': '0' });
+    cleanup.push(() => some.stream.close());
+    await some.stream.until((events) => events.length === 3);
+    expect(frames(some.stream)).toEqual(frames(live.stream).filter((f) => f.includes('event: backup.deleted\n')));
+  });
+
+  it('reads and frames a page of the log once for all the replays that need it', async () => {
+    const { server, events, commit, streams } = setUp();
+    const url = await listen(server);
+    commit(1280); // ten pages of 128
+    let reads = 0;
+    const read = events.storedAfter.bind(events);
+    events.storedAfter = (...args) => {
+      reads++;
+      return read(...args);
+    };
+    const clients = await Promise.all(Array.from({ length: 5 }, () => EventStream.open(url, { 'Last-Event-ID': '0' })));
+    cleanup.push(() => clients.forEach((c) => c.stream.close()));
+    for (const { stream } of clients) {
+      await stream.until((received) => received.length === 1280);
+      expect(stream.events.map((e) => Number(e.id))).toEqual(range(1, 1280));
+    }
+    await until(() => streams.replaying.serving + streams.replaying.waiting === 0, 'every replay gone live');
+    // Each full page once, and for each replay the read that found the end of the log.
+    expect(reads).toBe(10 + 5);
+  });
+
+  it('serves a bounded number of replays at once; the others wait their turn and then get every event once, in order', async () => {
+    const { server, streams, commit, events } = setUp({ replay: { concurrent: 2 } });
+    const url = await listen(server);
+    commit(20_000);
+    // Five clients replaying from the start that do not read yet.
+    const clients: RawEventStream[] = [];
+    for (let i = 0; i < 5; i++) clients.push(await rawClient(url, '0'));
+    // The log grows until the two served are held up by their clients' full buffers.
+    let most = 0;
+    const watch = () => (most = Math.max(most, streams.replaying.serving));
+    await until(() => {
+      watch();
+      if (streams.replaying.blocked >= 2) return true;
+      commit(1000);
+      return false;
+    }, 'two replays held up by their clients');
+    expect(streams.replaying).toMatchObject({ serving: 2, waiting: 3 });
+    for (const client of clients) client.read();
+    const newest = events.newest();
+    await until(() => {
+      watch();
+      return clients.every((c) => c.ids.at(-1) === newest);
+    }, 'every client has the whole log');
+    expect(most).toBe(2);
+    for (const client of clients) expect(client.ids).toEqual(range(1, newest));
+    expect(streams.replaying).toMatchObject({ serving: 0, waiting: 0 });
+  }, 60_000);
+
+  it('serves the first page of a replay on arrival: a view that missed a few events does not wait behind long replays', async () => {
+    const { server, streams, commit, events } = setUp({ replay: { concurrent: 1 } });
+    const url = await listen(server);
+    commit(20_000);
+    const long = await rawClient(url, '0');
+    await until(() => {
+      if (streams.replaying.blocked >= 1) return true;
+      commit(1000);
+      return false;
+    }, 'the long replay held up by its client');
+    const newest = events.newest();
+    const short = await EventStream.open(url, { 'Last-Event-ID': String(newest - 3) });
+    cleanup.push(() => short.stream.close());
+    await short.stream.until((received) => received.length === 3);
+    // Live from there on, while the long replay still waits for its client.
+    commit(1);
+    await short.stream.until((received) => received.length === 4);
+    expect(short.stream.events.map((e) => Number(e.id))).toEqual(range(newest - 2, newest + 1));
+    expect(streams.replaying).toMatchObject({ serving: 1, waiting: 0 });
+    expect(long.closed).toBe(false);
+  }, 60_000);
+
+  it('gives up a replay whose client takes nothing for a while, and serves the next one in its place', async () => {
+    const { server, streams, commit, events } = setUp({ heartbeatMs: 30, replay: { concurrent: 1, stallMs: 300 } });
+    const url = await listen(server);
+    commit(20_000);
+    const stalled = await rawClient(url, '0');
+    await until(() => {
+      if (streams.replaying.blocked >= 1) return true;
+      commit(1000);
+      return false;
+    }, 'the replay held up by its client');
+    const next = await rawClient(url, '0');
+    next.read();
+    await until(() => streams.stalled === 1, 'the stalled client given up');
+    // Its socket was closed: it notices as soon as it reads again.
+    stalled.read();
+    await until(() => stalled.closed, 'the stalled client disconnected');
+    const newest = events.newest();
+    await until(() => next.ids.at(-1) === newest, 'the next replay done');
+    expect(next.ids).toEqual(range(1, newest));
+  }, 60_000);
 });
