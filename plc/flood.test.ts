@@ -28,7 +28,7 @@ async function serverChannel(config: Partial<ChannelConfigInput> = {}) {
 
 /** The PLC: dials from 127.0.0.1 (the flood comes from 127.0.0.2 and up). */
 async function plc(port: number): Promise<PlcSimulator> {
-  const sim = new PlcSimulator({ transport: { kind: 'tcp-client', host: '127.0.0.1', port }, requestTimeoutMs: 5000 });
+  const sim = new PlcSimulator({ transport: { kind: 'tcp-client', host: '127.0.0.1', port, connectTimeoutMs: 20_000 }, requestTimeoutMs: 20_000 });
   cleanup.add(() => sim.close());
   await sim.connect();
   return sim;
@@ -56,7 +56,7 @@ describe('a tcp-server channel under a flood of connections', () => {
     // MAX_UNPROVEN wait beside the PLC's.
     expect(channel.counters.connections).toBe(MAX_UNPROVEN + 9);
     expect(channel.counters.gaveWay).toBeGreaterThanOrEqual(9);
-    await waitFor(() => idle.filter(closedByPeer).length === channel.counters.gaveWay, 5000, 'the idle sockets that gave way to be closed');
+    await waitFor(() => idle.filter(closedByPeer).length === channel.counters.gaveWay, undefined, 'the idle sockets that gave way to be closed');
     expect(channel.snapshot().connections).toBeLessThanOrEqual(MAX_UNPROVEN + 1);
     const flood = shown(lines).filter((l) => /gave way/.test(l.msg));
     expect(flood).toHaveLength(1);
@@ -114,14 +114,14 @@ describe('a tcp-server channel under a flood of connections', () => {
     const address = plcAddress(sim);
     // Neither has sent a valid telegram: the newer one is the channel's, so what the
     // appliance has to tell the PLC goes to the PLC and not to the stray connection.
-    await waitFor(() => channel.snapshot().peer === address, 3000, 'the PLC\'s connection to be the active one');
+    await waitFor(() => channel.snapshot().peer === address, undefined, 'the PLC\'s connection to be the active one');
     expect(channel.sendUnsolicited({ type: 'RES_', barcode: '4711', actualLocation: HERE, targetLocation: NEXT })).toBe(true);
-    expect((await sim.expect('RES_', () => true, 3000)).barcode).toBe('00000000000000004711');
+    expect((await sim.expect('RES_', () => true, 20_000)).barcode).toBe('00000000000000004711');
     const heartbeat = sim.heartbeat(100);
     cleanup.add(() => heartbeat.stop());
     await stateReached(channel, 'ONLINE');
     // The idle one never proves to be the PLC: closed once idleTimeoutMs has passed.
-    await waitFor(() => closedByPeer(idle!), 5000, 'the idle connection to be closed');
+    await waitFor(() => closedByPeer(idle!), undefined, 'the idle connection to be closed');
     expect(channel.state).toBe('ONLINE');
     expect(channel.snapshot().peer).toBe(address);
     expect(channel.snapshot().connections).toBe(1);

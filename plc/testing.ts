@@ -14,6 +14,12 @@ import type { Telegram } from './osip/index.ts';
 import type { ChannelContext, HandlingResult, TelegramHandler } from './osip/port.ts';
 import { Deframer, decode as simDecode, type FramingOptions, type Telegram as SimTelegram } from './simulator/index.ts';
 
+/**
+ * How long a wait for a state may take: on a quiet box such states come in
+ * milliseconds; beside a second suite on two cores, seconds.
+ */
+const BUSY_BOX_MS = 20_000;
+
 /** Runs the registered steps in reverse order (afterEach). */
 export class Cleanup {
   private readonly steps: Array<() => Promise<unknown> | unknown> = [];
@@ -86,7 +92,7 @@ export function makeChannel(input: ChannelConfigInput, log: Logger, extras: { ho
 }
 
 /** Resolves when `check` holds (polled every 10 ms), rejects after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function waitFor(check: () => boolean, timeoutMs = BUSY_BOX_MS, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -95,7 +101,7 @@ export async function waitFor(check: () => boolean, timeoutMs = 5000, what = 'co
 }
 
 /** Resolves when the channel enters `state` (at once if it is there). */
-export function stateReached(channel: Channel, state: ChannelState, timeoutMs = 5000): Promise<void> {
+export function stateReached(channel: Channel, state: ChannelState, timeoutMs = BUSY_BOX_MS): Promise<void> {
   if (channel.state === state) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -17,8 +17,6 @@ let page: Page;
 let orderPKey: string;
 
 const enc = encodeURIComponent;
-/** Until the page shows it: live updates arrive within a second or two; up to 10 s on a loaded machine. */
-const poll = <T>(value: () => T | Promise<T>) => expect.poll(value, { timeout: 10_000 });
 const PALLET = 'GI-PALLET-1';
 const pieces = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude });
 const kilograms = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Weight', unitType: ['org.vendor.core.units.api.WeightUnit', 'KG'], magnitude });
@@ -105,7 +103,7 @@ describe('goods-in', () => {
   it('captures by scanning the pallet, then the article with Enter: green feedback, booked over REST, the focus kept', async () => {
     // A new pallet has no load unit yet: it is created of the site's default type,
     // preselected from the site's transport unit types, with nothing to type.
-    await poll(() => page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type EURO');
+    await expect.poll(() => page.locator('.gi-load-unit summary').textContent()).toBe('Load unit: 1, type EURO');
     await page.locator('.gi-load-unit summary').click();
     const type = page.getByLabel('Load unit type (for a load unit to be created)');
     expect(await type.evaluate((e) => e.tagName)).toBe('SELECT');
@@ -133,12 +131,12 @@ describe('goods-in', () => {
     expect(loadUnits.body).toEqual([expect.objectContaining({ physicalPosition: '1', type: 'EURO' })]);
     expect(await focused()).toBe('gi-scan');
     expect(await page.locator('#gi-quantity').inputValue()).toBe('1');
-    await poll(() => page.locator('li[data-position="10"]').textContent()).toContain('4 PC of 10 PC');
+    await expect.poll(() => page.locator('li[data-position="10"]').textContent()).toContain('4 PC of 10 PC');
 
     // The next scan needs no touch: one more piece.
     await scan('GI-SKU');
     await until(async () => (await position('10')).quantityReceived.magnitude === 5, 'the second scan is booked');
-    await poll(() => feedback('done').textContent()).toContain('Position 10: 5 PC of 10 PC received');
+    await expect.poll(() => feedback('done').textContent()).toContain('Position 10: 5 PC of 10 PC received');
     expect(await onPallet('GI-SKU')).toBe(5);
     expect(await page.locator('.gi-booked li').count()).toBe(2);
     await screenshot(page, 'goods-in');
@@ -147,7 +145,7 @@ describe('goods-in', () => {
 
   it('refuses a wrong barcode in German after switching: red, the appliance\'s reason, nothing booked', async () => {
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
-    await poll(() => page.locator('#gi-title').textContent()).toBe('Wareneingang');
+    await expect.poll(() => page.locator('#gi-title').textContent()).toBe('Wareneingang');
     await page.locator('#gi-scan').click();
     await scan('NO-SUCH-ARTICLE');
     await feedback('failed').waitFor();
@@ -168,14 +166,14 @@ describe('goods-in', () => {
     // An article the appliance knows, but not on this order.
     expect((await wms.post('/v1/products', [{ sku: 'GI-OTHER', baseUnit: pieces(1) }])).status).toBe(201);
     await scan('GI-OTHER');
-    await poll(() => feedback('failed').textContent()).toContain('Dieser Auftrag erwartet GI-OTHER nicht.');
+    await expect.poll(() => feedback('failed').textContent()).toContain('Dieser Auftrag erwartet GI-OTHER nicht.');
     expect(await onPallet('GI-OTHER')).toBe(0);
 
     // More than the position still expects: the product may not be overbooked.
     await page.locator('#gi-quantity').fill('50');
     await page.locator('#gi-quantity').press('Enter');
     await scan('GI-SKU');
-    await poll(() => feedback('failed').textContent()).toContain('darf nicht überbucht werden');
+    await expect.poll(() => feedback('failed').textContent()).toContain('darf nicht überbucht werden');
     expect(await position('10')).toMatchObject({ quantityReceived: { magnitude: 5 } });
     // The quantity typed for the refused scan is back, to correct it.
     expect(await page.locator('#gi-quantity').inputValue()).toBe('50');
@@ -190,7 +188,7 @@ describe('goods-in', () => {
     await page.locator('#gi-quantity').fill('1,5');
     await page.locator('#gi-quantity').press('Enter');
     await scan('GI-FLOUR');
-    await poll(() => feedback('done').textContent()).toContain('Booked 1.5 KG of GI-FLOUR');
+    await expect.poll(() => feedback('done').textContent()).toContain('Booked 1.5 KG of GI-FLOUR');
     // Not a whole number of kilograms: the appliance writes it in grams; the page in the position's unit.
     expect(await position('20')).toMatchObject({ state: 'PROCESSING', quantityReceived: { magnitude: 1500, unitType: [expect.any(String), 'G'] } });
     expect(await feedback('done').textContent()).toContain('Position 20: 1.5 KG of 5 KG received');
@@ -202,7 +200,7 @@ describe('goods-in', () => {
     page.on('load', () => loads.push(page.url()));
     const other = await wms.post(`/v1/receiving-orders/${orderPKey}/capture`, { quantityReceived: pieces(2), product: { sku: 'GI-SKU' }, barcode: PALLET, loadUnitLabel: '1' });
     expect(other.status, other.text).toBe(200);
-    await poll(() => page.locator('li[data-position="10"]').textContent()).toContain('7 PC of 10 PC');
+    await expect.poll(() => page.locator('li[data-position="10"]').textContent()).toContain('7 PC of 10 PC');
     expect(loads).toEqual([]);
     // The session list is this desk's own.
     expect(await page.locator('.gi-booked li').count()).toBe(3);
@@ -244,7 +242,7 @@ describe('goods-in', () => {
         });
         await desk.locator('#gi-scan').fill('GI-SKU');
         await desk.locator('#gi-scan').press('Enter');
-        await poll(() => desk.locator('.gi-feedback[data-kind="failed"]').textContent()).toContain(said);
+        await expect.poll(() => desk.locator('.gi-feedback[data-kind="failed"]').textContent()).toContain(said);
         await desk.unroute(`**/v1/receiving-orders/${pKey}/capture**`);
       }
       clerk.expectClean();

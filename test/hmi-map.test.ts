@@ -98,8 +98,6 @@ describe('the conveyor map', () => {
 
   beforeAll(async () => {
     admin = await openPage(browser, wms);
-    // A step that waits in vain fails with its own call log, before the test's time is up.
-    admin.page.setDefaultTimeout(10_000);
     await openMap(admin);
     admin.page.on('load', () => loads.push(admin.page.url()));
   });

@@ -107,8 +107,6 @@ describe('the movements screen', () => {
     mv.cancelled = await movement('MV-TU-3', { sourceLocation: mvt.C2, target: mvt.STOCK, type: 'OUTBOUND' });
     expect((await wms.del(`/v1/movements/${mv.cancelled}`)).status).toBe(200);
     admin = await openPage(browser, wms);
-    // A step that does not come fails the test with its own message, before the test's time is up.
-    admin.page.setDefaultTimeout(10_000);
     await loginInBrowser(admin.page, wms, 'admin', undefined, '#/movements');
     await admin.page.locator('#movements-title').waitFor();
     await admin.page.locator('#connection[data-state="live"]').waitFor();
@@ -331,7 +329,6 @@ describe('the tasks screen', () => {
     await moveTask(tk.closed.pKey, 'start');
     await moveTask(tk.closed.pKey, 'finish');
     admin = await openPage(browser, wms);
-    admin.page.setDefaultTimeout(10_000);
     await loginInBrowser(admin.page, wms, 'admin', undefined, '#/tasks');
     await admin.page.locator('#tasks-title').waitFor();
     await admin.page.locator('#connection[data-state="live"]').waitFor();
@@ -494,7 +491,6 @@ describe('grants', () => {
     const tab = await openPage(browser, wms);
     try {
       const { page } = tab;
-      page.setDefaultTimeout(10_000);
       await loginInBrowser(page, wms, 'hmi-watcher', password, '#/movements');
       await movementCard(page, pKey).waitFor();
       expect(await page.locator('nav.nav').textContent()).toMatch(/Movements.*Tasks/);

@@ -591,8 +591,8 @@ describe('the live connection in the browser', () => {
       second = await startTestAppliance({ server: { port } }, dataDir);
       const again = await second.patch(`/v1/location/${location.body.pKey}?op=change-state`, { errorCode: '********', plcState: 0 });
       expect(again.status).toBe(204);
-      await page.locator('#connection[data-state="live"]').waitFor({ timeout: 20_000 });
-      await expect.poll(() => badgeCount(page), { timeout: 10_000 }).toBe(0);
+      await page.locator('#connection[data-state="live"]').waitFor();
+      await expect.poll(() => badgeCount(page)).toBe(0);
       expect(await page.locator('.banner.lost').count()).toBe(0);
       const reopened = tab.requests.slice(before).filter((u) => u.includes('/v1/events?'));
       expect(reopened.length).toBeGreaterThan(0);

@@ -19,8 +19,6 @@ let page: Page;
 
 const CHANNEL = 'CNV01';
 const LATE_AFTER_MS = 4000;
-/** What the page shows after its next read (the tail and the counters are read about once a second): up to 10 s. */
-const poll = <T>(value: () => T | Promise<T>) => expect.poll(value, { timeout: 10_000 });
 
 beforeAll(async () => {
   wms = await startTestAppliance({
@@ -69,7 +67,7 @@ describe('the telegram monitor', () => {
     await page.waitForURL(/#\/telegrams\/CNV01$/);
     await page.locator('#telegrams-title').waitFor();
     const panel = page.locator('.tg-channel');
-    await poll(() => panel.getAttribute('data-state')).toBe('ONLINE');
+    await expect.poll(() => panel.getAttribute('data-state')).toBe('ONLINE');
     expect(await panel.locator('.tg-state').textContent()).toBe('Online');
     expect(await page.locator('.tg-tabs a[data-channel="CNV01"]').getAttribute('aria-current')).toBe('page');
     // The SYNQ sent before the page opened is read on open: the newest of the log.
@@ -93,10 +91,10 @@ describe('the telegram monitor', () => {
     const log = (await wms.get(`/v1/plc-channels/${CHANNEL}/telegrams?barcode=${barcode}&type=RES_`)).body;
     expect(log).toHaveLength(1);
     expect(await row('RES_', barcode).getAttribute('data-id')).toBe(String(log[0].id));
-    await poll(async () => Number(await page.locator('[data-counter="rxOk"] dd').textContent())).toBeGreaterThan(received);
+    await expect.poll(async () => Number(await page.locator('[data-counter="rxOk"] dd').textContent())).toBeGreaterThan(received);
     expect(loads).toEqual([]);
     // The chart has the answer of this minute.
-    await expect.poll(() => page.locator('.tg-chart-now').textContent(), { timeout: 15_000 }).toMatch(/p50 .* ms, p99 .* ms/);
+    await expect.poll(() => page.locator('.tg-chart-now').textContent()).toMatch(/p50 .* ms, p99 .* ms/);
     expect(await page.locator('.tg-chart rect.tg-p50').count()).toBeGreaterThan(0);
     await screenshot(page, 'telegrams');
     await expectAccessible(page, 'the telegram monitor');
@@ -121,7 +119,7 @@ describe('the telegram monitor', () => {
 
   it('filters by type and by barcode', async () => {
     await page.getByLabel('Type', { exact: true }).selectOption('RES_');
-    await poll(async () => new Set(await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-type'))))).toEqual(new Set(['RES_']));
+    await expect.poll(async () => new Set(await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-type'))))).toEqual(new Set(['RES_']));
     const barcode = await request();
     await row('RES_', barcode).waitFor();
     expect(await row('REQ_', barcode).count()).toBe(0);
@@ -130,7 +128,7 @@ describe('the telegram monitor', () => {
     await page.getByLabel('Barcode', { exact: true }).fill('TM-1');
     await page.getByRole('button', { name: 'Apply' }).click();
     const barcodes = () => rows().evaluateAll((els) => [...new Set(els.map((e) => e.querySelector('.tg-barcode')?.textContent))]);
-    await poll(barcodes).toEqual(['TM-1']);
+    await expect.poll(barcodes).toEqual(['TM-1']);
     await row('REQ_', 'TM-1').waitFor();
     await row('RES_', 'TM-1').waitFor();
     await page.getByRole('button', { name: 'Clear filter' }).click();
@@ -142,7 +140,7 @@ describe('the telegram monitor', () => {
     const before = await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     const barcode = await request();
     // The REQ_ and its RES_ have arrived: the counter says so, the list stands still.
-    await poll(async () => Number(await page.locator('.tg-paused').getAttribute('data-arrived'))).toBeGreaterThanOrEqual(2);
+    await expect.poll(async () => Number(await page.locator('.tg-paused').getAttribute('data-arrived'))).toBeGreaterThanOrEqual(2);
     expect(await page.locator('.tg-paused').textContent()).toMatch(/Paused: \d+ new telegrams arrived meanwhile\./);
     expect(await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).toEqual(before);
     expect(await row('RES_', barcode).count()).toBe(0);
@@ -158,42 +156,42 @@ describe('the telegram monitor', () => {
     const barcode = `TM-${units}`;
     const threshold = page.getByLabel('Late above (ms)');
     // The site's budget, from the channel's diagnostics: an answer on this box is well within it.
-    await poll(() => threshold.inputValue()).toBe(String(LATE_AFTER_MS));
-    await poll(() => page.locator('.tg-chart .tg-legend').textContent()).toContain(`late above ${LATE_AFTER_MS.toLocaleString('en')} ms`);
-    await poll(() => row('RES_', barcode).getAttribute('class')).not.toContain('late');
+    await expect.poll(() => threshold.inputValue()).toBe(String(LATE_AFTER_MS));
+    await expect.poll(() => page.locator('.tg-chart .tg-legend').textContent()).toContain(`late above ${LATE_AFTER_MS.toLocaleString('en')} ms`);
+    await expect.poll(() => row('RES_', barcode).getAttribute('class')).not.toContain('late');
     // Every answer takes some time: above a threshold of a microsecond, all are late.
     await threshold.fill('0.001');
     await threshold.press('Enter');
-    await poll(() => row('RES_', barcode).getAttribute('class')).toContain('late');
+    await expect.poll(() => row('RES_', barcode).getAttribute('class')).toContain('late');
     expect(await row('RES_', barcode).locator('.tg-late').textContent()).toBe('late');
     expect(await row('REQ_', barcode).getAttribute('class')).not.toContain('late');
     // For this page only: a reload judges by the site's budget again.
     await page.reload();
     await row('RES_', barcode).waitFor();
-    await poll(() => threshold.inputValue()).toBe(String(LATE_AFTER_MS));
-    await poll(() => row('RES_', barcode).getAttribute('class')).not.toContain('late');
+    await expect.poll(() => threshold.inputValue()).toBe(String(LATE_AFTER_MS));
+    await expect.poll(() => row('RES_', barcode).getAttribute('class')).not.toContain('late');
   });
 
   it('speaks German after switching', async () => {
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
-    await poll(() => page.locator('#telegrams-title').textContent()).toBe('Telegramm-Monitor');
+    await expect.poll(() => page.locator('#telegrams-title').textContent()).toBe('Telegramm-Monitor');
     expect(await page.getByRole('button', { name: 'Anhalten' }).count()).toBe(1);
     expect(await page.locator('.tg-chart figcaption').textContent()).toContain('Antwortzeit');
     await screenshot(page, 'telegrams-de');
     await expectAccessible(page, 'the telegram monitor in German');
     await page.getByRole('button', { name: 'Language: English' }).click();
-    await poll(() => page.locator('#telegrams-title').textContent()).toBe('Telegram monitor');
+    await expect.poll(() => page.locator('#telegrams-title').textContent()).toBe('Telegram monitor');
   });
 
   it('shows the channel\'s state change live when the PLC goes away', async () => {
     await sim.close();
     const panel = page.locator('.tg-channel');
-    await expect.poll(() => panel.getAttribute('data-state'), { timeout: 15_000 }).not.toBe('ONLINE');
+    await expect.poll(() => panel.getAttribute('data-state')).not.toBe('ONLINE');
     expect(['CLOSED', 'WAITING']).toContain(await panel.getAttribute('data-state'));
     expect(await page.locator('.tg-tabs a[data-channel="CNV01"] .tg-state').textContent()).toMatch(/Closed|Waiting/);
     sim = await connectedPlc(wms, CHANNEL);
     await sim.synq({ timeoutMs: 10_000 });
-    await expect.poll(() => panel.getAttribute('data-state'), { timeout: 15_000 }).toBe('ONLINE');
+    await expect.poll(() => panel.getAttribute('data-state')).toBe('ONLINE');
     await until(async () => (await wms.get(`/v1/plc-channels/${CHANNEL}`)).body.state === 'ONLINE', 'the channel is online again');
   });
 

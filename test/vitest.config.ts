@@ -28,6 +28,6 @@ export default defineConfig({
     // holds on a quiet box in milliseconds may take seconds beside a second suite.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    expect: { poll: { timeout: 20_000, interval: 50 } },
+    expect: { poll: { timeout: 30_000, interval: 50 } },
   },
 });

@@ -16,6 +16,9 @@ export const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'hmi');
 
+/** How long a step in a page (a click, a wait, a navigation) may take. */
+const STEP_TIMEOUT_MS = 30_000;
+
 export function launchBrowser(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -52,6 +55,9 @@ export async function openPage(browser: Browser, wms: Target, options: PageOptio
     locale: options.locale ?? 'en-US',
     colorScheme: options.colorScheme ?? 'light',
   });
+  // A step that waits in vain fails with its own call log before the test's time (60 s)
+  // is up, and a busy box (a second suite beside this one) still has half a minute.
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
   const origin = new URL(wms.url).origin;
   const requests: string[] = [];
