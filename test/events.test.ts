@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { EventStream, RawEventStream, type SseEvent } from './support/event-stream.ts';
+import { until } from './support/warehouse.ts';
 
 // The live event stream (`GET /v1/events`, Server-Sent Events) read over real HTTP,
 // with the headers a browser's EventSource sends: bearer tokens and tickets, replay
@@ -337,7 +338,6 @@ describe('replays of the whole log', () => {
       const health = await fetch(`${wms.url}/healthz`);
       expect(health.status).toBe(200);
       expect(((await health.json()) as { status: string }).status).toBe('UP');
-      await new Promise((r) => setTimeout(r, 10));
     } while (wms.app.streams.replaying.serving + wms.app.streams.replaying.waiting > 0);
     const ids = logIds();
     for (const client of clients) {
@@ -359,11 +359,11 @@ describe('replays of the whole log', () => {
         for (let i = round; i < round + 20; i++) toggle.hundred(i);
       });
       const candidate = await RawEventStream.open(`${wms.url}/v1/events`, { Authorization: `Bearer ${token}`, 'Last-Event-ID': '0' });
-      // Until its request is in and its replay either waits for it or has caught up.
-      const deadline = Date.now() + 30_000;
-      while ((live.size === 0 || (live.replaying.blocked === 0 && live.replaying.serving + live.replaying.waiting > 0)) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await until(
+        () => live.size > 0 && (live.replaying.blocked > 0 || live.replaying.serving + live.replaying.waiting === 0),
+        'its request is in and its replay waits for it or has caught up',
+        30_000,
+      );
       if (live.replaying.blocked === 1) client = candidate;
       else candidate.close(); // it caught up: the log is not long enough yet
     }
@@ -375,8 +375,7 @@ describe('replays of the whole log', () => {
       expect(live.replaying).toMatchObject({ serving: 1, blocked: 1 });
       client.read();
       const ids = logIds();
-      const deadline = Date.now() + 60_000;
-      while (client.ids.at(-1) !== ids.at(-1) && Date.now() < deadline && !client.closed) await new Promise((r) => setTimeout(r, 10));
+      await until(() => client!.ids.at(-1) === ids.at(-1) || client!.closed, 'the client has read the whole log', 60_000);
       expect(client.ids).toEqual(ids);
       expect(client.closed).toBe(false);
       expect(live.stalled).toBe(stalledBefore);
