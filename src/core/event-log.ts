@@ -66,6 +66,7 @@ const names = (row: RefSource, thing: Subject): boolean =>
 
 const COLUMNS = 'e.id, e.type, e.at, e.actor_kind, e.actor_name, e.reason, e.subject_kind, e.subject_key, e.data';
 const AFTER = `SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`;
+const OLDEST = 'SELECT min(id) AS id FROM events';
 
 export function toRecord(row: StoredEvent): EventRecord {
   const record = {
@@ -109,7 +110,7 @@ export class EventLog {
     );
     this.afterId = db.prepare(AFTER);
     this.firstFrom = db.prepare('SELECT id, at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
-    this.minId = db.prepare('SELECT min(id) AS id FROM events').pluck();
+    this.minId = db.prepare(OLDEST).pluck();
     this.maxId = db.prepare('SELECT max(id) AS id FROM events').pluck();
     this.deleteEvents = db.prepare('DELETE FROM events WHERE id <= ?');
     this.unindexed = db.prepare('SELECT id, subject_kind, subject_key, refs FROM events WHERE id > ? ORDER BY id LIMIT ?');
@@ -185,9 +186,10 @@ export class EventLog {
     return prepared(on, AFTER).all(id, limit) as StoredEvent[];
   }
 
-  /** The oldest id still kept; undefined when the log is empty. */
-  oldest(): number | undefined {
-    return (this.minId.get() as number | null) ?? undefined;
+  /** The oldest id still kept (as `on`, a read connection, sees it when given); undefined when the log is empty. */
+  oldest(on?: Db): number | undefined {
+    const id = on ? prepared(on, OLDEST).pluck().get() : this.minId.get();
+    return (id as number | null) ?? undefined;
   }
 
   /** The newest id handed out (retention keeps the newest event, so it is never handed out again); 0 for none. */

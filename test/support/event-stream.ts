@@ -99,6 +99,8 @@ export class EventStream {
  */
 export class RawEventStream {
   readonly ids: number[] = [];
+  /** Where an `event: reset` came: how many ids had come before it. */
+  readonly resets: number[] = [];
   closed = false;
   private partial = '';
   private readonly socket: net.Socket;
@@ -127,7 +129,10 @@ export class RawEventStream {
     // Line by line: the chunk headers of the HTTP body are lines of their own (the server writes whole frames).
     const lines = (this.partial + chunk).split('\n');
     this.partial = lines.pop()!;
-    for (const line of lines) if (line.startsWith('id: ')) this.ids.push(Number(line.slice(4)));
+    for (const line of lines) {
+      if (line.startsWith('id: ')) this.ids.push(Number(line.slice(4)));
+      else if (line === 'event: reset') this.resets.push(this.ids.length);
+    }
   }
 
   /** Reads from now on (a closed connection shows as `closed` only once the client reads). */

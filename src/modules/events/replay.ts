@@ -76,6 +76,12 @@ export interface Replay {
   blockedSince?: number | undefined;
   /** Called once the replay has caught up: the stream goes live. */
   caughtUp: () => void;
+  /**
+   * Called instead when retention pruned events the replay had yet to send (it waited
+   * or read slowly while the log reached its limit): the client is told to reset, and
+   * the stream goes live.
+   */
+  outrun: (oldest: number) => void;
   failed: (err: unknown) => void;
 }
 
@@ -216,7 +222,16 @@ export class ReplayScheduler {
   /** Reads and writes one page of a replay, then files it where it goes next. */
   private page(replay: Replay, db: Db): void {
     const first = !this.serving.has(replay);
-    const page = this.pages.after(replay.cursor) ?? this.read(db, replay.cursor);
+    // A page kept framed holds the events after the cursor whatever was pruned since; a
+    // read from the log would skip the pruned ones without a word.
+    const kept = this.pages.after(replay.cursor);
+    const oldest = kept ? undefined : this.log.oldest(db);
+    if (oldest !== undefined && replay.cursor + 1 < oldest) {
+      if (this.serving.delete(replay)) this.admit();
+      replay.outrun(oldest);
+      return;
+    }
+    const page = kept ?? this.read(db, replay.cursor);
     if (page.count > 0) replay.cursor = page.lastId;
     const frames = page.framesFor(replay.wanted);
     const taken = frames.length === 0 || this.write(replay.res, frames);

@@ -182,6 +182,36 @@ describe('LiveStreams', () => {
     expect(reads).toBe(10 + 5);
   });
 
+  it('a replay that retention outran while its client did not read is told to reset, never skips the pruned events without a word, then goes live', async () => {
+    const { server, streams, commit, events } = setUp();
+    const url = await listen(server);
+    commit(20_000);
+    const client = await rawClient(url, '0');
+    // The log grows until the replay is held up by its client's full buffers.
+    await until(() => {
+      if (streams.replaying.blocked === 1) return true;
+      commit(1000);
+      return false;
+    }, 'the replay held up by its client');
+    // Retention keeps the newest 1,000 only: most of what the replay had yet to send is gone.
+    const before = events.newest();
+    events.prune('1970-01-01T00:00:00.000Z', 1000, 1_000_000);
+    const oldest = events.oldest()!;
+    expect(oldest).toBe(before - 999);
+    client.read();
+    await until(() => client.resets.length === 1, 'the reset');
+    // Every id before the reset in order from the first; none of the pruned ones after it.
+    const sent = client.resets[0]!;
+    await until(() => streams.replaying.serving + streams.replaying.waiting === 0, 'the stream gone live');
+    expect(client.ids.slice(0, sent)).toEqual(range(1, sent));
+    expect(sent).toBeLessThan(oldest - 1);
+    // Live from then on: what commits next comes, once.
+    commit(3);
+    const newest = events.newest();
+    await until(() => client.ids.at(-1) === newest, 'the live events');
+    expect(client.ids.slice(sent)).toEqual(range(newest - 2, newest));
+  }, 120_000);
+
   it('serves a bounded number of replays at once; the others wait their turn and then get every event once, in order', async () => {
     const { server, streams, commit, events } = setUp({ replay: { concurrent: 2 } });
     const url = await listen(server);

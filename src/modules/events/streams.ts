@@ -30,6 +30,11 @@ import { REPLAY_LIMITS, ReplayScheduler, type Replay, type ReplayCounts, type Re
 const HEARTBEAT_MS = 15_000;
 const GRANT = 'events:read';
 
+/** Tells a client that the log cannot say what it missed: it reloads what it shows, then goes on live. */
+function reset(res: ServerResponse, lastEventId: string, oldest: number, newest: number): void {
+  res.write(`event: reset\ndata: ${JSON.stringify({ lastEventId, oldest, newest })}\n\n`);
+}
+
 export interface StreamOptions {
   /** Unsent bytes at which a stream is given up (default 1 MiB). */
   maxBufferedBytes?: number;
@@ -109,7 +114,7 @@ export class LiveStreams {
     const oldest = this.log.oldest() ?? newest + 1;
     if (last === undefined || last > newest || last + 1 < oldest) {
       // The log cannot say what was missed: the client reloads what it shows.
-      res.write(`event: reset\ndata: ${JSON.stringify({ lastEventId, oldest, newest })}\n\n`);
+      reset(res, lastEventId, oldest, newest);
       return;
     }
     stream.replay = {
@@ -117,6 +122,12 @@ export class LiveStreams {
       wanted,
       cursor: last,
       caughtUp: () => (stream.replay = undefined),
+      outrun: (pruned) => {
+        // The last id read, not the one asked for: what the client has been sent so far.
+        const read = stream.replay?.cursor ?? last;
+        stream.replay = undefined;
+        reset(res, String(read), pruned, this.log.newest());
+      },
       failed: (err) => {
         this.logger.error({ err }, 'event stream: replay failed; the stream is closed');
         this.forget(stream);
