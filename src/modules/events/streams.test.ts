@@ -40,12 +40,21 @@ function setUp(options: StreamOptions = {}) {
   });
   const reads = new ReadPool({ file, size: 2 });
   const streams = new LiveStreams(events, reads, work.bus, (p) => p, log, options);
+  /** Streams opened on a response already closed (`?gone`: the client left while the request waited). */
+  const late = { opened: 0 };
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     const last = req.headers['last-event-id'];
+    const query = new URL(req.url!, 'http://x').searchParams;
     // `?type=…`: that type only.
-    const only = new URL(req.url!, 'http://x').searchParams.get('type');
-    streams.open(res, reader, (type) => only === null || type === only, typeof last === 'string' ? last : undefined);
+    const only = query.get('type');
+    const open = () => streams.open(res, reader, (type) => only === null || type === only, typeof last === 'string' ? last : undefined);
+    if (!query.has('gone')) return open();
+    res.once('close', () => {
+      open();
+      late.opened++;
+    });
+    req.socket.destroy();
   });
   cleanup.push(
     () => rmSync(dir, { recursive: true, force: true }),
@@ -62,7 +71,7 @@ function setUp(options: StreamOptions = {}) {
       });
     }
   };
-  return { work, streams, server, events, commit };
+  return { work, streams, server, events, commit, late };
 }
 
 async function listen(server: http.Server): Promise<string> {
@@ -180,6 +189,16 @@ describe('LiveStreams', () => {
     await until(() => streams.replaying.serving + streams.replaying.waiting === 0, 'every replay gone live');
     // Each full page once, and for each replay the read that found the end of the log.
     expect(reads).toBe(10 + 5);
+  });
+
+  it('a response closed before its stream opens is not kept as a stream, with or without a replay', async () => {
+    const { server, streams, commit, late } = setUp();
+    const url = await listen(server);
+    commit(10);
+    for (const headers of [{}, { 'Last-Event-ID': '0' }]) await fetch(`${url}?gone`, { headers }).catch(() => undefined);
+    await until(() => late.opened === 2, 'both streams opened');
+    expect(streams.size).toBe(0);
+    expect(streams.replaying).toMatchObject({ serving: 0, waiting: 0 });
   });
 
   it('a replay that retention outran while its client did not read is told to reset, never skips the pruned events without a word, then goes live', async () => {

@@ -104,6 +104,9 @@ export class LiveStreams {
    * `lastEventId` (when given), then every new event its filter wants.
    */
   open(res: ServerResponse, principal: Principal, wanted: (type: string) => boolean, lastEventId: string | undefined): void {
+    // The client may have left while the request waited for the group commit: its
+    // 'close' has been and gone, and a stream kept now would never be forgotten.
+    if (res.destroyed) return;
     const stream: Stream = { res, principal, wanted, replay: undefined, closed: false };
     this.streams.add(stream);
     res.on('close', () => this.forget(stream));
