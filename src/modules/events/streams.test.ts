@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../../db/migrations/index.ts';
 import { EventStream, RawEventStream } from '../../../test/support/event-stream.ts';
+import { until as waitUntil } from '../../../test/support/warehouse.ts';
 import { asActor } from '../../core/actor.ts';
 import { openDatabase, type Db } from '../../core/db.ts';
 import { EventLog } from '../../core/event-log.ts';
@@ -79,15 +80,8 @@ async function listen(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-/** Waits until `check` holds, polling (generous deadline: the box may be busy). */
-async function until(check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    // Not every few milliseconds: the replays rest while this process's loop is busy.
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** The shared wait for a state, with a deadline for a busy box: the replays rest while the loop is busy. */
+const until = (check: () => boolean, what: string, timeoutMs = 45_000) => waitUntil(check, what, timeoutMs);
 
 /** A client replaying from `lastEventId` that reads nothing until told to. */
 async function rawClient(url: string, lastEventId: string): Promise<RawEventStream> {
