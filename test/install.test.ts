@@ -18,6 +18,10 @@ afterAll(removeRoots);
 /** `node dist/wms.cjs install-service …` */
 const bundle = (args: string[], cwd = tempDir('wms-install-cwd-')) => spawnRun(process.execPath, [BUNDLE, 'install-service', ...args], cwd);
 
+/** The same from a root shell with umask 077 (hardened images set it): what the installer creates must not depend on it. */
+const bundleUnderUmask077 = (args: string[], cwd = tempDir('wms-install-cwd-')) =>
+  spawnRun('/bin/sh', ['-c', 'umask 077 && exec "$@"', 'sh', process.execPath, BUNDLE, 'install-service', ...args], cwd);
+
 /**
  * An executable already installed at `bin` below the root (the bundle under Node has
  * none of its own to copy): it answers --version as the appliance does.
@@ -47,7 +51,7 @@ describe('install-service from the bundle (an executable already installed)', ()
   beforeAll(async () => {
     root = newRoot();
     placeExecutable(root);
-    first = await bundle(['--root', root]);
+    first = await bundleUnderUmask077(['--root', root]);
   });
 
   it('prints each step and exits 0', () => {
@@ -63,8 +67,11 @@ describe('install-service from the bundle (an executable already installed)', ()
 
   it('creates the data directory for the service user alone (0700), the unit readable by all (0644)', () => {
     expect(mode(path.join(root, 'var/lib/wms'))).toBe(0o700);
-    // Only the data directory itself is closed: its parents stay as a system has them.
+    // Only the data directory itself is closed: the parents it created are open to all,
+    // although the installer ran with umask 077.
     expect(mode(path.join(root, 'var/lib'))).toBe(0o755);
+    expect(mode(path.join(root, 'var'))).toBe(0o755);
+    expect(mode(path.join(root, 'etc/systemd/system'))).toBe(0o755);
     expect(mode(path.join(root, UNIT))).toBe(0o644);
   });
 

@@ -10,6 +10,7 @@ import {
   groupExists,
   inGroup,
   initName,
+  makeSystemDirs,
   noLoginShell,
   replaceFile,
   runningExecutable,
@@ -71,7 +72,7 @@ function installExecutable(r: Run): boolean {
   }
   const mb = Math.round(statSync(source).size / 1e6);
   r.change('binary', `copy ${source} to ${o.bin} (${mb} MB, mode 0755)`, `${o.bin}: copied from ${source} (${mb} MB, mode 0755)`, () => {
-    mkdirSync(path.dirname(target), { recursive: true });
+    makeSystemDirs(path.dirname(target));
     replaceFile(target, copyInto(source), 0o755);
   });
   return true;
@@ -127,7 +128,7 @@ function installDataDir(r: Run): void {
     `${existed ? 'keep' : 'create'} ${o.dataDir}, mode 0700, owned by ${o.user}`,
     () => `${o.dataDir}: ${existed ? 'kept with what it holds' : 'created'}, mode 0700, ${owner}${existed && given > 0 ? ` (${given} entries given to ${o.user})` : ''}`,
     () => {
-      mkdirSync(path.dirname(dir), { recursive: true });
+      makeSystemDirs(path.dirname(dir));
       mkdirSync(dir, { recursive: true });
       chmodSync(dir, 0o700);
       // Files written before (a run by hand as root, a restored backup) become the service's.
@@ -146,7 +147,7 @@ function installUnit(r: Run, unit: string): boolean {
   }
   const verb = existsSync(target) ? 'rewritten' : 'written';
   r.change('unit', `write ${file} (mode 0644)`, `${file}: ${verb} (Restart=always, hardened: see the file)`, () => {
-    mkdirSync(path.dirname(target), { recursive: true });
+    makeSystemDirs(path.dirname(target));
     replaceFile(target, textInto(unit), 0o644);
   });
   return true;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, chmodSync, existsSync, lstatSync, lchownSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, chmodSync, existsSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 // The machine as install-service sees it: users, groups, systemd, files. Every call
@@ -99,6 +99,21 @@ export function replaceFile(target: string, write: (partial: string) => void, mo
   write(partial);
   chmodSync(partial, mode);
   renameSync(partial, target);
+}
+
+/**
+ * Creates a directory and the parents it lacks, each new one mode 0755 whatever the
+ * installer's umask: /usr/local/bin, /var/lib and /etc/systemd/system are traversed by
+ * the service user and by systemd, and a root shell with umask 077 (hardened images)
+ * would otherwise make them root's alone and the service unable to start.
+ */
+export function makeSystemDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); !existsSync(at); at = path.dirname(at)) missing.unshift(at);
+  for (const at of missing) {
+    mkdirSync(at);
+    chmodSync(at, 0o755);
+  }
 }
 
 export const copyInto = (source: string) => (partial: string) => copyFileSync(source, partial);
