@@ -38,6 +38,9 @@ export function TailView({ channel, paused, onPause }: Props) {
   const skipped = useSignal(false);
   const loaded = useSignal(false);
   const error = useSignal<unknown>(undefined);
+  // What is typed in the late threshold until it is committed (Enter, leaving the field):
+  // the list re-renders with every poll, and would otherwise put the old value back.
+  const draft = useSignal<string | undefined>(undefined);
   const current = useRef<{ key: string; tail: TelegramTail; first: boolean } | undefined>(undefined);
   // Read when a read ends, not when it began: a pause pressed meanwhile holds its telegrams back.
   const pausedNow = useRef(paused);
@@ -100,7 +103,19 @@ export function TailView({ channel, paused, onPause }: Props) {
           <FilterForm filter={filter.value} onFilter={(f) => (filter.value = f)} />
           <div class="tg-field tg-threshold-field">
             <label for="tg-late">{t('telegrams.lateThreshold')}</label>
-            <input id="tg-late" type="number" min="0.001" step="any" inputMode="decimal" value={threshold} onChange={(e) => setLateMs(Number(e.currentTarget.value))} />
+            <input
+              id="tg-late"
+              type="number"
+              min="0.001"
+              step="any"
+              inputMode="decimal"
+              value={draft.value ?? threshold}
+              onInput={(e) => (draft.value = e.currentTarget.value)}
+              onChange={(e) => {
+                setLateMs(Number(e.currentTarget.value));
+                draft.value = undefined;
+              }}
+            />
           </div>
           <button type="button" class={`tg-pause${paused ? ' primary' : ''}`} aria-pressed={paused} onClick={() => (paused ? resume() : onPause(true))}>
             {t(paused ? 'telegrams.resume' : 'telegrams.pause')}
