@@ -23,7 +23,10 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  const { work, common, transportOrders, routing, bus, log } = wms.app;
+  const { work, bus, log } = wms.app;
+  const common = wms.app.module('common');
+  const transportOrders = wms.app.module('transport-orders');
+  const routing = wms.app.module('routing');
   adapter = createOsipHandler({ adapter: createAdapter({ work, common, transportOrders, routing, log }), log });
   bus.onAny((event) => events.push(event));
 });
@@ -196,29 +199,29 @@ describe('REQ_: a transport unit walks a three-hop route', () => {
     await unit('W-CACHE', s.INFEED);
     await order('W-CACHE', { targetLocation: s.STOCK });
     expect(resOf(adapter.handle(req('W-CACHE', s.INFEED), PLAIN)).targetLocation).toBe(s.C1);
-    const builds = wms.app.routing.modelBuilds();
+    const builds = wms.app.module('routing').modelBuilds();
     expect(resOf(adapter.handle(req('W-CACHE', s.C1), PLAIN)).targetLocation).toBe(s.C2);
     expect(resOf(adapter.handle(req('W-CACHE', s.C2), PLAIN)).targetLocation).toBe(s.STOCK);
-    expect(wms.app.routing.modelBuilds()).toBe(builds);
+    expect(wms.app.module('routing').modelBuilds()).toBe(builds);
   });
 
   it('locations nobody routes to, created, changed or deleted, do not rebuild the model; one a hop names does', async () => {
     await unit('W-HMI', s.INFEED);
     await order('W-HMI', { targetLocation: s.STOCK });
     expect(resOf(adapter.handle(req('W-HMI', s.INFEED), PLAIN)).targetLocation).toBe(s.C1);
-    const builds = wms.app.routing.modelBuilds();
+    const builds = wms.app.module('routing').modelBuilds();
     // An HMI adds, edits and removes a location no route, hop or default hop names.
     const created = await wms.post('/v1/locations', { locationId: 'HMIX/0001/0001/0000/0000', locationGroupName: 'WAREHOUSE' });
     expect(created.status).toBe(201);
     expect((await wms.put('/v1/locations', { ...created.body, description: 'edited' })).status).toBe(200);
     expect((await wms.del(`/v1/locations/${created.body.pKey}`)).status).toBe(204);
     expect(resOf(adapter.handle(req('W-HMI', s.C1), PLAIN)).targetLocation).toBe(s.C2);
-    expect(wms.app.routing.modelBuilds()).toBe(builds);
+    expect(wms.app.module('routing').modelBuilds()).toBe(builds);
     // A change of a location a hop names is seen.
     const c2 = (await wms.get(`/v1/locations?locationId=${encodeURIComponent(s.C2)}`)).body;
     expect((await wms.put('/v1/locations', { ...c2, description: 'named by a hop' })).status).toBe(200);
     expect(resOf(adapter.handle(req('W-HMI', s.C2), PLAIN)).targetLocation).toBe(s.STOCK);
-    expect(wms.app.routing.modelBuilds()).toBe(builds + 1);
+    expect(wms.app.module('routing').modelBuilds()).toBe(builds + 1);
   });
 
   it('a repeated REQ_ gets the same target and books the unit once', () => {

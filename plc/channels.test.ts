@@ -98,7 +98,7 @@ describe('the channels in the appliance', () => {
 
   it('starts with the HTTP server and hands telegrams to the adapter (a REQ_ at an unknown location: RES_ without target)', async () => {
     const wms = await appliance();
-    const channel = wms.app.plc.channel('CNV01');
+    const channel = wms.app.module('plc').channel('CNV01');
     expect(channel.state).toBe('WAITING');
     const published: unknown[] = [];
     wms.app.bus.on('plcChannel.stateChanged', (event) => published.push(event.data));
@@ -108,7 +108,7 @@ describe('the channels in the appliance', () => {
     const res = await sim.request({ barcode: '4711', actualLocation: HERE });
     expect(res).toMatchObject({ barcode: '00000000000000004711', actualLocation: HERE, targetLocation: null });
     expect(channel.counters.rxOk).toBe(2);
-    expect(wms.app.plc.channel('CNV02').state).toBe('DISABLED');
+    expect(wms.app.module('plc').channel('CNV02').state).toBe('DISABLED');
     // Live views (GET /v1/events) see the channel come online.
     expect(published).toEqual([
       { name: 'CNV01', state: 'LINKED', from: 'WAITING', reason: expect.any(String) },
@@ -118,7 +118,7 @@ describe('the channels in the appliance', () => {
 
   it('GET /v1/plc-channels shows state, peer, last rx/tx, counters and the telegram log', async () => {
     const wms = await appliance();
-    const sim = await simulator(wms.app.plc.channel('CNV01').address()!.port);
+    const sim = await simulator(wms.app.module('plc').channel('CNV01').address()!.port);
     await sim.synq();
     await sim.request({ barcode: '4711', actualLocation: HERE });
     await sim.sendUnknownType('ZZZZ');
@@ -132,7 +132,7 @@ describe('the channels in the appliance', () => {
     const c = one.body;
     expect(c).toMatchObject({
       name: 'CNV01', transport: 'tcp-server', enabled: true, state: 'ONLINE', connections: 1,
-      endpoint: `listen 127.0.0.1:${wms.app.plc.channel('CNV01').address()!.port}`,
+      endpoint: `listen 127.0.0.1:${wms.app.module('plc').channel('CNV01').address()!.port}`,
     });
     expect(c.peer).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(Date.parse(c.lastRx)).not.toBeNaN();
@@ -168,7 +168,7 @@ describe('the channels in the appliance', () => {
 
   it('stops the channels when it closes', async () => {
     const wms = await appliance();
-    const channel = wms.app.plc.channel('CNV01');
+    const channel = wms.app.module('plc').channel('CNV01');
     const port = channel.address()!.port;
     const sim = await simulator(port);
     await sim.synq();

@@ -5,13 +5,10 @@ import { pageParams, timestampParam } from '../src/core/schema.ts';
 import type { RequestContext } from '../src/http/context.ts';
 import { indexRoute, link, ok, pageReply } from '../src/http/hal.ts';
 import type { Route } from '../src/http/router.ts';
-import type { ModuleDescriptor } from '../src/modules/module.ts';
 import type { ChannelSnapshot } from './channel.ts';
 import type { PlcChannels } from './channels.ts';
 import { listSerialPorts } from './link/ports.ts';
 import { ChannelSnapshotSchema, SerialPortSchema, SignalChannelSnapshotSchema, TelegramLogEntrySchema } from './openapi.ts';
-import type { TelegramHandler } from './osip/port.ts';
-import type { PlcOperations } from './port.ts';
 import type { SignalChannelSnapshot } from './signals/channel.ts';
 import type { TelegramLog } from './telegram-log.ts';
 
@@ -99,37 +96,6 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
       if (!channel && !signals && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
       const entries = await channels.withFields(page.items);
       return pageReply(ctx, entries, page.next === undefined ? undefined : encodeCursor({ id: page.next }));
-    },
-  };
-}
-
-/** The PLC channels as the composition root plugs them in: started last, stopped first (no telegram reaches a closing database). */
-export function plcModule(
-  channels: PlcChannels,
-  handler: TelegramHandler & { close?(): void },
-  telegramLog?: TelegramLog,
-  /** The warehouse operations the signal channels call (the adapter); closed with the module. */
-  operations?: PlcOperations & { close?(): void },
-): ModuleDescriptor {
-  const close = () => {
-    handler.close?.();
-    operations?.close?.();
-  };
-  return {
-    name: 'plc',
-    routes: plcRoutes(channels, telegramLog),
-    indexLinks: plcIndexLinks,
-    start: async () => {
-      try {
-        await channels.start(handler, operations);
-      } catch (err) {
-        close();
-        throw err;
-      }
-    },
-    stop: async () => {
-      await channels.stop();
-      close();
     },
   };
 }

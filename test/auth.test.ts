@@ -456,7 +456,7 @@ describe('grants', () => {
     expect(grantPk).toBeTruthy();
     db.prepare('INSERT INTO role_grants (role_pk, grant_pk) VALUES (?, ?)').run(rolePk, grantPk);
     db.prepare('INSERT INTO user_roles (user_pk, role_pk) VALUES (?, ?)').run(userPk, rolePk);
-    wms.app.users.invalidatePrincipals();
+    wms.app.module('users').invalidatePrincipals();
 
     const reply = await wms.get('/v1/locations', { token });
     expect(reply.status).toBe(200);
@@ -477,7 +477,7 @@ describe('grants', () => {
     expect((await wms.get('/v1/locations', { token: lockedToken })).status).toBe(200);
 
     wms.app.db.prepare('UPDATE users SET locked = 1 WHERE pk = ?').run(pk);
-    wms.app.users.invalidatePrincipals();
+    wms.app.module('users').invalidatePrincipals();
     const reply = await wms.get('/v1/locations', { token: lockedToken });
     expectServerError(reply, 401);
     expect(reply.body.message).toMatch(/locked/);

@@ -282,7 +282,8 @@ describe('replay from the durable log', () => {
     first.stream.close();
     // 1,200 changes while away: more than one page of the replay. One commit: 1,200
     // commits one after the other would hold the loop for seconds on a slow disk.
-    const { work, common } = wms.app;
+    const { work } = wms.app;
+    const common = wms.app.module('common');
     work.run(() => {
       for (let i = 0; i < 1200; i++) common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'NOT_AVAILABLE' : 'AVAILABLE' });
     });
@@ -307,7 +308,8 @@ describe('replays of the whole log', () => {
       leaf = await wms.post('/v1/location-groups', { name: `${name}-${i}`, parentName: name });
       expect(leaf.status, leaf.text).toBe(201);
     }
-    const { work, common } = wms.app;
+    const { work } = wms.app;
+    const common = wms.app.module('common');
     const toggle = (pKey: string) => (round: number) => work.run(() => common.locationGroups.changeState(pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
     return { hundred: toggle(root.body.pKey), one: toggle(leaf.body.pKey) };
   }
@@ -338,7 +340,7 @@ describe('replays of the whole log', () => {
       const health = await fetch(`${wms.url}/healthz`);
       expect(health.status).toBe(200);
       expect(((await health.json()) as { status: string }).status).toBe('UP');
-    } while (wms.app.streams.replaying.serving + wms.app.streams.replaying.waiting > 0);
+    } while (wms.app.module('events').streams.replaying.serving + wms.app.module('events').streams.replaying.waiting > 0);
     const ids = logIds();
     for (const client of clients) {
       const received = await client.until((events) => events.at(-1)?.id === String(ids.at(-1)), 60_000);
@@ -348,7 +350,8 @@ describe('replays of the whole log', () => {
 
   it('holds nothing in memory for a client that replays and does not read: what commits meanwhile comes from the log when it reads again', async () => {
     const toggle = await groupTree('EV-HOLD');
-    const { streams: live, work } = wms.app;
+    const { work } = wms.app;
+    const live = wms.app.module('events').streams;
     const stalledBefore = live.stalled;
     const token = await wms.token();
     // A client that replays from the start and does not read: the log grows until its
@@ -389,7 +392,7 @@ describe('a client that does not read', () => {
   it('is disconnected once its unsent data passes the bound, while the other streams go on receiving', async () => {
     for (const stream of streams.splice(0)) stream.close();
     const token = await wms.token();
-    const stalledBefore = wms.app.streams.stalled;
+    const stalledBefore = wms.app.module('events').streams.stalled;
     // A raw socket that sends the request and then never reads: its buffers fill up.
     const stalled = net.connect(wms.app.port, '127.0.0.1');
     await new Promise((resolve) => stalled.once('connect', resolve));
@@ -404,15 +407,16 @@ describe('a client that does not read', () => {
     // A group tree of 100 groups: each state change of the root is 100 events.
     const root = await wms.post('/v1/location-groups', { name: 'EV-STALL', parentName: 'WAREHOUSE' });
     for (let i = 0; i < 99; i++) expect((await wms.post('/v1/location-groups', { name: `EV-STALL-${i}`, parentName: 'EV-STALL' })).status).toBe(201);
-    const { work, common } = wms.app;
+    const { work } = wms.app;
+    const common = wms.app.module('common');
     let sent = 0;
-    for (let round = 0; wms.app.streams.stalled === stalledBefore && round < 1000; round++) {
+    for (let round = 0; wms.app.module('events').streams.stalled === stalledBefore && round < 1000; round++) {
       work.run(() => common.locationGroups.changeState(root.body.pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
       sent += 100;
       // The reading client (in this process) gets its turn, as a real one would keep reading.
       await new Promise((r) => setTimeout(r, 1));
     }
-    expect(wms.app.streams.stalled).toBe(stalledBefore + 1);
+    expect(wms.app.module('events').streams.stalled).toBe(stalledBefore + 1);
     expect(wms.logs().some((line) => line.includes('the client does not read'))).toBe(true);
     // The healthy stream got every one of them.
     await healthy.stream.until((events) => events.length >= sent, 30_000);

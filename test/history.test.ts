@@ -219,7 +219,8 @@ describe('a failing change writes no event', () => {
   });
 
   it('a change that fails half-way inside a unit of work leaves neither rows nor events', async () => {
-    const { work, common } = wms.app;
+    const { work } = wms.app;
+    const common = wms.app.module('common');
     const newest = wms.app.events.newest();
     expect(() =>
       work.run(() => {
@@ -239,11 +240,12 @@ describe('retention', () => {
     const small = await startTestAppliance({ events: { maxRows: 1000 } });
     try {
       const group = await small.post('/v1/location-groups', { name: 'RET', parentName: 'WAREHOUSE' });
-      const { work, common } = small.app;
+      const { work } = small.app;
+      const common = small.app.module('common');
       for (let i = 0; i < 1500; i++) work.run(() => common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
       const newest = small.app.events.newest();
       expect(small.app.events.oldest()).toBe(1);
-      await small.app.retention.runOnce();
+      await small.app.module('retention').runOnce();
       expect(small.app.events.oldest()).toBe(newest - 999); // the newest 1,000 kept
       expect(small.app.events.newest()).toBe(newest);
       expect(small.logs().some((line) => line.includes('retention: old rows pruned'))).toBe(true);

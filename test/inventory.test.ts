@@ -804,7 +804,7 @@ describe('packaging unit lookups', () => {
     ];
     // A fourth one of the product, allocated (blocked): not offered.
     const allocated = await newPU(bk, '2', product.sku, pc(99));
-    wms.app.inventory.packagingUnits.setAllocated(allocated.pKey, true);
+    wms.app.module('inventory').packagingUnits.setAllocated(allocated.pKey, true);
     pus.push((await wms.get(`/v1/packaging-units/${allocated.pKey}`)).body);
   });
 
@@ -953,7 +953,7 @@ describe('POST /v1/packaging-units/move', () => {
       source = await divided(1, wms, LOC_STOCK);
       await newPU(source, '1', product.sku, pc(4));
       const blocked = await newPU(source, '1', product.sku, pc(100));
-      wms.app.inventory.packagingUnits.setAllocated(blocked.pKey, true);
+      wms.app.module('inventory').packagingUnits.setAllocated(blocked.pKey, true);
       target = await divided(1);
     });
 
@@ -1006,7 +1006,7 @@ describe('POST /v1/packaging-units/move', () => {
 
 describe('service API (receiving, shipping)', () => {
   it('products.bySku throws 404, findBySku answers undefined', async () => {
-    const { products } = wms.app.inventory;
+    const { products } = wms.app.module('inventory');
     const p = await newProduct();
     expect(products.bySku(p.sku).pk).toBe(p.pKey);
     expect(products.findBySku(p.sku)?.baseUnit).toEqual({ family: 'Piece', unit: 'PC', base: 1 });
@@ -1022,7 +1022,7 @@ describe('service API (receiving, shipping)', () => {
   });
 
   it('packagingUnits.create puts stock in, creating the load unit; onTransportUnit reads it', async () => {
-    const { packagingUnits } = wms.app.inventory;
+    const { packagingUnits } = wms.app.module('inventory');
     const p = await newProduct();
     const bk = await newTransportUnit();
     const pu = packagingUnits.create({
@@ -1041,7 +1041,7 @@ describe('service API (receiving, shipping)', () => {
   });
 
   it('packagingUnits.create joins the caller\'s unit of work: rolled back with it, announced after its commit', async () => {
-    const { packagingUnits } = wms.app.inventory;
+    const { packagingUnits } = wms.app.module('inventory');
     const { work } = wms.app;
     const p = await newProduct();
     const bk = await newTransportUnit();
@@ -1064,7 +1064,7 @@ describe('service API (receiving, shipping)', () => {
   });
 
   it('packagingUnits.setAllocated blocks and releases; an unknown one is 404', async () => {
-    const { packagingUnits } = wms.app.inventory;
+    const { packagingUnits } = wms.app.module('inventory');
     const p = await newProduct();
     const bk = await divided(1);
     const pu = await newPU(bk, '1', p.sku, pc(1));

@@ -60,7 +60,7 @@ const TRANSPORTS = [
     prefix: 'T',
     simulator: () =>
       new PlcSimulator({
-        transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.plc.channel('CNV01').address()!.port },
+        transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.module('plc').channel('CNV01').address()!.port },
         name: 'CNV01',
         requestTimeoutMs: 10_000,
         conveyor: new Conveyor([], { defaultMs: 5 }),
@@ -159,7 +159,7 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
     const barcode = `${prefix}-DUP`;
     await unitWithOrder(barcode, s.INFEED, s.STOCK);
     const olBefore = (await unitOf(barcode)).ol;
-    const duplicatesBefore = wms.app.plc.channel(channel).snapshot().counters.duplicates;
+    const duplicatesBefore = wms.app.module('plc').channel(channel).snapshot().counters.duplicates;
 
     const mark = sim.mark();
     const first = await sim.request({ barcode, actualLocation: s.C1 }, { timeoutMs: 10_000 });
@@ -169,7 +169,7 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
     const answers = sim.received.filter((r) => r.index >= mark && r.telegram?.type === 'RES_').map((r) => r.text);
     expect(answers).toHaveLength(2);
     expect(answers[1]).toBe(answers[0]);
-    expect(wms.app.plc.channel(channel).snapshot().counters.duplicates).toBe(duplicatesBefore + 1);
+    expect(wms.app.module('plc').channel(channel).snapshot().counters.duplicates).toBe(duplicatesBefore + 1);
 
     expect(movesOf(barcode)).toEqual([[s.INFEED, s.C1]]);
     const unit = await unitOf(barcode);
@@ -184,7 +184,7 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
     expect(unit.status, unit.text).toBe(201);
     // The PLC reports the unit where it stands: from now on this channel owns the location.
     await sim.update(barcode, s.INFEED);
-    await until(() => wms.app.plc.ownerOf(s.INFEED, []) === channel, 'the channel owns the location');
+    await until(() => wms.app.module('plc').ownerOf(s.INFEED, []) === channel, 'the channel owns the location');
 
     const mark = sim.mark();
     expect((await wms.post('/v1/transport-orders', { barcode, targetLocation: s.STOCK })).status).toBe(201);

@@ -34,7 +34,7 @@ beforeAll(async () => {
   wms = await startTestAppliance();
   await insertUser(OTHER, OTHER_PASSWORD, 'PREF_EDITOR', ['preferences:read', 'preferences:write']);
   await insertUser(READER, READER_PASSWORD, 'PREF_READER', ['preferences:read']);
-  wms.app.users.invalidatePrincipals();
+  wms.app.module('users').invalidatePrincipals();
   otherToken = await login(OTHER, OTHER_PASSWORD);
   readerToken = await login(READER, READER_PASSWORD);
 });

@@ -35,7 +35,7 @@ beforeAll(async () => {
       ],
     },
   });
-  tcp = `127.0.0.1:${wms.app.plc.channel('CNV01').address()!.port}`;
+  tcp = `127.0.0.1:${wms.app.module('plc').channel('CNV01').address()!.port}`;
   cwd = tempDir('wms-simulate-');
 });
 

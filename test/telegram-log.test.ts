@@ -110,7 +110,7 @@ describe('GET /v1/plc-channels/{name}/telegrams', () => {
     await logged('type=SYNC', 550);
     const before = (await allPages(wms, `${LOG}?limit=1000`)).items;
     expect(before.length).toBeGreaterThan(1000);
-    await wms.app.retention.runOnce();
+    await wms.app.module('retention').runOnce();
     const after = (await allPages(wms, `${LOG}?limit=1000`)).items;
     expect(after.length).toBe(1000);
     expect(after).toEqual(before.slice(-1000));

@@ -1043,7 +1043,7 @@ describe('the targets of open orders', () => {
 
 describe('service functions for callers with their own transaction', () => {
   it('startedOrderOf: the STARTED order\'s key, source and target; none for a free or unknown unit', async () => {
-    const orders = wms.app.transportOrders;
+    const orders = wms.app.module('transport-orders');
     const barcode = await newUnit();
     expect(orders.startedOrderOf(barcode)).toBeUndefined();
     expect(orders.startedOrderOf('TO-NO-SUCH-TU')).toBeUndefined();
@@ -1065,7 +1065,9 @@ describe('service functions for callers with their own transaction', () => {
   });
 
   it('a unit booked inside a caller\'s unit of work settles its orders there; the events follow the commit', async () => {
-    const { work, common, transportOrders: orders } = wms.app;
+    const { work } = wms.app;
+    const common = wms.app.module('common');
+    const orders = wms.app.module('transport-orders');
     const barcode = await newUnit();
     const a = await create(barcode, { targetLocation: L_ZONE });
     const b = await create(barcode, { targetLocation: L_OTHER });
@@ -1081,7 +1083,8 @@ describe('service functions for callers with their own transaction', () => {
   });
 
   it('the booking and its orders roll back with the caller; a location that is no target changes no order', async () => {
-    const { work, common } = wms.app;
+    const { work } = wms.app;
+    const common = wms.app.module('common');
     const barcode = await newUnit();
     const a = await create(barcode, { targetLocation: L_ZONE });
     const before = await snapshot();
@@ -1100,7 +1103,8 @@ describe('service functions for callers with their own transaction', () => {
   });
 
   it('recordProblem sets the message in the running unit of work; an ended order refuses it', async () => {
-    const { work, transportOrders: orders } = wms.app;
+    const { work } = wms.app;
+    const orders = wms.app.module('transport-orders');
     const a = await create(await newUnit());
     const from = events.length;
     const delivered = work.run(() => {

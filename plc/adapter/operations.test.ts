@@ -13,7 +13,10 @@ let adapter: PlcAdapter;
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  const { work, common, transportOrders, routing, log } = wms.app;
+  const { work, log } = wms.app;
+  const common = wms.app.module('common');
+  const transportOrders = wms.app.module('transport-orders');
+  const routing = wms.app.module('routing');
   adapter = createAdapter({ work, common, transportOrders, routing, log });
 });
 afterAll(async () => {

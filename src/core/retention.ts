@@ -10,6 +10,9 @@ import type { Logger } from './log.ts';
 export const PRUNE_BATCH = 2000;
 const EVERY_MS = 60_000;
 
+/** The instant `days` days before now (ISO): the limit of what a `keepDays` setting keeps. */
+export const daysAgo = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString();
+
 /** Deletes one batch of old rows; returns how many went (0: nothing left to prune). */
 export type PruneTask = { name: string; prune: (batch: number) => number | Promise<number> };
 

@@ -1,151 +1,51 @@
-import type { Db } from '../core/db.ts';
-import type { EventLog } from '../core/event-log.ts';
-import type { Logger } from '../core/log.ts';
-import type { UnitOfWork } from '../core/unit-of-work.ts';
-import type { MessageKeyFamily } from '../http/errors.ts';
-import { indexRoute, ok } from '../http/hal.ts';
-import type { InternalReply, InternalRequest } from '../http/invoke.ts';
-import type { Route } from '../http/router.ts';
-import type { AlarmService } from '../modules/alarms/service.ts';
-import type { ModuleDescriptor } from '../modules/module.ts';
-import type { FederationConfig } from './config.ts';
-import { HubLink } from './link.ts';
-import { FederationStatusSchema } from './openapi.ts';
-import { CommandRunner } from './runner.ts';
-import { createFederationStore, type FederationStore } from './store.ts';
+import { daysAgo } from '../core/retention.ts';
+import { grantsOf, type Route } from '../http/router.ts';
+import type { Principal } from '../http/context.ts';
+import { invoke } from '../http/invoke.ts';
+import type { ModuleDefinition } from '../modules/module.ts';
+import { Federation } from './federation.ts';
+import { FederationMetrics } from './metrics.ts';
+import { federationIndexLinks, federationRoutes } from './routes.ts';
 
-// The hub link as a module of the appliance (docs/federation.md): the export of the
-// event log to NATS JetStream, the hub's commands, `GET /v1/federation`, and the alarm
-// `federation.lag` while the export is behind by more than `federation.maxLagSeconds`.
-
-const READ = 'federation:read';
-const BASE = '/v1/federation';
-export const federationIndexLinks = { 'federation-index': `${BASE}/index` };
+/** The hub link: the event log exported to NATS JetStream, the hub's commands run through the route table. */
+export const federation: ModuleDefinition<'federation', Federation> = {
+  name: 'federation',
+  create: ({ config, db, work, events, log, use, router, routes, url }) => {
+    let hub: Principal | undefined;
+    const service = new Federation({
+      config: config.federation,
+      db,
+      work,
+      events,
+      alarms: use('alarms'),
+      call: (request, requestId) =>
+        invoke({ router: router(), principal: (hub ??= hubPrincipal(routes())), baseUrl: url(), messageKeys: config.api.messageKeys, log }, request, requestId),
+      messageKeys: config.api.messageKeys,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      log,
+    });
+    // A command is remembered while the commands stream may still deliver it again.
+    const commandDays = Math.max(config.events.keepDays, config.federation.stream.maxAgeDays + 1);
+    use('retention').add({ name: 'hub commands', prune: (batch) => service.store.prune(daysAgo(commandDays), batch) });
+    return {
+      service,
+      routes: federationRoutes(service),
+      indexLinks: federationIndexLinks,
+      // Only while a hub link is configured.
+      metrics: (registry) => {
+        if (service.enabled) new FederationMetrics(registry, service);
+      },
+      start: () => service.start(),
+      stop: () => service.stop(),
+    };
+  },
+};
 
 /**
- * How often the lag is compared with its limit: every 5 s, or four times within a
- * shorter limit, so that the alarm is never later than a quarter of the limit allows.
+ * Who a hub command runs as in the route table: a caller holding every grant of the
+ * routes (the hub is trusted as far as the site configured it; which commands exist
+ * is decided by federation/commands.ts). Its events name the actor `hub`.
  */
-const lagCheckMs = (maxLagSeconds: number) => Math.min(5000, Math.max(250, (maxLagSeconds * 1000) / 4));
-const LAG_CONDITION = 'federation.lag';
-
-export interface FederationDeps {
-  config: FederationConfig;
-  db: Db;
-  work: UnitOfWork;
-  events: EventLog;
-  alarms: AlarmService;
-  /** Runs an internal request of the API (http/invoke.ts): the route table exists only after the modules. */
-  call: (request: InternalRequest, requestId: string) => InternalReply;
-  messageKeys: MessageKeyFamily;
-  bodyLimitBytes: number;
-  log: Logger;
-}
-
-export type FederationStatus = ReturnType<Federation['status']>;
-
-export class Federation {
-  readonly store: FederationStore;
-  private readonly deps: FederationDeps;
-  private readonly link: HubLink | undefined;
-  private lagTimer: NodeJS.Timeout | undefined;
-
-  constructor(deps: FederationDeps) {
-    this.deps = deps;
-    this.store = createFederationStore(deps.db, deps.work);
-    const { site } = deps.config;
-    if (site !== undefined) {
-      const runner = new CommandRunner({ work: deps.work, store: this.store, call: deps.call, messageKeys: deps.messageKeys, bodyLimitBytes: deps.bodyLimitBytes, log: deps.log });
-      const newestCommitted = () => {
-        deps.work.commitGroup();
-        return deps.events.newest();
-      };
-      this.link = new HubLink(site, { config: deps.config, events: deps.events, newestCommitted, bus: deps.work.bus, store: this.store, runner, log: deps.log });
-    }
-  }
-
-  get enabled(): boolean {
-    return this.link !== undefined;
-  }
-
-  /** The last event id the hall's stream holds (retention keeps those after it); undefined without a hub link. */
-  exportedUpto(): number | undefined {
-    return this.link?.cursor;
-  }
-
-  start(): void {
-    if (!this.link) {
-      // A site that had a hub link and no longer has one: its lag alarm cannot clear by itself.
-      this.deps.alarms.clear(LAG_CONDITION);
-      return;
-    }
-    this.link.start();
-    this.lagTimer = setInterval(() => this.checkLag(), lagCheckMs(this.deps.config.maxLagSeconds));
-    this.lagTimer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.lagTimer) clearInterval(this.lagTimer);
-    await this.link?.stop();
-  }
-
-  status() {
-    const { maxLagSeconds } = this.deps.config;
-    if (!this.link) {
-      return {
-        enabled: false, site: null, state: 'DISABLED' as const, server: null, stream: null, cursor: 0, newestEventId: this.deps.events.newest(),
-        eventsWaiting: 0, lagSeconds: 0, maxLagSeconds, lastError: null, reconnects: 0,
-        export: { published: 0, duplicates: 0, resyncs: 0, reordered: 0, truncated: 0, lost: 0 },
-        commands: { enabled: false, stream: null, done: 0, declined: 0, repeated: 0, malformed: 0 },
-      };
-    }
-    return { enabled: true, ...this.link.status(), maxLagSeconds };
-  }
-
-  /** Raises `federation.lag` once while the export is behind by more than maxLagSeconds; clears it when it caught up. */
-  checkLag(): void {
-    const status = this.status();
-    const raised = this.deps.alarms.open().some((a) => a.condition === LAG_CONDITION);
-    if (status.lagSeconds > status.maxLagSeconds) {
-      if (raised) return;
-      this.deps.alarms.raise({
-        condition: LAG_CONDITION,
-        kind: LAG_CONDITION,
-        severity: 'major',
-        message:
-          `The export to the hub is ${Math.round(status.lagSeconds)} s behind (limit ${status.maxLagSeconds} s): ${status.eventsWaiting} events wait` +
-          ` (link ${status.state}${status.lastError ? `; last error: ${status.lastError.message}` : ''})`,
-        params: {
-          seconds: Math.round(status.lagSeconds),
-          maxSeconds: status.maxLagSeconds,
-          waiting: status.eventsWaiting,
-          state: status.state,
-          ...(status.lastError ? { lastError: status.lastError.message } : {}),
-        },
-        source: { kind: 'federation', key: status.site ?? '' },
-        clearsOnAck: false,
-      });
-    } else if (raised) {
-      this.deps.alarms.clear(LAG_CONDITION);
-    }
-  }
-}
-
-export function federationModule(federation: Federation): ModuleDescriptor {
-  const routes: Route[] = [
-    {
-      method: 'GET', path: BASE, grant: READ, link: 'federation-status', responseSchema: FederationStatusSchema,
-      summary:
-        'The hub link: NATS connection state and server, the export cursor (last event id the hall\'s stream acknowledged), ' +
-        'events waiting and the lag, the last error, and the commands taken from the hub.',
-      handler: () => ok(federation.status()),
-    },
-  ];
-  return {
-    name: 'federation',
-    routes: [indexRoute(`${BASE}/index`, READ, routes, 'Links of the hub link.'), ...routes],
-    indexLinks: federationIndexLinks,
-    start: () => federation.start(),
-    stop: () => federation.stop(),
-  };
+function hubPrincipal(routes: readonly Route[]): Principal {
+  return { id: 'hub', username: 'hub', kind: 'api-key', grants: new Set(grantsOf(routes)), roleNames: [] };
 }

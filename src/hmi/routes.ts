@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { RequestContext } from '../http/context.ts';
 import { ServerDeclined } from '../http/errors.ts';
 import { AUTHENTICATED, type Reply, type Route } from '../http/router.ts';
-import type { ModuleDescriptor } from '../modules/module.ts';
 import { chooseEncoding, etagOf, hmiAssets, notModified } from './assets.ts';
 
 // The operators' HMI (docs/hmi.md), served by the appliance itself under /hmi/:
@@ -117,8 +116,4 @@ export function hmiRoutes(): Route[] {
       },
     },
   ];
-}
-
-export function hmiModule(): ModuleDescriptor {
-  return { name: 'hmi', routes: hmiRoutes() };
 }

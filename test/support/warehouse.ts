@@ -53,7 +53,8 @@ export async function unitWithOrder(wms: TestAppliance, barcode: string, at: str
  * and commits.
  */
 export function createLocations(wms: TestAppliance, area: string, count: number): void {
-  const { work, common } = wms.app;
+  const { work } = wms.app;
+  const common = wms.app.module('common');
   work.run(() => {
     for (let i = 0; i < count; i++) common.locations.create({ locationId: `${area}/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' });
   });
@@ -88,7 +89,7 @@ export async function allPages(wms: TestAppliance, path: string, token?: string)
 /** A simulated PLC connected over TCP to a tcp-server channel of the appliance. */
 export async function connectedPlc(wms: TestAppliance, channel: string): Promise<PlcSimulator> {
   const sim = new PlcSimulator({
-    transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.plc.channel(channel).address()!.port },
+    transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.module('plc').channel(channel).address()!.port },
     name: channel,
     requestTimeoutMs: 10_000,
     conveyor: new Conveyor([], { defaultMs: 5 }),

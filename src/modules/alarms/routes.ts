@@ -5,7 +5,6 @@ import { enumList, pageParams } from '../../core/schema.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { indexRoute, link, ok, pageReply } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { MAX_SHELVE_MINUTES, type AlarmService } from './service.ts';
 import { ALARM_STATES, type Alarm } from './store.ts';
 import { AlarmSchema } from './openapi.ts';
@@ -81,8 +80,4 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
     },
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the alarms.'), ...routes];
-}
-
-export function alarmsModule(alarms: AlarmService): ModuleDescriptor {
-  return { name: 'alarms', routes: alarmRoutes(alarms), indexLinks: alarmIndexLinks, start: () => alarms.start(), stop: () => alarms.stop() };
 }

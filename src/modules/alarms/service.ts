@@ -43,14 +43,17 @@ export interface AlarmDeps {
   options: AlarmOptions;
   /** True when a location group is available in and out (an ERR_ on it is over). */
   groupAvailable: (name: string) => boolean;
-  /** The configured PLC channels and their states now (watched from the start). */
-  channels: () => readonly { name: string; state: string }[];
 }
+
+/** The configured PLC channels and their states now (watched from the start). */
+export type ChannelStates = () => readonly { name: string; state: string }[];
 
 const isSubject = (kind: string): kind is SubjectKind => (SUBJECT_KINDS as readonly string[]).includes(kind);
 
-export function createAlarmService({ work, store, log, options, groupAvailable, channels }: AlarmDeps) {
+export function createAlarmService({ work, store, log, options, groupAvailable }: AlarmDeps) {
   const down = new Map<string, NodeJS.Timeout>();
+  // The PLC side is built after the alarms and tells them its channels (watchChannels).
+  let channels: ChannelStates = () => [];
   let diskTimer: NodeJS.Timeout | undefined;
 
   function byId(id: number): Alarm {
@@ -295,6 +298,11 @@ export function createAlarmService({ work, store, log, options, groupAvailable, 
         emit('alarm.shelved', store.byId(id)!, { until, comment: comment ?? null });
         return byId(id);
       });
+    },
+
+    /** The PLC channels to watch from the start (a channel that stays away raises plcChannel.down). */
+    watchChannels(states: ChannelStates): void {
+      channels = states;
     },
 
     /** Starts the watchers: the channels as they are now, and the disk. */

@@ -1,13 +1,9 @@
-import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { backupPath, listBackups, takeBackup, type BackupFile } from '../../core/backup.ts';
-import type { Db } from '../../core/db.ts';
-import type { UnitOfWork } from '../../core/unit-of-work.ts';
+import type { BackupFile } from '../../core/backup.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { DomainError, notFound } from '../../core/errors.ts';
 import { created, indexRoute, link, noContent } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
-import type { ModuleDescriptor } from '../module.ts';
+import type { BackupService } from './service.ts';
 import { arrayListing, listQuery, listReply } from '../lists.ts';
 import { z } from 'zod';
 import { BackupSchema } from './openapi.ts';
@@ -23,15 +19,6 @@ const ADMIN = 'backups:admin';
 const BASE = '/v1/backups';
 export const backupIndexLinks = { 'backup-index': `${BASE}/index` };
 
-export interface BackupDeps {
-  db: Db;
-  work: UnitOfWork;
-  dir: string;
-  keep: number;
-  /** The SQLite addon the appliance runs with. */
-  nativeBinding: unknown;
-}
-
 const vo = (ctx: RequestContext, b: BackupFile) => ({
   name: b.name,
   kind: b.kind,
@@ -40,27 +27,13 @@ const vo = (ctx: RequestContext, b: BackupFile) => ({
   links: [link(ctx, 'backups-download', `${BASE}/${encodeURIComponent(b.name)}`)],
 });
 
-export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps): Route[] {
-  const fileOf = (name: string) => {
-    const file = backupPath(dir, name);
-    if (!file) throw notFound(`Backup [${name}] does not exist`, [name]);
-    return file;
-  };
+export function backupRoutes(backups: BackupService): Route[] {
   const routes: Route[] = [
     {
       method: 'POST', path: BASE, body: 'none', grant: ADMIN, link: 'backups-create', responseSchema: BackupSchema, status: 201, errors: [409],
-      summary: `Take an online backup of the database (kept in the data directory; the newest ${keep} are kept).`,
+      summary: `Take an online backup of the database (kept in the data directory; the newest ${backups.keep} are kept).`,
       handler: async (ctx) => {
-        let backup: BackupFile;
-        try {
-          backup = await takeBackup(db, dir, keep, nativeBinding);
-        } catch (err) {
-          if (err instanceof DomainError) throw err; // refused (one is being taken), not failed
-          // Recorded (and raised as an alarm) before the request fails.
-          work.run(() => work.emit({ type: 'backup.failed', key: 'backup', data: { error: (err as Error).message } }));
-          throw err;
-        }
-        work.run(() => work.emit({ type: 'backup.created', key: backup.name, data: { name: backup.name, bytes: backup.size } }));
+        const backup = await backups.take();
         return created(ctx, `${BASE}/${encodeURIComponent(backup.name)}`, vo(ctx, backup));
       },
     },
@@ -68,20 +41,18 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall', querySchema: listQuery, responseSchema: z.array(BackupSchema),
       summary: 'The backups on the box, newest first: online ones, and those kept before migrations and restores.',
       // A few files (storage.backupsToKeep of each kind): read at once, paged by position.
-      handler: (ctx) => listReply(ctx, arrayListing(listBackups(dir)), (b) => vo(ctx, b)),
+      handler: (ctx) => listReply(ctx, arrayListing(backups.list()), (b) => vo(ctx, b)),
     },
     {
       method: 'GET', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-download', replyType: 'application/vnd.sqlite3',
       summary: 'Download a backup (an SQLite database file).',
       handler: (ctx) => {
-        const name = ctx.param('name');
-        const backup = listBackups(dir).find((b) => b.name === name);
-        const file = fileOf(name);
+        const backup = backups.byName(ctx.param('name'));
         return {
           status: 200,
-          file: { path: file, size: backup!.size },
+          file: { path: backup.file, size: backup.size },
           type: 'application/vnd.sqlite3',
-          headers: { 'Content-Disposition': `attachment; filename="${path.basename(file)}"` },
+          headers: { 'Content-Disposition': `attachment; filename="${path.basename(backup.file)}"` },
         };
       },
     },
@@ -90,14 +61,10 @@ export function backupRoutes({ db, work, dir, keep, nativeBinding }: BackupDeps)
       summary: 'Delete a backup.',
       handler: (ctx) => {
         const name = ctx.param('name');
-        rmSync(fileOf(name));
-        work.run(() => work.emit({ type: 'backup.deleted', key: name, data: { name } }));
+        backups.remove(name);
         return noContent();
       },
     },
   ];
   return [indexRoute(`${BASE}/index`, ADMIN, routes, 'Links of the backup operations.'), ...routes];
 }
-
-/** The backups module as the composition root plugs it in. */
-export const backupsModule = (deps: BackupDeps): ModuleDescriptor => ({ name: 'backups', routes: backupRoutes(deps), indexLinks: backupIndexLinks });

@@ -6,7 +6,6 @@ import { locationRoutes } from './locations/routes.ts';
 import type { CommonServices } from './service.ts';
 import { transportUnitTypeRoutes } from './transport-unit-types/routes.ts';
 import { transportUnitRoutes } from './transport-units/routes.ts';
-import type { ModuleDescriptor } from '../module.ts';
 
 /** Entry-index links of the common base module (the API conventions (README, "API")), plus location types. */
 export const commonIndexLinks = {
@@ -28,6 +27,3 @@ export function commonRoutes(common: CommonServices): Route[] {
     ...transportUnitRoutes(common.transportUnits),
   ];
 }
-
-/** The common module as the composition root plugs it in. */
-export const commonModule = (common: CommonServices): ModuleDescriptor => ({ name: 'common', routes: commonRoutes(common), indexLinks: commonIndexLinks });

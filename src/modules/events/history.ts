@@ -44,11 +44,21 @@ export interface HistoryFilter {
 /** A transport unit's history entry: an event, or a telegram that named the unit, its fields decoded. */
 export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (DecodedRecord & { source: 'telegram' });
 
-/** Decodes logged telegrams' fields as their channels are set up now (the PLC channels know how). */
-export type TelegramFields = (records: readonly TelegramRecord[]) => Promise<DecodedRecord[]>;
+/** The telegrams that named a unit, and their fields decoded as their channels are set up now (the PLC side knows how). */
+export interface TelegramTrace {
+  forBarcode: TelegramLog['forBarcode'];
+  withFields(records: readonly TelegramRecord[]): Promise<DecodedRecord[]>;
+}
 
-export function createHistory(log: EventLog, telegrams: TelegramLog | undefined, withFields: TelegramFields) {
+export function createHistory(log: EventLog) {
+  // Given by the PLC side once it is built (traceTelegrams); a unit's trace has only events until then.
+  let telegrams: TelegramTrace | undefined;
   return {
+    /** Where a unit's trace takes its telegrams from. */
+    traceTelegrams(trace: TelegramTrace): void {
+      telegrams = trace;
+    },
+
     /** A page of events matching the filter, oldest first, after the id `after`. */
     events(filter: HistoryFilter, after: number, limit: number): Promise<ScanResult<EventRecord>> {
       if (filter.subject !== undefined && filter.subjectKind === undefined) {
@@ -101,7 +111,7 @@ export function createHistory(log: EventLog, telegrams: TelegramLog | undefined,
           t++;
         }
       }
-      const decoded = await withFields(logged.slice(0, t));
+      const decoded = t > 0 ? await telegrams!.withFields(logged.slice(0, t)) : [];
       let nextEvent = 0;
       let nextTelegram = 0;
       const items = sources.map(

@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { decodeCursor, encodeCursor } from '../../core/paging.ts';
 import { indexRoute, ok, pageReply } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { expandTypes, type History } from './history.ts';
 import { historyQuery, streamQuery, unitHistoryQuery } from './schema.ts';
 import type { LiveStreams } from './streams.ts';
@@ -93,8 +92,4 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
     },
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the live event stream and the event history.'), ...routes];
-}
-
-export function eventsModule(deps: EventRouteDeps & { stop: () => void }): ModuleDescriptor {
-  return { name: 'events', routes: eventRoutes(deps), indexLinks: eventIndexLinks, stop: deps.stop };
 }

@@ -3,7 +3,6 @@ import { loadUnitRoutes } from './load-units/routes.ts';
 import { packagingUnitRoutes } from './packaging-units/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import type { InventoryServices } from './service.ts';
-import type { ModuleDescriptor } from '../module.ts';
 
 /** Entry-index links of the inventory module (the API conventions (README, "API")). */
 export const inventoryIndexLinks = {
@@ -19,6 +18,3 @@ export function inventoryRoutes(inventory: InventoryServices): Route[] {
     ...packagingUnitRoutes(inventory.packagingUnits),
   ];
 }
-
-/** The inventory module as the composition root plugs it in. */
-export const inventoryModule = (inventory: InventoryServices): ModuleDescriptor => ({ name: 'inventory', routes: inventoryRoutes(inventory), indexLinks: inventoryIndexLinks });

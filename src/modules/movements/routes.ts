@@ -4,7 +4,6 @@ import { vendorType } from '../../http/negotiation.ts';
 import type { Route } from '../../http/router.ts';
 import { completion, findAllQuery, movementPatch, newMovement, sourceQuery, unitQuery } from './schema.ts';
 import { isCompleted, type Movement, type MovementService } from './service.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { MovementSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
@@ -127,6 +126,3 @@ export function movementRoutes(movements: MovementService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the movement operations.'), ...routes];
 }
-
-/** The movements module as the composition root plugs it in. */
-export const movementsModule = (movements: MovementService): ModuleDescriptor => ({ name: 'movements', routes: movementRoutes(movements), indexLinks: movementIndexLinks });

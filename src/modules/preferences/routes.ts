@@ -16,7 +16,6 @@ import {
 } from './schema.ts';
 import type { PreferenceService } from './service.ts';
 import type { Preference } from './store.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { PreferenceSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
@@ -154,6 +153,3 @@ export function preferenceRoutes(preferences: PreferenceService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the preference operations.'), ...routes];
 }
-
-/** The preferences module as the composition root plugs it in. */
-export const preferencesModule = (preferences: PreferenceService): ModuleDescriptor => ({ name: 'preferences', routes: preferenceRoutes(preferences), indexLinks: preferencesIndexLinks });

@@ -7,7 +7,6 @@ import type { Product } from '../inventory/service.ts';
 import { captureRequest, loadUnitTypeQuery, newReceivingOrder, parseCaptures, parseNewOrder, parseOrRefuse } from './schema.ts';
 import { quantityReceived, type ReceivingService } from './service.ts';
 import type { Position, ReceivingOrder } from './store.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { ReceivingOrderSchema } from './openapi.ts';
 import { listQuery, listReply, mapListing } from '../lists.ts';
@@ -135,6 +134,3 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the receiving order operations.'), ...routes];
 }
-
-/** The receiving module as the composition root plugs it in. */
-export const receivingModule = (receiving: ReceivingService): ModuleDescriptor => ({ name: 'receiving', routes: receivingRoutes(receiving), indexLinks: receivingIndexLinks });

@@ -5,7 +5,6 @@ import type { Route } from '../../http/router.ts';
 import { reasonCode } from './decision.ts';
 import { decisionQuery, defaultHopList, findAllQuery, hopList, newRoute, routeUpdate } from './schema.ts';
 import type { RouteResource, RoutingDecision, RoutingService } from './service.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { arrayListing, listQuery, listReply } from '../lists.ts';
 import { z } from 'zod';
 import { DecisionSchema, DefaultHopSchema, HopSchema, RouteSchema } from './openapi.ts';
@@ -164,6 +163,3 @@ export function routingRoutes(routing: RoutingService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the routing operations.'), ...routes];
 }
-
-/** The routing module as the composition root plugs it in. */
-export const routingModule = (routing: RoutingService): ModuleDescriptor => ({ name: 'routing', routes: routingRoutes(routing), indexLinks: routingIndexLinks });

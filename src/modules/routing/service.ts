@@ -549,7 +549,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
       return decideFor(transportUnitBK, location.locationId, modelWithEnabled(assumeEnabled));
     },
 
-    /** Connects the transport-orders module (the composition root does, once it exists). */
+    /** Replaces the order lookup (a routing service built without one: tests). */
     connectOrders(lookup: OrderLookup): void {
       orderLookup = lookup;
     },

@@ -5,7 +5,6 @@ import type { Route } from '../../http/router.ts';
 import { orderPatch, newShippingOrder, positionPatch, PRODUCT_POSITION, statesQuery, TU_POSITION } from './schema.ts';
 import type { ShippingService } from './service.ts';
 import { ORDER_STATES, type OrderState, type Position, type ShippingOrder } from './store.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { PositionSchema, ShippingOrderMinimumSchema, ShippingOrderSchema } from './openapi.ts';
 import { listQuery, listReply } from '../lists.ts';
@@ -151,6 +150,3 @@ export function shippingRoutes(shipping: ShippingService): Route[] {
     allStates,
   ];
 }
-
-/** The shipping module as the composition root plugs it in. */
-export const shippingModule = (shipping: ShippingService): ModuleDescriptor => ({ name: 'shipping', routes: shippingRoutes(shipping), indexLinks: shippingIndexLinks });

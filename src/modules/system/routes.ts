@@ -13,8 +13,8 @@ import { ApiDescriptionSchema, HealthSchema, ReadinessSchema } from './openapi.t
 export interface SystemDeps {
   db: Db;
   version: string;
-  /** Link name → path of every module index. */
-  indexLinks: Record<string, string>;
+  /** Link name → path of every module index (known once every module is created). */
+  indexLinks: () => Readonly<Record<string, string>>;
   startedAt: number;
   metrics: Metrics;
   /** The whole route table (this module's routes included), for the API description. */
@@ -29,7 +29,7 @@ export function systemRoutes({ db, version, indexLinks, startedAt, metrics, rout
     {
       method: 'GET', path: '/index', grant: 'public', index: true,
       summary: 'Entry index: a link to every module index.',
-      handler: (ctx) => indexReply(ctx, indexLinks),
+      handler: (ctx) => indexReply(ctx, indexLinks()),
     },
     {
       method: 'GET', path: '/healthz', grant: 'public', responseSchema: HealthSchema,

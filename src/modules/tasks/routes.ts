@@ -5,7 +5,6 @@ import type { Route } from '../../http/router.ts';
 import { newTask, taskUpdate } from './schema.ts';
 import { TRANSITIONS, TASK_OPERATIONS, type TaskService } from './service.ts';
 import type { Task } from './store.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { listQuery, listReplyUnlessEmpty } from '../lists.ts';
 import { z } from 'zod';
 import { TaskSchema } from './openapi.ts';
@@ -81,6 +80,3 @@ export function taskRoutes(tasks: TaskService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the task operations.'), ...routes];
 }
-
-/** The tasks module as the composition root plugs it in. */
-export const tasksModule = (tasks: TaskService): ModuleDescriptor => ({ name: 'tasks', routes: taskRoutes(tasks), indexLinks: taskIndexLinks });

@@ -4,7 +4,6 @@ import { vendorType } from '../../http/negotiation.ts';
 import type { Route } from '../../http/router.ts';
 import { findAllQuery, findQuery, newTransportOrder, transportOrderPatch } from './schema.ts';
 import { isEnded, type TransportOrder, type TransportOrderService } from './service.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { z } from 'zod';
 import { TransportOrderSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
@@ -116,6 +115,3 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
   ];
   return [indexRoute(`${BASE}/index`, READ, routes, 'Links of the transport order operations.'), ...routes];
 }
-
-/** The transport-orders module as the composition root plugs it in. */
-export const transportOrdersModule = (orders: TransportOrderService): ModuleDescriptor => ({ name: 'transport-orders', routes: transportOrderRoutes(orders), indexLinks: transportOrderIndexLinks });

@@ -5,7 +5,6 @@ import { grantRoutes } from './grants/routes.ts';
 import { roleRoutes } from './roles/routes.ts';
 import type { UsersModule } from './service.ts';
 import { userRoutes } from './users/routes.ts';
-import type { ModuleDescriptor } from '../module.ts';
 import { TokenSchema } from './openapi.ts';
 
 /** Entry-index links of the user administration (the API conventions (README, "API")), plus API keys. */
@@ -42,6 +41,3 @@ export function usersRoutes(module: UsersModule): Route[] {
     ...apiKeyRoutes(module),
   ];
 }
-
-/** The users module as the composition root plugs it in. */
-export const usersModule = (module: UsersModule): ModuleDescriptor => ({ name: 'users', routes: usersRoutes(module), indexLinks: usersIndexLinks });

@@ -1,5 +1,5 @@
 import client from 'prom-client';
-import type { Federation } from '../../federation/index.ts';
+import type { Federation } from './federation.ts';
 
 // The hub link (docs/federation.md): connection, export cursor and lag, commands — read
 // from the link's status at scrape time, not counted a second time. Registered only

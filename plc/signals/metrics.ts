@@ -1,6 +1,6 @@
 import client from 'prom-client';
-import { SIGNAL_STATES, type SignalChannel, type SignalCounters } from '../../../plc/signals/channel.ts';
-import { perChannel } from './plc.ts';
+import { SIGNAL_STATES, type SignalChannel, type SignalCounters } from './channel.ts';
+import { perChannel } from '../metrics.ts';
 
 // The signal channels (OPC UA, Modbus): each channel's state, the value changes it acted
 // on, its handshakes, writes and errors — the channel's own counters, read at scrape

@@ -1,6 +1,6 @@
 import client from 'prom-client';
-import { CHANNEL_STATES, type Channel, type TelegramLogEntry } from '../../../plc/channel.ts';
-import { TELEGRAM_TYPES } from '../../../plc/osip/index.ts';
+import { CHANNEL_STATES, type Channel, type TelegramLogEntry } from './channel.ts';
+import { TELEGRAM_TYPES } from './osip/index.ts';
 
 // The PLC channels: every telegram in and out, how long replies took, and each
 // channel's state and connection counters.
