@@ -1,5 +1,5 @@
 import { asActor } from '../src/core/actor.ts';
-import type { NamedPlace, PlcOperations, Reporter, RouteListeners, SightingFailed, StateOutcome, StateReport, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
+import type { NamedPlace, PlcAdapter, PlcOperations, Reporter, RouteListeners, SightingFailed, StateOutcome, StateReport, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
 import { together, type AdapterDeps } from './adapter/shared.ts';
 import { createStates } from './adapter/states.ts';
 import { createUnitAtLocation } from './adapter/unit-at-location.ts';
@@ -22,12 +22,7 @@ import { createUnsolicited } from './adapter/unsolicited.ts';
 
 export type { AdapterDeps } from './adapter/shared.ts';
 
-export interface PlcAdapter extends PlcOperations {
-  /** Connects the channels, to tell them of new routes; until then none are told. */
-  attach(listeners: RouteListeners): void;
-  /** Stops listening to domain events. */
-  close(): void;
-}
+export type { PlcAdapter } from './port.ts';
 
 /** The barcodes a report names: the order events its commit delivers are its own (unsolicited.ts). */
 const barcodesOf = (units: readonly (UnitRef | undefined)[]) =>

@@ -1,14 +1,30 @@
-import type { GroupState } from '../src/modules/routing/decision.ts';
-import type { RoutingDecision } from '../src/modules/routing/service.ts';
-
 // The seam between a PLC protocol and the warehouse: the operations the adapter
 // (plc/adapter.ts) offers, in warehouse terms — coordinates, barcodes, states and
 // reasons, never telegrams. A protocol maps what its PLC says onto these and their
 // results back onto its own answers: OSIP telegrams (plc/osip/warehouse/) and signal
 // channels over OPC UA and Modbus (plc/signals/). What a report means for the warehouse
 // is decided here once, whichever protocol carried it.
+//
+// The seam depends on nothing of the warehouse's modules: its types are its own, and
+// the adapter maps the modules' results onto them. A protocol speaks only to this file.
 
-export type { GroupState } from '../src/modules/routing/decision.ts';
+/** A location group's state in one direction. */
+export type GroupState = 'AVAILABLE' | 'NOT_AVAILABLE';
+
+/** Why a booked arrival has no next location, as routing decided it. */
+export type NoNextHop = 'no-order' | 'no-route' | 'locked' | 'unknown-location';
+
+/** The routing decision of an arrival, as a protocol may answer it. */
+export interface ArrivalDecision {
+  /** `next` (a next location), `arrived` (at its order's target), or why there is no next hop. */
+  kind: 'next' | 'arrived' | NoNextHop;
+  /**
+   * The decision as an 8-digit reason code (docs/plc.md, step 5): 00000000 next or
+   * arrived, 00000001 no order, 00000002 no route, 00000003 next hop locked, 00000005
+   * unknown location.
+   */
+  reasonCode: string;
+}
 
 /** Who reports, and the rules its configuration sets for what it reports. */
 export interface Reporter {
@@ -58,7 +74,7 @@ export interface UnitOutcome {
    * no next location, the routing decision's kind (`no-order`, `no-route`, `locked`,
    * `unknown-location`).
    */
-  outcome: 'ok' | RefusedReason | Exclude<RoutingDecision['kind'], 'next' | 'arrived'>;
+  outcome: 'ok' | RefusedReason | NoNextHop;
   /**
    * An arrival's next location (a coordinate) and the group its order aims at; undefined
    * when the unit stays: it has arrived, or `outcome` says why not. A no-read goes to
@@ -66,7 +82,7 @@ export interface UnitOutcome {
    */
   next?: { location: string; group?: string | undefined } | undefined;
   /** The routing decision, when one was made (a protocol may answer with its reason code). */
-  decision?: RoutingDecision | undefined;
+  decision?: ArrivalDecision | undefined;
   facts?: ReportFacts;
 }
 
@@ -177,4 +193,12 @@ export interface RouteListeners {
   ownerOf(locationId: string, groupNames: readonly string[]): string | undefined;
   /** Tells the channel; nothing is queued when it cannot be told now (the PLC asks again). */
   routeChanged(channel: string, notice: RouteNotice): void;
+}
+
+/** The adapter as a protocol holds it: the operations, whom to tell of new routes, and its end. */
+export interface PlcAdapter extends PlcOperations {
+  /** Connects the channels, to tell them of new routes; until then none are told. */
+  attach(listeners: RouteListeners): void;
+  /** Stops listening to domain events. */
+  close(): void;
 }

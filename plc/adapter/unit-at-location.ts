@@ -1,3 +1,4 @@
+import { reasonCode } from '../../src/modules/routing/decision.ts';
 import { NO_ROUTE_PROBLEM } from '../../src/modules/transport-orders/service.ts';
 import type { LocationRef, Reporter, ReportFacts, UnitOutcome, UnitRef } from '../port.ts';
 import { findLocation, findUnit, type AdapterDeps, type TransportUnit } from './shared.ts';
@@ -61,9 +62,10 @@ export function createUnitAtLocation(deps: AdapterDeps) {
       }
       const order = decision.order?.pKey ?? orderOf(settled);
       // The arrival that finished the unit's last order: it is where it should be, not "without order".
-      if (decision.kind === 'arrived' || (decision.kind === 'no-order' && finished !== undefined)) return { outcome: 'ok', decision, order };
-      if (decision.kind !== 'next') return { outcome: decision.kind, decision, order };
-      return { outcome: 'ok', next: { location: decision.next, group: decision.order?.targetLocationGroup ?? undefined }, decision, order };
+      const decided = { kind: decision.kind, reasonCode: reasonCode(decision) };
+      if (decision.kind === 'arrived' || (decision.kind === 'no-order' && finished !== undefined)) return { outcome: 'ok', decision: decided, order };
+      if (decision.kind !== 'next') return { outcome: decision.kind, decision: decided, order };
+      return { outcome: 'ok', next: { location: decision.next, group: decision.order?.targetLocationGroup ?? undefined }, decision: decided, order };
     });
     if (lockedWarning) log.warn(lockedWarning, 'PLC: transport unit booked onto a location that does not accept incoming units');
 

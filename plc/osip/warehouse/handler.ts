@@ -1,6 +1,5 @@
 import type { Logger } from '../../../src/core/log.ts';
-import type { PlcAdapter } from '../../adapter.ts';
-import type { UnitOutcome } from '../../port.ts';
+import type { PlcAdapter, UnitOutcome } from '../../port.ts';
 import { ERR_CODES } from '../codes.ts';
 import type { ChannelContext, ChannelDirectory, HandlingResult, ReplyInput, TelegramHandler } from '../port.ts';
 import type { Telegram } from '../telegrams.ts';

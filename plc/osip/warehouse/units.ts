@@ -1,5 +1,4 @@
 import type { Logger } from '../../../src/core/log.ts';
-import { reasonCode } from '../../../src/modules/routing/decision.ts';
 import type { PlcOperations, Reporter, UnitOutcome, UnitSighting } from '../../port.ts';
 import { ERR_CODES, RES_REASONS } from '../codes.ts';
 import type { ChannelContext, HandlingResult, ReplyInput } from '../port.ts';
@@ -65,7 +64,7 @@ export function createUnitTelegrams(adapter: PlcOperations, log: Logger) {
         if (done.decision === undefined) return result(done.outcome, res(t, code(t, channel, RES_REASONS.unknownLocationOrTu)));
     }
     const facts = done.facts;
-    if (done.outcome !== 'ok') return result(done.outcome, res(t, code(t, channel, reasonCode(done.decision!))), facts);
+    if (done.outcome !== 'ok') return result(done.outcome, res(t, code(t, channel, done.decision!.reasonCode)), facts);
     if (done.next === undefined) return result('ok', res(t, code(t, channel, RES_REASONS.ok)), facts);
     const field = locationField(adapter, done.next.location);
     if (field === undefined) {

@@ -3,7 +3,6 @@ import { eventTypes, type EventRecord, type SubjectKind } from '../../core/event
 import type { EventLog, EventQuery } from '../../core/event-log.ts';
 import { validationError } from '../../core/errors.ts';
 import { scanById, type ScanResult } from '../../core/paging.ts';
-import type { DecodedRecord, TelegramLog, TelegramRecord } from '../../../plc/telegram-log.ts';
 
 // History and audit from the event log: who changed what, when, why; and the trace of
 // one transport unit, its events merged with the telegrams that named it.
@@ -41,13 +40,25 @@ export interface HistoryFilter {
   to?: string | undefined;
 }
 
-/** A transport unit's history entry: an event, or a telegram that named the unit, its fields decoded. */
-export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (DecodedRecord & { source: 'telegram' });
+/** A telegram that named a unit, as the PLC side logs it: its position in that log, when, which way; the rest is the PLC side's. */
+export interface TracedTelegram {
+  id: number;
+  at: string;
+  direction: 'in' | 'out';
+}
 
-/** The telegrams that named a unit, and their fields decoded as their channels are set up now (the PLC side knows how). */
-export interface TelegramTrace {
-  forBarcode: TelegramLog['forBarcode'];
-  withFields(records: readonly TelegramRecord[]): Promise<DecodedRecord[]>;
+/** A transport unit's history entry: an event, or a telegram that named the unit, its fields decoded. */
+export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (TracedTelegram & { source: 'telegram' });
+
+/**
+ * The telegrams that named a unit, and their fields decoded as their channels are set
+ * up now: given by the PLC side (plc/index.ts), which knows its log and its codecs.
+ */
+export interface TelegramTrace<T extends TracedTelegram = TracedTelegram> {
+  /** Up to `limit` telegrams that named the barcode, after the position `after`, oldest first. */
+  forBarcode(barcode: string, after: number, limit: number): Promise<T[]>;
+  /** The same telegrams with their fields decoded, in the same order. */
+  withFields(records: readonly T[]): Promise<TracedTelegram[]>;
 }
 
 export function createHistory(log: EventLog) {
@@ -55,8 +66,9 @@ export function createHistory(log: EventLog) {
   let telegrams: TelegramTrace | undefined;
   return {
     /** Where a unit's trace takes its telegrams from. */
-    traceTelegrams(trace: TelegramTrace): void {
-      telegrams = trace;
+    traceTelegrams<T extends TracedTelegram>(trace: TelegramTrace<T>): void {
+      // Safe: withFields is only ever given what forBarcode of the same trace returned.
+      telegrams = trace as unknown as TelegramTrace;
     },
 
     /** A page of events matching the filter, oldest first, after the id `after`. */
@@ -124,7 +136,7 @@ export function createHistory(log: EventLog) {
 }
 
 /** Events and telegrams in time order; at the same millisecond a received telegram comes before what it caused, a sent one after. */
-function before(event: EventRecord, telegram: TelegramRecord): boolean {
+function before(event: EventRecord, telegram: TracedTelegram): boolean {
   if (event.at !== telegram.at) return event.at < telegram.at;
   return telegram.direction === 'out';
 }

@@ -6,9 +6,9 @@ import { now } from '../../clock.ts';
 import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
-import { Confirm } from './confirm.tsx';
+import { Confirm } from '../../confirm.tsx';
 import { isOpen, targetIsLocation, type Movement } from './movement.ts';
-import { useRefocus, type WorkOutcome } from './work-list.tsx';
+import { useRefocus, type WorkOutcome } from '../../lists/work-list.tsx';
 
 // One movement: which unit, from where to where, its state and dates; and, for users
 // with movements:write, what can be done with it in its state: activate (INACTIVE) or

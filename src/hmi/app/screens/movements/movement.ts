@@ -1,5 +1,5 @@
 import { get, page } from '../../api.ts';
-import type { LiveListSpec } from './live-list.ts';
+import type { LiveListSpec } from '../../lists/live-list.ts';
 
 // A movement as GET /v1/movements sends it (docs/movements.md), and the screen's filter
 // translated to the API's two lookups: by unit (`barcode`, `types`, `states`; oldest

@@ -4,11 +4,11 @@ import { Toasts, useToast } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { LiveList } from './live-list.ts';
+import { LiveList } from '../../lists/live-list.ts';
 import { MovementCard } from './movement-card.tsx';
 import { MovementFilterForm } from './movement-filter.tsx';
 import { movementList, NO_FILTER, type Movement, type MovementFilter } from './movement.ts';
-import { useLiveList, workOutcome, WorkList } from './work-list.tsx';
+import { useLiveList, workOutcome, WorkList } from '../../lists/work-list.tsx';
 
 // The movements screen (docs/hmi.md): manual moves of transport units, filtered as the
 // API filters them, paged, following the movement events without a reload; activate,

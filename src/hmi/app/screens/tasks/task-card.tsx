@@ -5,8 +5,8 @@ import { now } from '../../clock.ts';
 import { errorText, formatAge, formatTime, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
-import { Confirm } from '../movements/confirm.tsx';
-import { useRefocus, type WorkOutcome } from '../movements/work-list.tsx';
+import { Confirm } from '../../confirm.tsx';
+import { useRefocus, type WorkOutcome } from '../../lists/work-list.tsx';
 import { offered, type Operation, type Task } from './task.ts';
 
 // One task: its id, type, description, state and dates; and, for users with

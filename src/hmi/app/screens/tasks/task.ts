@@ -1,5 +1,5 @@
 import { get, page } from '../../api.ts';
-import type { LiveListSpec } from '../movements/live-list.ts';
+import type { LiveListSpec } from '../../lists/live-list.ts';
 
 // A task as GET /tasks sends it (docs/tasks.md), and the screen's filter. The API lists
 // every task, oldest first, and filters nothing: the state and the search are applied

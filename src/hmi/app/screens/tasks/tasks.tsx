@@ -4,8 +4,8 @@ import { Toasts, useToast } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { LiveList } from '../movements/live-list.ts';
-import { useLiveList, workOutcome, WorkList } from '../movements/work-list.tsx';
+import { LiveList } from '../../lists/live-list.ts';
+import { useLiveList, workOutcome, WorkList } from '../../lists/work-list.tsx';
 import { TaskCard } from './task-card.tsx';
 import { NO_FILTER, TASK_STATES, taskList, type StateChoice, type Task, type TaskFilter } from './task.ts';
 

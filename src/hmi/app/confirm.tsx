@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { Icon } from '../../icons.tsx';
+import { Icon } from './icons.tsx';
 
 // The question before a step that cannot be undone, on the movements and tasks
 // screens (their outcomes and failed reads are the shell's, feedback.tsx).

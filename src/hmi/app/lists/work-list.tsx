@@ -1,10 +1,10 @@
 import type { Signal } from '@preact/signals';
 import type { RefObject, VNode } from 'preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
-import { Failure, type Toast } from '../../feedback.tsx';
-import { t } from '../../i18n.ts';
-import { subscribe } from '../../live.ts';
-import { wallboard } from '../../prefs.ts';
+import { Failure, type Toast } from '../feedback.tsx';
+import { t } from '../i18n.ts';
+import { subscribe } from '../live.ts';
+import { wallboard } from '../prefs.ts';
 import type { LiveList, Versioned } from './live-list.ts';
 
 // What the movements and the tasks screens have in common around their live list: the

@@ -1,5 +1,5 @@
 import { computed, signal } from '@preact/signals';
-import { ApiFailure, type Page } from '../../api.ts';
+import { ApiFailure, type Page } from '../api.ts';
 
 // A paged list that follows the live events: the movements and the tasks screens hold
 // their lists in one. It reads page after page as the API orders them (`limit`/`after`),
