@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COORDINATE_RULE, parseCoordinate } from '../src/modules/common/locations/coordinate.ts';
+import { COORDINATE_RULE, parseCoordinate } from '../src/core/coordinate.ts';
 import { allowEntryProblem } from './link/allow-list.ts';
 import { signalChannelSchema } from './signals/config.ts';
 

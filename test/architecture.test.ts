@@ -54,3 +54,79 @@ describe('the layering', () => {
     expect(breaks).toEqual([]);
   });
 });
+
+// The layers DESIGN.md draws, checked on every import between the sources (types
+// included: a type import couples as much as any). Tests are left out: they may reach
+// anything they test.
+
+/** `from → to`, both relative to the repository, for every relative import of the sources below src, plc and db. */
+function importEdges(): [string, string][] {
+  const edges: [string, string][] = [];
+  for (const top of ['src', 'plc', 'db']) {
+    for (const file of filesBelow(path.join(ROOT, top), (name) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name))) {
+      const text = readFileSync(file, 'utf8');
+      const specifiers = [
+        ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gm),
+        ...text.matchAll(/^\s*import\s+'(\.[^']+)'/gm),
+        ...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g),
+      ].map((m) => m[1]!);
+      for (const specifier of specifiers) {
+        edges.push([path.relative(ROOT, file), path.relative(ROOT, path.resolve(path.dirname(file), specifier))]);
+      }
+    }
+  }
+  return edges;
+}
+
+const under = (file: string, ...dirs: string[]) => dirs.some((dir) => file.startsWith(`${dir}/`) || file === dir);
+const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1];
+
+/** The rules, each a name and the imports it forbids. */
+const RULES: { rule: string; breaks: (from: string, to: string) => boolean }[] = [
+  { rule: 'src/core imports nothing above it', breaks: (from, to) => under(from, 'src/core') && !under(to, 'src/core') },
+  {
+    rule: 'a module reaches another only through its services (service.ts) or its definition (index.ts)',
+    breaks: (from, to) => {
+      const a = moduleOf(from);
+      const b = moduleOf(to);
+      return a !== undefined && b !== undefined && a !== b && !/\/(service|index)\.ts$/.test(to);
+    },
+  },
+  {
+    rule: 'src/http knows routes, not the modules, the PLC or the hub link',
+    breaks: (from, to) => under(from, 'src/http') && under(to, 'src/modules', 'plc', 'src/federation'),
+  },
+  { rule: 'the PLC seam (plc/port.ts) depends on src/core only', breaks: (from, to) => from === 'plc/port.ts' && !under(to, 'src/core') },
+  {
+    rule: 'OSIP and the signal channels speak to the seam, not to the adapter, the modules or the hub link',
+    breaks: (from, to) => under(from, 'plc/osip', 'plc/signals') && (under(to, 'src/modules', 'src/federation', 'plc/adapter') || to === 'plc/adapter.ts'),
+  },
+  {
+    rule: 'the HMI in the browser imports its own files (and the wire contract, types only)',
+    breaks: (from, to) => under(from, 'src/hmi/app') && !under(to, 'src/hmi/app', 'src/contract'),
+  },
+];
+
+const broken = (edges: readonly [string, string][]) =>
+  RULES.flatMap(({ rule, breaks }) => edges.filter(([from, to]) => breaks(from, to)).map(([from, to]) => `${rule}: ${from} → ${to}`));
+
+describe('the layers', () => {
+  it('every import of the sources keeps to the rules of DESIGN.md', () => {
+    const edges = importEdges();
+    expect(edges.length, 'the imports are read').toBeGreaterThan(500);
+    expect(broken(edges)).toEqual([]);
+  });
+
+  it('each rule catches an import in the wrong direction', () => {
+    const wrong: [string, string][] = [
+      ['src/core/unit-of-work.ts', 'src/modules/routing/service.ts'],
+      ['src/modules/movements/service.ts', 'src/modules/common/locations/store.ts'],
+      ['src/http/server.ts', 'plc/channels.ts'],
+      ['plc/port.ts', 'src/modules/routing/decision.ts'],
+      ['plc/osip/warehouse/handler.ts', 'plc/adapter.ts'],
+      ['src/hmi/app/api.ts', 'src/modules/tasks/service.ts'],
+    ];
+    expect(broken(wrong)).toHaveLength(RULES.length);
+    for (const { rule } of RULES) expect(broken(wrong).some((b) => b.startsWith(`${rule}:`)), rule).toBe(true);
+  });
+});

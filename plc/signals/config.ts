@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COORDINATE_RULE, parseCoordinate } from '../../src/modules/common/locations/coordinate.ts';
+import { COORDINATE_RULE, parseCoordinate } from '../../src/core/coordinate.ts';
 import { isBitAddress, isWritable, parseModbusAddress } from './modbus/address.ts';
 
 // The `plc.signals` section (docs/plc.md, "Signal channels"): one entry per PLC read

@@ -4,7 +4,7 @@
 // fixture builder, the load generators and the wrk scripts, which pick coordinates
 // that exist without asking the appliance.
 
-import type { Coordinate } from '../../src/modules/common/locations/coordinate.ts';
+import type { Coordinate } from '../../src/core/coordinate.ts';
 
 /** Conveyor locations `CONV/0001/<x>/0000/0000`: sources and hops of the bulk routes. */
 export const CONVEYORS = 2000;

@@ -6,7 +6,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { Logger } from '../../core/log.ts';
 import type { ReadPool } from '../../core/read-pool.ts';
 import type { Principal } from '../../http/context.ts';
-import { FORGET_AFTER } from '../users/authentication.ts';
+import { FORGET_AFTER } from '../users/service.ts';
 import { frameOf } from './frames.ts';
 import { REPLAY_LIMITS, ReplayScheduler, type Replay, type ReplayCounts, type ReplayLimits } from './replay.ts';
 

@@ -20,6 +20,8 @@ import { ADMIN_ROLE, createUserService } from './users/service.ts';
 import { createUserStore, type User } from './users/store.ts';
 
 export { ADMIN_ROLE };
+/** Events after which a resolved caller may no longer be what it was: others holding a caller check it again. */
+export { FORGET_AFTER } from './authentication.ts';
 export const ADMIN_USER = 'admin';
 
 // The users module as the rest of the appliance sees it: users, roles, grants and API

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../../http/context.ts';
 import { created, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Reply, Route } from '../../../http/router.ts';
-import { COORDINATE_PARTS } from './coordinate.ts';
+import { COORDINATE_PARTS } from '../../../core/coordinate.ts';
 import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
 import { listQuery, listReply, listReplyUnlessEmpty } from '../../lists.ts';
 import type { LocationService } from './service.ts';

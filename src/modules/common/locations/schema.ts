@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { name, ol, text } from '../../../core/schema.ts';
-import { COORDINATE_RULE, parseCoordinate } from './coordinate.ts';
+import { COORDINATE_RULE, parseCoordinate } from '../../../core/coordinate.ts';
 
 export const coordinate = z.string().refine((v) => parseCoordinate(v) !== undefined, `must be ${COORDINATE_RULE}`);
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../core/db.ts';
 import type { Listing } from '../../../core/listing.ts';
 import { ReadPool } from '../../../core/read-pool.ts';
-import type { Coordinate } from './coordinate.ts';
+import type { Coordinate } from '../../../core/coordinate.ts';
 import { candidates, chooseDriver, probeSql, scanListing, type Driver } from './search.ts';
 
 // The wildcard search's choice of index and its windowed walk, over a real database

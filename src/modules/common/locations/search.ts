@@ -1,7 +1,7 @@
 import type { Db } from '../../../core/db.ts';
 import { prepared, type Listing } from '../../../core/listing.ts';
 import type { ReadPool } from '../../../core/read-pool.ts';
-import { COORDINATE_PARTS, type Coordinate } from './coordinate.ts';
+import { COORDINATE_PARTS, type Coordinate } from '../../../core/coordinate.ts';
 
 // The wildcard search `?area=&aisle=&x=&y=&z=` without reading the whole table when a
 // part starts with a wildcard. Every search reads in coordinate order (keyset pages

@@ -8,7 +8,7 @@ import { activeAt, checkErrorCode, groupStateAt } from '../error-code.ts';
 import type { LocationGroupService } from '../location-groups/service.ts';
 import type { LocationTypeService } from '../location-types/service.ts';
 import { checkVersion } from '../../../core/versioned.ts';
-import { COORDINATE_PARTS, parseCoordinate, type Coordinate } from './coordinate.ts';
+import { COORDINATE_PARTS, parseCoordinate, type Coordinate } from '../../../core/coordinate.ts';
 import type { Location, LocationFields, LocationStore } from './store.ts';
 
 export interface LocationInput {

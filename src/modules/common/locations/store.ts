@@ -5,7 +5,7 @@ import type { ReadPool } from '../../../core/read-pool.ts';
 import type { Db } from '../../../core/db.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { versionedFrom, type Versioned, type VersionedRow } from '../../../core/versioned.ts';
-import type { Coordinate } from './coordinate.ts';
+import type { Coordinate } from '../../../core/coordinate.ts';
 import { chooseDriver, INDEXED_DRIVERS, probeSql, scanListing, searchSql, type Driver, type SearchParams } from './search.ts';
 
 export interface Location extends Versioned, Coordinate {
