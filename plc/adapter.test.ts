@@ -7,7 +7,8 @@ import { createRoutingService } from '../src/modules/routing/service.ts';
 import { createRoutingStore } from '../src/modules/routing/store.ts';
 import { createTransportOrderService } from '../src/modules/transport-orders/service.ts';
 import { createTransportOrderStore } from '../src/modules/transport-orders/store.ts';
-import { startTestAppliance, type TestAppliance, type RecordedEvent } from '../test/support/appliance.ts';
+import { ofType, startTestAppliance, type TestAppliance, type RecordedEvent } from '../test/support/appliance.ts';
+import type { EventType } from '../src/contract/events.ts';
 import { createAdapter } from './adapter.ts';
 import { decode, encode, fieldFromCoordinate, type ResTelegram, type Telegram, type TelegramInput } from './osip/index.ts';
 import type { AdapterOptions, ChannelContext, ChannelDirectory, HandlingResult, ReplyInput } from './osip/port.ts';
@@ -143,7 +144,7 @@ const groupStates = async (...names: string[]) =>
     const g = await group(name);
     return `${name}:${g.groupStateIn}/${g.groupStateOut}`;
   }));
-const eventsSince = (mark: number, type: string) => events.slice(mark).filter((e) => e.type === type);
+const eventsSince = <T extends EventType>(mark: number, type: T) => ofType(events.slice(mark), type);
 
 // ---- REQ_ ---------------------------------------------------------------------------
 

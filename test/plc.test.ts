@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index.ts';
 import { PtyPair } from '../plc/testing.ts';
-import { startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { ofType, startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './support/warehouse.ts';
 
 // The appliance and a simulated conveyor PLC end to end (docs/plc.md ("The simulator"), scenarios 1–4
@@ -49,7 +49,7 @@ const groupStates = async (...names: string[]) =>
       return `${g.groupStateIn}/${g.groupStateOut}`;
     }),
   );
-const movesOf = (barcode: string) => events.filter((e) => e.type === 'transportUnit.moved' && e.data.barcode === barcode).map((e) => [e.data.from, e.data.to]);
+const movesOf = (barcode: string) => ofType(events, 'transportUnit.moved').filter((e) => e.data.barcode === barcode).map((e) => [e.data.from, e.data.to]);
 
 // ---- the scenarios, over each transport --------------------------------------------------------
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { expectApiError, expectServerError, lastOfType, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Routing module (docs/routing.md; decisions in
 // docs/routing.md), black-box over real HTTP. Every refused request is shown to change
@@ -408,8 +408,9 @@ describe('PUT /v1/api/routes', () => {
     expect(u.lastModifiedDt >= r.lastModifiedDt).toBe(true);
     expect(await read(r.key)).toEqual(u);
     expect(eventTypesSince(from)).toEqual(['route.changed']);
-    expect(events.at(-1)!.data).toMatchObject({ key: r.key, name: u.name });
-    expect((events.at(-1)!.data.fields as string[]).sort()).toEqual(
+    const changed = lastOfType(events, 'route.changed');
+    expect(changed.data).toMatchObject({ key: r.key, name: u.name });
+    expect([...changed.data.fields].sort()).toEqual(
       ['description', 'name', 'sourceLocationGroupName', 'sourceLocationName', 'targetLocationGroupName', 'targetLocationName'].sort(),
     );
 

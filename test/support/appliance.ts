@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { loadConfig, type ConfigInput } from '../../src/config.ts';
 import { startAppliance, type Appliance } from '../../src/main.ts';
+import type { EventRecord, EventType } from '../../src/contract/events.ts';
 
 // Starts the real appliance on port 0 over a fresh SQLite file in a temporary data
 // directory, and speaks HTTP to it like any client would.
@@ -157,15 +158,19 @@ export function expectServerError(reply: Reply, status: number): void {
   if (!ok) throw new Error(`expected server-declined ${status}, got ${reply.status}: ${reply.text}`);
 }
 
-/** A committed event as tests look at it: any type, data by name. */
-export interface RecordedEvent {
-  id: number;
-  type: string;
-  at: string;
-  actor: { kind: string; name: string };
-  reason?: string;
-  subject: { kind: string; key: string };
-  data: Record<string, any>;
+/** A committed event as the appliance records and sends it (src/contract/events.ts). */
+export type RecordedEvent<T extends EventType = EventType> = EventRecord<T>;
+
+/** The events of one type, typed by it. */
+export function ofType<T extends EventType>(events: readonly RecordedEvent[], type: T): RecordedEvent<T>[] {
+  return events.filter((e): e is RecordedEvent<T> => e.type === type);
+}
+
+/** The last event, which must be of the type (otherwise the test fails naming the one it was). */
+export function lastOfType<T extends EventType>(events: readonly RecordedEvent[], type: T): RecordedEvent<T> {
+  const last = events.at(-1);
+  if (last?.type !== type) throw new Error(`expected the last event to be ${type}, it was ${last?.type ?? 'none'}`);
+  return last as RecordedEvent<T>;
 }
 
 /**

@@ -4,6 +4,7 @@ import { now } from './clock.ts';
 import { subscribe, type LiveEvent } from './live.ts';
 import { can } from './session.ts';
 import { SoundSwitch, type Tone } from './sound.ts';
+import type * as Wire from '../../contract/replies.ts';
 
 // The open alarms, kept by the shell for every screen: the badge counts them wherever
 // the user is, the alarms screen lists them, and a new critical alarm can sound. They
@@ -13,26 +14,8 @@ import { SoundSwitch, type Tone } from './sound.ts';
 export const SEVERITIES = ['critical', 'major', 'minor', 'warning'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-export interface Alarm {
-  id: number;
-  kind: string;
-  severity: Severity;
-  state: 'active' | 'acknowledged' | 'cleared';
-  /** In English; alarm-text.ts words it in the user's language from the kind and `params`. */
-  message: string;
-  params: Readonly<Record<string, string | number>>;
-  source: { kind: string; key: string };
-  firstSeen: string;
-  lastSeen: string;
-  count: number;
-  acknowledgedBy: string | null;
-  acknowledgedAt: string | null;
-  ackComment: string | null;
-  shelvedUntil: string | null;
-  shelvedBy: string | null;
-  shelveComment: string | null;
-  clearedAt: string | null;
-}
+/** An alarm as the API sends it; alarm-text.ts words it in the user's language from its kind and `params`. */
+export type Alarm = Wire.Alarm;
 
 export const ALARM_EVENTS = ['alarm.raised', 'alarm.acknowledged', 'alarm.shelved', 'alarm.cleared'] as const;
 
@@ -81,10 +64,9 @@ export function watchAlarms(): () => void {
   };
 }
 
-function onAlarmEvent(event: LiveEvent): void {
-  const data = event.data as { severity?: string; count?: number };
+function onAlarmEvent(event: LiveEvent<(typeof ALARM_EVENTS)[number]>): void {
   // A new critical alarm, not a repeat of one already open.
-  if (event.type === 'alarm.raised' && data.severity === 'critical' && data.count === 1) beep();
+  if (event.type === 'alarm.raised' && event.data.severity === 'critical' && event.data.count === 1) beep();
   void refreshAlarms();
 }
 

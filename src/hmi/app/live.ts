@@ -1,6 +1,7 @@
 import { effect, signal } from '@preact/signals';
 import { ApiFailure, apiUrl, post } from './api.ts';
 import { can, sessionState } from './session.ts';
+import type { EventRecord, EventType } from '../../contract/events.ts';
 
 // The live event client (docs/events.md, "Live events"): one EventSource for the whole
 // page, opened with a single-use ticket and narrowed to the event types the screens
@@ -15,18 +16,16 @@ import { can, sessionState } from './session.ts';
  */
 export type LiveState = 'off' | 'connecting' | 'live' | 'lost';
 
-export interface LiveEvent<D = Record<string, unknown>> {
-  id: number;
-  type: string;
-  at: string;
-  actor: { kind: string; name: string };
-  reason?: string;
-  subject: { kind: string; key: string };
-  data: D;
-}
+export type { EventType };
+
+/** An event as the stream sends it: the server's record of its type (src/contract/events.ts). */
+export type LiveEvent<T extends EventType = EventType> = EventRecord<T>;
+
+/** The event types whose data carries the field `K` (`pKey`, `key`, …). */
+export type EventWith<K extends string> = { [T in EventType]: K extends keyof EventRecord<T>['data'] ? T : never }[EventType];
 
 interface Subscription {
-  types: readonly string[];
+  types: readonly EventType[];
   onEvent: (event: LiveEvent) => void;
   /** Reload what is shown: the stream opened fresh, or the appliance could not say what was missed (`reset`). */
   onResync?: (() => void) | undefined;
@@ -51,8 +50,9 @@ let generation = 0;
  * Receives the events of the given types (exact names) as they are committed; returns
  * the unsubscribe. `onResync` runs when the subscriber should reload from REST.
  */
-export function subscribe(types: readonly string[], onEvent: (event: LiveEvent) => void, onResync?: () => void): () => void {
-  const subscription: Subscription = { types, onEvent, onResync };
+export function subscribe<T extends EventType>(types: readonly T[], onEvent: (event: LiveEvent<T>) => void, onResync?: () => void): () => void {
+  // The stream hands a subscriber only the types it named.
+  const subscription: Subscription = { types, onEvent: onEvent as (event: LiveEvent) => void, onResync };
   subscriptions.add(subscription);
   queueReopen();
   return () => {
@@ -178,7 +178,7 @@ function dispatch(es: EventSource, message: MessageEvent<string>): void {
     return;
   }
   lastEventId = message.lastEventId || String(event.id);
-  for (const s of [...subscriptions]) if (s.types.includes(message.type)) s.onEvent(event);
+  for (const s of [...subscriptions]) if ((s.types as readonly string[]).includes(message.type)) s.onEvent(event);
 }
 
 function resyncAll(): void {

@@ -2,6 +2,7 @@ import { useSignal, type Signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get } from './api.ts';
 import { can } from './session.ts';
+import type * as Wire from '../../contract/replies.ts';
 
 // The site's transport unit types (GET /v1/transport-unit-types, grant
 // transport-unit-types:read), offered as a list wherever a screen creates a unit or a
@@ -14,10 +15,8 @@ import { can } from './session.ts';
 // Without the grant, or when the list cannot be read, a screen takes a typed name, as
 // the API does.
 
-export interface UnitType {
-  type: string;
-  description?: string;
-}
+/** What the choice shows of a transport unit type. */
+export type UnitType = Pick<Wire.TransportUnitType, 'type' | 'description'>;
 
 /** The types, read when the component is first shown; undefined until read, or when they cannot be. */
 export function useUnitTypes(): Signal<readonly UnitType[] | undefined> {

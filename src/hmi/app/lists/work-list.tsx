@@ -3,7 +3,7 @@ import type { RefObject, VNode } from 'preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { Failure, type Toast } from '../feedback.tsx';
 import { t } from '../i18n.ts';
-import { subscribe } from '../live.ts';
+import { subscribe, type EventWith } from '../live.ts';
 import { wallboard } from '../prefs.ts';
 import type { LiveList, Versioned } from './live-list.ts';
 
@@ -39,12 +39,12 @@ export function useRefocus(card: RefObject<HTMLElement | null>): () => void {
 }
 
 /** Reads the list, and reads again each record an event names; a resync reads it all again. */
-export function useLiveList<T extends Versioned>(list: LiveList<T>, events: readonly string[]): void {
+export function useLiveList<T extends Versioned>(list: LiveList<T>, events: readonly EventWith<'pKey'>[]): void {
   useEffect(() => {
     void list.reload();
     return subscribe(
       events,
-      (event) => list.touch(String(event.data.pKey)),
+      (event) => event.data.pKey !== undefined && list.touch(event.data.pKey),
       () => void list.reload(),
     );
   }, [list]);

@@ -26,6 +26,8 @@ export const PLAN_EVENTS = [
   'route.created', 'route.changed', 'route.deleted', 'route.hopsReplaced', 'routing.defaultHopsReplaced',
 ] as const;
 
+type PlanEvent = LiveEvent<(typeof PLAN_EVENTS)[number]>;
+
 export interface PlanData {
   locations: ReadonlySignal<PlanLocation[]>;
   links: ReadonlySignal<PlanLink[]>;
@@ -59,7 +61,7 @@ class PlanFeed {
   private held = false;
   private inFlight = 0;
   /** Events that arrived while a list was being read: applied again on top of it. */
-  private replay: LiveEvent[] = [];
+  private replay: PlanEvent[] = [];
   private pendingPKeys = new Set<string>();
   private pendingParts = new Set<Part>();
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -148,28 +150,27 @@ class PlanFeed {
     }
   }
 
-  private onEvent(e: LiveEvent): void {
+  private onEvent(e: PlanEvent): void {
     if (this.inFlight > 0) this.replay.push(e);
     this.apply(e);
   }
 
-  private apply(e: LiveEvent): void {
+  // Each case reads the data its type carries (the event catalogue, src/contract/events.ts).
+  private apply(e: PlanEvent): void {
     const s = this.store;
-    const d = e.data as Record<string, unknown>;
-    const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : '');
     switch (e.type) {
       case 'location.stateChanged':
-        if (!s.setFlag(str('locationId'), str('field'), d.value)) this.later({ pKey: str('pKey') });
+        if (!s.setFlag(e.data.locationId, e.data.field, e.data.value)) this.later({ pKey: e.data.pKey });
         break;
       case 'location.created':
       case 'location.changed':
-        this.later({ pKey: str('pKey') });
+        this.later({ pKey: e.data.pKey });
         break;
       case 'location.deleted':
-        s.removeLocation(str('locationId'));
+        s.removeLocation(e.data.locationId);
         break;
       case 'locationGroup.stateChanged':
-        s.setGroupState(str('name'), str('field'), d.value);
+        s.setGroupState(e.data.name, e.data.field, e.data.value);
         break;
       case 'locationGroup.created':
       case 'locationGroup.deleted':
@@ -181,21 +182,21 @@ class PlanFeed {
         this.later({ part: 'locations' });
         break;
       case 'transportUnit.created':
-        if (str('actualLocation')) s.placeUnit(str('barcode'), str('actualLocation'));
+        if (e.data.actualLocation) s.placeUnit(e.data.barcode, e.data.actualLocation);
         break;
       case 'transportUnit.moved':
-        s.placeUnit(str('barcode'), str('to'));
+        s.placeUnit(e.data.barcode, e.data.to);
         break;
       case 'transportUnit.deleted':
-        s.removeUnit(str('barcode'));
+        s.removeUnit(e.data.barcode);
         break;
       case 'transportUnit.changed': {
-        const from = (d.from as { barcode?: unknown } | undefined)?.barcode;
-        if (typeof from === 'string' && from !== str('barcode')) s.renameUnit(from, str('barcode'));
+        const from = e.data.from?.barcode;
+        if (from !== undefined && from !== e.data.barcode) s.renameUnit(from, e.data.barcode);
         break;
       }
       default:
-        if (e.type.startsWith('route')) this.later({ part: 'links' });
+        this.later({ part: 'links' });
     }
   }
 

@@ -1,48 +1,25 @@
 import { get, page } from '../api.ts';
 import type { PlanLink } from './index.ts';
+import type * as Wire from '../../../contract/replies.ts';
 
 // What the plan reads from the API, as the API gives it (docs/common-module.md,
 // docs/routing.md). Lists that grow with the site are read in pages of 1,000.
 
-export interface LocationRecord {
-  pKey: string;
-  locationId: string;
-  locationGroupName?: string;
-  incomingActive: boolean;
-  outgoingActive: boolean;
-  plcState: number;
-}
+/** What the plan reads of a location. */
+export type LocationRecord = Pick<Wire.Location, 'pKey' | 'locationId' | 'locationGroupName' | 'incomingActive' | 'outgoingActive' | 'plcState'>;
 
-export interface GroupRecord {
-  name: string;
-  parentName?: string;
-  groupStateIn: string;
-  groupStateOut: string;
-}
+/** What the plan reads of a location group. */
+export type GroupRecord = Pick<Wire.LocationGroup, 'name' | 'parentName' | 'groupStateIn' | 'groupStateOut'>;
 
-export interface UnitRecord {
-  barcode: string;
-  actualLocation?: string;
-}
+/** What the plan reads of a transport unit. */
+export type UnitRecord = Pick<Wire.TransportUnit, 'barcode' | 'actualLocation'>;
 
-interface RouteRecord {
-  key: string;
-  name: string;
-  enabled: boolean;
-  sourceLocationName?: string;
-  targetLocationName?: string;
-}
+/** What the plan reads of a route. */
+type RouteRecord = Pick<Wire.Route, 'key' | 'name' | 'enabled' | 'sourceLocationName' | 'targetLocationName'>;
 
-interface Hop {
-  source: string;
-  next: string;
-}
+type Hop = Pick<Wire.Hop, 'source' | 'next'>;
 
-export interface DefaultHop {
-  source?: string;
-  sourceGroup?: string;
-  next: string;
-}
+export type DefaultHop = Pick<Wire.DefaultHop, 'source' | 'sourceGroup' | 'next'>;
 
 const PAGE = 1000;
 

@@ -65,21 +65,21 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
   const routeHops = useSignal<Hop[] | undefined>(undefined);
   const dryLink = useSignal<PlanLink | undefined>(undefined);
 
-  const groups = usePagedList<LocationGroup>({
+  const groups = usePagedList({
     path: '/v1/location-groups',
-    idOf: (g) => g.pKey,
+    idOf: (g: LocationGroup) => g.pKey,
     nameOf: (g) => g.name,
     onePath: (pKey) => `/v1/location-groups/${enc(pKey)}`,
     events: ['locationGroup.created', 'locationGroup.changed', 'locationGroup.deleted'],
-    idOfEvent: (e) => (typeof e.data.pKey === 'string' ? e.data.pKey : undefined),
+    idOfEvent: (e) => e.data.pKey,
   });
-  const routes = usePagedList<RouteInfo>({
+  const routes = usePagedList({
     path: '/v1/api/routes',
-    idOf: (r) => r.key,
+    idOf: (r: RouteInfo) => r.key,
     nameOf: (r) => r.name,
     onePath: (key) => `/v1/api/routes/${enc(key)}`,
     events: ['route.created', 'route.changed', 'route.deleted'],
-    idOfEvent: (e) => (typeof e.data.key === 'string' ? e.data.key : undefined),
+    idOfEvent: (e) => e.data.key,
   });
 
   // The chosen route's hops, read when it is chosen and again when anyone replaces them.

@@ -1,7 +1,7 @@
 import { signal, type Signal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
 import { ApiFailure, get, page } from '../../api.ts';
-import { subscribe, type LiveEvent } from '../../live.ts';
+import { subscribe, type EventType, type LiveEvent } from '../../live.ts';
 import { user } from '../../session.ts';
 
 // A list that grows with the site (location groups, routes), read a page at a time
@@ -21,7 +21,7 @@ export interface PagedList<T> {
   more: () => Promise<void>;
 }
 
-export interface PagedListSpec<T> {
+export interface PagedListSpec<T, E extends EventType = EventType> {
   path: string;
   /** The record's identity in the list and in its events. */
   idOf: (item: T) => string;
@@ -29,9 +29,9 @@ export interface PagedListSpec<T> {
   /** The path one record is read from by its identity. */
   onePath: (id: string) => string;
   /** Event types that change a record of the list. */
-  events: readonly string[];
+  events: readonly E[];
   /** The identity an event names. */
-  idOfEvent: (event: LiveEvent) => string | undefined;
+  idOfEvent: (event: LiveEvent<E>) => string | undefined;
 }
 
 /**
@@ -39,31 +39,31 @@ export interface PagedListSpec<T> {
  * again, the screen shows what it held at once while the first page is read again (no
  * event was followed meanwhile).
  */
-export function usePagedList<T>(spec: PagedListSpec<T>): PagedList<T> {
+export function usePagedList<T, E extends EventType>(spec: PagedListSpec<T, E>): PagedList<T> {
   const list = useMemo(() => sharedList(spec), []);
   useEffect(() => list.attach(), [list]);
   return list.api;
 }
 
-const lists = new Map<string, { owner: string; list: Listed<unknown> }>();
+const lists = new Map<string, { owner: string; list: Listed<unknown, EventType> }>();
 
-function sharedList<T>(spec: PagedListSpec<T>): Listed<T> {
+function sharedList<T, E extends EventType>(spec: PagedListSpec<T, E>): Listed<T, E> {
   const u = user.peek();
   const owner = u ? `${u.username}\n${[...u.grants].sort().join(' ')}` : '';
   let held = lists.get(spec.path);
-  if (!held || held.owner !== owner) lists.set(spec.path, (held = { owner, list: new Listed(spec) as Listed<unknown> }));
-  return held.list as Listed<T>;
+  if (!held || held.owner !== owner) lists.set(spec.path, (held = { owner, list: new Listed(spec) as unknown as Listed<unknown, EventType> }));
+  return held.list as unknown as Listed<T, E>;
 }
 
-class Listed<T> {
+class Listed<T, E extends EventType> {
   readonly api: PagedList<T>;
   private readonly items = signal<T[] | undefined>(undefined);
   private readonly next = signal<string | undefined>(undefined);
   private readonly error = signal<unknown>(undefined);
   private readonly busy = signal(false);
-  private readonly spec: PagedListSpec<T>;
+  private readonly spec: PagedListSpec<T, E>;
 
-  constructor(spec: PagedListSpec<T>) {
+  constructor(spec: PagedListSpec<T, E>) {
     this.spec = spec;
     this.api = { items: this.items, next: this.next, error: this.error, busy: this.busy, reload: () => this.reload(), more: () => this.more() };
   }

@@ -1,53 +1,22 @@
+import type * as Wire from '../../../../contract/replies.ts';
 // The shapes of the API's answers this screen reads (docs/common-module.md,
 // docs/routing.md), and the checks of a new hop made before it is sent: the appliance
 // refuses a duplicate hop and a circle of first-choice hops with a general validation
 // error, while the screen can say exactly what is wrong and where.
 
-export interface LocationGroup {
-  pKey: string;
-  name: string;
-  parentName?: string;
-  description?: string;
-  childLocationGroupNames?: string[];
-}
+/** What commissioning shows of a location group. */
+export type LocationGroup = Pick<Wire.LocationGroup, 'pKey' | 'name' | 'parentName' | 'description' | 'childLocationGroupNames'>;
 
-export interface RouteInfo {
-  key: string;
-  name: string;
-  description?: string;
-  sourceLocationName?: string;
-  sourceLocationGroupName?: string;
-  targetLocationName?: string;
-  targetLocationGroupName?: string;
-  enabled: boolean;
-  ol: number;
-}
+/** What commissioning shows of a route. */
+export type RouteInfo = Pick<Wire.Route, 'key' | 'name' | 'description' | 'sourceLocationName' | 'sourceLocationGroupName' | 'targetLocationName' | 'targetLocationGroupName' | 'enabled' | 'ol'>;
 
-/** A route's hop: from `source` the unit goes to `next`. The same source again is an alternative, tried when the earlier ones are locked. */
-export interface Hop {
-  pos?: number;
-  source: string;
-  next: string;
-}
+/** A hop as read, or as sent (without its position, which the list order gives). */
+export type Hop = Pick<Wire.Hop, 'source' | 'next'> & Partial<Pick<Wire.Hop, 'pos'>>;
 
-/** An entry of the default hop table: exactly one of `source` (a location) and `sourceGroup`. */
-export interface DefaultHop {
-  pos?: number;
-  source?: string;
-  sourceGroup?: string;
-  next: string;
-}
+export type DefaultHop = Pick<Wire.DefaultHop, 'source' | 'sourceGroup' | 'next'> & Partial<Pick<Wire.DefaultHop, 'pos'>>;
 
-export interface Decision {
-  result: 'NEXT' | 'ARRIVED' | 'NO_ORDER' | 'NO_ROUTE' | 'LOCKED' | 'UNKNOWN_LOCATION';
-  reasonCode: string;
-  nextLocation?: string;
-  via?: 'ROUTE' | 'DEFAULT';
-  lock?: 'SOURCE_OUTGOING_LOCKED' | 'NEXT_LOCKED';
-  candidates?: string[];
-  route?: { key: string; name: string };
-  order?: { pKey: string; targetLocation?: string; targetLocationGroup?: string };
-}
+/** A routing decision as the API answers it (the dry run). */
+export type Decision = Wire.Decision;
 
 export const routeSource = (r: RouteInfo): string | undefined => r.sourceLocationName ?? r.sourceLocationGroupName;
 export const routeTarget = (r: RouteInfo): string => r.targetLocationName ?? r.targetLocationGroupName ?? '';

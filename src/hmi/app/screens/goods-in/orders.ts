@@ -2,6 +2,7 @@ import { signal } from '@preact/signals';
 import { ApiFailure, get, page } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
 import type { Quantity } from './quantity.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // Receiving orders as goods-in uses them (docs/receiving.md): found by their orderId
 // (scanned from the delivery note) or chosen from the open ones. The list of all
@@ -9,37 +10,18 @@ import type { Quantity } from './quantity.ts';
 // page by page (`limit`/`after`), a few pages at a time; an event names one order,
 // which alone is read again.
 
-export interface Capture {
-  packagingUnitPKey: string;
-  transportUnitBK: string;
-  loadUnitLabel: string;
-  quantity: Quantity;
-  capturedAt: string;
-}
+export type Capture = Position['captures'][number];
 
-export interface Position {
-  pKey: string;
-  positionId: string;
-  state: 'OPEN' | 'PROCESSING' | 'PROCESSED' | 'CANCELED';
-  product: { sku: string; pKey: string };
-  quantityExpected: Quantity;
-  quantityReceived: Quantity;
-  captures: Capture[];
-}
+export type Position = Wire.ReceivingOrder['positions'][number];
 
-export interface ReceivingOrder {
-  pKey: string;
-  orderId: string;
-  state: 'CREATED' | 'PROCESSING' | 'PROCESSED' | 'CANCELED';
-  createDt: string;
-  positions: Position[];
-}
+/** A receiving order as the API sends it. */
+export type ReceivingOrder = Wire.ReceivingOrder;
 
 export const ORDER_EVENTS = ['receivingOrder.created', 'receivingOrder.captured', 'receivingOrder.processed', 'receivingOrder.canceled'] as const;
 
 export const isOpen = (o: ReceivingOrder): boolean => o.state === 'CREATED' || o.state === 'PROCESSING';
 
-export const pKeyOfEvent = (event: LiveEvent): string | undefined => (event.data as { pKey?: string }).pKey;
+export const pKeyOfEvent = (event: LiveEvent<(typeof ORDER_EVENTS)[number]>): string => event.data.pKey;
 
 export const orderById = async (orderId: string): Promise<ReceivingOrder> => (await get<ReceivingOrder>('/v1/receiving-orders', { orderId })).body;
 

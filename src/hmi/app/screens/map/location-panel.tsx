@@ -10,25 +10,15 @@ import { can } from '../../session.ts';
 import type { PlanLocation } from '../../plan/index.ts';
 import { actionKey, LockForm, type LockChange } from './lock-form.tsx';
 import { RecentEvents } from './recent-events.tsx';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // The details of one location beside the plan: its fields as the API has them, the
 // transport units on it, its open alarms, its latest events, and (with the grant
 // locations:write) locking and unlocking. Read again whenever the plan says the
 // location changed (a lock, a PLC state, a unit arriving or leaving).
 
-interface LocationDetails {
-  pKey: string;
-  locationId: string;
-  locationGroupName?: string;
-  type?: string;
-  plcCode?: string | null;
-  erpCode?: string;
-  description?: string;
-  incomingActive: boolean;
-  outgoingActive: boolean;
-  plcState: number;
-  lastMovement?: string;
-}
+/** A location as the API sends it. */
+type LocationDetails = Wire.Location;
 
 export function LocationPanel({ id, plan, onClose, onOutcome, onChanged }: {
   id: string;

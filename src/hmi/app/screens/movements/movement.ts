@@ -1,5 +1,6 @@
 import { get, page } from '../../api.ts';
 import type { LiveListSpec } from '../../lists/live-list.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // A movement as GET /v1/movements sends it (docs/movements.md), and the screen's filter
 // translated to the API's two lookups: by unit (`barcode`, `types`, `states`; oldest
@@ -10,25 +11,8 @@ export const MOVEMENT_STATES = ['INACTIVE', 'ACTIVE', 'CANCELLED', 'DONE'] as co
 export const MOVEMENT_TYPES = ['INBOUND', 'OUTBOUND', 'REPLENISHMENT', 'RELOCATION', 'MANUAL'] as const;
 export type MovementState = (typeof MOVEMENT_STATES)[number];
 
-export interface Movement {
-  pKey: string;
-  ol: number;
-  transportUnitBk: string;
-  type: string;
-  mode: string;
-  initiator?: string;
-  sku?: string;
-  priority: number;
-  state: MovementState;
-  sourceLocation: string;
-  sourceLocationGroupName: string;
-  target: string;
-  targetLocationGroup: string;
-  startedAt?: string;
-  latestDueAt?: string;
-  finishedAt?: string;
-  createdAt: string;
-}
+/** A movement as the API sends it. */
+export type Movement = Wire.Movement;
 
 /** Not yet done nor cancelled: what can still be worked on. */
 export const isOpen = (m: Movement) => m.state === 'INACTIVE' || m.state === 'ACTIVE';

@@ -2,7 +2,8 @@ import { signal } from '@preact/signals';
 import { get, page } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
 import { can, user } from '../../session.ts';
-import { applyOrderEvent, isEnded, orderKeyOf, priorityRank, type TransportOrder } from './order.ts';
+import { applyOrderEvent, isEnded, orderKeyOf, priorityRank, type OrderEvent, type TransportOrder } from './order.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // What the orders board holds: the open orders (waiting, running) read from the
 // appliance page by page, the orders that ended while the board is open (the lists
@@ -29,10 +30,7 @@ export function laneOrders(orders: Iterable<TransportOrder>, lane: LaneId): Tran
   return list.sort((a, b) => priorityRank(a.priority) - priorityRank(b.priority) || a.createDt.localeCompare(b.createDt));
 }
 
-interface Unit {
-  barcode: string;
-  actualLocation: string;
-}
+type Unit = Pick<Wire.TransportUnit, 'barcode' | 'actualLocation'>;
 
 export class Board {
   readonly orders = signal<ReadonlyMap<string, TransportOrder>>(new Map());
@@ -108,9 +106,9 @@ export class Board {
     await this.locate([order]);
   }
 
-  onEvent = (event: LiveEvent): void => {
+  onEvent = (event: OrderEvent | LiveEvent<'transportUnit.moved'>): void => {
     if (event.type === 'transportUnit.moved') {
-      const { barcode, to } = event.data as { barcode: string; to: string };
+      const { barcode, to } = event.data;
       if (!this.unitAt.value.has(barcode)) return;
       this.unitAt.value = new Map(this.unitAt.value).set(barcode, to);
       return;
@@ -125,7 +123,7 @@ export class Board {
     }
     // An order not on the board (on a page not read yet, or older): read it when it
     // belongs on a lane that is complete, or it just ended.
-    const state = (event.data as { state?: string }).state ?? '';
+    const state = event.data.state;
     const lane = isEnded(state) ? 'ended' : state === 'STARTED' ? 'running' : 'waiting';
     if (lane === 'ended' || this.next.value[lane] === undefined) void this.reread(pKey).catch(() => {});
   };

@@ -1,5 +1,6 @@
 import { hasText, t } from '../../i18n.ts';
 import type { LiveEvent } from '../../live.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // A transport order as the HMI shows it (docs/transport-orders.md), and how a
 // transportOrder.* event changes one. Shared by the orders board and the unit trace.
@@ -19,31 +20,17 @@ export const ORDER_EVENTS = [
   'transportOrder.changed',
 ] as const;
 
-export interface TransportOrder {
-  persistentKey: string;
-  transportUnitBK: string;
-  priority: string;
-  state: string;
-  sourceLocation: string;
-  targetLocation: string | null;
-  targetLocationGroup: string | null;
-  createDt: string;
-  startDate?: string;
-  endDate?: string;
-  message?: string;
-}
+/**
+ * A transport order as the board holds it: the fields it shows, read over REST or built
+ * from the order's events (which state the state and the priority as text).
+ */
+export type TransportOrder = Pick<
+  Wire.TransportOrder,
+  'persistentKey' | 'transportUnitBK' | 'sourceLocation' | 'targetLocation' | 'targetLocationGroup' | 'createDt' | 'startDate' | 'endDate' | 'message'
+> & { state: string; priority: string };
 
-/** What every transportOrder.* event carries (src/core/event-catalogue.ts). */
-interface OrderEventData {
-  pKey: string;
-  transportUnitBK: string;
-  state: string;
-  priority: string;
-  targetLocation: string | null;
-  targetLocationGroup: string | null;
-  sourceLocation?: string;
-  message?: string | null;
-}
+/** A transportOrder.* event (src/contract/events.ts). */
+export type OrderEvent = LiveEvent<(typeof ORDER_EVENTS)[number]>;
 
 export const isEnded = (state: string): boolean => (ENDED_STATES as readonly string[]).includes(state);
 
@@ -53,20 +40,21 @@ export const priorityRank = (p: string): number => {
   return i < 0 ? PRIORITIES.length : i;
 };
 
-export const orderKeyOf = (event: LiveEvent): string => (event.data as unknown as OrderEventData).pKey;
-export const unitOfEvent = (event: LiveEvent): string => (event.data as unknown as OrderEventData).transportUnitBK;
+export const isOrderEvent = (event: LiveEvent): event is OrderEvent => (ORDER_EVENTS as readonly string[]).includes(event.type);
+export const orderKeyOf = (event: OrderEvent): string => event.data.pKey;
+export const unitOfEvent = (event: OrderEvent): string => event.data.transportUnitBK;
 
 /**
  * The order after the event: its fields as the event states them. A `created` event
  * carries all the board shows (its time is the creation); any other needs the order as
  * read before (undefined without one: the caller reads it from the appliance).
  */
-export function applyOrderEvent(order: TransportOrder | undefined, event: LiveEvent): TransportOrder | undefined {
-  const d = event.data as unknown as OrderEventData;
+export function applyOrderEvent(order: TransportOrder | undefined, event: OrderEvent): TransportOrder | undefined {
+  const d = event.data;
   const base: TransportOrder | undefined =
     order ??
-    (event.type === 'transportOrder.created' && d.sourceLocation !== undefined
-      ? { persistentKey: d.pKey, transportUnitBK: d.transportUnitBK, priority: d.priority, state: d.state, sourceLocation: d.sourceLocation, targetLocation: null, targetLocationGroup: null, createDt: event.at }
+    (event.type === 'transportOrder.created'
+      ? { persistentKey: d.pKey, transportUnitBK: d.transportUnitBK, priority: d.priority, state: d.state, sourceLocation: event.data.sourceLocation, targetLocation: null, targetLocationGroup: null, createDt: event.at }
       : undefined);
   if (!base) return undefined;
   const next: TransportOrder = {
@@ -79,8 +67,9 @@ export function applyOrderEvent(order: TransportOrder | undefined, event: LiveEv
   };
   if (d.state === 'STARTED' && !next.startDate) next.startDate = event.at;
   if (isEnded(d.state) && !next.endDate) next.endDate = event.at;
-  if (d.message === null) delete next.message;
-  else if (typeof d.message === 'string') next.message = d.message;
+  const message = 'message' in d ? d.message : undefined;
+  if (message === null) delete next.message;
+  else if (typeof message === 'string') next.message = message;
   return next;
 }
 

@@ -1,3 +1,4 @@
+import type { Task as WireTask } from '../../../../contract/replies.ts';
 import { get, page } from '../../api.ts';
 import type { LiveListSpec } from '../../lists/live-list.ts';
 
@@ -13,18 +14,8 @@ export type TaskState = (typeof TASK_STATES)[number];
 export const OPERATIONS = ['start', 'resume', 'pause', 'finish'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-export interface Task {
-  pKey: string;
-  ol: number;
-  taskId: string;
-  type: string;
-  description?: string;
-  state: TaskState;
-  createDt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  links: { rel: string; href: string }[];
-}
+/** A task as the API sends it. */
+export type Task = WireTask;
 
 /** The moves the appliance offers now: the task's `tasks-<operation>` links. */
 export const offered = (task: Task): Operation[] => OPERATIONS.filter((op) => task.links.some((l) => l.rel === `tasks-${op}`));

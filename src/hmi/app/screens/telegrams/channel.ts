@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
 import { get } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // The PLC channels as the monitor shows them (docs/plc.md, "Diagnostics"): every
 // channel's state for the tabs, read once and then followed by `plcChannel.stateChanged`;
@@ -11,41 +12,13 @@ import type { LiveEvent } from '../../live.ts';
 
 export const CHANNEL_STATES = ['DISABLED', 'WAITING', 'LINKED', 'ONLINE', 'STALE', 'CLOSED'] as const;
 
-export interface ChannelCounters {
-  rxOk: number;
-  rxRejected: Record<string, number>;
-  outcomes: Record<string, number>;
-  tx: number;
-  duplicates: number;
-  resyncs: number;
-  overflows: number;
-  bccErrors: number;
-  partialFrames: number;
-  errorRepliesSuppressed: number;
-  repliesDropped: number;
-  warnings: number;
-  connections: number;
-  superseded: number;
-  refusedPeers: number;
-  gaveWay: number;
-  stateChanges: Record<string, number>;
-}
+export type ChannelCounters = Wire.ChannelCounters;
 
-export interface Channel {
-  name: string;
-  transport: string;
-  enabled: boolean;
-  state: string;
-  since: string;
-  endpoint: string;
-  peer: string | null;
-  connections: number;
-  lastRx: string | null;
-  lastTx: string | null;
-  counters: ChannelCounters;
-  /** The site's answer budget (plc.lateAfterMs): answers later than this are late. */
-  lateAfterMs: number;
-}
+/** A channel as the telegram monitor shows it: as read, its state kept up by the channel's events (which name it as text). */
+export type Channel = Pick<
+  Wire.ChannelSnapshot,
+  'name' | 'transport' | 'enabled' | 'since' | 'endpoint' | 'peer' | 'connections' | 'lastRx' | 'lastTx' | 'counters' | 'lateAfterMs'
+> & { state: string };
 
 /** The channels by name, in the appliance's order; undefined before the first read. */
 export const channels = signal<Channel[] | undefined>(undefined);
@@ -76,9 +49,9 @@ export async function refreshChannel(name: string): Promise<Channel> {
 }
 
 /** A state change as the event says it: shown at once, without waiting for the next read. */
-export function onStateChanged(event: LiveEvent): void {
-  const data = event.data as { name?: string; state?: string };
-  if (data.name && data.state) replace(data.name, (c) => ({ ...c, state: data.state!, since: event.at }));
+export function onStateChanged(event: LiveEvent<'plcChannel.stateChanged'>): void {
+  const { name, state } = event.data;
+  replace(name, (c) => ({ ...c, state, since: event.at }));
 }
 
 function replace(name: string, change: (c: Channel) => Channel): void {

@@ -1,4 +1,5 @@
 import { page } from '../../api.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // Following a channel's telegram log (GET /v1/plc-channels/{name}/telegrams, docs/events.md
 // "Telegram log"). There is no live event per telegram (a busy conveyor sends thousands a
@@ -14,23 +15,8 @@ import { page } from '../../api.ts';
 //   sends faster than the monitor follows: it skips ahead to `skipTo()` (a moment before
 //   now) rather than falling ever further behind, and says so.
 
-export interface Telegram {
-  id: number;
-  at: string;
-  channel: string;
-  direction: 'in' | 'out';
-  type: string | null;
-  seq: number | null;
-  text: string;
-  outcome: string;
-  barcode: string | null;
-  location: string | null;
-  order: string | null;
-  latencyMs: number | null;
-  connection: number | null;
-  /** The codec's fields: `type`, `header` and those of the type's layout; null for a frame that does not decode. */
-  fields: Record<string, unknown> | null;
-}
+/** A telegram of the log as the API sends it. */
+export type Telegram = Wire.TelegramLogEntry;
 
 /** The log's own filters (`direction`, `type`, `barcode`); absent ones are left out. */
 export interface TailFilter {

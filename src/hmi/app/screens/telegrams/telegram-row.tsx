@@ -43,7 +43,8 @@ export function TelegramRow({ telegram, threshold }: { telegram: Telegram; thres
 
 function Decoded({ telegram }: { telegram: Telegram }) {
   const fields = telegram.fields;
-  const header = (fields?.header ?? {}) as Record<string, unknown>;
+  // An OSIP telegram's fields have a header; a signal channel's entry (point, address, value) has none.
+  const header = (fields && 'header' in fields ? (fields.header ?? {}) : {}) as Record<string, unknown>;
   const payload = fields ? Object.entries(fields).filter(([k]) => k !== 'type' && k !== 'header') : [];
   return (
     <div class="tg-decoded">

@@ -1,6 +1,7 @@
 import { formatTime, hasText, language, plural, t } from '../../i18n.ts';
 import { breakable } from '../orders/breakable.tsx';
 import { priorityText, stateText, targetText } from '../orders/order.ts';
+import type { LiveEvent } from '../../live.ts';
 import type { EventEntry, TelegramEntry, TraceEntry } from './trace.ts';
 
 // One entry of a unit's trace in words an operator reads: what happened, where, by
@@ -17,67 +18,66 @@ interface Told {
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '–' : String(v));
 const unitState = (s: unknown) => (hasText(`units.unitState.${str(s)}`) ? t(`units.unitState.${str(s)}`) : str(s));
 
+/** An order's target as the events of transport orders state it. */
+const target = (d: { targetLocation: string | null; targetLocationGroup: string | null }) => targetText(d.targetLocation, d.targetLocationGroup);
+
+// Each case reads the data its type carries (the event catalogue, src/contract/events.ts).
 function tellEvent(e: EventEntry): Told {
-  const d = e.data;
-  const target = () => targetText((d.targetLocation as string | null) ?? null, (d.targetLocationGroup as string | null) ?? null);
   switch (e.type) {
     case 'transportUnit.created':
-      return { kind: 'unit', text: t('units.ev.created', { location: str(d.actualLocation) }) };
+      return { kind: 'unit', text: t('units.ev.created', { location: str(e.data.actualLocation) }) };
     case 'transportUnit.moved':
-      return { kind: 'move', text: t('units.ev.moved', { from: str(d.from), to: str(d.to) }) };
+      return { kind: 'move', text: t('units.ev.moved', { from: str(e.data.from), to: str(e.data.to) }) };
     case 'transportUnit.changed': {
-      const renamed = (d.from as { barcode?: string } | undefined)?.barcode;
-      if (renamed) return { kind: 'unit', text: t('units.ev.renamed', { from: renamed, to: str(d.barcode) }) };
-      return { kind: 'unit', text: t('units.ev.changed', { fields: ((d.fields as string[] | undefined) ?? []).join(', ') }) };
+      const renamed = e.data.from?.barcode;
+      if (renamed) return { kind: 'unit', text: t('units.ev.renamed', { from: renamed, to: str(e.data.barcode) }) };
+      return { kind: 'unit', text: t('units.ev.changed', { fields: e.data.fields.join(', ') }) };
     }
     case 'transportUnit.stateChanged':
-      return { kind: 'lock', text: t('units.ev.stateChanged', { from: unitState(d.from), to: unitState(d.state) }) };
+      return { kind: 'lock', text: t('units.ev.stateChanged', { from: unitState(e.data.from), to: unitState(e.data.state) }) };
     case 'transportUnit.deleted':
-      return { kind: 'unit', text: t('units.ev.deleted', { location: str(d.actualLocation) }) };
+      return { kind: 'unit', text: t('units.ev.deleted', { location: str(e.data.actualLocation) }) };
     case 'transportUnit.divided':
-      return { kind: 'unit', text: plural('units.ev.divided', Number(d.parts)) };
+      return { kind: 'unit', text: plural('units.ev.divided', e.data.parts) };
     case 'plc.bookedOntoLockedLocation':
-      return { kind: 'lock', text: t('units.ev.bookedOntoLocked', { location: str(d.locationId), channel: str(d.channel) }) };
+      return { kind: 'lock', text: t('units.ev.bookedOntoLocked', { location: str(e.data.locationId), channel: str(e.data.channel) }) };
     case 'transportOrder.created':
-      return { kind: 'order', text: t('units.ev.orderCreated', { target: target(), priority: priorityText(str(d.priority)), state: stateText(str(d.state)) }) };
+      return { kind: 'order', text: t('units.ev.orderCreated', { target: target(e.data), priority: priorityText(e.data.priority), state: stateText(e.data.state) }) };
     case 'transportOrder.started':
-      return { kind: 'order', text: t('units.ev.orderStarted', { target: target() }) };
+      return { kind: 'order', text: t('units.ev.orderStarted', { target: target(e.data) }) };
     case 'transportOrder.finished':
-      return { kind: 'order', text: t('units.ev.orderFinished', { target: target() }) };
+      return { kind: 'order', text: t('units.ev.orderFinished', { target: target(e.data) }) };
     case 'transportOrder.canceled':
-      return { kind: 'order', text: t('units.ev.orderCanceled', { target: target() }) };
-    case 'transportOrder.redirected': {
-      const from = (d.from ?? {}) as { targetLocation?: string | null; targetLocationGroup?: string | null };
-      return { kind: 'order', text: t('units.ev.orderRedirected', { target: target(), from: targetText(from.targetLocation ?? null, from.targetLocationGroup ?? null) }) };
-    }
+      return { kind: 'order', text: t('units.ev.orderCanceled', { target: target(e.data) }) };
+    case 'transportOrder.redirected':
+      return { kind: 'order', text: t('units.ev.orderRedirected', { target: target(e.data), from: target(e.data.from) }) };
     case 'transportOrder.changed':
-      return { kind: 'order', text: orderChange(d) };
+      return { kind: 'order', text: orderChange(e.data) };
     case 'movement.created':
-      return { kind: 'movement', text: t('units.ev.movementCreated', { from: str(d.sourceLocation), to: str(d.target) }) };
+      return { kind: 'movement', text: t('units.ev.movementCreated', { from: str(e.data.sourceLocation), to: str(e.data.target) }) };
     case 'movement.completed':
-      return { kind: 'movement', text: t('units.ev.movementCompleted', { to: str(d.target) }) };
+      return { kind: 'movement', text: t('units.ev.movementCompleted', { to: str(e.data.target) }) };
     case 'movement.cancelled':
       return { kind: 'movement', text: t('units.ev.movementCancelled') };
     case 'movement.changed':
-      return { kind: 'movement', text: t('units.ev.movementChanged', { state: str(d.state) }) };
+      return { kind: 'movement', text: t('units.ev.movementChanged', { state: str(e.data.state) }) };
     case 'packagingUnit.created':
-      return { kind: 'stock', text: t('units.ev.stockCreated', { quantity: str(d.quantity), sku: str(d.sku) }) };
+      return { kind: 'stock', text: t('units.ev.stockCreated', { quantity: str(e.data.quantity), sku: str(e.data.sku) }) };
     case 'packagingUnit.moved':
-      return { kind: 'stock', text: t('units.ev.stockMoved', { quantity: str(d.quantity), sku: str(d.sku), from: str(d.sourceLocation) }) };
+      return { kind: 'stock', text: t('units.ev.stockMoved', { quantity: str(e.data.quantity), sku: str(e.data.sku), from: str(e.data.sourceLocation) }) };
     case 'loadUnit.reserved':
-      return { kind: 'stock', text: t('units.ev.loadUnitReserved', { position: str(d.physicalPosition) }) };
+      return { kind: 'stock', text: t('units.ev.loadUnitReserved', { position: str(e.data.physicalPosition) }) };
     default:
       return { kind: 'unit', text: e.type };
   }
 }
 
 /** A priority, a problem text or a state (failed, interrupted) changed. */
-function orderChange(d: Record<string, unknown>): string {
-  const fields = (d.fields as string[] | undefined) ?? [];
+function orderChange(d: LiveEvent<'transportOrder.changed'>['data']): string {
   const parts: string[] = [];
-  if (fields.includes('priority')) parts.push(t('units.ev.orderPriority', { priority: priorityText(str(d.priority)) }));
-  if (fields.includes('state')) parts.push(t('units.ev.orderState', { state: stateText(str(d.state)) }));
-  if (fields.includes('message')) parts.push(typeof d.message === 'string' ? t('units.ev.orderProblem', { message: d.message }) : t('units.ev.orderProblemCleared'));
+  if (d.fields.includes('priority')) parts.push(t('units.ev.orderPriority', { priority: priorityText(d.priority) }));
+  if (d.fields.includes('state')) parts.push(t('units.ev.orderState', { state: stateText(d.state) }));
+  if (d.fields.includes('message')) parts.push(typeof d.message === 'string' ? t('units.ev.orderProblem', { message: d.message }) : t('units.ev.orderProblemCleared'));
   return parts.length ? parts.join(' · ') : t('units.ev.orderChanged');
 }
 

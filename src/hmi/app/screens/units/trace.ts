@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
 import { page } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // The trace of one transport unit (GET /v1/transport-units/{bk}/history, docs/events.md):
 // its events and the telegrams that named it. The appliance pages it oldest first, and
@@ -12,22 +13,8 @@ import type { LiveEvent } from '../../live.ts';
 /** An event of the trace: the same record as the event stream sends (live.ts). */
 export type EventEntry = LiveEvent & { source: 'event' };
 
-export interface TelegramEntry {
-  source: 'telegram';
-  id: number;
-  at: string;
-  channel: string;
-  direction: 'in' | 'out';
-  type: string | null;
-  text: string;
-  outcome: string;
-  barcode: string | null;
-  location: string | null;
-  order: string | null;
-  latencyMs: number | null;
-  /** Decoded as the telegram log decodes it (a RES_: `targetLocation`, absent when it sends the unit nowhere); null when it does not decode. */
-  fields?: Record<string, unknown> | null;
-}
+/** A telegram that named the unit, as the unit's trace sends it. */
+export type TelegramEntry = Extract<Wire.UnitHistoryEntry, { source: 'telegram' }>;
 
 export type TraceEntry = EventEntry | TelegramEntry;
 

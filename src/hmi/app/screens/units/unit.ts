@@ -2,30 +2,19 @@ import { signal } from '@preact/signals';
 import { ApiFailure, get, page } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
 import { can } from '../../session.ts';
-import { applyOrderEvent, ORDER_EVENTS, orderKeyOf, type TransportOrder } from '../orders/order.ts';
+import { applyOrderEvent, isOrderEvent, ORDER_EVENTS, orderKeyOf, type OrderEvent, type TransportOrder } from '../orders/order.ts';
 import { Trace } from './trace.ts';
+import type * as Wire from '../../../../contract/replies.ts';
 
 // One transport unit as the unit screen shows it: the unit (where it stands, its
 // state), its location's state, its transport orders and its trace, each read from the
 // appliance and kept current by the live events that name the unit.
 
-export interface TransportUnit {
-  barcode: string;
-  transportUnitType: string;
-  actualLocation: string;
-  actualLocationDate: string;
-  targetLocation?: string;
-  state: string;
-  weight?: number;
-}
+/** A transport unit as the API sends it. */
+export type TransportUnit = Wire.TransportUnit;
 
-export interface Location {
-  locationId: string;
-  locationGroupName: string;
-  incomingActive: boolean;
-  outgoingActive: boolean;
-  plcState: number;
-}
+/** What the unit search shows of a location. */
+export type Location = Pick<Wire.Location, 'locationId' | 'locationGroupName' | 'incomingActive' | 'outgoingActive' | 'plcState'>;
 
 /** Events that can name a unit (their data carries its barcode), and the location states. */
 export const UNIT_EVENTS = [
@@ -93,12 +82,12 @@ export class UnitView {
 
   onEvent = (event: LiveEvent): void => {
     if (event.type === 'location.stateChanged') {
-      if ((event.data as { locationId?: string }).locationId === this.unit.value?.actualLocation) void this.readLocation();
+      if (event.data.locationId === this.unit.value?.actualLocation) void this.readLocation();
       return;
     }
     if (!namesUnit(event, this.barcode)) return;
     if (event.type.startsWith('transportUnit.')) void this.readUnit();
-    if (event.type.startsWith('transportOrder.')) void this.orderChanged(event);
+    if (isOrderEvent(event)) void this.orderChanged(event);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers = SETTLE_MS.map((ms) => window.setTimeout(() => void this.trace.refresh(), ms));
   };
@@ -144,7 +133,7 @@ export class UnitView {
     }
   }
 
-  private async orderChanged(event: LiveEvent): Promise<void> {
+  private async orderChanged(event: OrderEvent): Promise<void> {
     const list = this.orders.value ?? [];
     const pKey = orderKeyOf(event);
     const known = list.find((o) => o.persistentKey === pKey);
