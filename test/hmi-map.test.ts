@@ -122,6 +122,18 @@ describe('the conveyor map', () => {
     await expectAccessible(page, 'the conveyor map');
   });
 
+  it('redraws the default hops when they are replaced over REST, without a reload', async () => {
+    const { page } = admin;
+    const defaultHops = async () =>
+      (await page.locator('.plan-link[data-kind="default-hop"]').evaluateAll((ls) => ls.map((l) => `${l.getAttribute('data-from')}>${l.getAttribute('data-to')}`))).sort();
+    const before = loads.length;
+    expect((await wms.put('/v1/api/default-hops', [{ sourceGroup: 'MAPB-RACK', next: A(1) }])).status).toBe(200);
+    await expect.poll(defaultHops).toEqual(RACK.map((r) => `${r}>${A(1)}`).sort());
+    expect((await wms.put('/v1/api/default-hops', [{ sourceGroup: 'MAPB-RACK', next: B_IN }])).status).toBe(200);
+    await expect.poll(defaultHops).toEqual(RACK.map((r) => `${r}>${B_IN}`).sort());
+    expect(loads.length).toBe(before);
+  });
+
   it('opens a location\'s details by a click and by the keyboard; the address names it', async () => {
     const { page } = admin;
     await node(page, A(1)).click();
