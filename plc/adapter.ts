@@ -1,5 +1,5 @@
 import { asActor } from '../src/core/actor.ts';
-import type { NamedPlace, PlcAdapter, PlcOperations, Reporter, RouteListeners, SightingFailed, StateOutcome, StateReport, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
+import type { PlcAdapter, Reporter, RouteListeners, SightingFailed, UnitOutcome, UnitRef, UnitSighting } from './port.ts';
 import { together, type AdapterDeps } from './adapter/shared.ts';
 import { createStates } from './adapter/states.ts';
 import { createUnitAtLocation } from './adapter/unit-at-location.ts';

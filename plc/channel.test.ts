@@ -586,7 +586,7 @@ describe('unsolicited telegrams', () => {
       [2, 'MFC__', 'CNV01', '00000000000000004712', NEXT],
     ]);
     // Jump the counter to its end rather than sending 32765 telegrams.
-    (channel as unknown as { ownSeq: number }).ownSeq = 32_767;
+    channel.nextOwnSeq = 32_767;
     channel.sendUnsolicited({ type: 'RES_', barcode: '1', actualLocation: HERE });
     channel.sendUnsolicited({ type: 'RES_', barcode: '2', actualLocation: HERE });
     await waitFor(() => sim.receivedOf('RES_').length === 4, 3000, 'four RES_');

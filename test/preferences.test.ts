@@ -57,8 +57,6 @@ interface Preference {
   type: string;
 }
 
-const enc = encodeURIComponent;
-
 /** A user with a role holding the given grants, written as the users module stores them. */
 async function insertUser(username: string, password: string, roleName: string, grants: string[]): Promise<void> {
   const db = wms.app.db;

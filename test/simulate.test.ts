@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PtyPair } from '../plc/testing.ts';
 import { BUNDLE } from '../scripts/build.ts';

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 const reply = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { status: number; headers: Record<string, string>; body: string };
 const body = Buffer.from(reply.body);
 http
-  .createServer((req, res) => {
+  .createServer((_req, res) => {
     res.writeHead(reply.status, reply.headers);
     res.end(body);
   })

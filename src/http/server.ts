@@ -82,7 +82,7 @@ export function createHttpServer(options: HttpOptions): http.Server {
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     new Exchange(options, req, res).decline(new ServerDeclined(417, `Expect: ${req.headers.expect} is not supported; send the request without it`));
   });
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     writeRaw(options, socket, 405, `CONNECT is not supported here: the appliance is no proxy`, { Allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' });
   });
   return server;

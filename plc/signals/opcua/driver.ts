@@ -23,7 +23,6 @@ import {
   resolveNodeId,
   setErrorLogger,
   setWarningLogger,
-  type ClientMonitoredItemGroup,
   type ClientSession,
   type ClientSubscription,
   type DataType,
@@ -125,7 +124,6 @@ class OpcuaDriver implements SignalDriver {
   #client?: OPCUAClient;
   #session?: ClientSession;
   #subscription?: ClientSubscription;
-  #group?: ClientMonitoredItemGroup;
   #state?: DriverState;
   #detail?: string;
   #stopped = false;
@@ -276,7 +274,6 @@ class OpcuaDriver implements SignalDriver {
         { samplingInterval: samplingMs, discardOldest: true, queueSize: 10 },
         TimestampsToReturn.Neither,
       );
-      this.#group = group;
       group.on('changed', (_item, dataValue: DataValue, index: number) => this.#notified(monitored[index], dataValue));
       group.on('err', (message: string) => {
         this.#counts.errors++;
@@ -394,7 +391,6 @@ class OpcuaDriver implements SignalDriver {
     this.#client = undefined;
     this.#session = undefined;
     this.#subscription = undefined;
-    this.#group = undefined;
     this.#dataTypes.clear();
     const connected = this.#state === 'online';
     if (connected) {

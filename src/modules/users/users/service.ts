@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { hashPassword } from '../../../auth/passwords.ts';
-import { DomainError, alreadyExists, notFound, validationError } from '../../../core/errors.ts';
+import { DomainError, notFound, validationError } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { RoleService } from '../roles/service.ts';
 import { ACCEPTED_IMAGES, imageTypeOf } from './image.ts';

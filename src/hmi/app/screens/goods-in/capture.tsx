@@ -1,5 +1,5 @@
 import { useSignal, type Signal } from '@preact/signals';
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { ApiFailure, request } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';

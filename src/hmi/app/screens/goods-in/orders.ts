@@ -1,7 +1,6 @@
 import { signal } from '@preact/signals';
 import { ApiFailure, get, page } from '../../api.ts';
 import type { LiveEvent } from '../../live.ts';
-import type { Quantity } from './quantity.ts';
 import type * as Wire from '../../../../contract/replies.ts';
 
 // Receiving orders as goods-in uses them (docs/receiving.md): found by their orderId
