@@ -64,14 +64,12 @@ function wire(reply: ReplyInput): Telegram {
   if (!read.ok) throw new Error(`${read.reason}: ${read.detail}`);
   return read.telegram;
 }
-const req = (barcode: string | undefined, actualLocation: string, errorCode = '********') =>
-  telegram({ type: 'REQ_', barcode, actualLocation, errorCode });
+const req = (barcode: string | undefined, actualLocation: string, errorCode = '********') => telegram({ type: 'REQ_', barcode, actualLocation, errorCode });
 const upd = (barcode: string | undefined, actualLocation: string, type: 'UPD_' | 'UPDX' = 'UPD_', errorCode = '********') =>
   telegram({ type, barcode, actualLocation, errorCode });
 const locu = (location: string | undefined, errorCode: string, locationGroupName?: string) =>
   telegram({ type: 'LOCU', location, errorCode, locationGroupName });
-const sysu = (locationGroupName: string | undefined, errorCode: string, type: 'SYSU' | 'ERR_' = 'SYSU') =>
-  telegram({ type, locationGroupName, errorCode });
+const sysu = (locationGroupName: string | undefined, errorCode: string, type: 'SYSU' | 'ERR_' = 'SYSU') => telegram({ type, locationGroupName, errorCode });
 
 /** The one RES_ of a REQ_'s handling, as the PLC reads it. */
 function resOf(handled: HandlingResult): ResTelegram {
@@ -114,12 +112,19 @@ async function site(area: string, parentName = 'WAREHOUSE'): Promise<Site> {
   const [INFEED, C1, C2, STOCK, OTHER] = [1, 2, 3, 4, 5].map((n) => loc(area, n)) as [string, string, string, string, string];
   const route = await wms.post('/v1/api/routes', { name: `${area}-IN`, sourceLocationName: INFEED, targetLocationName: STOCK, enabled: true });
   expect(route.status, route.text).toBe(201);
-  await hops(route.body.key, [[INFEED, C1], [C1, C2], [C2, STOCK]]);
+  await hops(route.body.key, [
+    [INFEED, C1],
+    [C1, C2],
+    [C2, STOCK],
+  ]);
   return { INFEED, C1, C2, STOCK, OTHER, routeKey: route.body.key, pKey };
 }
 
 async function hops(routeKey: string, list: [string, string][]) {
-  const reply = await wms.put(`/v1/api/routes/${routeKey}/hops`, list.map(([source, next]) => ({ source, next })));
+  const reply = await wms.put(
+    `/v1/api/routes/${routeKey}/hops`,
+    list.map(([source, next]) => ({ source, next })),
+  );
   expect(reply.status, reply.text).toBe(200);
 }
 
@@ -140,10 +145,12 @@ const location = async (pKey: string) => (await wms.get(`/v1/locations/${pKey}`)
 const group = async (name: string) => (await wms.get(`/v1/location-groups?name=${enc(name)}`)).body;
 const orderOf = async (pKey: string) => (await wms.get(`/v1/transport-orders/${pKey}`)).body;
 const groupStates = async (...names: string[]) =>
-  Promise.all(names.map(async (name) => {
-    const g = await group(name);
-    return `${name}:${g.groupStateIn}/${g.groupStateOut}`;
-  }));
+  Promise.all(
+    names.map(async (name) => {
+      const g = await group(name);
+      return `${name}:${g.groupStateIn}/${g.groupStateOut}`;
+    }),
+  );
 const eventsSince = <T extends EventType>(mark: number, type: T) => ofType(events.slice(mark), type);
 
 // ---- REQ_ ---------------------------------------------------------------------------
@@ -191,8 +198,14 @@ describe('REQ_: a transport unit walks a three-hop route', () => {
     const reply = adapter.handle(req('W-2', s.INFEED), PLAIN).replies[0]!;
     const frame = encode({ ...reply, header: { sender: 'MFC__', receiver: 'CNV01', seq: 2 }, created: new Date('2025-03-12T08:15:00Z') } as TelegramInput);
     expect(frame).toBe(
-      '###00160MFC__CNV0100002RES_' + 'W-2'.padStart(20, '0') + 'WALK0001000000000000' + 'WALK0002000000000000' +
-        'WALK'.padEnd(20, '*') + '********' + '20250312081500' + '*'.repeat(31),
+      '###00160MFC__CNV0100002RES_' +
+        'W-2'.padStart(20, '0') +
+        'WALK0001000000000000' +
+        'WALK0002000000000000' +
+        'WALK'.padEnd(20, '*') +
+        '********' +
+        '20250312081500' +
+        '*'.repeat(31),
     );
   });
 
@@ -275,7 +288,10 @@ describe('RES_ error codes: echoed, or our reason codes', () => {
 
     const route = await wms.post('/v1/api/routes', { name: 'CODE-OTHER', sourceLocationName: s.INFEED, targetLocationName: s.OTHER, enabled: true });
     expect(route.status, route.text).toBe(201);
-    await hops(route.body.key, [[s.INFEED, s.C1], [s.C1, s.OTHER]]);
+    await hops(route.body.key, [
+      [s.INFEED, s.C1],
+      [s.C1, s.OTHER],
+    ]);
     expect(resOf(adapter.handle(req('K-4', s.INFEED), REASONS))).toMatchObject({ errorCode: '00000000', targetLocation: s.C1 });
     expect((await orderOf(pKey)).message).toBeUndefined();
 
@@ -318,7 +334,11 @@ describe('LOCU: location state, plcState, and routing around a locked location',
     const c1 = await location(s.pKey[s.C1]!);
     expect(c1).toMatchObject({ plcState: 12, incomingActive: false, outgoingActive: true });
     expect(await groupStates('LOCK')).toEqual(['LOCK:AVAILABLE/AVAILABLE']);
-    expect(eventsSince(mark, 'location.stateChanged').map((e) => e.data.field).sort()).toEqual(['incomingActive', 'plcState']);
+    expect(
+      eventsSince(mark, 'location.stateChanged')
+        .map((e) => e.data.field)
+        .sort(),
+    ).toEqual(['incomingActive', 'plcState']);
   });
 
   it('the route through the locked location is held: RES_ without target, reason 00000003; the unit stays', async () => {
@@ -329,7 +349,12 @@ describe('LOCU: location state, plcState, and routing around a locked location',
   });
 
   it('with an alternative hop, the unit goes around it', async () => {
-    await hops(s.routeKey, [[s.INFEED, s.C1], [s.INFEED, s.C2], [s.C1, s.C2], [s.C2, s.STOCK]]);
+    await hops(s.routeKey, [
+      [s.INFEED, s.C1],
+      [s.INFEED, s.C2],
+      [s.C1, s.C2],
+      [s.C2, s.STOCK],
+    ]);
     expect(resOf(adapter.handle(req('L-1', s.INFEED), REASONS))).toMatchObject({ errorCode: '00000000', targetLocation: s.C2 });
   });
 
@@ -339,7 +364,7 @@ describe('LOCU: location state, plcState, and routing around a locked location',
     expect(resOf(adapter.handle(req('L-1', s.INFEED), REASONS)).targetLocation).toBe(s.C1);
   });
 
-  it('c2/c3 set the state of the location\'s group (and the groups below it)', async () => {
+  it("c2/c3 set the state of the location's group (and the groups below it)", async () => {
     expect((await wms.post('/v1/location-groups', { name: 'LOCK-SUB', parentName: 'LOCK' })).status).toBe(201);
     adapter.handle(locu(s.C2, '****11**'), PLAIN);
     expect(await groupStates('LOCK', 'LOCK-SUB')).toEqual(['LOCK:NOT_AVAILABLE/NOT_AVAILABLE', 'LOCK-SUB:NOT_AVAILABLE/NOT_AVAILABLE']);
@@ -366,7 +391,11 @@ describe('LOCU: location state, plcState, and routing around a locked location',
 
 describe('SYSU and ERR_: group states, cascading to the groups below', () => {
   beforeAll(async () => {
-    for (const [name, parentName] of [['GRPS', 'WAREHOUSE'], ['GRPS-C', 'GRPS'], ['GRPS-G', 'GRPS-C']]) {
+    for (const [name, parentName] of [
+      ['GRPS', 'WAREHOUSE'],
+      ['GRPS-C', 'GRPS'],
+      ['GRPS-G', 'GRPS-C'],
+    ]) {
       expect((await wms.post('/v1/location-groups', { name, parentName })).status).toBe(201);
     }
   });
@@ -388,9 +417,7 @@ describe('SYSU and ERR_: group states, cascading to the groups below', () => {
       'GRPS-C:AVAILABLE/NOT_AVAILABLE',
       'GRPS-G:AVAILABLE/NOT_AVAILABLE',
     ]);
-    expect(eventsSince(mark, 'plc.groupError').map((e) => e.data)).toEqual([
-      expect.objectContaining({ name: 'GRPS-C', code: '00000010', channel: 'CNV01' }),
-    ]);
+    expect(eventsSince(mark, 'plc.groupError').map((e) => e.data)).toEqual([expect.objectContaining({ name: 'GRPS-C', code: '00000010', channel: 'CNV01' })]);
     expect(eventsSince(mark, 'locationGroup.stateChanged')).toHaveLength(2);
   });
 
@@ -491,7 +518,11 @@ describe('refused and failed telegrams: the reply, and no state change', () => {
       expect(await snapshot()).toEqual(before);
       const logged = wms.logs().filter((line) => line.includes('PLC telegram failed'));
       expect(logged.length).toBeGreaterThanOrEqual(2);
-      expect(JSON.parse(logged[0]!)).toMatchObject({ channel: 'CNV01', telegram: { type: 'REQ_', barcode: 'F-1' }, err: { message: 'failure forced by the test' } });
+      expect(JSON.parse(logged[0]!)).toMatchObject({
+        channel: 'CNV01',
+        telegram: { type: 'REQ_', barcode: 'F-1' },
+        err: { message: 'failure forced by the test' },
+      });
     });
 
     it('UPD_ → ERR_ 00000099, nothing booked', async () => {
@@ -695,7 +726,7 @@ describe('barcodes and location fields', () => {
 
 // ---- unsolicited RES_ ----------------------------------------------------------------------
 
-describe('unsolicited RES_ when a unit standing at a channel\'s location gets a route', () => {
+describe("unsolicited RES_ when a unit standing at a channel's location gets a route", () => {
   let s: Site;
   const sent: { channel: string; telegram: ReplyInput }[] = [];
   const asked: { locationId: string; groups: readonly string[] }[] = [];
@@ -870,13 +901,14 @@ function failingCommits(db: Db): Db {
   return new Proxy(db, {
     get(target, prop) {
       if (prop === 'transaction') {
-        return (fn: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
-          if (target.inTransaction) return target.transaction(fn)(...args);
-          return target.transaction((...inner: unknown[]) => {
-            fn(...inner);
-            throw new Error('disk I/O error (at COMMIT, simulated)');
-          })(...args);
-        };
+        return (fn: (...args: unknown[]) => unknown) =>
+          (...args: unknown[]) => {
+            if (target.inTransaction) return target.transaction(fn)(...args);
+            return target.transaction((...inner: unknown[]) => {
+              fn(...inner);
+              throw new Error('disk I/O error (at COMMIT, simulated)');
+            })(...args);
+          };
       }
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? value.bind(target) : value;

@@ -3,9 +3,7 @@ import type { ChannelConfigInput } from './config.ts';
 import { ERR_CODES } from './osip/index.ts';
 import { withLengthText, withType } from './simulator/faults.ts';
 import { PlcSimulator, type SimulatorOptions } from './simulator/index.ts';
-import {
-  BatchRecordingHandler, Cleanup, PtyPair, RawClient, RecordingHandler, captureLog, makeChannel, stateReached, stateTrail, waitFor,
-} from './testing.ts';
+import { BatchRecordingHandler, Cleanup, PtyPair, RawClient, RecordingHandler, captureLog, makeChannel, stateReached, stateTrail, waitFor } from './testing.ts';
 
 // The channel (plc/channel.ts) over real loopback sockets and real socat pty pairs,
 // spoken to by the simulator (its own encoder and framing) or by raw bytes, with a
@@ -183,7 +181,7 @@ describe('bad telegrams (docs/plc.md ("Bad telegrams")): the reply, the counter,
     expect(handler.types()).toEqual(['REQ_']);
   });
 
-  it('a sender other than the channel\'s PLC: ERR_ 00000014; the PLC\'s own connection stays open', async () => {
+  it("a sender other than the channel's PLC: ERR_ 00000014; the PLC's own connection stays open", async () => {
     const { channel, handler, port } = await serverChannel();
     const sim = await simulator(port);
     await sim.synq(); // the connection is the PLC's
@@ -213,7 +211,7 @@ describe('bad telegrams (docs/plc.md ("Bad telegrams")): the reply, the counter,
     expect(channel.state).toBe('ONLINE');
   });
 
-  it('an unknown telegram type: ERR_ 00000010 (OpenWMS\'s code)', async () => {
+  it("an unknown telegram type: ERR_ 00000010 (OpenWMS's code)", async () => {
     const { channel, handler, port } = await serverChannel();
     const sim = await simulator(port);
     const sent = await sim.sendUnknownType('ZZZZ');
@@ -313,9 +311,7 @@ describe('bursts: what queued up together goes to the adapter together', () => {
       ['RES_', 3, '00000000000000004712'],
       ['RES_', 4, '00000000000000004713'],
     ]);
-    expect(channel.snapshot().telegrams.map((t) => `${t.direction} ${t.outcome}`)).toEqual([
-      'in ok', 'out reply', 'in ok', 'out reply', 'in ok', 'out reply',
-    ]);
+    expect(channel.snapshot().telegrams.map((t) => `${t.direction} ${t.outcome}`)).toEqual(['in ok', 'out reply', 'in ok', 'out reply', 'in ok', 'out reply']);
   });
 
   it('a resend in the same burst as its original: handled once, both answered with the same bytes', async () => {
@@ -350,7 +346,10 @@ describe('bursts: what queued up together goes to the adapter together', () => {
     cleanup.add(() => raw.close());
     await raw.write(reqText(1, '4711') + reqText(2, '4712'));
     const replies = await raw.telegrams(2);
-    expect(replies.map((r) => [r.type, 'targetLocation' in r ? r.targetLocation : 'n/a'])).toEqual([['RES_', null], ['RES_', null]]);
+    expect(replies.map((r) => [r.type, 'targetLocation' in r ? r.targetLocation : 'n/a'])).toEqual([
+      ['RES_', null],
+      ['RES_', null],
+    ]);
     expect(channel.counters.outcomes).toEqual({ internal: 2 });
     expect(lines().some((l) => l.msg === 'telegram handler failed' && l.telegrams === 2)).toBe(true);
   });
@@ -414,10 +413,21 @@ describe('framing over TCP', () => {
   const cases: { name: string; config: Partial<ChannelConfigInput>; sim: SimulatorOptions['framing']; read?: SimulatorOptions['framing']; reply: RegExp }[] = [
     { name: 'line, CR LF', config: {}, sim: { mode: 'line' }, reply: /^###00160MFC__CNV0100002SYNC\d{14}\*{119}\r\n$/ },
     { name: 'line, LF', config: { terminator: 'LF' }, sim: { mode: 'line', terminator: '\n' }, reply: /^###00160MFC__CNV0100002SYNC\d{14}\*{119}\n$/ },
-    { name: 'line, no terminator', config: { terminator: 'NONE' }, sim: { mode: 'line' }, read: { mode: 'fixed' }, reply: /^###00160MFC__CNV0100002SYNC\d{14}\*{119}$/ },
+    {
+      name: 'line, no terminator',
+      config: { terminator: 'NONE' },
+      sim: { mode: 'line' },
+      read: { mode: 'fixed' },
+      reply: /^###00160MFC__CNV0100002SYNC\d{14}\*{119}$/,
+    },
     { name: 'fixed', config: { framing: 'fixed' }, sim: { mode: 'fixed' }, reply: /^###00160MFC__CNV0100002SYNC\d{14}\*{119}$/ },
     { name: 'stxetx', config: { framing: 'stxetx' }, sim: { mode: 'stxetx' }, reply: /^\x02###00160MFC__CNV0100002SYNC\d{14}\*{119}\x03$/ },
-    { name: 'stxetx with BCC', config: { framing: 'stxetx', bcc: true }, sim: { mode: 'stxetx', bcc: true }, reply: /^\x02###00160MFC__CNV0100002SYNC\d{14}\*{119}\x03[\s\S]$/ },
+    {
+      name: 'stxetx with BCC',
+      config: { framing: 'stxetx', bcc: true },
+      sim: { mode: 'stxetx', bcc: true },
+      reply: /^\x02###00160MFC__CNV0100002SYNC\d{14}\*{119}\x03[\s\S]$/,
+    },
   ];
 
   for (const c of cases) {
@@ -453,7 +463,7 @@ describe('framing over TCP', () => {
 });
 
 describe('connections of a tcp-server channel', () => {
-  it('a connection dropped mid-telegram: the partial frame is discarded; the next connection\'s REQ_ is answered', async () => {
+  it("a connection dropped mid-telegram: the partial frame is discarded; the next connection's REQ_ is answered", async () => {
     const { channel, handler, lines, trail, port } = await serverChannel();
     const sim = await simulator(port);
     await sim.synq();
@@ -492,7 +502,7 @@ describe('connections of a tcp-server channel', () => {
     expect(trail).toEqual(['WAITING', 'LINKED', 'ONLINE']);
   });
 
-  it('a second connection that never sends a valid telegram is closed after idleTimeoutMs; the PLC\'s stays', async () => {
+  it("a second connection that never sends a valid telegram is closed after idleTimeoutMs; the PLC's stays", async () => {
     const { channel, port } = await serverChannel({ idleTimeoutMs: 400, staleTimeoutMs: 60_000 });
     const sim = await simulator(port);
     const heartbeat = sim.heartbeat(50);
@@ -547,7 +557,14 @@ describe('state machine', () => {
     expect(channel.counters.stateChanges).toEqual({ DISABLED: 0, WAITING: 2, LINKED: 1, ONLINE: 2, STALE: 2, CLOSED: 1 });
     const changes = lines().filter((l) => /^PLC channel [A-Z]+$/.test(l.msg));
     expect(changes.map((l) => `${l.from}→${l.to}`)).toEqual([
-      'DISABLED→WAITING', 'WAITING→LINKED', 'LINKED→ONLINE', 'ONLINE→STALE', 'STALE→ONLINE', 'ONLINE→STALE', 'STALE→CLOSED', 'CLOSED→WAITING',
+      'DISABLED→WAITING',
+      'WAITING→LINKED',
+      'LINKED→ONLINE',
+      'ONLINE→STALE',
+      'STALE→ONLINE',
+      'ONLINE→STALE',
+      'STALE→CLOSED',
+      'CLOSED→WAITING',
     ]);
     expect(changes.find((l) => l.to === 'CLOSED')!.reason).toMatch(/no valid telegram for 1000 ms/);
   });
@@ -573,7 +590,7 @@ describe('state machine', () => {
 });
 
 describe('unsolicited telegrams', () => {
-  it('go out with the channel\'s own counter, 1, 2, … and wrap after 32767 to 1', async () => {
+  it("go out with the channel's own counter, 1, 2, … and wrap after 32767 to 1", async () => {
     const { channel, port } = await serverChannel();
     expect(channel.sendUnsolicited({ type: 'RES_', barcode: '4711', actualLocation: HERE, targetLocation: NEXT })).toBe(false);
     const sim = await simulator(port);
@@ -590,7 +607,12 @@ describe('unsolicited telegrams', () => {
     channel.sendUnsolicited({ type: 'RES_', barcode: '1', actualLocation: HERE });
     channel.sendUnsolicited({ type: 'RES_', barcode: '2', actualLocation: HERE });
     await waitFor(() => sim.receivedOf('RES_').length === 4, 3000, 'four RES_');
-    expect(sim.receivedOf('RES_').slice(2).map((t) => t.seq)).toEqual([32_767, 1]);
+    expect(
+      sim
+        .receivedOf('RES_')
+        .slice(2)
+        .map((t) => t.seq),
+    ).toEqual([32_767, 1]);
     expect(channel.snapshot().telegrams.filter((t) => t.outcome === 'unsolicited')).toHaveLength(4);
   });
 
@@ -660,7 +682,11 @@ describe('serial channel over a socat pty pair', () => {
       await waitFor(() => sim.receivedOf('RES_').length === 3, 3000, 'three RES_');
       expect(sim.receivedOf('RES_').map((t) => t.barcode!.slice(-1))).toEqual(['1', '2', '3']);
       const length = sim.frame(sim.encode({ type: 'SYNQ' }).text).length;
-      await sim.sendSplit({ type: 'REQ_', barcode: '4', actualLocation: HERE }, Array.from({ length: length - 1 }, () => 1), 1);
+      await sim.sendSplit(
+        { type: 'REQ_', barcode: '4', actualLocation: HERE },
+        Array.from({ length: length - 1 }, () => 1),
+        1,
+      );
       const res = await sim.expect('RES_', (t) => t.barcode === '00000000000000000004', 5000, { since: 0 });
       expect(res.targetLocation).toBe(NEXT);
       expect(handler.types()).toEqual(['REQ_', 'REQ_', 'REQ_', 'REQ_']);

@@ -65,10 +65,22 @@ function zeroCounters(): ChannelCounters {
   const p = zeroProtocolCounters();
   const s = zeroSessionCounters();
   return {
-    rxOk: p.rxOk, rxRejected: p.rxRejected, outcomes: p.outcomes, tx: p.tx, duplicates: p.duplicates,
-    resyncs: s.resyncs, overflows: s.overflows, bccErrors: s.bccErrors, partialFrames: s.partialFrames,
-    errorRepliesSuppressed: p.errorRepliesSuppressed, repliesDropped: p.repliesDropped, warnings: p.warnings,
-    connections: s.connections, superseded: s.superseded, refusedPeers: s.refusedPeers, gaveWay: s.gaveWay,
+    rxOk: p.rxOk,
+    rxRejected: p.rxRejected,
+    outcomes: p.outcomes,
+    tx: p.tx,
+    duplicates: p.duplicates,
+    resyncs: s.resyncs,
+    overflows: s.overflows,
+    bccErrors: s.bccErrors,
+    partialFrames: s.partialFrames,
+    errorRepliesSuppressed: p.errorRepliesSuppressed,
+    repliesDropped: p.repliesDropped,
+    warnings: p.warnings,
+    connections: s.connections,
+    superseded: s.superseded,
+    refusedPeers: s.refusedPeers,
+    gaveWay: s.gaveWay,
     stateChanges: s.stateChanges,
   };
 }

@@ -126,12 +126,19 @@ describe('the channels in the appliance', () => {
 
     const list = await wms.get('/v1/plc-channels');
     expect(list.status, list.text).toBe(200);
-    expect(list.body.map((c: { name: string; state: string }) => [c.name, c.state])).toEqual([['CNV01', 'ONLINE'], ['CNV02', 'DISABLED']]);
+    expect(list.body.map((c: { name: string; state: string }) => [c.name, c.state])).toEqual([
+      ['CNV01', 'ONLINE'],
+      ['CNV02', 'DISABLED'],
+    ]);
     const one = await wms.get('/v1/plc-channels/CNV01');
     expect(one.status).toBe(200);
     const c = one.body;
     expect(c).toMatchObject({
-      name: 'CNV01', transport: 'tcp-server', enabled: true, state: 'ONLINE', connections: 1,
+      name: 'CNV01',
+      transport: 'tcp-server',
+      enabled: true,
+      state: 'ONLINE',
+      connections: 1,
       endpoint: `listen 127.0.0.1:${wms.app.module('plc').channel('CNV01').address()!.port}`,
     });
     expect(c.peer).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -144,7 +151,12 @@ describe('the channels in the appliance', () => {
     expect(others).toEqual([]);
     expect(c.counters.outcomes[reqOutcome!]).toBe(1);
     expect(c.telegrams.map((t: { direction: string; outcome: string; text: string }) => `${t.direction} ${t.text.slice(23, 27)} ${t.outcome}`)).toEqual([
-      'in SYNQ sync', 'out SYNC reply', `in REQ_ ${reqOutcome}`, 'out RES_ reply', 'in ZZZZ unknown-type', 'out ERR_ error-reply',
+      'in SYNQ sync',
+      'out SYNC reply',
+      `in REQ_ ${reqOutcome}`,
+      'out RES_ reply',
+      'in ZZZZ unknown-type',
+      'out ERR_ error-reply',
     ]);
     expect(c.links).toEqual([{ rel: 'plc-channels-findbyname', href: `${wms.url}/v1/plc-channels/CNV01` }]);
 
@@ -176,14 +188,16 @@ describe('the channels in the appliance', () => {
     await wms.app.close();
     await dropped;
     expect(channel.state).toBe('CLOSED');
-    await expect(new Promise((resolve, reject) => {
-      const socket = net.connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve('connected');
-      });
-      socket.once('error', reject);
-    })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      new Promise((resolve, reject) => {
+        const socket = net.connect({ host: '127.0.0.1', port });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve('connected');
+        });
+        socket.once('error', reject);
+      }),
+    ).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('does not start when a channel cannot listen, naming the channel', async () => {

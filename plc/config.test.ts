@@ -25,7 +25,6 @@ function dataDir(): string {
 const load = (channels: unknown, extra: Record<string, string> = {}) =>
   loadConfig({ WMS_DATA_DIR: dataDir(), WMS_PLC_CHANNELS: JSON.stringify(channels), ...extra });
 
-
 describe('plc config', () => {
   it('gives a tcp-server channel every default of docs/plc.md', () => {
     const { config } = load([{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 5020 }]);
@@ -34,14 +33,33 @@ describe('plc config', () => {
       timeZone: 'UTC',
       lateAfterMs: 150,
       telegramLog: { keepDays: 7, maxRows: 5_000_000 },
-      channels: [{
-        name: 'CNV01', enabled: true, transport: 'tcp-server', host: '127.0.0.1', port: 5020, baudRate: 38_400,
-        framing: 'line', terminator: 'CRLF', bcc: false, telegramLength: 160, replySeq: 'plus-one',
-        idleTimeoutMs: 60_000, staleTimeoutMs: 300_000, duplicateWindowMs: 30_000, unsolicited: true,
-        errorRepliesPerSecond: 10, locationGroups: [], reqExtension: false,
-        resReasonCodes: false, updx: false, autoCreateTu: false, autoCreateTuType: 'EURO',
-        locationAddressing: 'coordinateThenPlcCode',
-      }],
+      channels: [
+        {
+          name: 'CNV01',
+          enabled: true,
+          transport: 'tcp-server',
+          host: '127.0.0.1',
+          port: 5020,
+          baudRate: 38_400,
+          framing: 'line',
+          terminator: 'CRLF',
+          bcc: false,
+          telegramLength: 160,
+          replySeq: 'plus-one',
+          idleTimeoutMs: 60_000,
+          staleTimeoutMs: 300_000,
+          duplicateWindowMs: 30_000,
+          unsolicited: true,
+          errorRepliesPerSecond: 10,
+          locationGroups: [],
+          reqExtension: false,
+          resReasonCodes: false,
+          updx: false,
+          autoCreateTu: false,
+          autoCreateTuType: 'EURO',
+          locationAddressing: 'coordinateThenPlcCode',
+        },
+      ],
     });
     expect(config.plc.channels[0]!.noReadLocation).toBeUndefined();
   });
@@ -79,11 +97,29 @@ describe('plc config', () => {
       [[{ name: 'CNV01', transport: 'tcp-client', port: 1 }], 'plc.channels.0.host (from WMS_PLC_CHANNELS): required'],
       [[{ name: 'CNV01', transport: 'tcp-client', host: 'plc', port: 0 }], 'plc.channels.0.port (from WMS_PLC_CHANNELS)'],
       [[{ name: 'CNV1', port: 1 }], 'plc.channels.0.name (from WMS_PLC_CHANNELS): exactly 5 printable ASCII characters'],
-      [[{ name: 'CNV01', port: 1 }, { name: 'CNV01', port: 2 }], 'plc.channels.1.name (from WMS_PLC_CHANNELS): the same name as channel 0'],
-      [[{ name: 'CNV01', port: 1 }, { name: 'CNV02', port: 1 }], 'plc.channels.1.port (from WMS_PLC_CHANNELS): listens on the same address and port'],
-      [[{ name: 'CNV01', transport: 'serial', device: '/dev/ttyS0' }, { name: 'CNV02', transport: 'serial', device: '/dev/ttyS0' }], 'plc.channels.1.device'],
+      [
+        [
+          { name: 'CNV01', port: 1 },
+          { name: 'CNV01', port: 2 },
+        ],
+        'plc.channels.1.name (from WMS_PLC_CHANNELS): the same name as channel 0',
+      ],
+      [
+        [
+          { name: 'CNV01', port: 1 },
+          { name: 'CNV02', port: 1 },
+        ],
+        'plc.channels.1.port (from WMS_PLC_CHANNELS): listens on the same address and port',
+      ],
+      [
+        [
+          { name: 'CNV01', transport: 'serial', device: '/dev/ttyS0' },
+          { name: 'CNV02', transport: 'serial', device: '/dev/ttyS0' },
+        ],
+        'plc.channels.1.device',
+      ],
       [[{ name: 'index', port: 1 }], 'plc.channels.0.name (from WMS_PLC_CHANNELS): index is the name of the module index'],
-      [[{ name: 'MFC__', port: 1 }], 'plc.channels.0.name (from WMS_PLC_CHANNELS): is the host\'s own name'],
+      [[{ name: 'MFC__', port: 1 }], "plc.channels.0.name (from WMS_PLC_CHANNELS): is the host's own name"],
       [[{ name: 'CNV01', port: 70_000 }], 'plc.channels.0.port'],
       [[{ name: 'CNV01', port: 1, prot: 2 }], 'plc.channels.0.prot (from WMS_PLC_CHANNELS): unknown key'],
       [[{ name: 'CNV01', port: 1, transport: 'udp' }], 'plc.channels.0.transport'],
@@ -91,31 +127,56 @@ describe('plc config', () => {
       [[{ name: 'CNV01', port: 1, terminator: '\r\n' }], 'plc.channels.0.terminator'],
       [[{ name: 'CNV01', port: 1, replySeq: 'minus-one' }], 'plc.channels.0.replySeq'],
       [[{ name: 'CNV01', port: 1, telegramLength: 100 }], 'plc.channels.0.telegramLength'],
-      [[{ name: 'CNV01', port: 1, idleTimeoutMs: 1000, staleTimeoutMs: 1000 }], 'plc.channels.0.staleTimeoutMs (from WMS_PLC_CHANNELS): must be longer than idleTimeoutMs'],
+      [
+        [{ name: 'CNV01', port: 1, idleTimeoutMs: 1000, staleTimeoutMs: 1000 }],
+        'plc.channels.0.staleTimeoutMs (from WMS_PLC_CHANNELS): must be longer than idleTimeoutMs',
+      ],
       [[{ name: 'CNV01', port: 1, locationAddressing: 'name' }], 'plc.channels.0.locationAddressing'],
       [[{ name: 'CNV01', port: 1, noReadLocation: 'NOWHERE' }], 'plc.channels.0.noReadLocation'],
       [[{ name: 'CNV01', port: 1, errorRepliesPerSecond: -1 }], 'plc.channels.0.errorRepliesPerSecond'],
       [[{ name: 'CNV01', port: 1, framing: 'fixed', terminator: 'LF' }], 'plc.channels.0.terminator (from WMS_PLC_CHANNELS): applies to line framing only'],
       [{ name: 'CNV01', port: 1 }, 'plc.channels (from WMS_PLC_CHANNELS)'],
-      [[{ name: 'CNV01', port: 1, allowFrom: ['10.0.0.300'] }], 'plc.channels.0.allowFrom.0 (from WMS_PLC_CHANNELS): [10.0.0.300] is not an IPv4 or IPv6 address'],
-      [[{ name: 'CNV01', port: 1, allowFrom: ['10.0.0.0/33'] }], 'plc.channels.0.allowFrom.0 (from WMS_PLC_CHANNELS): [10.0.0.0/33]: the prefix length must be 0-32'],
+      [
+        [{ name: 'CNV01', port: 1, allowFrom: ['10.0.0.300'] }],
+        'plc.channels.0.allowFrom.0 (from WMS_PLC_CHANNELS): [10.0.0.300] is not an IPv4 or IPv6 address',
+      ],
+      [
+        [{ name: 'CNV01', port: 1, allowFrom: ['10.0.0.0/33'] }],
+        'plc.channels.0.allowFrom.0 (from WMS_PLC_CHANNELS): [10.0.0.0/33]: the prefix length must be 0-32',
+      ],
       [[{ name: 'CNV01', port: 1, allowFrom: [] }], 'plc.channels.0.allowFrom (from WMS_PLC_CHANNELS): name at least one address'],
-      [[{ name: 'CNV01', transport: 'serial', device: '/dev/ttyS0', allowFrom: ['10.0.0.1'] }], 'plc.channels.0.allowFrom (from WMS_PLC_CHANNELS): applies to transport tcp-server only'],
+      [
+        [{ name: 'CNV01', transport: 'serial', device: '/dev/ttyS0', allowFrom: ['10.0.0.1'] }],
+        'plc.channels.0.allowFrom (from WMS_PLC_CHANNELS): applies to transport tcp-server only',
+      ],
     ];
     for (const [channels, named] of cases) {
-      expect(configError(() => load(channels)), JSON.stringify(channels)).toContain(`invalid config ${named}`);
+      expect(
+        configError(() => load(channels)),
+        JSON.stringify(channels),
+      ).toContain(`invalid config ${named}`);
     }
     expect(configError(() => load([], { WMS_PLC_HOST_NAME: 'TOO_LONG' }))).toContain('invalid config plc.hostName (from WMS_PLC_HOST_NAME)');
-    expect(configError(() => load([], { WMS_PLC_TIME_ZONE: 'Mars/Olympus' }))).toContain('invalid config plc.timeZone (from WMS_PLC_TIME_ZONE): not a known IANA time zone');
+    expect(configError(() => load([], { WMS_PLC_TIME_ZONE: 'Mars/Olympus' }))).toContain(
+      'invalid config plc.timeZone (from WMS_PLC_TIME_ZONE): not a known IANA time zone',
+    );
   });
 
-  it('takes the site\'s answer budget (plc.lateAfterMs) from 1 ms to 10 s, in whole milliseconds', () => {
+  it("takes the site's answer budget (plc.lateAfterMs) from 1 ms to 10 s, in whole milliseconds", () => {
     expect(load([], { WMS_PLC_LATE_AFTER_MS: '200' }).config.plc.lateAfterMs).toBe(200);
     expect(load([], { WMS_PLC_LATE_AFTER_MS: '1' }).config.plc.lateAfterMs).toBe(1);
     expect(load([], { WMS_PLC_LATE_AFTER_MS: '10000' }).config.plc.lateAfterMs).toBe(10_000);
-    const refused: [string, string][] = [['0', 'at least 1 ms'], ['10001', 'at most 10000 ms'], ['2.5', 'whole milliseconds'], ['soon', 'Invalid input: expected number']];
+    const refused: [string, string][] = [
+      ['0', 'at least 1 ms'],
+      ['10001', 'at most 10000 ms'],
+      ['2.5', 'whole milliseconds'],
+      ['soon', 'Invalid input: expected number'],
+    ];
     for (const [text, why] of refused) {
-      expect(configError(() => load([], { WMS_PLC_LATE_AFTER_MS: text })), text).toContain(`invalid config plc.lateAfterMs (from WMS_PLC_LATE_AFTER_MS): ${why}`);
+      expect(
+        configError(() => load([], { WMS_PLC_LATE_AFTER_MS: text })),
+        text,
+      ).toContain(`invalid config plc.lateAfterMs (from WMS_PLC_LATE_AFTER_MS): ${why}`);
     }
   });
 });
@@ -149,7 +210,11 @@ function runBundle(env: Record<string, string>): Started {
   return { exited, stdout: () => stdout, kill };
 }
 
-const logLines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const logLines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('the executable', () => {
   it('stops with exit code 2 and one line naming the key of a bad channel', async () => {

@@ -50,10 +50,12 @@ const channelFields = z.strictObject({
    * reaches the port (OSIP has no authentication: keep the port on the conveyor network).
    */
   allowFrom: z
-    .array(z.string().superRefine((entry, ctx) => {
-      const problem = allowEntryProblem(entry);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }))
+    .array(
+      z.string().superRefine((entry, ctx) => {
+        const problem = allowEntryProblem(entry);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
     .min(1, 'name at least one address, or leave allowFrom out')
     .optional(),
   /** serial: the device, e.g. /dev/ttyUSB0 or a /dev/serial/by-id/… name. */
@@ -93,7 +95,10 @@ const channelFields = z.strictObject({
   /** How the location field is looked up. */
   locationAddressing: z.enum(['coordinate', 'plcCode', 'coordinateThenPlcCode']).default('coordinateThenPlcCode'),
   /** Where a no-read is sent, as a coordinate; none when unset. */
-  noReadLocation: z.string().refine((v) => parseCoordinate(v) !== undefined, COORDINATE_RULE).optional(),
+  noReadLocation: z
+    .string()
+    .refine((v) => parseCoordinate(v) !== undefined, COORDINATE_RULE)
+    .optional(),
 });
 
 export const channelSchema = channelFields
@@ -104,7 +109,7 @@ export const channelSchema = channelFields
     if (c.transport === 'tcp-server' || c.transport === 'tcp-client') need('port', `for transport ${c.transport}`);
     if (c.transport === 'tcp-client') need('host', 'for transport tcp-client (the PLC to connect to)');
     if (c.transport === 'tcp-client' && c.port === 0) {
-      ctx.addIssue({ code: 'custom', path: ['port'], message: 'a tcp-client needs the PLC\'s port, not 0' });
+      ctx.addIssue({ code: 'custom', path: ['port'], message: "a tcp-client needs the PLC's port, not 0" });
     }
     if (c.transport === 'serial') need('device', 'for transport serial');
     if (c.allowFrom && c.transport !== 'tcp-server') {
@@ -183,7 +188,9 @@ export const plcConfigSchema = z
     // One name space for OSIP and signal channels (GET /v1/plc-channels/{name}), and a
     // serial device opened by one channel only.
     const names = new Map(plc.channels.map((c, i) => [c.name, `channel ${i} (plc.channels)`]));
-    const devices = new Map<string, string>(plc.channels.flatMap((c, i) => (c.transport === 'serial' ? [[c.device!, `channel ${i} (${c.name})`] as const] : [])));
+    const devices = new Map<string, string>(
+      plc.channels.flatMap((c, i) => (c.transport === 'serial' ? [[c.device!, `channel ${i} (${c.name})`] as const] : [])),
+    );
     (plc.signals ?? []).forEach((s, i) => {
       const first = names.get(s.name);
       if (first) ctx.addIssue({ code: 'custom', path: ['signals', i, 'name'], message: `the same name as ${first}` });

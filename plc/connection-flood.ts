@@ -40,15 +40,19 @@ const HALF_OPEN_MS = 2000;
 export function openIdle(port: number, n: number, host = '127.0.0.1'): Promise<net.Socket[]> {
   const from = sources(host);
   return Promise.all(
-    Array.from({ length: n }, (_, i) => new Promise<net.Socket>((resolve, reject) => {
-      const socket = idleSocket(port, host, from[i % from.length]);
-      socket.once('error', reject);
-      socket.once('connect', () => {
-        socket.off('error', reject);
-        socket.on('error', () => {});
-        resolve(socket);
-      });
-    })),
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise<net.Socket>((resolve, reject) => {
+          const socket = idleSocket(port, host, from[i % from.length]);
+          socket.once('error', reject);
+          socket.once('connect', () => {
+            socket.off('error', reject);
+            socket.on('error', () => {});
+            resolve(socket);
+          });
+        }),
+    ),
   );
 }
 
@@ -92,10 +96,13 @@ export class ConnectionFlood {
   /** Stops the loops and closes every socket the flood holds. */
   async stop(): Promise<void> {
     this.running = false;
-    const closing = [...this.sockets].map((s) => new Promise((resolve) => {
-      s.once('close', resolve);
-      s.destroy();
-    }));
+    const closing = [...this.sockets].map(
+      (s) =>
+        new Promise((resolve) => {
+          s.once('close', resolve);
+          s.destroy();
+        }),
+    );
     await Promise.all(closing);
   }
 

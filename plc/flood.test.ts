@@ -100,9 +100,12 @@ describe('a tcp-server channel under a flood of connections', () => {
     expect(channel.counters.connections).toBe(2);
     expect(channel.counters.gaveWay).toBe(0);
     // The flood comes from 127.0.0.2 … 127.0.0.9: one line for each address.
-    expect(shown(lines).filter((l) => /not in allowFrom/.test(l.msg)).map((l) => l.remote).sort()).toEqual(
-      Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`),
-    );
+    expect(
+      shown(lines)
+        .filter((l) => /not in allowFrom/.test(l.msg))
+        .map((l) => l.remote)
+        .sort(),
+    ).toEqual(Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`));
   });
 
   it('an idle first connection does not stay the active one: the PLC that connects after it gets the unsolicited RES_, and the idle one is closed after idleTimeoutMs', async () => {
@@ -114,7 +117,7 @@ describe('a tcp-server channel under a flood of connections', () => {
     const address = plcAddress(sim);
     // Neither has sent a valid telegram: the newer one is the channel's, so what the
     // appliance has to tell the PLC goes to the PLC and not to the stray connection.
-    await waitFor(() => channel.snapshot().peer === address, undefined, 'the PLC\'s connection to be the active one');
+    await waitFor(() => channel.snapshot().peer === address, undefined, "the PLC's connection to be the active one");
     expect(channel.sendUnsolicited({ type: 'RES_', barcode: '4711', actualLocation: HERE, targetLocation: NEXT })).toBe(true);
     expect((await sim.expect('RES_', () => true, 20_000)).barcode).toBe('00000000000000004711');
     const heartbeat = sim.heartbeat(100);

@@ -101,9 +101,17 @@ export class PlcMetrics {
       },
     });
     const fromCounters = (name: string, help: string, read: (c: Channel['counters']) => number) => perChannel(registry, name, help, channels, read);
-    fromCounters('wms_plc_connections_total', 'Connections of each PLC channel opened (accepted, dialled, serial device opened); more than one: reconnects', (c) => c.connections);
-    fromCounters('wms_plc_connections_superseded_total', 'Connections closed because the PLC connected anew (a reconnect before the old socket timed out)', (c) => c.superseded);
-    fromCounters('wms_plc_connections_refused_total', 'Connections from addresses not in the channel\'s allowFrom, closed at once', (c) => c.refusedPeers);
+    fromCounters(
+      'wms_plc_connections_total',
+      'Connections of each PLC channel opened (accepted, dialled, serial device opened); more than one: reconnects',
+      (c) => c.connections,
+    );
+    fromCounters(
+      'wms_plc_connections_superseded_total',
+      'Connections closed because the PLC connected anew (a reconnect before the old socket timed out)',
+      (c) => c.superseded,
+    );
+    fromCounters('wms_plc_connections_refused_total', "Connections from addresses not in the channel's allowFrom, closed at once", (c) => c.refusedPeers);
     fromCounters('wms_plc_connections_gave_way_total', 'Connections that had sent no valid telegram, closed to make room for a newer one', (c) => c.gaveWay);
 
     for (const channel of channels) channel.on('telegram', (entry) => this.telegram(channel.name, entry));

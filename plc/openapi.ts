@@ -21,7 +21,7 @@ export const ChannelCountersSchema = z
     outcomes: z.record(z.string(), count).meta({ description: 'What the adapter said of the telegrams it handled (`ok`, `unknown-location`, …).' }),
     tx: count.meta({ description: 'Telegrams written (replies, cached replies, unsolicited, ERR_).' }),
     duplicates: count.meta({ description: 'Identical resends answered from the cache.' }),
-    resyncs: count.meta({ description: 'Bytes dropped before a sync (the framer\'s resynchronisations).' }),
+    resyncs: count.meta({ description: "Bytes dropped before a sync (the framer's resynchronisations)." }),
     overflows: count.meta({ description: 'Frames over the size limit, dropped.' }),
     bccErrors: count,
     partialFrames: count.meta({ description: 'Partial telegrams discarded because their connection dropped.' }),
@@ -42,27 +42,33 @@ const ChannelTelegramSchema = z
     direction: z.enum(['in', 'out']),
     at: instant,
     text: z.string().meta({ description: 'The telegram without its framing; a rejected frame as received.' }),
-    outcome: z.string().meta({ description: 'in: `ok`, the adapter\'s outcome, `duplicate`, `sync` or the reject reason; out: `reply`, `cached-reply`, `unsolicited`, `error-reply`, `not-sent`.' }),
+    outcome: z.string().meta({
+      description:
+        "in: `ok`, the adapter's outcome, `duplicate`, `sync` or the reject reason; out: `reply`, `cached-reply`, `unsolicited`, `error-reply`, `not-sent`.",
+    }),
     connection: z.number().int().optional(),
     barcode: z.string().optional(),
     location: z.string().optional(),
     order: z.string().optional(),
-    latencyMs: z.number().optional().meta({ description: 'A reply: milliseconds from its telegram\'s arrival to the reply\'s write.' }),
+    latencyMs: z.number().optional().meta({ description: "A reply: milliseconds from its telegram's arrival to the reply's write." }),
   })
   .meta({ id: 'PlcChannelTelegram', description: 'A telegram in or out of a channel, as its last-100 history keeps it.' });
 
 /** The site's answer budget, shown with every channel (the telegram monitor marks later answers). */
-const lateAfterMs = z.number().int().meta({ description: 'The site\'s answer budget in ms (plc.lateAfterMs): a reply (latencyMs) or a written target later than this is late.' });
+const lateAfterMs = z
+  .number()
+  .int()
+  .meta({ description: "The site's answer budget in ms (plc.lateAfterMs): a reply (latencyMs) or a written target later than this is late." });
 
 export const ChannelSnapshotSchema = z
   .object({
-    name: z.string().meta({ description: 'The PLC\'s 5-character name.' }),
+    name: z.string().meta({ description: "The PLC's 5-character name." }),
     transport: z.enum(TRANSPORTS),
     enabled: z.boolean(),
     state: z.enum(CHANNEL_STATES),
     since: instant.meta({ description: 'When the channel entered its state.' }),
     endpoint: z.string().meta({ description: 'What the link listens on, dials or opens.' }),
-    peer: z.string().nullable().meta({ description: 'The active connection\'s remote address or device.' }),
+    peer: z.string().nullable().meta({ description: "The active connection's remote address or device." }),
     connections: count.meta({ description: 'Open connections (tcp-server: also those not yet bound to the PLC).' }),
     lastRx: instant.nullable(),
     lastTx: instant.nullable(),
@@ -103,7 +109,7 @@ const DecodedTelegramSchema = z
       }),
     ) as unknown as [z.ZodObject, ...z.ZodObject[]],
   )
-  .meta({ id: 'DecodedTelegram', description: 'A telegram\'s fields as the codec reads them, by type (the telegram catalogue of docs/plc.md).' });
+  .meta({ id: 'DecodedTelegram', description: "A telegram's fields as the codec reads them, by type (the telegram catalogue of docs/plc.md)." });
 
 /** The fields of a signal channel's entry (type SIG_; plc/signals/log.ts). */
 const SignalFieldsSchema = z
@@ -118,7 +124,7 @@ export const TelegramLogEntrySchema = TelegramSchema.extend({
   fields: z
     .union([DecodedTelegramSchema, SignalFieldsSchema])
     .nullable()
-    .meta({ description: 'The decoded fields (a signal channel\'s entry: point, address, value); null when the text does not decode (a rejected frame).' }),
+    .meta({ description: "The decoded fields (a signal channel's entry: point, address, value); null when the text does not decode (a rejected frame)." }),
 }).meta({ id: 'PlcTelegramLogEntry', description: 'A telegram of the telegram log with its fields decoded.' });
 
 export const SerialPortSchema = z
@@ -138,13 +144,18 @@ const SignalCountersSchema = z
   .object({
     changes: count.meta({ description: 'Value changes acted on.' }),
     repeats: count.meta({ description: 'Values read again unchanged (nothing done).' }),
-    outcomes: z.record(z.string(), count).meta({ description: 'What the warehouse said of the changes and arrivals (`ok`, `unknown-location`, `no-route`, …).' }),
+    outcomes: z
+      .record(z.string(), count)
+      .meta({ description: 'What the warehouse said of the changes and arrivals (`ok`, `unknown-location`, `no-route`, …).' }),
     arrivals: count.meta({ description: 'Arrival handshakes (trigger rose).' }),
     writes: count.meta({ description: 'Values written and confirmed by the device (targets, done, …; heartbeats apart).' }),
     writeErrors: count,
     readErrors: count,
     effectErrors: count.meta({ description: 'Changes whose warehouse effect failed (nothing kept).' }),
-    targetFallbacks: count.meta({ description: 'Arrivals whose next location could not be written to the target (a PLC code that does not fit, a write the device refused), answered with the fallback instead.' }),
+    targetFallbacks: count.meta({
+      description:
+        'Arrivals whose next location could not be written to the target (a PLC code that does not fit, a write the device refused), answered with the fallback instead.',
+    }),
     heartbeats: count.meta({ description: 'Heartbeat counters written.' }),
     stateChanges: countsOf(SIGNAL_STATES).meta({ description: 'Entries into each state.' }),
   })
@@ -152,11 +163,13 @@ const SignalCountersSchema = z
 
 const SignalLogEntryShape = {
   at: instant,
-  direction: z.enum(['in', 'out']).meta({ description: 'in: a change read (or an arrival\'s barcode); out: a value written.' }),
+  direction: z.enum(['in', 'out']).meta({ description: "in: a change read (or an arrival's barcode); out: a value written." }),
   point: z.string().meta({ description: 'The point within its channel: `p<index>` (configuration order), `p<index>.trigger|barcode|target|done`.' }),
   address: z.string().meta({ description: 'The node id or Modbus address.' }),
   value: signalValue,
-  outcome: z.string().meta({ description: 'in: the warehouse\'s outcome (`ok`, `unknown-location`, `no-read`, `no-route`, …); out: `written` or `write-failed`.' }),
+  outcome: z
+    .string()
+    .meta({ description: "in: the warehouse's outcome (`ok`, `unknown-location`, `no-read`, `no-route`, …); out: `written` or `write-failed`." }),
   barcode: z.string().nullish(),
   location: z.string().nullish(),
   order: z.string().nullish(),
@@ -173,7 +186,10 @@ export const SignalChannelSnapshotSchema = z
     since: instant,
     endpoint: z.string().meta({ description: 'The OPC UA endpoint, host:port and unit, or the serial device.' }),
     counters: SignalCountersSchema,
-    driver: z.record(z.string(), count).meta({ description: 'The protocol driver\'s counters: Modbus polls, reads, readErrors, writes, writeErrors, exceptions, timeouts, connects, reconnects, connectFailures; OPC UA reads, writes, errors, reconnects, notifications, connectFailures.' }),
+    driver: z.record(z.string(), count).meta({
+      description:
+        "The protocol driver's counters: Modbus polls, reads, readErrors, writes, writeErrors, exceptions, timeouts, connects, reconnects, connectFailures; OPC UA reads, writes, errors, reconnects, notifications, connectFailures.",
+    }),
     reconnects: count.meta({ description: 'Connections the driver opened again after one was lost.' }),
     points: z.array(
       z.object({
@@ -193,4 +209,7 @@ export const SignalChannelSnapshotSchema = z
     lateAfterMs: lateAfterMs,
     links: z.array(LinkSchema),
   })
-  .meta({ id: 'PlcSignalChannel', description: 'A configured signal channel (OPC UA or Modbus): state, counters, the last value of every point, errors and reconnects.' });
+  .meta({
+    id: 'PlcSignalChannel',
+    description: 'A configured signal channel (OPC UA or Modbus): state, counters, the last value of every point, errors and reconnects.',
+  });

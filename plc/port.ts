@@ -136,8 +136,7 @@ export interface StateOutcome {
  */
 /** A state a PLC reported, for stateChanges: a location's or a group's. */
 export type StateReport =
-  | { at: LocationRef; change: LocationStateChange; said?: string | undefined }
-  | { group: string; change: GroupStateChange; said?: string | undefined };
+  { at: LocationRef; change: LocationStateChange; said?: string | undefined } | { group: string; change: GroupStateChange; said?: string | undefined };
 
 /** A location (its coordinate) or a location group (its name) that now exists under that name: created, or renamed to it. */
 export type NamedPlace = { location: string } | { group: string };

@@ -36,7 +36,10 @@ const AnyChannelSchema = z.union([ChannelSnapshotSchema, SignalChannelSnapshotSc
 
 const telegramQuery = z.object({
   direction: z.enum(['in', 'out']).optional(),
-  type: z.string().regex(/^[A-Z_]{4}$/, 'a telegram type of four characters, e.g. REQ_').optional(),
+  type: z
+    .string()
+    .regex(/^[A-Z_]{4}$/, 'a telegram type of four characters, e.g. REQ_')
+    .optional(),
   barcode: z.string().min(1).max(64).optional(),
   from: timestampParam.optional(),
   to: timestampParam.optional(),
@@ -49,15 +52,23 @@ const serialPortQuery = z.object({ details: z.enum(['true', 'false']).optional()
 export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'plc-channels-findall', responseSchema: z.array(AnyChannelSchema),
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'plc-channels-findall',
+      responseSchema: z.array(AnyChannelSchema),
       summary:
-        'Every configured PLC channel: an OSIP channel\'s state, peer, last rx/tx, counters and last 100 telegrams; ' +
-        'a signal channel\'s (kind signals) protocol, state, counters, points with their last values, errors and reconnects.',
+        "Every configured PLC channel: an OSIP channel's state, peer, last rx/tx, counters and last 100 telegrams; " +
+        "a signal channel's (kind signals) protocol, state, counters, points with their last values, errors and reconnects.",
       handler: (ctx) => ok([...channels.snapshot(), ...channels.signalSnapshot()].map((s) => channelVO(ctx, s, channels.lateAfterMs))),
     },
     {
-      method: 'GET', path: `${BASE}/{name}`, grant: READ, link: 'plc-channels-findbyname', responseSchema: AnyChannelSchema,
-      summary: 'One PLC channel by its name (an OSIP channel\'s 5-character name, or a signal channel\'s).',
+      method: 'GET',
+      path: `${BASE}/{name}`,
+      grant: READ,
+      link: 'plc-channels-findbyname',
+      responseSchema: AnyChannelSchema,
+      summary: "One PLC channel by its name (an OSIP channel's 5-character name, or a signal channel's).",
       handler: (ctx) => {
         const name = ctx.param('name');
         const channel = channels.find(name) ?? channels.findSignals(name);
@@ -67,9 +78,15 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
     },
     ...(telegramLog ? [telegramRoute(channels, telegramLog)] : []),
     {
-      method: 'GET', path: '/v1/plc-serial-ports', optionalQuery: ['details'], grant: READ, link: 'plc-serial-ports',
-      querySchema: serialPortQuery, responseSchema: z.array(SerialPortSchema),
-      summary: 'The serial devices of this box (/dev/serial/by-id, ttyS, ttyUSB, ttyACM) for a serial channel\'s device; details=true adds maker and serial number where udev can tell.',
+      method: 'GET',
+      path: '/v1/plc-serial-ports',
+      optionalQuery: ['details'],
+      grant: READ,
+      link: 'plc-serial-ports',
+      querySchema: serialPortQuery,
+      responseSchema: z.array(SerialPortSchema),
+      summary:
+        "The serial devices of this box (/dev/serial/by-id, ttyS, ttyUSB, ttyACM) for a serial channel's device; details=true adds maker and serial number where udev can tell.",
       // Details load the serial addon and ask udevadm, so only on request.
       handler: async (ctx) => ok(await listSerialPorts({ details: ctx.query.get('details') === 'true' })),
     },
@@ -79,13 +96,17 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
 
 function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
   return {
-    method: 'GET', path: `${BASE}/{name}/telegrams`, grant: READ, link: 'plc-channel-telegrams',
+    method: 'GET',
+    path: `${BASE}/{name}/telegrams`,
+    grant: READ,
+    link: 'plc-channel-telegrams',
     optionalQuery: ['direction', 'type', 'barcode', 'from', 'to', 'limit', 'after'],
-    querySchema: telegramQuery, responseSchema: z.array(TelegramLogEntrySchema),
+    querySchema: telegramQuery,
+    responseSchema: z.array(TelegramLogEntrySchema),
     summary:
       'The telegram log of a channel, oldest first, paged (limit ≤ 1000, default 100; Link rel="next"): time, direction, type, sequence number, text, ' +
       'decoded fields, outcome, barcode, location, transport order, and for a reply the milliseconds since its telegram arrived. ' +
-      'A signal channel\'s log (type SIG_): every change it acted on (in) and value it wrote (out), its fields the point, address and value.',
+      "A signal channel's log (type SIG_): every change it acted on (in) and value it wrote (out), its fields the point, address and value.",
     handler: async (ctx) => {
       const name = ctx.param('name');
       const channel = channels.find(name);
@@ -93,7 +114,8 @@ function telegramRoute(channels: PlcChannels, telegramLog: TelegramLog): Route {
       const q = ctx.queryAs(telegramQuery);
       const after = q.after === undefined ? 0 : decodeCursor(q.after, ['id'] as const).id;
       const page = await telegramLog.page({ channel: name, direction: q.direction, type: q.type, barcode: q.barcode, from: q.from, to: q.to }, after, q.limit);
-      if (!channel && !signals && page.items.length === 0 && after === 0) throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
+      if (!channel && !signals && page.items.length === 0 && after === 0)
+        throw notFound(`PLC channel [${name}] is not configured and has no telegrams in the log`, [name]);
       const entries = await channels.withFields(page.items);
       return pageReply(ctx, entries, page.next === undefined ? undefined : encodeCursor({ id: page.next }));
     },

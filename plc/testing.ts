@@ -62,10 +62,15 @@ export class RecordingHandler implements TelegramHandler {
     if (this.answer) return this.answer(telegram);
     if (telegram.type !== 'REQ_') return { replies: [], outcome: 'ok' };
     return {
-      replies: [{
-        type: 'RES_', rawBarcode: telegram.rawBarcode, rawActualLocation: telegram.rawActualLocation,
-        targetLocation: this.target, errorCode: telegram.errorCode,
-      }],
+      replies: [
+        {
+          type: 'RES_',
+          rawBarcode: telegram.rawBarcode,
+          rawActualLocation: telegram.rawActualLocation,
+          targetLocation: this.target,
+          errorCode: telegram.errorCode,
+        },
+      ],
       outcome: 'ok',
     };
   }
@@ -163,7 +168,9 @@ export class RawClient {
   }
 
   write(bytes: string | Uint8Array): Promise<void> {
-    return new Promise((resolve, reject) => this.socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes, (err) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) =>
+      this.socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes, (err) => (err ? reject(err) : resolve())),
+    );
   }
 
   /** Waits until `count` frames have arrived; returns them decoded by the simulator's decoder. */

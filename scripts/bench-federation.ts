@@ -292,15 +292,28 @@ function pooled(runs: RunResult[]): RunResult {
 const missing = (run: RunResult) => run.errors.filter((e) => e.startsWith('no RES_')).length;
 const ms = (x: number | undefined, digits = 2) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
 
-function report(phases: Phase[], backlog: Backlog | undefined, cold: ColdStarts[], versions: { nats: string }, final: LinkStatus, streamMessages: number): void {
+function report(
+  phases: Phase[],
+  backlog: Backlog | undefined,
+  cold: ColdStarts[],
+  versions: { nats: string },
+  final: LinkStatus,
+  streamMessages: number,
+): void {
   const out = (line = '') => console.log(line);
-  out(`\n${SECONDS} s per phase at ${RATE} REQ_/s (TCP, paced), ${ROUNDS} rounds, off and on taking turns; node ${process.version}; ${versions.nats}; bundle ${path.relative(process.cwd(), APP_BUNDLE)}; export settings ${JSON.stringify(EXPORT_SETTINGS)} (empty: the defaults)`);
+  out(
+    `\n${SECONDS} s per phase at ${RATE} REQ_/s (TCP, paced), ${ROUNDS} rounds, off and on taking turns; node ${process.version}; ${versions.nats}; bundle ${path.relative(process.cwd(), APP_BUNDLE)}; export settings ${JSON.stringify(EXPORT_SETTINGS)} (empty: the defaults)`,
+  );
   out('');
-  out('| round | hub link | REQ_/s | p50 ms | p99 ms | max ms | skipped / no RES_ | events committed/s | events/REQ_ | events stored/s | export lag p50 / p99 / max ms | appliance CPU µs/REQ_ | nats-server / watcher CPU µs/REQ_ | RSS MB | load avg |');
+  out(
+    '| round | hub link | REQ_/s | p50 ms | p99 ms | max ms | skipped / no RES_ | events committed/s | events/REQ_ | events stored/s | export lag p50 / p99 / max ms | appliance CPU µs/REQ_ | nats-server / watcher CPU µs/REQ_ | RSS MB | load avg |',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const p of phases) {
     const q = (x: number) => ms(quantile(p.run.latencies, x));
-    const lag = p.lag ? `${ms(quantile(p.lag, 0.5), 1)} / ${ms(quantile(p.lag, 0.99), 1)} / ${ms(quantile(p.lag, 1), 1)}${p.unseen ? ` (${p.unseen} unseen)` : ''}` : '–';
+    const lag = p.lag
+      ? `${ms(quantile(p.lag, 0.5), 1)} / ${ms(quantile(p.lag, 0.99), 1)} / ${ms(quantile(p.lag, 1), 1)}${p.unseen ? ` (${p.unseen} unseen)` : ''}`
+      : '–';
     out(
       `| ${p.round} | ${p.mode} | ${p.run.rate.toFixed(0)} | ${q(0.5)} | ${q(0.99)} | ${ms(quantile(p.run.latencies, 1), 1)} | ${p.run.skipped} / ${missing(p.run)} | ${(p.committed / p.seconds).toFixed(0)} | ${(p.committed / Math.max(1, p.run.answered)).toFixed(2)} | ${p.stored === undefined ? '–' : (p.stored / p.seconds).toFixed(0)} | ${lag} | ${p.cpuUs.toFixed(0)} | ${p.mode === 'on' ? `${p.natsCpuUs.toFixed(0)} / ${p.watcherCpuUs.toFixed(0)}` : '–'} | ${p.rss} | ${p.load.toFixed(2)} |`,
     );
@@ -314,7 +327,9 @@ function report(phases: Phase[], backlog: Backlog | undefined, cold: ColdStarts[
     const a = phases.find((p) => p.round === r && p.mode === 'off')!;
     const b = phases.find((p) => p.round === r && p.mode === 'on')!;
     const ratio = quantile(b.run.latencies, 0.99) / quantile(a.run.latencies, 0.99);
-    out(`  round ${r}: off ${ms(quantile(a.run.latencies, 0.99))} ms, on ${ms(quantile(b.run.latencies, 0.99))} ms: ×${ratio.toFixed(3)} (${ratio <= 1.1 ? 'met' : 'not met'})`);
+    out(
+      `  round ${r}: off ${ms(quantile(a.run.latencies, 0.99))} ms, on ${ms(quantile(b.run.latencies, 0.99))} ms: ×${ratio.toFixed(3)} (${ratio <= 1.1 ? 'met' : 'not met'})`,
+    );
   }
   const ratios = sorted(
     Array.from({ length: ROUNDS }, (_, i) => {
@@ -324,9 +339,15 @@ function report(phases: Phase[], backlog: Backlog | undefined, cold: ColdStarts[
   );
   out(`  met in ${ratios.filter((r) => r <= 1.1).length} of ${ROUNDS} rounds; median of the rounds' ratios ×${quantile(ratios, 0.5).toFixed(3)}`);
   const ratio = quantile(on.latencies, 0.99) / quantile(off.latencies, 0.99);
-  out(`  all rounds together: off p99 ${ms(quantile(off.latencies, 0.99))} ms (${off.latencies.length} REQ_), on p99 ${ms(quantile(on.latencies, 0.99))} ms (${on.latencies.length} REQ_): ×${ratio.toFixed(3)} (${ratio <= 1.1 ? 'met' : 'not met'})`);
-  out(`  p50 off ${ms(quantile(off.latencies, 0.5))} ms, on ${ms(quantile(on.latencies, 0.5))} ms; p99.9 off ${ms(quantile(off.latencies, 0.999))} ms, on ${ms(quantile(on.latencies, 0.999))} ms`);
-  out(`  export lag over all rounds: p50 ${ms(quantile(onLag, 0.5), 1)} ms, p99 ${ms(quantile(onLag, 0.99), 1)} ms, max ${ms(quantile(onLag, 1), 1)} ms (${onLag.length} events)`);
+  out(
+    `  all rounds together: off p99 ${ms(quantile(off.latencies, 0.99))} ms (${off.latencies.length} REQ_), on p99 ${ms(quantile(on.latencies, 0.99))} ms (${on.latencies.length} REQ_): ×${ratio.toFixed(3)} (${ratio <= 1.1 ? 'met' : 'not met'})`,
+  );
+  out(
+    `  p50 off ${ms(quantile(off.latencies, 0.5))} ms, on ${ms(quantile(on.latencies, 0.5))} ms; p99.9 off ${ms(quantile(off.latencies, 0.999))} ms, on ${ms(quantile(on.latencies, 0.999))} ms`,
+  );
+  out(
+    `  export lag over all rounds: p50 ${ms(quantile(onLag, 0.5), 1)} ms, p99 ${ms(quantile(onLag, 0.99), 1)} ms, max ${ms(quantile(onLag, 1), 1)} ms (${onLag.length} events)`,
+  );
   const drains = phases.filter((p) => p.drainMs !== undefined).map((p) => p.drainMs!.toFixed(0));
   out(`  run end → the stream has the phase's last event: ${drains.join(' / ')} ms (status polled every 50 ms)`);
 
@@ -338,15 +359,21 @@ function report(phases: Phase[], backlog: Backlog | undefined, cold: ColdStarts[
     out('');
     out(`Backlog: ${b.waiting} events waiting with nats-server stopped, then the server started with the PLC at ${RATE} REQ_/s (status read every 100 ms):`);
     out('');
-    out('| server start → healthy | → export moving | → backlog stored | events exported in that time | events/s (moving → stored) | PLC p99 server down | PLC p99 server back, export not moving yet | PLC p50 / p99 / max while the export catches up | PLC p99 after | skipped / no RES_ catch-up | lag of events committed during the catch-up p50 / p99 / max |');
+    out(
+      '| server start → healthy | → export moving | → backlog stored | events exported in that time | events/s (moving → stored) | PLC p99 server down | PLC p99 server back, export not moving yet | PLC p50 / p99 / max while the export catches up | PLC p99 after | skipped / no RES_ catch-up | lag of events committed during the catch-up p50 / p99 / max |',
+    );
     out('|---|---|---|---|---|---|---|---|---|---|---|');
     out(
       `| ${b.serverReadyMs.toFixed(0)} ms | ${ms(b.resumedMs, 0)} ms | ${ms(b.caughtUpMs, 0)} ms | ${b.exported} | ${drainS ? (b.exported / drainS).toFixed(0) : '–'} | ${ms(quantile(b.down.latencies, 0.99))} ms | ${ms(quantile(pooled(b.beforeResume).latencies, 0.99))} ms | ${ms(quantile(during.latencies, 0.5))} / ${ms(quantile(during.latencies, 0.99))} / ${ms(quantile(during.latencies, 1), 1)} ms | ${ms(quantile(after.latencies, 0.99))} ms | ${during.skipped} / ${missing(during)} | ${ms(quantile(b.liveLag, 0.5), 0)} / ${ms(quantile(b.liveLag, 0.99), 0)} / ${ms(quantile(b.liveLag, 1), 0)} ms${b.liveUnseen ? ` (${b.liveUnseen} unseen)` : ''} |`,
     );
-    out(`  slices of 1 s: ${b.beforeResume.length} before the export moved, ${b.during.length} while it caught up (p99 each: ${b.during.map((r) => ms(quantile(r.latencies, 0.99))).join(' / ')} ms); after: ${b.after.length} (p99 each: ${b.after.map((r) => ms(quantile(r.latencies, 0.99))).join(' / ')} ms)`);
+    out(
+      `  slices of 1 s: ${b.beforeResume.length} before the export moved, ${b.during.length} while it caught up (p99 each: ${b.during.map((r) => ms(quantile(r.latencies, 0.99))).join(' / ')} ms); after: ${b.after.length} (p99 each: ${b.after.map((r) => ms(quantile(r.latencies, 0.99))).join(' / ')} ms)`,
+    );
   }
   out('');
-  out(`At the end: the stream ${STREAM} holds ${streamMessages} messages; the appliance's newest event ${final.newestEventId}, cursor ${final.cursor}, export counters ${JSON.stringify(final.export)}`);
+  out(
+    `At the end: the stream ${STREAM} holds ${streamMessages} messages; the appliance's newest event ${final.newestEventId}, cursor ${final.cursor}, export counters ${JSON.stringify(final.export)}`,
+  );
 
   if (cold.length) {
     out('');
@@ -365,7 +392,10 @@ function report(phases: Phase[], backlog: Backlog | undefined, cold: ColdStarts[
 
 async function main(): Promise<void> {
   const natsVersion = requireNatsServer();
-  for (const [option, file] of [['--compare', COMPARE], ['--bundle', GIVEN_BUNDLE]] as const) {
+  for (const [option, file] of [
+    ['--compare', COMPARE],
+    ['--bundle', GIVEN_BUNDLE],
+  ] as const) {
     if (file && !existsSync(file)) {
       console.error(`${option} ${file}: no such bundle`);
       process.exit(1);
@@ -421,7 +451,12 @@ async function main(): Promise<void> {
       }
     }
     const onPhases = phases.filter((p) => p.mode === 'on');
-    const eventsPerTelegram = onPhases.reduce((a, p) => a + p.committed, 0) / Math.max(1, onPhases.reduce((a, p) => a + p.run.answered, 0));
+    const eventsPerTelegram =
+      onPhases.reduce((a, p) => a + p.committed, 0) /
+      Math.max(
+        1,
+        onPhases.reduce((a, p) => a + p.run.answered, 0),
+      );
     const backlog = BACKLOG > 0 ? await backlogPhase(on, hub, watcher, eventsPerTelegram) : undefined;
     const final = await on.status();
     const stream = await hub.stream(STREAM);

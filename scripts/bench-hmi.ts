@@ -117,7 +117,9 @@ async function main(): Promise<void> {
   try {
     const seeded = performance.now();
     await createSite(app.api);
-    console.log(`site: ${LOCATIONS} locations in 10 groups, a route over three hops, ${UNITS} units, ${UNITS / 2} orders (${((performance.now() - seeded) / 1000).toFixed(1)} s)`);
+    console.log(
+      `site: ${LOCATIONS} locations in 10 groups, a route over three hops, ${UNITS} units, ${UNITS / 2} orders (${((performance.now() - seeded) / 1000).toFixed(1)} s)`,
+    );
 
     const context = await browser.newContext({ viewport: { width: 1024, height: 600 } });
     const page = await context.newPage();
@@ -143,7 +145,9 @@ async function main(): Promise<void> {
     await page.waitForLoadState('networkidle');
     console.log(`first screen after login: ${(transferred / 1024).toFixed(1)} KiB transferred (headers and API replies included)`);
 
-    const links = (await page.locator('nav a.nav-link').evaluateAll((all) => all.map((a) => a.getAttribute('href') ?? ''))).map((href) => `#${href.split('#')[1]}`);
+    const links = (await page.locator('nav a.nav-link').evaluateAll((all) => all.map((a) => a.getAttribute('href') ?? ''))).map(
+      (href) => `#${href.split('#')[1]}`,
+    );
     // The page opens on the first screen: every switch is from another one, so it ends with the first.
     const hashes = [...links.slice(1), links[0]!];
     await page.evaluate(WATCH_MAIN);

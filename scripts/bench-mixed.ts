@@ -159,7 +159,9 @@ async function main(): Promise<void> {
       const port = await freePort();
       const since = performance.now();
       const ready = firstReady(port, since);
-      const bare = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('{"status":"UP"}')).listen(${port}, '127.0.0.1')`], { stdio: 'ignore' });
+      const bare = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('{"status":"UP"}')).listen(${port}, '127.0.0.1')`], {
+        stdio: 'ignore',
+      });
       bareStarts.push(await ready);
       await new Promise((r) => setTimeout(r, 1000));
       bareIdleRss = rssMbOf(bare.pid) ?? NaN;
@@ -178,7 +180,9 @@ async function main(): Promise<void> {
       if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(key)) sampleReply.headers[key] = value;
     });
     writeFileSync(path.join(dataDir, 'bare-reply.json'), JSON.stringify(sampleReply));
-    const bareHttp = spawn(process.execPath, [path.join(HERE, 'bare-http.ts'), path.join(dataDir, 'bare-reply.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const bareHttp = spawn(process.execPath, [path.join(HERE, 'bare-http.ts'), path.join(dataDir, 'bare-reply.json')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(bareHttp);
     const bareUrl = `http://127.0.0.1:${(await waitForLine(bareHttp, /bare (\d+)/))[1]}`;
     const randomLua = path.join(dataDir, 'random.lua');
@@ -300,13 +304,17 @@ async function main(): Promise<void> {
         errors.push(...r.failures.filter((f) => /^\d{3} /.test(f)).map((f) => `${phase.name}: ${kind}: ${f}`));
       }
       if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
-      log(`${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms${result.exited ? `; appliance ${result.exited}` : ''}`);
+      log(
+        `${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms${result.exited ? `; appliance ${result.exited}` : ''}`,
+      );
     }
     probe.stop();
     rss.stop();
 
     report({ fixture, coldStarts, bareStarts, idleRss, bareIdleRss, readResults, rawResults, createResults, floor, results, restarts, errors, lists });
-    console.log(`\nthe whole run took ${((performance.now() - runStarted) / 1000).toFixed(0)} s${fixture.builtSeconds ? ` (building the fixture ${fixture.builtSeconds.toFixed(0)} s)` : ''}`);
+    console.log(
+      `\nthe whole run took ${((performance.now() - runStarted) / 1000).toFixed(0)} s${fixture.builtSeconds ? ` (building the fixture ${fixture.builtSeconds.toFixed(0)} s)` : ''}`,
+    );
     // Function, not speed: a wrong RES_ or a refused API request fails the run.
     const functional = errors.filter((e) => !/no RES_ within/.test(e));
     if (functional.length > 0) {
@@ -345,14 +353,20 @@ interface Report {
 function report(r: Report): void {
   const p = (run: RunResult | undefined, q: number) => (run ? quantile(run.latencies, q) : NaN);
   const out = (line = '') => console.log(line);
-  out(`\n${LOCATIONS} locations (${r.fixture.racks} racks), ${ROUTES} routes; PLC ${PLC_RATE} REQ_/s over TCP, ${SECONDS} s per phase (${LIST_SECONDS} s with the full list); node ${process.version}; ${new Date().toISOString().slice(0, 10)}`);
+  out(
+    `\n${LOCATIONS} locations (${r.fixture.racks} racks), ${ROUTES} routes; PLC ${PLC_RATE} REQ_/s over TCP, ${SECONDS} s per phase (${LIST_SECONDS} s with the full list); node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
+  );
   out(`bundle: ${APP_BUNDLE}`);
   out('\n| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ | loop lag p99 / max ms | /readyz p99 / max ms | RSS MB at end |');
   out('|---|---|---|---|---|---|---|---|---|');
-  out(`| bare PLC responder (floor) | ${r.floor.rate.toFixed(0)} | ${ms(p(r.floor, 0.5), 2)} | ${ms(p(r.floor, 0.99), 2)} | ${ms(p(r.floor, 1))} | ${r.floor.skipped} / ${r.floor.errors.length} | – | – | – |`);
+  out(
+    `| bare PLC responder (floor) | ${r.floor.rate.toFixed(0)} | ${ms(p(r.floor, 0.5), 2)} | ${ms(p(r.floor, 0.99), 2)} | ${ms(p(r.floor, 1))} | ${r.floor.skipped} / ${r.floor.errors.length} | – | – | – |`,
+  );
   for (const x of r.results) {
     const noRes = x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0;
-    out(`| ${x.phase.name} | ${x.plc?.rate.toFixed(0) ?? '–'} | ${ms(p(x.plc, 0.5), 2)} | ${ms(p(x.plc, 0.99), 2)} | ${ms(p(x.plc, 1))} | ${x.plc?.skipped ?? '–'} / ${noRes} | ${x.lag ? `${ms(x.lag.p99)} / ${ms(x.lag.max)}` : x.exited ?? '–'} | ${ms(x.ready.p99)} / ${ms(x.ready.max)}${x.ready.waiting ? ` (${x.ready.waiting} unanswered)` : ''}${x.ready.failed ? ` (${x.ready.failed} failed)` : ''} | ${x.rssEnd ?? '–'} |`);
+    out(
+      `| ${x.phase.name} | ${x.plc?.rate.toFixed(0) ?? '–'} | ${ms(p(x.plc, 0.5), 2)} | ${ms(p(x.plc, 0.99), 2)} | ${ms(p(x.plc, 1))} | ${x.plc?.skipped ?? '–'} / ${noRes} | ${x.lag ? `${ms(x.lag.p99)} / ${ms(x.lag.max)}` : (x.exited ?? '–')} | ${ms(x.ready.p99)} / ${ms(x.ready.max)}${x.ready.waiting ? ` (${x.ready.waiting} unanswered)` : ''}${x.ready.failed ? ` (${x.ready.failed} failed)` : ''} | ${x.rssEnd ?? '–'} |`,
+    );
   }
   if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);
 
@@ -365,7 +379,9 @@ function report(r: Report): void {
     }
     if (x.load?.streams) {
       const s = x.load.streams;
-      out(`| ${x.phase.name} | ${s.opened} event streams: ${s.events} events, ${(s.bytes / 1e6).toFixed(1)} MB, ${s.endedEarly} ended early | – | – | – | – | ${ms(s.delayP50)} | ${ms(s.delayP99)} | ${ms(s.delayMax)} |`);
+      out(
+        `| ${x.phase.name} | ${s.opened} event streams: ${s.events} events, ${(s.bytes / 1e6).toFixed(1)} MB, ${s.endedEarly} ended early | – | – | – | – | ${ms(s.delayP50)} | ${ms(s.delayP99)} | ${ms(s.delayMax)} |`,
+      );
     }
     if (x.loadError) out(`| ${x.phase.name} | API load failed: ${x.loadError.split('\n')[0]} | | | | | | | |`);
   }
@@ -378,7 +394,9 @@ function report(r: Report): void {
   for (const x of r.results) {
     if (!x.list) continue;
     const l = x.list.result;
-    out(`| ${x.phase.name} | ${l.outcome}${l.detail ? ` (${l.detail})` : ''} | ${l.status ?? '–'} | ${ms(l.headersMs, 0)} | ${ms(l.firstByteMs, 0)} | ${ms(l.totalMs === undefined ? undefined : l.totalMs / 1000, 1)} | ${(l.bytes / 1e6).toFixed(0)} | ${x.list.rssBefore ?? '–'} → ${x.list.rssPeak ?? '–'} | ${x.list.ready.n}, ${ms(x.list.ready.p99)} / ${ms(x.list.ready.max)}${x.list.ready.waiting ? `, ${x.list.ready.waiting} unanswered` : ''} |`);
+    out(
+      `| ${x.phase.name} | ${l.outcome}${l.detail ? ` (${l.detail})` : ''} | ${l.status ?? '–'} | ${ms(l.headersMs, 0)} | ${ms(l.firstByteMs, 0)} | ${ms(l.totalMs === undefined ? undefined : l.totalMs / 1000, 1)} | ${(l.bytes / 1e6).toFixed(0)} | ${x.list.rssBefore ?? '–'} → ${x.list.rssPeak ?? '–'} | ${x.list.ready.n}, ${ms(x.list.ready.p99)} / ${ms(x.list.ready.max)}${x.list.ready.waiting ? `, ${x.list.ready.waiting} unanswered` : ''} |`,
+    );
   }
 
   const readRow = (name: string, rs: WrkResult[]) =>
@@ -389,10 +407,14 @@ function report(r: Report): void {
   out(readRow('bare node:http, same bytes', r.readResults.bare));
   out(readRow('GET by random coordinate', r.readResults.random));
   out(readRow('GET by one coordinate, over and over', r.readResults.one));
-  out(`| raw better-sqlite3 INSERT+COMMIT (WAL, synchronous=FULL), 1 connection | ${r.rawResults.map((x) => Math.round(x.rate)).join(' / ')} | ${Math.round(mean(r.rawResults.map((x) => x.rate)))} | – | ${mean(r.rawResults.map((x) => x.p50ms)).toFixed(2)} | ${mean(r.rawResults.map((x) => x.p99ms)).toFixed(2)} | 0 |`);
+  out(
+    `| raw better-sqlite3 INSERT+COMMIT (WAL, synchronous=FULL), 1 connection | ${r.rawResults.map((x) => Math.round(x.rate)).join(' / ')} | ${Math.round(mean(r.rawResults.map((x) => x.rate)))} | – | ${mean(r.rawResults.map((x) => x.p50ms)).toFixed(2)} | ${mean(r.rawResults.map((x) => x.p99ms)).toFixed(2)} | 0 |`,
+  );
   out(readRow('POST /v1/locations, 8 connections', r.createResults));
 
-  out(`\ncold start to the first 200 on /readyz: ${r.coldStarts.map((x) => x.toFixed(0)).join(' / ')} ms (the first on the fresh copy); bare node:http ${r.bareStarts.map((x) => x.toFixed(0)).join(' / ')} ms`);
+  out(
+    `\ncold start to the first 200 on /readyz: ${r.coldStarts.map((x) => x.toFixed(0)).join(' / ')} ms (the first on the fresh copy); bare node:http ${r.bareStarts.map((x) => x.toFixed(0)).join(' / ')} ms`,
+  );
   out(`idle RSS: ${r.idleRss} MB; bare node:http ${r.bareIdleRss} MB`);
 
   // ---- the targets ----
@@ -402,15 +424,35 @@ function report(r: Report): void {
   const aloneP99 = p(alone?.plc, 0.99);
   const loadedP99 = p(together?.plc, 0.99);
   const rows: [string, string, boolean][] = [];
-  rows.push(['PLC p99 under API load ≤ 1.5 × p99 alone', `${ms(loadedP99, 2)} / ${ms(aloneP99, 2)} ms = ${(loadedP99 / aloneP99).toFixed(2)} ×`, loadedP99 <= 1.5 * aloneP99]);
+  rows.push([
+    'PLC p99 under API load ≤ 1.5 × p99 alone',
+    `${ms(loadedP99, 2)} / ${ms(aloneP99, 2)} ms = ${(loadedP99 / aloneP99).toFixed(2)} ×`,
+    loadedP99 <= 1.5 * aloneP99,
+  ]);
   rows.push(['PLC p99 under API load ≤ 5 ms', `${ms(loadedP99, 2)} ms (max ${ms(p(together?.plc, 1))} ms)`, loadedP99 <= 5]);
-  rows.push(['event-loop lag p99 ≤ 5 ms (under API load)', together?.lag ? `${ms(together.lag.p99)} ms` : `no figure: ${together?.exited ?? 'not measured'}`, (together?.lag?.p99 ?? Infinity) <= 5]);
-  rows.push(['event-loop lag max ≤ 20 ms (under API load)', together?.lag ? `${ms(together.lag.max)} ms` : `no figure: ${together?.exited ?? 'not measured'}`, (together?.lag?.max ?? Infinity) <= 20]);
+  rows.push([
+    'event-loop lag p99 ≤ 5 ms (under API load)',
+    together?.lag ? `${ms(together.lag.p99)} ms` : `no figure: ${together?.exited ?? 'not measured'}`,
+    (together?.lag?.p99 ?? Infinity) <= 5,
+  ]);
+  rows.push([
+    'event-loop lag max ≤ 20 ms (under API load)',
+    together?.lag ? `${ms(together.lag.max)} ms` : `no figure: ${together?.exited ?? 'not measured'}`,
+    (together?.lag?.max ?? Infinity) <= 20,
+  ]);
   const list = listPhase?.list;
   const l = list?.result;
-  rows.push([`full list of ${LOCATIONS} locations: first byte ≤ 100 ms`, l ? `${ms(l.firstByteMs, 0)} ms (${l.outcome}${l.detail ? `: ${l.detail}` : ''})` : 'not measured', l?.outcome === 'done' && (l.firstByteMs ?? Infinity) <= 100]);
+  rows.push([
+    `full list of ${LOCATIONS} locations: first byte ≤ 100 ms`,
+    l ? `${ms(l.firstByteMs, 0)} ms (${l.outcome}${l.detail ? `: ${l.detail}` : ''})` : 'not measured',
+    l?.outcome === 'done' && (l.firstByteMs ?? Infinity) <= 100,
+  ]);
   const growth = list?.rssPeak !== undefined && list.rssBefore !== undefined ? list.rssPeak - list.rssBefore : undefined;
-  rows.push(['full list: RSS growth ≤ 100 MB', growth === undefined ? 'not measured' : `${growth} MB (${list!.rssBefore} → ${list!.rssPeak})`, growth !== undefined && growth <= 100]);
+  rows.push([
+    'full list: RSS growth ≤ 100 MB',
+    growth === undefined ? 'not measured' : `${growth} MB (${list!.rssBefore} → ${list!.rssPeak})`,
+    growth !== undefined && growth <= 100,
+  ]);
   rows.push([
     'full list: other requests answered meanwhile (/readyz every 50 ms, each within 100 ms)',
     list ? `${list.ready.n} probes, max ${ms(list.ready.max)} ms${list.ready.waiting ? `, ${list.ready.waiting} unanswered` : ''}` : 'not measured',
@@ -418,7 +460,11 @@ function report(r: Report): void {
   ]);
   const readRatio = mean(r.readResults.random.map((x) => x.rps)) / mean(r.readResults.bare.map((x) => x.rps));
   const oneRatio = mean(r.readResults.one.map((x) => x.rps)) / mean(r.readResults.bare.map((x) => x.rps));
-  rows.push(['GET by random coordinate ≥ 60 % of bare node:http', `${(readRatio * 100).toFixed(1)} % (one coordinate: ${(oneRatio * 100).toFixed(1)} %)`, readRatio >= 0.6]);
+  rows.push([
+    'GET by random coordinate ≥ 60 % of bare node:http',
+    `${(readRatio * 100).toFixed(1)} % (one coordinate: ${(oneRatio * 100).toFixed(1)} %)`,
+    readRatio >= 0.6,
+  ]);
   const writeRatio = mean(r.createResults.map((x) => x.rps)) / mean(r.rawResults.map((x) => x.rate));
   rows.push(['durable creates at 8 connections ≥ 80 % of the raw commit rate', `${(writeRatio * 100).toFixed(1)} %`, writeRatio >= 0.8]);
   rows.push(['idle RSS ≤ 80 MB', `${r.idleRss} MB`, r.idleRss <= 80]);

@@ -50,7 +50,9 @@ const SERIAL_RATE = numberArg('--serial-rate', 50);
 const SERIAL_SECONDS = numberArg('--serial-seconds', SECONDS);
 const WARMUP = numberArg('--warmup', 2);
 /** `--loads 'TCP paced 1000/s,TCP max'`: only the loads whose "transport name" starts with one of these. */
-const ONLY = textArg('--loads')?.split(',').map((s) => s.trim());
+const ONLY = textArg('--loads')
+  ?.split(',')
+  .map((s) => s.trim());
 const COMPARE = pathArg('--compare');
 const BAUD = 115_200;
 /** 160 characters + CR LF, 10 bits a byte at 8N1. */
@@ -176,17 +178,41 @@ async function main(): Promise<void> {
           const target = targets[load.transport][which]!;
           const m = await measure(target.client, target.host, load);
           results.get(load)![which].push(m);
-          console.error(`round ${round + 1} ${load.transport} ${load.name} ${which}: ${m.answered} answered, ${Math.round(m.rate)}/s, p50 ${quantile(m.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(m.latencies, 0.99).toFixed(3)} ms, ${m.skipped} skipped, ${m.errors.length} errors`);
+          console.error(
+            `round ${round + 1} ${load.transport} ${load.name} ${which}: ${m.answered} answered, ${Math.round(m.rate)}/s, p50 ${quantile(m.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(m.latencies, 0.99).toFixed(3)} ms, ${m.skipped} skipped, ${m.errors.length} errors`,
+          );
         }
       }
     }
     const rss = rssMb(app.child.pid!);
     const comparedRss = compared ? rssMb(compared.child.pid!) : undefined;
-    const channels = (await app.api('GET', '/v1/plc-channels')) as { name: string; counters: { rxOk: number; outcomes: Record<string, number>; duplicates: number } }[];
+    const channels = (await app.api('GET', '/v1/plc-channels')) as {
+      name: string;
+      counters: { rxOk: number; outcomes: Record<string, number>; duplicates: number };
+    }[];
 
     const fmt = (xs: number[], digits: number) => xs.map((x) => x.toFixed(digits)).join(' / ');
     const row = (load: Load, which: string, ms: Measured[]) =>
-      `| ${load.transport} | ${load.name} | ${which} | ${fmt(ms.map((m) => m.rate), 0)} | ${fmt(ms.map((m) => quantile(m.latencies, 0.5)), 2)} | ${fmt(ms.map((m) => quantile(m.latencies, 0.99)), 2)} | ${fmt(ms.map((m) => quantile(m.latencies, 1)), 1)} | ${(ms.reduce((a, m) => a + m.cpuUs, 0) / ms.length).toFixed(0)} | ${load.openLoop ? fmt(ms.map((m) => quantile(m.lag, 0.99)), 2) : '–'} | ${load.openLoop ? ms.map((m) => m.skipped).join(' / ') : '–'} | ${ms.reduce((a, m) => a + m.errors.length, 0)} |`;
+      `| ${load.transport} | ${load.name} | ${which} | ${fmt(
+        ms.map((m) => m.rate),
+        0,
+      )} | ${fmt(
+        ms.map((m) => quantile(m.latencies, 0.5)),
+        2,
+      )} | ${fmt(
+        ms.map((m) => quantile(m.latencies, 0.99)),
+        2,
+      )} | ${fmt(
+        ms.map((m) => quantile(m.latencies, 1)),
+        1,
+      )} | ${(ms.reduce((a, m) => a + m.cpuUs, 0) / ms.length).toFixed(0)} | ${
+        load.openLoop
+          ? fmt(
+              ms.map((m) => quantile(m.lag, 0.99)),
+              2,
+            )
+          : '–'
+      } | ${load.openLoop ? ms.map((m) => m.skipped).join(' / ') : '–'} | ${ms.reduce((a, m) => a + m.errors.length, 0)} |`;
     console.log(`\n${SECONDS} s per run (serial ${SERIAL_SECONDS} s), ${ROUNDS} alternating rounds, values per round, node ${process.version}`);
     if (COMPARE) console.log(`compared: ${COMPARE}`);
     console.log('');
@@ -194,7 +220,10 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const [load, r] of results) for (const which of hosts) console.log(row(load, which, r[which]));
     const target = (results.get(TARGET_LOAD)?.appliance ?? []).map((m) => quantile(m.latencies, 0.99));
-    if (target.length) console.log(`\nTCP, 1000/s, appliance p99: ${fmt(target, 2)} ms (target ≤ 5 ms: met in ${target.filter((p) => p <= 5).length} of ${target.length} rounds)`);
+    if (target.length)
+      console.log(
+        `\nTCP, 1000/s, appliance p99: ${fmt(target, 2)} ms (target ≤ 5 ms: met in ${target.filter((p) => p <= 5).length} of ${target.length} rounds)`,
+      );
     console.log(`appliance RSS after the runs: ${rss} MB${comparedRss === undefined ? '' : `; compared: ${comparedRss} MB`}`);
     if (compared) {
       // The same load on both builds, summed over the rounds: appliance / compared.
@@ -204,14 +233,19 @@ async function main(): Promise<void> {
       };
       console.log('\nappliance / compared (summed over the rounds):');
       for (const load of LOADS) {
-        console.log(`  ${load.transport} ${load.name}: rate ${ratio(load, (m) => m.rate).toFixed(3)}, p99 ${ratio(load, (m) => quantile(m.latencies, 0.99)).toFixed(3)}, CPU/telegram ${ratio(load, (m) => m.cpuUs).toFixed(3)}`);
+        console.log(
+          `  ${load.transport} ${load.name}: rate ${ratio(load, (m) => m.rate).toFixed(3)}, p99 ${ratio(load, (m) => quantile(m.latencies, 0.99)).toFixed(3)}, CPU/telegram ${ratio(load, (m) => m.cpuUs).toFixed(3)}`,
+        );
       }
     }
-    for (const c of channels) console.log(`channel ${c.name}: ${c.counters.rxOk} telegrams, outcomes ${JSON.stringify(c.counters.outcomes)}, duplicates ${c.counters.duplicates}`);
+    for (const c of channels)
+      console.log(`channel ${c.name}: ${c.counters.rxOk} telegrams, outcomes ${JSON.stringify(c.counters.outcomes)}, duplicates ${c.counters.duplicates}`);
     console.log(`\nwire time of one telegram (${WIRE_BYTES} bytes, 8N1) that a pty does not add:`);
     for (const baud of [9_600, 38_400, 115_200]) {
       const oneWay = (WIRE_BYTES * 10 * 1000) / baud;
-      console.log(`  ${baud} baud: ${oneWay.toFixed(1)} ms each way, REQ_ + RES_ ${(2 * oneWay).toFixed(1)} ms, at most ${Math.floor(1000 / oneWay)} telegrams/s each way`);
+      console.log(
+        `  ${baud} baud: ${oneWay.toFixed(1)} ms each way, REQ_ + RES_ ${(2 * oneWay).toFixed(1)} ms, at most ${Math.floor(1000 / oneWay)} telegrams/s each way`,
+      );
     }
 
     const errors = [...warmupErrors, ...[...results.values()].flatMap((r) => hosts.flatMap((h) => r[h]).flatMap((m) => m.errors))];

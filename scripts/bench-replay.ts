@@ -176,7 +176,9 @@ async function round(fixture: string, n: number, errors: string[]): Promise<Roun
       errors.push(...c.errors.map((e) => `round ${n}, client ${i + 1}: ${e}`));
       if (c.endedEarly) errors.push(`round ${n}, client ${i + 1}: the stream ended early`);
     }
-    log(`round ${n} + ${REPLAYS} replays: p99 ${fmt(quantile(replays.plc.latencies, 0.99), 2)} ms, /healthz p99 ${fmt(replays.healthz.p99, 2)} ms, all caught up after ${fmt((replays.allDoneMs ?? NaN) / 1000)} s`);
+    log(
+      `round ${n} + ${REPLAYS} replays: p99 ${fmt(quantile(replays.plc.latencies, 0.99), 2)} ms, /healthz p99 ${fmt(replays.healthz.p99, 2)} ms, all caught up after ${fmt((replays.allDoneMs ?? NaN) / 1000)} s`,
+    );
     return { alone, replays };
   } finally {
     probe.stop();
@@ -196,22 +198,39 @@ function spreadOf(values: number[], digits: number): string {
 function report(rounds: Round[], events: number): void {
   const out = (line = '') => console.log(line);
   const p = (run: RunResult, q: number) => quantile(run.latencies, q);
-  out(`\nlog of ${events} events; PLC ${PLC_RATE} REQ_/s over TCP; ${REPLAYS} replays from id 0; ${SECONDS} s alone; ${rounds.length} rounds; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`);
+  out(
+    `\nlog of ${events} events; PLC ${PLC_RATE} REQ_/s over TCP; ${REPLAYS} replays from id 0; ${SECONDS} s alone; ${rounds.length} rounds; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
+  );
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPer round:\n');
-  out('| round | phase | s | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped | /healthz p50 / p99 / max ms | loop lag p99 / max ms | appliance CPU (cores) | RSS MB at end |');
+  out(
+    '| round | phase | s | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped | /healthz p50 / p99 / max ms | loop lag p99 / max ms | appliance CPU (cores) | RSS MB at end |',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [i, r] of rounds.entries()) {
-    for (const [name, x] of [['PLC alone', r.alone], [`+ ${REPLAYS} replays`, r.replays]] as const) {
+    for (const [name, x] of [
+      ['PLC alone', r.alone],
+      [`+ ${REPLAYS} replays`, r.replays],
+    ] as const) {
       const seconds = x.plc.sent / Math.max(x.plc.rate, 1);
-      out(`| ${i + 1} | ${name} | ${seconds.toFixed(0)} | ${x.plc.rate.toFixed(0)} | ${fmt(p(x.plc, 0.5), 2)} | ${fmt(p(x.plc, 0.99), 2)} | ${fmt(p(x.plc, 1))} | ${x.plc.skipped} | ${fmt(x.healthz.p50, 1)} / ${fmt(x.healthz.p99, 1)} / ${fmt(x.healthz.max, 1)}${x.healthz.waiting ? ` (${x.healthz.waiting} unanswered)` : ''} | ${fmt(x.lag.p99)} / ${fmt(x.lag.max)} | ${fmt(x.cpu, 2)} | ${x.rss ?? '–'} |`);
+      out(
+        `| ${i + 1} | ${name} | ${seconds.toFixed(0)} | ${x.plc.rate.toFixed(0)} | ${fmt(p(x.plc, 0.5), 2)} | ${fmt(p(x.plc, 0.99), 2)} | ${fmt(p(x.plc, 1))} | ${x.plc.skipped} | ${fmt(x.healthz.p50, 1)} / ${fmt(x.healthz.p99, 1)} / ${fmt(x.healthz.max, 1)}${x.healthz.waiting ? ` (${x.healthz.waiting} unanswered)` : ''} | ${fmt(x.lag.p99)} / ${fmt(x.lag.max)} | ${fmt(x.cpu, 2)} | ${x.rss ?? '–'} |`,
+      );
     }
   }
   out('\nOver the rounds, min / median / max:\n');
   out('| figure | PLC alone | + replays |');
   out('|---|---|---|');
   const row = (name: string, f: (x: Phase) => number, digits: number) =>
-    out(`| ${name} | ${spreadOf(rounds.map((r) => f(r.alone)), digits)} | ${spreadOf(rounds.map((r) => f(r.replays)), digits)} |`);
+    out(
+      `| ${name} | ${spreadOf(
+        rounds.map((r) => f(r.alone)),
+        digits,
+      )} | ${spreadOf(
+        rounds.map((r) => f(r.replays)),
+        digits,
+      )} |`,
+    );
   row('REQ_/s', (x) => x.plc.rate, 0);
   row('PLC p50 ms', (x) => p(x.plc, 0.5), 2);
   row('PLC p99 ms', (x) => p(x.plc, 0.99), 2);
@@ -234,17 +253,65 @@ function report(rounds: Round[], events: number): void {
     return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : NaN;
   };
   const perClient = (c: ClientResult) => (c.doneMs === undefined ? NaN : c.replayed / (c.doneMs / 1000));
-  out(`| events replayed per client | ${spreadOf(rounds.map((r) => median(replay(r).map((c) => c.replayed))), 0)} |`);
-  out(`| until the last replay caught up, s | ${spreadOf(rounds.map((r) => (r.replays.allDoneMs ?? NaN) / 1000), 1)} |`);
+  out(
+    `| events replayed per client | ${spreadOf(
+      rounds.map((r) => median(replay(r).map((c) => c.replayed))),
+      0,
+    )} |`,
+  );
+  out(
+    `| until the last replay caught up, s | ${spreadOf(
+      rounds.map((r) => (r.replays.allDoneMs ?? NaN) / 1000),
+      1,
+    )} |`,
+  );
   const late = rounds.map((r) => replay(r).filter((c) => c.doneMs === undefined).length);
   if (late.some((n) => n > 0)) out(`| replays not caught up within ${MAX_REPLAY_SECONDS - 5} s (per round) | ${late.join(' / ')} |`);
-  out(`| a client's first event, ms (median client) | ${spreadOf(rounds.map((r) => median(replay(r).map((c) => c.firstEventMs ?? NaN))), 0)} |`);
-  out(`| a client's replay, s (median client) | ${spreadOf(rounds.map((r) => median(replay(r).map((c) => (c.doneMs ?? NaN) / 1000))), 1)} |`);
-  out(`| a client's replay, s (fastest / slowest client, over all rounds) | ${spreadOf(rounds.flatMap((r) => replay(r).map((c) => (c.doneMs ?? NaN) / 1000)), 1).split(' / ').filter((_, i) => i !== 1).join(' / ')} |`);
-  out(`| events/s per client (median client) | ${spreadOf(rounds.map((r) => median(replay(r).map(perClient))), 0)} |`);
-  out(`| events/s in total (every replay / time until the last caught up) | ${spreadOf(rounds.map((r) => replay(r).reduce((a, c) => a + c.replayed, 0) / ((r.replays.allDoneMs ?? NaN) / 1000)), 0)} |`);
-  out(`| MB sent to the clients | ${spreadOf(rounds.map((r) => replay(r).reduce((a, c) => a + c.bytes, 0) / 1e6), 0)} |`);
-  out(`| the clients' process CPU, cores | ${spreadOf(rounds.map((r) => r.replays.clientsCpu ?? NaN), 2)} |`);
+  out(
+    `| a client's first event, ms (median client) | ${spreadOf(
+      rounds.map((r) => median(replay(r).map((c) => c.firstEventMs ?? NaN))),
+      0,
+    )} |`,
+  );
+  out(
+    `| a client's replay, s (median client) | ${spreadOf(
+      rounds.map((r) => median(replay(r).map((c) => (c.doneMs ?? NaN) / 1000))),
+      1,
+    )} |`,
+  );
+  out(
+    `| a client's replay, s (fastest / slowest client, over all rounds) | ${spreadOf(
+      rounds.flatMap((r) => replay(r).map((c) => (c.doneMs ?? NaN) / 1000)),
+      1,
+    )
+      .split(' / ')
+      .filter((_, i) => i !== 1)
+      .join(' / ')} |`,
+  );
+  out(
+    `| events/s per client (median client) | ${spreadOf(
+      rounds.map((r) => median(replay(r).map(perClient))),
+      0,
+    )} |`,
+  );
+  out(
+    `| events/s in total (every replay / time until the last caught up) | ${spreadOf(
+      rounds.map((r) => replay(r).reduce((a, c) => a + c.replayed, 0) / ((r.replays.allDoneMs ?? NaN) / 1000)),
+      0,
+    )} |`,
+  );
+  out(
+    `| MB sent to the clients | ${spreadOf(
+      rounds.map((r) => replay(r).reduce((a, c) => a + c.bytes, 0) / 1e6),
+      0,
+    )} |`,
+  );
+  out(
+    `| the clients' process CPU, cores | ${spreadOf(
+      rounds.map((r) => r.replays.clientsCpu ?? NaN),
+      2,
+    )} |`,
+  );
 }
 
 async function main(): Promise<void> {

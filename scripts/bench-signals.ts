@@ -147,7 +147,12 @@ async function benchProtocol(protocol: Protocol): Promise<ProtocolResult> {
     const words = { A: new Words(plc, 'A', WORDS), B: new Words(plc, 'B', WORDS) };
     const scanners = {
       A: new Scanners(plc, 'A', SCANNERS, site.barcodes),
-      B: new Scanners(plc, 'B', SCANNERS, Array.from({ length: UNITS }, (_, i) => `BARE${String(i + 1).padStart(5, '0')}`)),
+      B: new Scanners(
+        plc,
+        'B',
+        SCANNERS,
+        Array.from({ length: UNITS }, (_, i) => `BARE${String(i + 1).padStart(5, '0')}`),
+      ),
     };
     plc.onWrite = (w) => scanners[w.set].written(w);
     plc.onBarcodeRead = (r) => scanners[r.set].barcodeRead(r);
@@ -176,7 +181,8 @@ async function benchProtocol(protocol: Protocol): Promise<ProtocolResult> {
       readBacks.push(
         app.api('GET', `/v1/locations/${d.pKey}`).then((location: { plcState: number }) => {
           if (location.plcState === d.value) readBack.confirmed++;
-          else if (words.A.current(word) !== d.value) readBack.superseded++; // changed again meanwhile
+          else if (words.A.current(word) !== d.value)
+            readBack.superseded++; // changed again meanwhile
           else readBack.wrong.push(`${d.locationId}: plcState ${location.plcState} after event ${d.value}`);
         }),
       );
@@ -188,10 +194,16 @@ async function benchProtocol(protocol: Protocol): Promise<ProtocolResult> {
       { host: 'appliance', set: 'A', process: app.child },
     ];
     const result: ProtocolResult = {
-      protocol, timing,
+      protocol,
+      timing,
       changes: { baseline: [], appliance: [] },
       arrivals: { baseline: [], appliance: [] },
-      applianceOwn: [], readBack, bareErrors, counters: {}, driver: {}, rss: 0,
+      applianceOwn: [],
+      readBack,
+      bareErrors,
+      counters: {},
+      driver: {},
+      rss: 0,
     };
     const say = (what: string, host: Host, lat: number[], extra: string) =>
       console.error(`  ${what} ${host}: p50 ${quantile(lat, 0.5).toFixed(1)} ms, p99 ${quantile(lat, 0.99).toFixed(1)} ms, ${extra}`);
@@ -200,9 +212,18 @@ async function benchProtocol(protocol: Protocol): Promise<ProtocolResult> {
     for (const h of hosts) await words[h.set].run(CHANGE_RATE, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
       for (const h of hosts) {
-        const m = await measure(h.process, (r: ChangeResult) => r.sent, () => words[h.set].run(CHANGE_RATE, SECONDS));
+        const m = await measure(
+          h.process,
+          (r: ChangeResult) => r.sent,
+          () => words[h.set].run(CHANGE_RATE, SECONDS),
+        );
         result.changes[h.host].push(m);
-        say(`round ${round + 1} changes`, h.host, m.result.latencies, `${Math.round(m.result.rate)}/s, ${m.result.missed} missed, ${m.result.unexpected} unexpected`);
+        say(
+          `round ${round + 1} changes`,
+          h.host,
+          m.result.latencies,
+          `${Math.round(m.result.rate)}/s, ${m.result.missed} missed, ${m.result.unexpected} unexpected`,
+        );
       }
     }
     await Promise.all(readBacks);
@@ -212,10 +233,19 @@ async function benchProtocol(protocol: Protocol): Promise<ProtocolResult> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const h of hosts) {
         const from = new Date().toISOString();
-        const m = await measure(h.process, (r: ArrivalResult) => r.raised, () => scanners[h.set].run(ARRIVAL_RATE, SECONDS));
+        const m = await measure(
+          h.process,
+          (r: ArrivalResult) => r.raised,
+          () => scanners[h.set].run(ARRIVAL_RATE, SECONDS),
+        );
         result.arrivals[h.host].push(m);
         if (h.host === 'appliance') result.applianceOwn.push(...(await ownLatencies(app, from)));
-        say(`round ${round + 1} arrivals`, h.host, m.result.latencies, `${Math.round(m.result.rate)}/s, ${m.result.fallbacks} fallbacks, ${m.result.errors.length} errors, ${m.result.waited} waited`);
+        say(
+          `round ${round + 1} arrivals`,
+          h.host,
+          m.result.latencies,
+          `${Math.round(m.result.rate)}/s, ${m.result.fallbacks} fallbacks, ${m.result.errors.length} errors, ${m.result.waited} waited`,
+        );
       }
     }
     result.applianceOwn.sort((a, b) => a - b);
@@ -251,43 +281,64 @@ function stop(child: ChildProcess): Promise<void> {
 const ms = (xs: number[], q: number) => quantile(xs, q).toFixed(1);
 const per = <R>(ms: Measured<R>[], f: (r: R) => string) => ms.map((m) => f(m.result)).join(' / ');
 /** p50 / p99 of each round, rounds apart by `;`. */
-const pair = <R>(ms: Measured<R>[], f: (r: R) => number[]) => ms.map((m) => `${quantile(f(m.result), 0.5).toFixed(1)} / ${quantile(f(m.result), 0.99).toFixed(1)}`).join('; ');
+const pair = <R>(ms: Measured<R>[], f: (r: R) => number[]) =>
+  ms.map((m) => `${quantile(f(m.result), 0.5).toFixed(1)} / ${quantile(f(m.result), 0.99).toFixed(1)}`).join('; ');
 
 function report(results: ProtocolResult[]): string[] {
   const out: string[] = [];
-  out.push(`${SECONDS} s per run after ${WARMUP} s of warm-up, ${ROUNDS} round(s), values per round, node ${process.version}; ${WORDS} plcState words, ${SCANNERS} scanners, ${UNITS} units; load average at the start ${LOAD_AT_START}, at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  out.push(
+    `${SECONDS} s per run after ${WARMUP} s of warm-up, ${ROUNDS} round(s), values per round, node ${process.version}; ${WORDS} plcState words, ${SCANNERS} scanners, ${UNITS} units; load average at the start ${LOAD_AT_START}, at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   out.push('', `Signal change → committed and visible (${CHANGE_RATE} changes/s):`, '');
   out.push('| protocol | timing | host | changes/s | p50 ms | p90 ms | p99 ms | max ms | missed | unexpected | host CPU µs/change |');
   out.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     for (const host of ['baseline', 'appliance'] as const) {
       const m = r.changes[host];
-      out.push(`| ${r.protocol} | ${r.timing} | ${host === 'baseline' ? 'bare client saw it' : 'appliance: event on GET /v1/events'} | ${per(m, (x) => x.rate.toFixed(0))} | ${per(m, (x) => ms(x.latencies, 0.5))} | ${per(m, (x) => ms(x.latencies, 0.9))} | ${per(m, (x) => ms(x.latencies, 0.99))} | ${per(m, (x) => ms(x.latencies, 1))} | ${per(m, (x) => String(x.missed))} | ${per(m, (x) => String(x.unexpected))} | ${(m.reduce((a, x) => a + x.cpuUs, 0) / m.length).toFixed(0)} |`);
+      out.push(
+        `| ${r.protocol} | ${r.timing} | ${host === 'baseline' ? 'bare client saw it' : 'appliance: event on GET /v1/events'} | ${per(m, (x) => x.rate.toFixed(0))} | ${per(m, (x) => ms(x.latencies, 0.5))} | ${per(m, (x) => ms(x.latencies, 0.9))} | ${per(m, (x) => ms(x.latencies, 0.99))} | ${per(m, (x) => ms(x.latencies, 1))} | ${per(m, (x) => String(x.missed))} | ${per(m, (x) => String(x.unexpected))} | ${(m.reduce((a, x) => a + x.cpuUs, 0) / m.length).toFixed(0)} |`,
+      );
     }
   }
   out.push('', `Arrival handshake, trigger raised → target written (${ARRIVAL_RATE} arrivals/s):`, '');
-  out.push('| protocol | timing | host | arrivals/s | p50 ms | p90 ms | p99 ms | max ms | trigger → barcode read p50 / p99 ms | barcode read → target p50 / p99 ms | routed | fallbacks | errors | waited for a scanner (max ms) | host CPU µs/arrival |');
+  out.push(
+    '| protocol | timing | host | arrivals/s | p50 ms | p90 ms | p99 ms | max ms | trigger → barcode read p50 / p99 ms | barcode read → target p50 / p99 ms | routed | fallbacks | errors | waited for a scanner (max ms) | host CPU µs/arrival |',
+  );
   out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     for (const host of ['baseline', 'appliance'] as const) {
       const m = r.arrivals[host];
-      out.push(`| ${r.protocol} | ${r.timing} | ${host === 'baseline' ? 'bare handshake' : 'appliance'} | ${per(m, (x) => x.rate.toFixed(0))} | ${per(m, (x) => ms(x.latencies, 0.5))} | ${per(m, (x) => ms(x.latencies, 0.9))} | ${per(m, (x) => ms(x.latencies, 0.99))} | ${per(m, (x) => ms(x.latencies, 1))} | ${pair(m, (x) => x.toRead)} | ${pair(m, (x) => x.readToTarget)} | ${per(m, (x) => String(x.ok))} | ${per(m, (x) => String(x.fallbacks))} | ${per(m, (x) => String(x.errors.length))} | ${per(m, (x) => `${x.waited} (${x.maxWaitMs.toFixed(0)})`)} | ${(m.reduce((a, x) => a + x.cpuUs, 0) / m.length).toFixed(0)} |`);
+      out.push(
+        `| ${r.protocol} | ${r.timing} | ${host === 'baseline' ? 'bare handshake' : 'appliance'} | ${per(m, (x) => x.rate.toFixed(0))} | ${per(m, (x) => ms(x.latencies, 0.5))} | ${per(m, (x) => ms(x.latencies, 0.9))} | ${per(m, (x) => ms(x.latencies, 0.99))} | ${per(m, (x) => ms(x.latencies, 1))} | ${pair(m, (x) => x.toRead)} | ${pair(m, (x) => x.readToTarget)} | ${per(m, (x) => String(x.ok))} | ${per(m, (x) => String(x.fallbacks))} | ${per(m, (x) => String(x.errors.length))} | ${per(m, (x) => `${x.waited} (${x.maxWaitMs.toFixed(0)})`)} | ${(m.reduce((a, x) => a + x.cpuUs, 0) / m.length).toFixed(0)} |`,
+      );
     }
   }
   out.push('');
   for (const r of results) {
     const changes = r.changes.appliance;
-    out.push(`${r.protocol}: appliance changes split at their event's \`at\` (whole ms): change → \`at\` p50 / p99 ${pair(changes, (x) => x.toEvent)} ms; \`at\` → on the stream ${pair(changes, (x) => x.eventToSeen)} ms`);
+    out.push(
+      `${r.protocol}: appliance changes split at their event's \`at\` (whole ms): change → \`at\` p50 / p99 ${pair(changes, (x) => x.toEvent)} ms; \`at\` → on the stream ${pair(changes, (x) => x.eventToSeen)} ms`,
+    );
     const own = r.applianceOwn;
-    out.push(`${r.protocol}: the appliance's own part, trigger seen → target written (signal log latencyMs, ${own.length} handshakes): p50 ${ms(own, 0.5)}, p90 ${ms(own, 0.9)}, p99 ${ms(own, 0.99)}, max ${ms(own, 1)} ms`);
-    out.push(`${r.protocol}: the load's own timer lag p99 (late sends, not in the latencies): changes ${per(r.changes.appliance, (x) => x.lagP99.toFixed(1))} ms, arrivals ${per(r.arrivals.appliance, (x) => x.lagP99.toFixed(1))} ms`);
-    out.push(`${r.protocol}: read back over REST: ${r.readBack.confirmed} confirmed, ${r.readBack.superseded} changed again meanwhile, ${r.readBack.wrong.length} wrong; appliance RSS ${r.rss} MB`);
+    out.push(
+      `${r.protocol}: the appliance's own part, trigger seen → target written (signal log latencyMs, ${own.length} handshakes): p50 ${ms(own, 0.5)}, p90 ${ms(own, 0.9)}, p99 ${ms(own, 0.99)}, max ${ms(own, 1)} ms`,
+    );
+    out.push(
+      `${r.protocol}: the load's own timer lag p99 (late sends, not in the latencies): changes ${per(r.changes.appliance, (x) => x.lagP99.toFixed(1))} ms, arrivals ${per(r.arrivals.appliance, (x) => x.lagP99.toFixed(1))} ms`,
+    );
+    out.push(
+      `${r.protocol}: read back over REST: ${r.readBack.confirmed} confirmed, ${r.readBack.superseded} changed again meanwhile, ${r.readBack.wrong.length} wrong; appliance RSS ${r.rss} MB`,
+    );
     out.push(`${r.protocol}: channel counters ${JSON.stringify(r.counters)}; driver ${JSON.stringify(r.driver)}`);
   }
   return out;
 }
 
-const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(' ');
+const LOAD_AT_START = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -298,7 +349,9 @@ async function main(): Promise<void> {
   console.log(`\nwhole run ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
   const errors = results.flatMap((r) => [
-    ...(['baseline', 'appliance'] as const).flatMap((h) => r.changes[h].filter((m) => m.result.missed > 0).map((m) => `${r.protocol} ${h}: ${m.result.missed} changes missed`)),
+    ...(['baseline', 'appliance'] as const).flatMap((h) =>
+      r.changes[h].filter((m) => m.result.missed > 0).map((m) => `${r.protocol} ${h}: ${m.result.missed} changes missed`),
+    ),
     ...(['baseline', 'appliance'] as const).flatMap((h) => r.arrivals[h].flatMap((m) => m.result.errors.map((e) => `${r.protocol} ${h}: ${e}`))),
     ...r.readBack.wrong.map((w) => `${r.protocol} read back: ${w}`),
     ...r.bareErrors.map((e) => `${r.protocol} bare client: ${e}`),

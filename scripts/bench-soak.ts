@@ -111,7 +111,10 @@ function replay(config: ReplayConfig): Promise<ReplayResult> {
 /** The newest and oldest event id: a Last-Event-ID past the log's end is answered by `event: reset` naming both. */
 async function logBounds(app: Appliance): Promise<{ oldest: number; newest: number }> {
   const controller = new AbortController();
-  const reply = await fetch(`${app.url}/v1/events`, { headers: { Authorization: `Bearer ${app.token}`, 'Last-Event-ID': '999999999999999' }, signal: controller.signal });
+  const reply = await fetch(`${app.url}/v1/events`, {
+    headers: { Authorization: `Bearer ${app.token}`, 'Last-Event-ID': '999999999999999' },
+    signal: controller.signal,
+  });
   const reader = reply.body!.getReader();
   let text = '';
   try {
@@ -144,7 +147,8 @@ async function main(): Promise<void> {
     app = await startAppliance(dataDir, undefined, 0, APP_BUNDLE, 0, [], undefined, { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}`, ...EXTRA_ENV });
     inspector = await Inspector.connect(inspectPort);
     const pid = app.child.pid!;
-    const take = async () => samples.push({ at: (performance.now() - runStarted) / 1000, cycle: state.cycle, phase: state.phase, ...(await inspector!.memory()) });
+    const take = async () =>
+      samples.push({ at: (performance.now() - runStarted) / 1000, cycle: state.cycle, phase: state.phase, ...(await inspector!.memory()) });
     sampler = setInterval(() => void take().catch(() => {}), SAMPLE_SECONDS * 1000);
 
     client = new PlcClient({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
@@ -166,26 +170,42 @@ async function main(): Promise<void> {
       const from = samples.length;
 
       state.phase = 'load';
-      const load = await startLoad({
-        url: app.url, token: app.token, seconds: LOAD_SECONDS, racks: fixture.racks,
-        creates: { perSecond: CREATES, area: `S${String(state.cycle).padStart(3, '0')}` },
-        moves: { perSecond: MOVES, units: MOVE_UNITS },
-        searches: { perSecond: SEARCHES },
-        paged: { perSecond: PAGES, lists },
-        streams: STREAMS,
-        fullList: { afterMs: 1000, timeoutMs: (LOAD_SECONDS - 3) * 1000 },
-      }, {});
+      const load = await startLoad(
+        {
+          url: app.url,
+          token: app.token,
+          seconds: LOAD_SECONDS,
+          racks: fixture.racks,
+          creates: { perSecond: CREATES, area: `S${String(state.cycle).padStart(3, '0')}` },
+          moves: { perSecond: MOVES, units: MOVE_UNITS },
+          searches: { perSecond: SEARCHES },
+          paged: { perSecond: PAGES, lists },
+          streams: STREAMS,
+          fullList: { afterMs: 1000, timeoutMs: (LOAD_SECONDS - 3) * 1000 },
+        },
+        {},
+      );
       load.go();
       const plcLoad = await client.paced(PLC_RATE, LOAD_SECONDS);
       const apiResult = await load.done;
 
       state.phase = 'replay';
       const bounds = await logBounds(app);
-      const replayed = replay({ url: app.url, token: app.token, streams: REPLAYS, from: Math.max(bounds.oldest - 1, bounds.newest - REPLAY_EVENTS), until: bounds.newest, timeoutMs: REPLAY_SECONDS * 1000 });
+      const replayed = replay({
+        url: app.url,
+        token: app.token,
+        streams: REPLAYS,
+        from: Math.max(bounds.oldest - 1, bounds.newest - REPLAY_EVENTS),
+        until: bounds.newest,
+        timeoutMs: REPLAY_SECONDS * 1000,
+      });
       const plcReplay = await client.paced(PLC_RATE, REPLAY_SECONDS);
       let replayResult: ReplayResult | undefined;
       let replayError: string | undefined;
-      await replayed.then((r) => (replayResult = r), (err: Error) => (replayError = err.message));
+      await replayed.then(
+        (r) => (replayResult = r),
+        (err: Error) => (replayError = err.message),
+      );
 
       state.phase = 'idle';
       const idleFrom = samples.length;
@@ -205,14 +225,25 @@ async function main(): Promise<void> {
         n: state.cycle,
         peakRss: Math.max(...samples.slice(from).map((s) => s.rss)),
         pauseStart: { heapTotal: idle[0]?.heapTotal ?? NaN, ...(released ? { releasedAfter: released.at - idle[0]!.at } : {}) },
-        plc: { sent: plcLoad.sent + plcReplay.sent, answered: plcLoad.answered + plcReplay.answered, p99: quantile(latencies, 0.99), errors: plcLoad.errors.length + plcReplay.errors.length },
-        api: { sent: requests.reduce((a, r) => a + r.sent, 0), failed: requests.reduce((a, r) => a + r.failed, 0), streamEvents: apiResult.streams?.events ?? 0 },
+        plc: {
+          sent: plcLoad.sent + plcReplay.sent,
+          answered: plcLoad.answered + plcReplay.answered,
+          p99: quantile(latencies, 0.99),
+          errors: plcLoad.errors.length + plcReplay.errors.length,
+        },
+        api: {
+          sent: requests.reduce((a, r) => a + r.sent, 0),
+          failed: requests.reduce((a, r) => a + r.failed, 0),
+          streamEvents: apiResult.streams?.events ?? 0,
+        },
         ...(replayResult ? { replay: replayResult } : {}),
         ...(replayError ? { replayError } : {}),
         pause,
       };
       cycles.push(cycle);
-      log(`cycle ${cycle.n}: peak RSS ${mb(cycle.peakRss)} MB; idle RSS ${mb(pause.asIs.rss)} MB, heap used ${mb(pause.asIs.heapUsed)} MB, alive ${mb(pause.afterGc.heapUsed)} MB, RSS after GC ${mb(pause.afterGc.rss)} MB`);
+      log(
+        `cycle ${cycle.n}: peak RSS ${mb(cycle.peakRss)} MB; idle RSS ${mb(pause.asIs.rss)} MB, heap used ${mb(pause.asIs.heapUsed)} MB, alive ${mb(pause.afterGc.heapUsed)} MB, RSS after GC ${mb(pause.afterGc.rss)} MB`,
+      );
     }
     clearInterval(sampler);
     if (SAMPLES_FILE) writeFileSync(SAMPLES_FILE, JSON.stringify({ samples, first, cycles }, null, 1));
@@ -228,14 +259,24 @@ async function main(): Promise<void> {
 
 function report(first: PauseFigures, cycles: Cycle[], firstSnapshot: HeapGroup[] | undefined, lastSnapshot: HeapGroup[] | undefined, seconds: number): void {
   const out = (line = '') => console.log(line);
-  const env = Object.entries(EXTRA_ENV).map(([k, v]) => `${k}=${v}`).join(' ');
-  out(`\n${LOCATIONS} locations, ${ROUTES} routes; ${cycles.length} cycles of ${LOAD_SECONDS} s API load + ${REPLAY_SECONDS} s replays (PLC ${PLC_RATE} REQ_/s in both) + ${IDLE_SECONDS} s idle; node ${process.version}; ${new Date().toISOString().slice(0, 10)}${env ? `; appliance environment ${env}` : ''}`);
-  out(`API load per cycle: ${CREATES} creates/s, ${MOVES} TU moves/s, ${SEARCHES} wildcard searches/s, ${PAGES} pages/s, ${STREAMS} live event streams, one full GET /v1/locations; replays: ${REPLAYS} streams from ${REPLAY_EVENTS} events back`);
+  const env = Object.entries(EXTRA_ENV)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  out(
+    `\n${LOCATIONS} locations, ${ROUTES} routes; ${cycles.length} cycles of ${LOAD_SECONDS} s API load + ${REPLAY_SECONDS} s replays (PLC ${PLC_RATE} REQ_/s in both) + ${IDLE_SECONDS} s idle; node ${process.version}; ${new Date().toISOString().slice(0, 10)}${env ? `; appliance environment ${env}` : ''}`,
+  );
+  out(
+    `API load per cycle: ${CREATES} creates/s, ${MOVES} TU moves/s, ${SEARCHES} wildcard searches/s, ${PAGES} pages/s, ${STREAMS} live event streams, one full GET /v1/locations; replays: ${REPLAYS} streams from ${REPLAY_EVENTS} events back`,
+  );
   out('\nMemory at the end of each idle pause, MB (as it is; then after a full garbage collection):\n');
-  out('| after | peak RSS | heap total at pause start (V8 gave back ⅓ after) | RSS | heap total / used | external / array buffers | files / main heap / other anon | RSS after GC | heap alive |');
+  out(
+    '| after | peak RSS | heap total at pause start (V8 gave back ⅓ after) | RSS | heap total / used | external / array buffers | files / main heap / other anon | RSS after GC | heap alive |',
+  );
   out('|---|---|---|---|---|---|---|---|---|');
   const row = (name: string, peak: string, start: string, p: PauseFigures) =>
-    out(`| ${name} | ${peak} | ${start} | ${mb(p.asIs.rss)} | ${mb(p.asIs.heapTotal)} / ${mb(p.asIs.heapUsed)} | ${mb(p.asIs.external)} / ${mb(p.asIs.arrayBuffers)} | ${p.parts.files} / ${p.parts.mainHeap} / ${p.parts.otherAnonymous} | ${mb(p.afterGc.rss)} | ${mb(p.afterGc.heapUsed)} |`);
+    out(
+      `| ${name} | ${peak} | ${start} | ${mb(p.asIs.rss)} | ${mb(p.asIs.heapTotal)} / ${mb(p.asIs.heapUsed)} | ${mb(p.asIs.external)} / ${mb(p.asIs.arrayBuffers)} | ${p.parts.files} / ${p.parts.mainHeap} / ${p.parts.otherAnonymous} | ${mb(p.afterGc.rss)} | ${mb(p.afterGc.heapUsed)} |`,
+    );
   row('start (no load yet)', '–', '–', first);
   for (const c of cycles) {
     const start = `${mb(c.pauseStart.heapTotal)} (${c.pauseStart.releasedAfter === undefined ? 'not within the pause' : `${Math.round(c.pauseStart.releasedAfter)} s`})`;
@@ -243,11 +284,15 @@ function report(first: PauseFigures, cycles: Cycle[], firstSnapshot: HeapGroup[]
   }
 
   out('\nWork per cycle:\n');
-  out('| cycle | REQ_ sent / answered | PLC p99 ms | API requests (failed) | live-stream events | replayed events (streams caught up / ended / reset) | slowest replay s |');
+  out(
+    '| cycle | REQ_ sent / answered | PLC p99 ms | API requests (failed) | live-stream events | replayed events (streams caught up / ended / reset) | slowest replay s |',
+  );
   out('|---|---|---|---|---|---|---|');
   for (const c of cycles) {
     const r = c.replay;
-    out(`| ${c.n} | ${c.plc.sent} / ${c.plc.answered} | ${c.plc.p99.toFixed(2)} | ${c.api.sent} (${c.api.failed}) | ${c.api.streamEvents} | ${r ? `${r.events} (${r.caughtUp} / ${r.ended} / ${r.reset})` : `failed: ${c.replayError}`} | ${r ? (r.slowestMs / 1000).toFixed(1) : '–'} |`);
+    out(
+      `| ${c.n} | ${c.plc.sent} / ${c.plc.answered} | ${c.plc.p99.toFixed(2)} | ${c.api.sent} (${c.api.failed}) | ${c.api.streamEvents} | ${r ? `${r.events} (${r.caughtUp} / ${r.ended} / ${r.reset})` : `failed: ${c.replayError}`} | ${r ? (r.slowestMs / 1000).toFixed(1) : '–'} |`,
+    );
   }
 
   if (firstSnapshot && lastSnapshot) {
@@ -264,8 +309,12 @@ function report(first: PauseFigures, cycles: Cycle[], firstSnapshot: HeapGroup[]
   out('|---|---|---|');
   out(`| idle RSS before any load ≤ 80 MB | ${idle} MB | ${idle <= 80 ? 'met' : '**not met**'} |`);
   const after = mb(last.pause.asIs.rss);
-  out(`| idle RSS after the last cycle ≤ 1.3 × idle before any load | ${after} MB = ${(after / idle).toFixed(2)} × | ${after <= 1.3 * idle ? 'met' : '**not met**'} |`);
-  out(`| trend from the pause after cycle ${second.n} to the one after cycle ${last.n} | RSS ${mb(second.pause.asIs.rss)} → ${after} MB; heap alive ${mb(second.pause.afterGc.heapUsed)} → ${mb(last.pause.afterGc.heapUsed)} MB; RSS after GC ${mb(second.pause.afterGc.rss)} → ${mb(last.pause.afterGc.rss)} MB | |`);
+  out(
+    `| idle RSS after the last cycle ≤ 1.3 × idle before any load | ${after} MB = ${(after / idle).toFixed(2)} × | ${after <= 1.3 * idle ? 'met' : '**not met**'} |`,
+  );
+  out(
+    `| trend from the pause after cycle ${second.n} to the one after cycle ${last.n} | RSS ${mb(second.pause.asIs.rss)} → ${after} MB; heap alive ${mb(second.pause.afterGc.heapUsed)} → ${mb(last.pause.afterGc.heapUsed)} MB; RSS after GC ${mb(second.pause.afterGc.rss)} → ${mb(last.pause.afterGc.rss)} MB | |`,
+  );
   out(`\nthe whole run took ${(seconds / 60).toFixed(1)} min`);
 }
 

@@ -125,7 +125,8 @@ export async function buildBinary(arch: NodeJS.Architecture = process.arch): Pro
     execFileSync(strip.command, ['--strip-all', partial], { stdio: ['ignore', 'inherit', 'inherit'] });
   } catch (err) {
     // Missing binutils leave a larger executable that works; a strip that ran and failed is a broken build.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${strip.command} --strip-all failed on the ${arch} Node binary: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`${strip.command} --strip-all failed on the ${arch} Node binary: ${(err as Error).message}`);
     console.warn(`${strip.command} not available (Debian ${strip.debian}): the executable stays unstripped (about 20 MB larger)`);
   }
   await injectBlob(partial, readFileSync(blob));

@@ -50,9 +50,7 @@ const serialBindingLoader: Plugin = {
   name: 'serial-binding-loader',
   setup(b) {
     b.onResolve({ filter: /^node-gyp-build$/ }, (args) =>
-      args.importer.includes(`${path.sep}@serialport${path.sep}bindings-cpp${path.sep}`)
-        ? { path: 'serial-binding', namespace: 'wms-native' }
-        : undefined,
+      args.importer.includes(`${path.sep}@serialport${path.sep}bindings-cpp${path.sep}`) ? { path: 'serial-binding', namespace: 'wms-native' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'wms-native' }, () => ({
       contents: `const { serialBinding } = require(${JSON.stringify(path.join(ROOT, 'src/core/native.ts'))});

@@ -16,8 +16,7 @@ interface Need {
   why: string;
 }
 
-const onPath = (command: string) => () =>
-  spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const onPath = (command: string) => () => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const file = (path: string) => () => existsSync(path);
 
 const needs: Need[] = [

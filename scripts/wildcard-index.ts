@@ -35,7 +35,11 @@ const SEARCHES: { name: string; parts: Partial<Parts> }[] = [
   { name: 'area=AR03&aisle=0010 (prefix)', parts: { area: 'AR03', aisle: '0010' } },
 ];
 
-const likeToGlob = (p: string) => p.replace(/[*?[\]]/g, (c) => `[${c}]`).replace(/%/g, '*').replace(/_/g, '?');
+const likeToGlob = (p: string) =>
+  p
+    .replace(/[*?[\]]/g, (c) => `[${c}]`)
+    .replace(/%/g, '*')
+    .replace(/_/g, '?');
 const exact = (p: string) => !p.includes('%') && !p.includes('_');
 
 interface Design {
@@ -113,7 +117,10 @@ function build(file: string): Database.Database {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -262144');
-  for (const name of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql') && f < '0150').sort()) db.exec(readFileSync(path.join(MIGRATIONS, name), 'utf8'));
+  for (const name of readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith('.sql') && f < '0150')
+    .sort())
+    db.exec(readFileSync(path.join(MIGRATIONS, name), 'utf8'));
   const now = new Date().toISOString();
   db.prepare(`INSERT INTO accounts (pk, identifier, name, is_default, create_dt, last_modified_dt) VALUES ('A', 'DEF', 'Default', 1, ?, ?)`).run(now, now);
   db.prepare(`INSERT INTO location_groups (pk, name, create_dt, last_modified_dt) VALUES ('G', 'WAREHOUSE', ?, ?)`).run(now, now);
@@ -123,9 +130,25 @@ function build(file: string): Database.Database {
   );
   db.transaction(() => {
     for (let n = 0; n < LOCATIONS; n++) {
-      const c = { area: `AR${String(Math.floor(n / 100_000) + 1).padStart(2, '0')}`, aisle: pad((Math.floor(n / 1000) % 100) + 1), x: pad((Math.floor(n / 10) % 100) + 1), y: pad((n % 10) + 1), z: '0000' };
+      const c = {
+        area: `AR${String(Math.floor(n / 100_000) + 1).padStart(2, '0')}`,
+        aisle: pad((Math.floor(n / 1000) % 100) + 1),
+        x: pad((Math.floor(n / 10) % 100) + 1),
+        y: pad((n % 10) + 1),
+        z: '0000',
+      };
       // Random-looking pks, as the appliance's are: the table is not in coordinate order.
-      insert.run(`pk${((n * 2654435761) % 4294967296).toString(36)}-${n}`, `${c.area}/${c.aisle}/${c.x}/${c.y}/${c.z}`, c.area, c.aisle, c.x, c.y, c.z, now, now);
+      insert.run(
+        `pk${((n * 2654435761) % 4294967296).toString(36)}-${n}`,
+        `${c.area}/${c.aisle}/${c.x}/${c.y}/${c.z}`,
+        c.area,
+        c.aisle,
+        c.x,
+        c.y,
+        c.z,
+        now,
+        now,
+      );
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -206,10 +229,15 @@ try {
     for (const search of SEARCHES) {
       const parts = Object.fromEntries(PARTS.map((p) => [p, search.parts[p] ?? '%'])) as Parts;
       const r = measure(db, design, parts);
-      console.log(`  ${search.name.padEnd(32)} rows ${String(r.rows).padStart(7)}  first page ${r.firstMs.toFixed(2).padStart(8)} ms  whole ${r.wholeMs.toFixed(1).padStart(8)} ms  | ${r.plan}`);
+      console.log(
+        `  ${search.name.padEnd(32)} rows ${String(r.rows).padStart(7)}  first page ${r.firstMs.toFixed(2).padStart(8)} ms  whole ${r.wholeMs.toFixed(1).padStart(8)} ms  | ${r.plan}`,
+      );
     }
     // Each design starts from the table as migrations up to 0140 left it.
-    for (const name of db.prepare<[], string>(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'locations' AND sql IS NOT NULL`).pluck().all()) {
+    for (const name of db
+      .prepare<[], string>(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'locations' AND sql IS NOT NULL`)
+      .pluck()
+      .all()) {
       db.exec(`DROP INDEX ${name}`);
     }
     db.exec('DROP TABLE IF EXISTS locations_trigram');

@@ -36,9 +36,7 @@ function restore(file: string, config: Config): void {
       openCurrent: () => openDatabase({ file: target, busyTimeoutMs: 100, nativeBinding }),
       nativeBinding,
     });
-    process.stdout.write(
-      `restored ${file} (schema ${schema}) as ${target}${keptAs ? `; the previous database is kept as ${keptAs}` : ''}\n`,
-    );
+    process.stdout.write(`restored ${file} (schema ${schema}) as ${target}${keptAs ? `; the previous database is kept as ${keptAs}` : ''}\n`);
   } catch (err) {
     process.stderr.write(`wms: cannot restore: ${err instanceof StartupError ? err.message : (err as Error).stack}\n`);
     process.exit(err instanceof BackupRefused ? 2 : 1);
@@ -125,7 +123,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings, resetAdmin });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = err instanceof StartupError || code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? (err as Error).message : (err as Error).stack;
+    const reason =
+      err instanceof StartupError || code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? (err as Error).message : (err as Error).stack;
     process.stderr.write(`wms: cannot start: ${reason}\n`);
     process.exit(1);
   }

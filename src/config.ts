@@ -23,7 +23,12 @@ export const configSchema = z.strictObject({
       /** Base URL for links when the box sits behind a reverse proxy; else taken from `Host`. */
       publicUrl: z.url().optional(),
       /** Largest request body accepted; larger ones get 413. */
-      bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      bodyLimitBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
       /** Browser origins allowed by CORS; `*` allows any LAN page (tokens are bearer, not cookies). */
       corsOrigins: z.array(z.string().min(1)).default(['*']),
       /** A request that has not been answered after this long is cut off. */
@@ -44,7 +49,10 @@ export const configSchema = z.strictObject({
       /** Holds the database, its backups, the config file and unpacked native code. */
       dataDir: z.string().min(1).default('./data'),
       /** Database file name inside the data directory. */
-      file: z.string().regex(/^[\w.-]+$/, 'a plain file name').default('wms.sqlite'),
+      file: z
+        .string()
+        .regex(/^[\w.-]+$/, 'a plain file name')
+        .default('wms.sqlite'),
       /** How long a statement waits for a lock held by a backup before it fails. */
       busyTimeoutMs: z.number().int().min(0).default(5000),
       /** Pre-migration backups kept in `<dataDir>/backups`; older ones are removed. */
@@ -56,7 +64,12 @@ export const configSchema = z.strictObject({
       /** Password of the first `admin`; when unset, one is generated and printed once. */
       adminPassword: z.string().min(8, 'at least 8 characters').optional(),
       /** Lifetime of an access token. */
-      tokenTtlSeconds: z.number().int().min(60).max(30 * 86_400).default(3600),
+      tokenTtlSeconds: z
+        .number()
+        .int()
+        .min(60)
+        .max(30 * 86_400)
+        .default(3600),
       /** `iss` claim written into and required from every token. */
       issuer: z.string().min(1).default('wms-appliance'),
       /** Five failed logins in a row from addresses a user never signed in from lock the account against such addresses this long, twice as long at each repeat (at most a day); 0: until an administrator unlocks it. */
@@ -68,7 +81,12 @@ export const configSchema = z.strictObject({
   users: z
     .strictObject({
       /** Largest user image accepted (bytes); larger uploads get 413. */
-      imageMaxBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+      imageMaxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(16 * 1024 * 1024)
+        .default(256 * 1024),
     })
     .prefault({}),
   api: z
@@ -170,8 +188,7 @@ export function parseFlags(argv: readonly string[]): Flags {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined || value === '') throw new ConfigError('flag --restore needs the backup file');
       flags.restore = value;
-    }
-    else if (name === '--help' || name === '-h') flags.help = true;
+    } else if (name === '--help' || name === '-h') flags.help = true;
     else if (name === '--version' || name === '-v') flags.version = true;
     else if (KEY_FLAGS[name]) {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
@@ -276,11 +293,7 @@ export interface LoadedConfig {
  * Builds the effective configuration. `overrides` (used by tests and embedders)
  * sit above every other source.
  */
-export function loadConfig(
-  env: NodeJS.ProcessEnv,
-  flags: Pick<Flags, 'values'> = { values: {} },
-  overrides: ConfigInput = {},
-): LoadedConfig {
+export function loadConfig(env: NodeJS.ProcessEnv, flags: Pick<Flags, 'values'> = { values: {} }, overrides: ConfigInput = {}): LoadedConfig {
   const known = leaves();
   const byPath = new Map(known.map((l) => [l.path, l]));
   const sources = new Map<string, string>();
@@ -289,8 +302,7 @@ export function loadConfig(
 
   // The data directory decides where the config file is, so it is settled first.
   const envDataDir = env[envName('storage.dataDir')] ?? env.WMS_DATA_DIR;
-  const dataDir =
-    (overrides.storage?.dataDir as string | undefined) ?? flags.values['storage.dataDir'] ?? envDataDir ?? './data';
+  const dataDir = (overrides.storage?.dataDir as string | undefined) ?? flags.values['storage.dataDir'] ?? envDataDir ?? './data';
   const filePath = path.join(dataDir, CONFIG_FILE_NAME);
   const found = existsSync(filePath);
   if (found) {
@@ -312,9 +324,7 @@ export function loadConfig(
     }
     const fileDataDir = (parsed as { storage?: { dataDir?: unknown } }).storage?.dataDir;
     if (fileDataDir !== undefined) {
-      throw new ConfigError(
-        `storage.dataDir cannot be set in ${filePath}, the file lives in it: use --data-dir or WMS_DATA_DIR`,
-      );
+      throw new ConfigError(`storage.dataDir cannot be set in ${filePath}, the file lives in it: use --data-dir or WMS_DATA_DIR`);
     }
   }
 
@@ -360,9 +370,7 @@ export function loadConfig(
       const names = issue.keys.map((key) => (fullPath === '' ? key : `${fullPath}.${key}`));
       const where = sources.get(names[0]!) ?? sources.get(keyPath);
       const what = fullPath === '' ? 'section' : 'key';
-      throw new ConfigError(
-        `invalid config ${names.join(', ')}${where ? ` (from ${where})` : ''}: unknown ${what}${names.length > 1 ? 's' : ''}`,
-      );
+      throw new ConfigError(`invalid config ${names.join(', ')}${where ? ` (from ${where})` : ''}: unknown ${what}${names.length > 1 ? 's' : ''}`);
     }
     const where = sources.get(keyPath);
     const subject = fullPath === '' ? 'config' : fullPath;

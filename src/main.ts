@@ -72,7 +72,18 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
 
     let url = config.server.publicUrl?.replace(/\/$/, '') ?? '';
     const app = await assemble({
-      config, db, reads, work, events, logs, log, dataDir, databaseFile: file, nativeBinding, startedAt, options,
+      config,
+      db,
+      reads,
+      work,
+      events,
+      logs,
+      log,
+      dataDir,
+      databaseFile: file,
+      nativeBinding,
+      startedAt,
+      options,
       newRouter: (routes) => new Router(routes),
       url: () => url,
     });

@@ -24,7 +24,6 @@ afterAll(async () => {
   await wms?.close();
 });
 
-
 interface Alarm {
   id: number;
   kind: string;
@@ -76,7 +75,12 @@ describe('what raises and clears alarms', () => {
 
     const again = await wms.patch(`/v1/location/${s.pKey[s.C1]}?op=change-state`, { errorCode: '********', plcState: 13 });
     expect(again.status, again.text).toBe(204);
-    expect(await byId(raised.id)).toMatchObject({ state: 'active', count: 2, message: `Location ${s.C1} reports PLC state 13`, params: { location: s.C1, plcState: 13 } });
+    expect(await byId(raised.id)).toMatchObject({
+      state: 'active',
+      count: 2,
+      message: `Location ${s.C1} reports PLC state 13`,
+      params: { location: s.C1, plcState: 13 },
+    });
 
     await sim.report(s.C1, '0000****');
     await until(async () => (await byId(raised.id)).state === 'cleared', 'the plcState alarm is cleared');
@@ -122,7 +126,11 @@ describe('what raises and clears alarms', () => {
     const res = await sim.request({ barcode: 'A-ROUTE', actualLocation: island }, { timeoutMs: 10_000 });
     expect(res.targetLocation).toBeNull();
     const raised = (await openAbout('transportOrder', order))!;
-    expect(raised).toMatchObject({ kind: 'transportOrder.noRoute', severity: 'major', message: `Transport order ${order}: unit A-ROUTE has no route at ${island}` });
+    expect(raised).toMatchObject({
+      kind: 'transportOrder.noRoute',
+      severity: 'major',
+      message: `Transport order ${order}: unit A-ROUTE has no route at ${island}`,
+    });
     expect(raised.params).toEqual({ order, unit: 'A-ROUTE', location: island });
 
     expect((await wms.put('/v1/api/default-hops', [{ source: island, next: s.C1 }])).status).toBe(200);

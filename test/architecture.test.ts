@@ -127,6 +127,10 @@ describe('the layers', () => {
       ['src/hmi/app/api.ts', 'src/modules/tasks/service.ts'],
     ];
     expect(broken(wrong)).toHaveLength(RULES.length);
-    for (const { rule } of RULES) expect(broken(wrong).some((b) => b.startsWith(`${rule}:`)), rule).toBe(true);
+    for (const { rule } of RULES)
+      expect(
+        broken(wrong).some((b) => b.startsWith(`${rule}:`)),
+        rule,
+      ).toBe(true);
   });
 });

@@ -6,15 +6,7 @@ import { grantCatalogue } from '../src/auth/grants.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { newPKey } from '../src/core/ids.ts';
 import { namesGrant, type Route } from '../src/http/router.ts';
-import {
-  ADMIN_PASSWORD,
-  expectApiError,
-  expectServerError,
-  loginReply,
-  startTestAppliance,
-  type Reply,
-  type TestAppliance,
-} from './support/appliance.ts';
+import { ADMIN_PASSWORD, expectApiError, expectServerError, loginReply, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 
 // Authentication (the token endpoint, bearer tokens) and authorisation (grants held
 // through roles), over real HTTP against the real appliance.
@@ -88,15 +80,11 @@ async function insertUser(username: string, password: string, columns: { locked?
   return pk;
 }
 
-const failedLogins = (username: string) =>
-  wms.app.db.prepare('SELECT failed_logins FROM users WHERE username = ?').pluck().get(username) as number;
+const failedLogins = (username: string) => wms.app.db.prepare('SELECT failed_logins FROM users WHERE username = ?').pluck().get(username) as number;
 
 /** Row counts of every table, to prove a refused call wrote nothing. */
 function tableCounts(): Record<string, number> {
-  const tables = wms.app.db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .pluck()
-    .all() as string[];
+  const tables = wms.app.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
   return Object.fromEntries(tables.map((t) => [t, wms.app.db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]));
 }
 
@@ -392,12 +380,7 @@ describe('bearer tokens on protected routes', () => {
   });
 
   it('refuses an unsigned token (alg none)', async () => {
-    const token = new UnsecuredJWT({ username: 'admin', kind: 'user' })
-      .setIssuer(ISSUER)
-      .setSubject(adminPk)
-      .setIssuedAt()
-      .setExpirationTime('10m')
-      .encode();
+    const token = new UnsecuredJWT({ username: 'admin', kind: 'user' }).setIssuer(ISSUER).setSubject(adminPk).setIssuedAt().setExpirationTime('10m').encode();
     expectServerError(await wms.get('/v1/locations', { token }), 401);
   });
 
@@ -515,10 +498,7 @@ describe('seeded administration data', () => {
   });
 
   it('makes the admin a holder of role ADMIN', () => {
-    const roles = wms.app.db
-      .prepare('SELECT r.name FROM user_roles ur JOIN roles r ON r.pk = ur.role_pk WHERE ur.user_pk = ?')
-      .pluck()
-      .all(adminPk);
+    const roles = wms.app.db.prepare('SELECT r.name FROM user_roles ur JOIN roles r ON r.pk = ur.role_pk WHERE ur.user_pk = ?').pluck().all(adminPk);
     expect(roles).toEqual(['ADMIN']);
   });
 });

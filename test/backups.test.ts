@@ -1,6 +1,19 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, copyFileSync, existsSync, openSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,7 +87,13 @@ describe('a backup is as secret as the box', () => {
     expect((await wms.post('/users', { links: [], username: 'almost', password: 'almost-password', roleNames: ['ALMOST_ALL'] })).status).toBe(201);
     const token = (await loginReply(wms, 'almost', 'almost-password')).body.access_token as string;
     const taken = (await wms.post('/v1/backups')).body;
-    for (const [method, p] of [['GET', '/v1/backups'], ['GET', `/v1/backups/${taken.name}`], ['POST', '/v1/backups'], ['DELETE', `/v1/backups/${taken.name}`], ['GET', '/v1/backups/index']] as const) {
+    for (const [method, p] of [
+      ['GET', '/v1/backups'],
+      ['GET', `/v1/backups/${taken.name}`],
+      ['POST', '/v1/backups'],
+      ['DELETE', `/v1/backups/${taken.name}`],
+      ['GET', '/v1/backups/index'],
+    ] as const) {
       expectServerError(await wms.request(method, p, { token }), 403);
     }
   });
@@ -84,8 +103,9 @@ describe('a backup is as secret as the box', () => {
     const mode = (file: string) => statSync(file).mode & 0o777;
     expect(mode(wms.dataDir)).toBe(0o700);
     expect(mode(backupDir())).toBe(0o700);
-    const files = [...readdirSync(wms.dataDir).map((f) => path.join(wms.dataDir, f)), ...readdirSync(backupDir()).map((f) => path.join(backupDir(), f))]
-      .filter((f) => statSync(f).isFile());
+    const files = [...readdirSync(wms.dataDir).map((f) => path.join(wms.dataDir, f)), ...readdirSync(backupDir()).map((f) => path.join(backupDir(), f))].filter(
+      (f) => statSync(f).isFile(),
+    );
     expect(files.some((f) => f.endsWith('wms.sqlite-wal'))).toBe(true);
     expect(files.some((f) => f.endsWith('wms-logs.sqlite'))).toBe(true);
     for (const file of files) expect(mode(file).toString(8), file).toBe('600');
@@ -143,7 +163,7 @@ const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
   });
 
 describe('wms --restore FILE', () => {
-  it('puts a backup in place of the database and keeps the previous one; the next start sees the backup\'s data', async () => {
+  it("puts a backup in place of the database and keeps the previous one; the next start sees the backup's data", async () => {
     const dataDir = tempDir('wms-restore-');
     let box = await startTestAppliance({}, dataDir);
     expect((await box.post('/v1/location-groups', { name: 'BEFORE-BACKUP' })).status).toBe(201);
@@ -261,20 +281,22 @@ describe('wms --restore refuses anything but a whole database of the appliance',
     },
     {
       name: 'a database of the appliance with a schema number no build has',
-      file: () => alteredBackup('odd-schema.sqlite', (file) => {
-        const db = new Database(file);
-        db.pragma(`user_version = ${migrations.at(-1)!.version - 5}`);
-        db.close();
-      }),
+      file: () =>
+        alteredBackup('odd-schema.sqlite', (file) => {
+          const db = new Database(file);
+          db.pragma(`user_version = ${migrations.at(-1)!.version - 5}`);
+          db.close();
+        }),
       line: /odd-schema\.sqlite has schema \d+, which no build of the appliance writes/,
     },
     {
       name: 'a database of the appliance from a newer build',
-      file: () => alteredBackup('newer.sqlite', (file) => {
-        const db = new Database(file);
-        db.pragma('user_version = 9999');
-        db.close();
-      }),
+      file: () =>
+        alteredBackup('newer.sqlite', (file) => {
+          const db = new Database(file);
+          db.pragma('user_version = 9999');
+          db.close();
+        }),
       line: /newer\.sqlite was written by a newer build \(schema 9999; this build knows up to \d+\)/,
     },
     {
@@ -284,12 +306,13 @@ describe('wms --restore refuses anything but a whole database of the appliance',
     },
     {
       name: 'a database of the appliance with a page overwritten',
-      file: () => alteredBackup('scribbled.sqlite', (file) => {
-        // The second page of the file (SQLite's default page size), whatever it held.
-        const fd = openSync(file, 'r+');
-        writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096);
-        closeSync(fd);
-      }),
+      file: () =>
+        alteredBackup('scribbled.sqlite', (file) => {
+          // The second page of the file (SQLite's default page size), whatever it held.
+          const fd = openSync(file, 'r+');
+          writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096);
+          closeSync(fd);
+        }),
       line: /scribbled\.sqlite is damaged/,
     },
   ];

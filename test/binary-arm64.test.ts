@@ -43,7 +43,10 @@ async function ptyPair(dir: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  for (const [need, what] of [[`/usr/bin/${QEMU}`, 'qemu-user'], [ARM64_LIBS, 'libc6-arm64-cross and libstdc++6-arm64-cross']] as const) {
+  for (const [need, what] of [
+    [`/usr/bin/${QEMU}`, 'qemu-user'],
+    [ARM64_LIBS, 'libc6-arm64-cross and libstdc++6-arm64-cross'],
+  ] as const) {
     if (!existsSync(need)) throw new Error(`${need} is missing: apt-get install ${what} (npm test's pretest step, scripts/test-needs.ts, installs it)`);
   }
   build = await buildAsTheReadmeSays(['--arch', 'arm64']);

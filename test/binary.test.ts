@@ -39,10 +39,23 @@ beforeAll(async () => {
   slave = await tcpSlave(registers, modbusPort);
   mkdirSync(path.join(folder, 'data'));
   const signals = [
-    { name: 'UA1', protocol: 'opcua', endpoint: opcua.endpoint, securityMode: 'None', samplingMs: 20,
-      points: [{ kind: 'plcState', location: UA_LOCATION, node: 'ns=1;s=Conv.C1.Error' }] },
-    { name: 'MB1', protocol: 'modbus-tcp', host: '127.0.0.1', port: modbusPort, unitId: 1, pollMs: 20,
-      points: [{ kind: 'plcState', location: MB_LOCATION, address: 'hr:100' }] },
+    {
+      name: 'UA1',
+      protocol: 'opcua',
+      endpoint: opcua.endpoint,
+      securityMode: 'None',
+      samplingMs: 20,
+      points: [{ kind: 'plcState', location: UA_LOCATION, node: 'ns=1;s=Conv.C1.Error' }],
+    },
+    {
+      name: 'MB1',
+      protocol: 'modbus-tcp',
+      host: '127.0.0.1',
+      port: modbusPort,
+      unitId: 1,
+      pollMs: 20,
+      points: [{ kind: 'plcState', location: MB_LOCATION, address: 'hr:100' }],
+    },
   ];
   writeFileSync(path.join(folder, 'data', 'wms.config.json'), JSON.stringify({ plc: { signals }, federation: { site: 'BIN', nats: { servers: [nats.url] } } }));
   child = spawn('./wms', ['--port', '0', '--host', '127.0.0.1'], {
@@ -126,13 +139,18 @@ describe('dist/wms from an empty folder', () => {
     await until(async () => (await plcState(UA_LOCATION)) === 21 && (await plcState(MB_LOCATION)) === 34, 'plcState 21 and 34');
   }, 60_000);
 
-  it('exports its events to the hub link\'s stream on a real nats-server', async () => {
+  it("exports its events to the hub link's stream on a real nats-server", async () => {
     const auth = await login();
-    const status = async () => (await (await fetch(`${url}/v1/federation`, { headers: auth })).json()) as { state: string; cursor: number; newestEventId: number };
-    await until(async () => {
-      const s = await status();
-      return s.state === 'CONNECTED' && s.cursor > 0 && s.cursor === s.newestEventId;
-    }, 'the export caught up', 30_000);
+    const status = async () =>
+      (await (await fetch(`${url}/v1/federation`, { headers: auth })).json()) as { state: string; cursor: number; newestEventId: number };
+    await until(
+      async () => {
+        const s = await status();
+        return s.state === 'CONNECTED' && s.cursor > 0 && s.cursor === s.newestEventId;
+      },
+      'the export caught up',
+      30_000,
+    );
     const nc = await nats.connect();
     try {
       const messages = await streamMessages(await jetstreamManager(nc), 'WMS_BIN');
@@ -147,7 +165,11 @@ describe('dist/wms from an empty folder', () => {
     const usage = execFileSync('./wms', ['simulate', '--help'], { cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
     expect(usage).toMatch(/^Usage: wms simulate /);
     const served = execFileSync('./wms', ['simulate', '--protocol', 'opcua', '--listen', '127.0.0.1:0', '--locations', 'SIMU/0001/0001/0000/0000', 'serve'], {
-      cwd: folder, env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8', input: 'quit\n', timeout: 60_000,
+      cwd: folder,
+      env: { PATH: '/usr/bin:/bin' },
+      encoding: 'utf8',
+      input: 'quit\n',
+      timeout: 60_000,
     });
     expect(served).toMatch(/^OPC UA server on 127\.0\.0\.1:\d+$/m);
   });

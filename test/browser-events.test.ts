@@ -69,7 +69,7 @@ const receivedInPage = async (count: number): Promise<Received[]> => {
   return page.evaluate(() => (globalThis as unknown as { received: Received[] }).received);
 };
 
-describe('a browser\'s EventSource', () => {
+describe("a browser's EventSource", () => {
   it('opens the stream with a ticket and receives a location lock with who did it and why', async () => {
     const created = await wms.post('/v1/locations', { locationId: 'BRWS/0001/0000/0000/0000', locationGroupName: 'WAREHOUSE' });
     expect(created.status).toBe(201);

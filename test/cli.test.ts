@@ -86,9 +86,7 @@ async function start(cwd: string, env: Record<string, string> = {}, args: string
       }
     };
     proc.child.stdout!.on('data', look);
-    void proc.exited.then((exit) =>
-      reject(new Error(`wms exited (${exit.code}) before it started: ${exit.stderr}${exit.stdout}`)),
-    );
+    void proc.exited.then((exit) => reject(new Error(`wms exited (${exit.code}) before it started: ${exit.stderr}${exit.stdout}`)));
   });
   return {
     url,
@@ -279,7 +277,10 @@ describe('wms: start and stop', () => {
       const exit = await (await start(cwd, env)).stop();
       expect(exit.signal, `round ${i}`).toBeNull();
       expect(exit.code, `round ${i}`).toBe(0);
-      expect(logLines(exit.stdout).some((l) => l.msg === 'stopping'), `round ${i}`).toBe(true);
+      expect(
+        logLines(exit.stdout).some((l) => l.msg === 'stopping'),
+        `round ${i}`,
+      ).toBe(true);
     }
   });
 
@@ -353,7 +354,12 @@ describe('wms: first start without WMS_ADMIN_PASSWORD', () => {
     const again = await login(second.url, 'admin', password);
     expect(again.status).toBe(200);
     // Changed by its owner: the generated one is worthless, and its file is removed.
-    const admin = ((await (await fetch(`${second.url}/users`, { headers: { Authorization: `Bearer ${again.body.access_token as string}` } })).json()) as { username: string; pKey: string }[]).find((u) => u.username === 'admin')!;
+    const admin = (
+      (await (await fetch(`${second.url}/users`, { headers: { Authorization: `Bearer ${again.body.access_token as string}` } })).json()) as {
+        username: string;
+        pKey: string;
+      }[]
+    ).find((u) => u.username === 'admin')!;
     const changed = await fetch(`${second.url}/users/${admin.pKey}/password`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${again.body.access_token as string}`, 'Content-Type': 'application/json' },
@@ -419,7 +425,9 @@ describe('wms --reset-admin: the way back in when every administrator is locked 
     expect((await first.stop()).code).toBe(0);
 
     const second = await start(cwd, { WMS_ADMIN_PASSWORD: 'second-password' }, ['--reset-admin']);
-    expect(logLines(second.stdout()).some((l) => l.msg === 'user admin restored from the command line: unlocked, enabled, role ADMIN, new password')).toBe(true);
+    expect(logLines(second.stdout()).some((l) => l.msg === 'user admin restored from the command line: unlocked, enabled, role ADMIN, new password')).toBe(
+      true,
+    );
     expect((await login(second.url, 'admin', 'first-password')).status).toBe(401);
     const token = await login(second.url, 'admin', 'second-password');
     expect(token.status).toBe(200);

@@ -29,13 +29,7 @@ describe('GET /v1/accounts/index', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^application\/hal\+json/);
     const links = reply.body._links as Record<string, { href: string }>;
-    for (const name of [
-      'accounts-findbypkey',
-      'accounts-findbyidentifier',
-      'accounts-findbyname',
-      'accounts-finddefault',
-      'accounts-findall',
-    ]) {
+    for (const name of ['accounts-findbypkey', 'accounts-findbyidentifier', 'accounts-findbyname', 'accounts-finddefault', 'accounts-findall']) {
       expect(links[name], name).toBeDefined();
       expect(links[name]!.href.startsWith(wms.url + '/v1/accounts')).toBe(true);
     }

@@ -61,10 +61,12 @@ async function tree(prefix: string) {
 }
 
 const states = async (names: string[]) =>
-  Promise.all(names.map(async (n) => {
-    const g = await group(n);
-    return [g.groupStateIn, g.groupStateOut];
-  }));
+  Promise.all(
+    names.map(async (n) => {
+      const g = await group(n);
+      return [g.groupStateIn, g.groupStateOut];
+    }),
+  );
 
 describe('GET /v1/location-groups/index', () => {
   it('lists the link names of the location group operations', async () => {

@@ -291,13 +291,7 @@ describe('GET /v1/locations?plcCode= and ?erpCode=', () => {
 
 describe('GET /v1/locations?area=&aisle=&x=&y=&z= (wildcard search)', () => {
   beforeAll(async () => {
-    for (const id of [
-      'WCS/A1/0001/0001/0001',
-      'WCS/A2/0001/0001/0002',
-      'WCS/A10/0001/0001/0001',
-      'WCS/B1/0002/0001/0001',
-      'WCT/A1/0001/0001/0001',
-    ]) {
+    for (const id of ['WCS/A1/0001/0001/0001', 'WCS/A2/0001/0001/0002', 'WCS/A10/0001/0001/0001', 'WCS/B1/0002/0001/0001', 'WCT/A1/0001/0001/0001']) {
       await create(id);
     }
   });
@@ -326,12 +320,7 @@ describe('GET /v1/locations?area=&aisle=&x=&y=&z= (wildcard search)', () => {
 
   it('combines wildcards across parts', async () => {
     const reply = await search({ area: 'WC%', aisle: '%', x: '0001', y: '0001', z: '000_' });
-    expect(sortedIds(reply)).toEqual([
-      'WCS/A1/0001/0001/0001',
-      'WCS/A10/0001/0001/0001',
-      'WCS/A2/0001/0001/0002',
-      'WCT/A1/0001/0001/0001',
-    ]);
+    expect(sortedIds(reply)).toEqual(['WCS/A1/0001/0001/0001', 'WCS/A10/0001/0001/0001', 'WCS/A2/0001/0001/0002', 'WCT/A1/0001/0001/0001']);
     const z2 = await search({ area: 'WC%', aisle: '%', x: '%', y: '%', z: '0002' });
     expect(sortedIds(z2)).toEqual(['WCS/A2/0001/0001/0002']);
   });
@@ -361,8 +350,7 @@ describe('GET /v1/locations?locationGroupNames=', () => {
     await create('GRP/0002/0001/0001/0001', { locationGroupName: 'ZONE-B' });
   });
 
-  const byGroups = (...names: string[]) =>
-    wms.get(`/v1/locations?${names.map((n) => `locationGroupNames=${enc(n)}`).join('&')}`);
+  const byGroups = (...names: string[]) => wms.get(`/v1/locations?${names.map((n) => `locationGroupNames=${enc(n)}`).join('&')}`);
 
   it('one name: the locations of that group', async () => {
     const reply = await byGroups('ZONE-A');
@@ -653,12 +641,13 @@ describe('lookups follow changes of the group and type a location shows', () => 
       plcCode: 'CACHE-PLC',
       erpCode: 'CACHE-ERP',
     });
-    const readAll = async () => [
-      (await wms.get(`/v1/locations/${location.pKey}`)).body,
-      (await wms.get(`/v1/locations?locationId=${enc(location.locationId)}`)).body,
-      (await wms.get('/v1/locations?plcCode=CACHE-PLC')).body,
-      (await wms.get('/v1/locations?erpCode=CACHE-ERP')).body,
-    ] as Location[];
+    const readAll = async () =>
+      [
+        (await wms.get(`/v1/locations/${location.pKey}`)).body,
+        (await wms.get(`/v1/locations?locationId=${enc(location.locationId)}`)).body,
+        (await wms.get('/v1/locations?plcCode=CACHE-PLC')).body,
+        (await wms.get('/v1/locations?erpCode=CACHE-ERP')).body,
+      ] as Location[];
     for (const l of await readAll()) expect(l).toMatchObject({ locationGroupName: 'CACHE-G1', type: 'CACHE-T1' });
 
     expect((await wms.patch(`/v1/location-groups/${g.pKey}`, { name: 'CACHE-G2' })).status).toBe(200);

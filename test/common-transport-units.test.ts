@@ -36,8 +36,7 @@ async function createUnit(body: Record<string, unknown>): Promise<Record<string,
   return reply.body;
 }
 
-const newUnit = (location = LOC_A, type = 'EURO') =>
-  createUnit({ barcode: uniqueBarcode(), actualLocation: location, transportUnitType: type });
+const newUnit = (location = LOC_A, type = 'EURO') => createUnit({ barcode: uniqueBarcode(), actualLocation: location, transportUnitType: type });
 
 async function byBarcode(barcode: string): Promise<Record<string, any>> {
   const reply = await wms.get(`${TU}?bk=${q(barcode)}`);

@@ -2,14 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  CONFIG_FILE_NAME,
-  configSchema,
-  envName,
-  loadConfig,
-  parseFlags,
-  redactedConfig,
-} from '../src/config.ts';
+import { CONFIG_FILE_NAME, configSchema, envName, loadConfig, parseFlags, redactedConfig } from '../src/config.ts';
 import { tempDir } from './support/appliance.ts';
 import { configError } from './support/config.ts';
 
@@ -34,7 +27,6 @@ function dataDirWithFile(content: unknown): string {
   writeFileSync(path.join(dir, CONFIG_FILE_NAME), typeof content === 'string' ? content : JSON.stringify(content));
   return dir;
 }
-
 
 /** Every settable key, by dotted path, as the schema declares them. */
 function schemaKeys(): string[] {
@@ -138,7 +130,10 @@ describe('loadConfig: defaults', () => {
       federation: {
         nats: { servers: ['nats://127.0.0.1:4222'] },
         stream: { maxAgeDays: 7, maxBytes: 2 * 1024 * 1024 * 1024, duplicateWindowSeconds: 120, replicas: 1 },
-        maxInFlight: 256, batch: 500, maxLagSeconds: 60, commands: true,
+        maxInFlight: 256,
+        batch: 500,
+        maxLagSeconds: 60,
+        commands: true,
       },
     });
     expect(config.federation.site).toBeUndefined();
@@ -211,9 +206,7 @@ describe('loadConfig: the config file <dataDir>/wms.config.json', () => {
 
   it('refuses a section that is not an object', () => {
     const dir = dataDirWithFile({ server: 9000 });
-    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir }))).toContain(
-      `server (from ${path.join(dir, CONFIG_FILE_NAME)})`,
-    );
+    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir }))).toContain(`server (from ${path.join(dir, CONFIG_FILE_NAME)})`);
   });
 
   it('refuses storage.dataDir in the file, which lives in that directory', () => {
@@ -225,9 +218,7 @@ describe('loadConfig: the config file <dataDir>/wms.config.json', () => {
 
   it('refuses an invalid value, naming the key and the file', () => {
     const dir = dataDirWithFile({ server: { port: '9000' } });
-    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir }))).toContain(
-      `server.port (from ${path.join(dir, CONFIG_FILE_NAME)})`,
-    );
+    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir }))).toContain(`server.port (from ${path.join(dir, CONFIG_FILE_NAME)})`);
   });
 
   it('is only read, never written', () => {
@@ -251,7 +242,10 @@ describe('loadConfig: WMS_* environment variables', () => {
     },
     'server.requestTimeoutMs': { text: () => '5000', value: () => 5000 },
     'server.metricsPublic': { text: () => 'true', value: () => true },
-    'server.tls': { text: () => '{"cert":"/etc/wms/cert.pem","key":"/etc/wms/key.pem"}', value: () => ({ cert: '/etc/wms/cert.pem', key: '/etc/wms/key.pem' }) },
+    'server.tls': {
+      text: () => '{"cert":"/etc/wms/cert.pem","key":"/etc/wms/key.pem"}',
+      value: () => ({ cert: '/etc/wms/cert.pem', key: '/etc/wms/key.pem' }),
+    },
     'storage.dataDir': { text: (dir) => dir, value: (dir) => dir },
     'storage.file': { text: () => 'site-7.sqlite', value: () => 'site-7.sqlite' },
     'storage.busyTimeoutMs': { text: () => '250', value: () => 250 },
@@ -275,8 +269,21 @@ describe('loadConfig: WMS_* environment variables', () => {
     'plc.lateAfterMs': { text: () => '200', value: () => 200 },
     'plc.timeZone': { text: () => 'Europe/Berlin', value: () => 'Europe/Berlin' },
     'plc.signals': {
-      text: () => '[{"name":"CONV2","protocol":"modbus-tcp","host":"10.0.0.20","points":[{"kind":"plcState","location":"HAL1/CONV/0003/0000/0000","address":"hr:100"}]}]',
-      value: () => [{ name: 'CONV2', enabled: true, protocol: 'modbus-tcp', host: '10.0.0.20', port: 502, unitId: 1, pollMs: 100, timeoutMs: 1000, points: [{ kind: 'plcState', location: 'HAL1/CONV/0003/0000/0000', address: 'hr:100' }] }],
+      text: () =>
+        '[{"name":"CONV2","protocol":"modbus-tcp","host":"10.0.0.20","points":[{"kind":"plcState","location":"HAL1/CONV/0003/0000/0000","address":"hr:100"}]}]',
+      value: () => [
+        {
+          name: 'CONV2',
+          enabled: true,
+          protocol: 'modbus-tcp',
+          host: '10.0.0.20',
+          port: 502,
+          unitId: 1,
+          pollMs: 100,
+          timeoutMs: 1000,
+          points: [{ kind: 'plcState', location: 'HAL1/CONV/0003/0000/0000', address: 'hr:100' }],
+        },
+      ],
     },
     'federation.site': { text: () => 'HALL_1', value: () => 'HALL_1' },
     'federation.nats': {
@@ -284,7 +291,10 @@ describe('loadConfig: WMS_* environment variables', () => {
       value: () => ({ servers: ['nats://10.0.0.9:4222'], token: 't0k' }),
     },
     'federation.domain': { text: () => 'hall1', value: () => 'hall1' },
-    'federation.stream': { text: () => '{"maxAgeDays":3}', value: () => ({ maxAgeDays: 3, maxBytes: 2 * 1024 * 1024 * 1024, duplicateWindowSeconds: 120, replicas: 1 }) },
+    'federation.stream': {
+      text: () => '{"maxAgeDays":3}',
+      value: () => ({ maxAgeDays: 3, maxBytes: 2 * 1024 * 1024 * 1024, duplicateWindowSeconds: 120, replicas: 1 }),
+    },
     'federation.maxInFlight': { text: () => '64', value: () => 64 },
     'federation.batch': { text: () => '100', value: () => 100 },
     'federation.maxLagSeconds': { text: () => '300', value: () => 300 },
@@ -421,12 +431,8 @@ describe('loadConfig: precedence defaults < file < env < flags', () => {
 
   it('names the flag when a flag value is invalid', () => {
     const dir = dataDir();
-    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir, WMS_PORT: '80' }, parseFlags(['--port', '70000'])))).toContain(
-      'server.port (from --port)',
-    );
-    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir }, parseFlags(['--port=-1'])))).toContain(
-      'server.port (from --port)',
-    );
+    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir, WMS_PORT: '80' }, parseFlags(['--port', '70000'])))).toContain('server.port (from --port)');
+    expect(configError(() => loadConfig({ WMS_DATA_DIR: dir }, parseFlags(['--port=-1'])))).toContain('server.port (from --port)');
   });
 
   it('puts the overrides of embedders above the flags', () => {

@@ -14,7 +14,9 @@ const DOCUMENTS = [
   'BENCHMARKS.md',
   'RELIABILITY.md',
   'plc/simulator/README.md',
-  ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
 ];
 
 const read = (doc: string) => readFileSync(path.join(ROOT, doc), 'utf8');
@@ -26,7 +28,11 @@ function anchors(doc: string): Set<string> {
   const seen = new Map<string, number>();
   const found = new Set<string>();
   for (const [, heading] of prose(doc).matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    const slug = heading!.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+    const slug = heading!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     found.add(n === 0 ? slug : `${slug}-${n}`);

@@ -42,7 +42,11 @@ describe('GET /v1/events', () => {
     const events = await stream.until(named('location.created'));
     const created = events.find((e) => e.event === 'location.created')!;
     expect(created.id).toMatch(/^\d+$/);
-    expect(dataOf(created)).toMatchObject({ id: Number(created.id), actor: { kind: 'user', name: 'admin' }, subject: { kind: 'location', key: 'EVNT/0001/0000/0000/0000' } });
+    expect(dataOf(created)).toMatchObject({
+      id: Number(created.id),
+      actor: { kind: 'user', name: 'admin' },
+      subject: { kind: 'location', key: 'EVNT/0001/0000/0000/0000' },
+    });
     expect(dataOf(created)).toMatchObject({ type: 'location.created', data: { locationId: 'EVNT/0001/0000/0000/0000' } });
     expect(dataOf(created).at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
@@ -59,7 +63,9 @@ describe('GET /v1/events', () => {
   it('?types= narrows the stream to the named types and type prefixes', async () => {
     const { stream } = await open('?types=transportUnit.*,locationGroup.created');
     expect((await wms.post('/v1/locations', { locationId: 'EVNT/0003/0000/0000/0000', locationGroupName: 'WAREHOUSE' })).status).toBe(201);
-    expect((await wms.post('/v1/transport-units', { barcode: 'EVNT-TU-1', actualLocation: 'EVNT/0003/0000/0000/0000', transportUnitType: 'EURO' })).status).toBe(201);
+    expect(
+      (await wms.post('/v1/transport-units', { barcode: 'EVNT-TU-1', actualLocation: 'EVNT/0003/0000/0000/0000', transportUnitType: 'EURO' })).status,
+    ).toBe(201);
     expect((await wms.post('/v1/location-groups', { name: 'EVNT-GROUP' })).status).toBe(201);
     const events = await stream.until(named('locationGroup.created'));
     expect(events.map((e) => e.event)).toEqual(['transportUnit.created', 'locationGroup.created']);
@@ -159,7 +165,7 @@ const openWithTicket = async (ticket: string, query = '') => {
 };
 
 describe('what a browser sends', () => {
-  it('answers text/event-stream whatever the Accept header: EventSource\'s, */*, none, or a JSON type', async () => {
+  it("answers text/event-stream whatever the Accept header: EventSource's, */*, none, or a JSON type", async () => {
     for (const accept of ['text/event-stream', '*/*', undefined, 'application/json', 'text/html,application/xhtml+xml']) {
       const { stream, response } = await open('', accept ? { Accept: accept } : {});
       expect(response.status, String(accept)).toBe(200);
@@ -310,7 +316,8 @@ describe('replays of the whole log', () => {
     }
     const { work } = wms.app;
     const common = wms.app.module('common');
-    const toggle = (pKey: string) => (round: number) => work.run(() => common.locationGroups.changeState(pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
+    const toggle = (pKey: string) => (round: number) =>
+      work.run(() => common.locationGroups.changeState(pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
     return { hundred: toggle(root.body.pKey), one: toggle(leaf.body.pKey) };
   }
   /** The ids the log holds now, oldest first. */
@@ -396,7 +403,9 @@ describe('a client that does not read', () => {
     // A raw socket that sends the request and then never reads: its buffers fill up.
     const stalled = net.connect(wms.app.port, '127.0.0.1');
     await new Promise((resolve) => stalled.once('connect', resolve));
-    stalled.write(`GET /v1/events?types=locationGroup.stateChanged HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`);
+    stalled.write(
+      `GET /v1/events?types=locationGroup.stateChanged HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
     stalled.pause();
     let closed = false;
     stalled.on('close', () => (closed = true));

@@ -37,10 +37,14 @@ describe('SIGKILL while publishing', () => {
   let token: string;
 
   const start = async () => {
-    wms = await startApplianceProcess(process.execPath, [path.join(cwd, 'wms.cjs'), '--port', '0', '--host', '127.0.0.1', '--data-dir', path.join(cwd, 'data')], {
-      cwd,
-      env: { PATH: process.env.PATH, WMS_ADMIN_PASSWORD: PASSWORD },
-    });
+    wms = await startApplianceProcess(
+      process.execPath,
+      [path.join(cwd, 'wms.cjs'), '--port', '0', '--host', '127.0.0.1', '--data-dir', path.join(cwd, 'data')],
+      {
+        cwd,
+        env: { PATH: process.env.PATH, WMS_ADMIN_PASSWORD: PASSWORD },
+      },
+    );
     token = await adminToken(wms.url, PASSWORD);
   };
   const status = async () => (await (await fetch(`${wms!.url}/v1/federation`, { headers: { Authorization: `Bearer ${token}` } })).json()) as any;
@@ -53,7 +57,10 @@ describe('SIGKILL while publishing', () => {
     for (const file of readdirSync(DIST).filter((f) => files.has(f) || f.endsWith('.node'))) copyFileSync(path.join(DIST, file), path.join(cwd, file));
     mkdirSync(path.join(cwd, 'data'));
     // Small batches and few in flight: the export of the backlog takes long enough to be cut half-way.
-    writeFileSync(path.join(cwd, 'data', 'wms.config.json'), JSON.stringify({ federation: { site: SITE, nats: { servers: [nats.url] }, batch: 20, maxInFlight: 4 } }));
+    writeFileSync(
+      path.join(cwd, 'data', 'wms.config.json'),
+      JSON.stringify({ federation: { site: SITE, nats: { servers: [nats.url] }, batch: 20, maxInFlight: 4 } }),
+    );
     await start();
   }, 60_000);
 
@@ -68,7 +75,11 @@ describe('SIGKILL while publishing', () => {
     // A backlog made while the server is away, so the export has a lot to do when it is back.
     const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     for (let i = 0; i < 600; i++) {
-      const reply = await fetch(`${wms!.url}/v1/locations`, { method: 'POST', headers: auth, body: JSON.stringify({ locationId: `FEDK/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' }) });
+      const reply = await fetch(`${wms!.url}/v1/locations`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ locationId: `FEDK/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' }),
+      });
       expect(reply.status).toBe(201);
     }
     const newest = (await status()).newestEventId;
@@ -83,10 +94,14 @@ describe('SIGKILL while publishing', () => {
     expect(atKill.at(-1)!, 'killed before the export ended').toBeLessThan(newest);
 
     await start();
-    await until(async () => {
-      const s = await status();
-      return s.state === 'CONNECTED' && s.eventsWaiting === 0;
-    }, 'the export caught up after the restart', 60_000);
+    await until(
+      async () => {
+        const s = await status();
+        return s.state === 'CONNECTED' && s.eventsWaiting === 0;
+      },
+      'the export caught up after the restart',
+      60_000,
+    );
     const ids = idsOf(await streamOf(nats, `WMS_${SITE}`));
     const history = await historyIds(wms!.url, token);
     expect(new Set(ids).size, 'no event twice').toBe(ids.length);
@@ -115,7 +130,11 @@ describe('a hall behind a leaf node feeds the hub', () => {
   beforeAll(async () => {
     net = await startHubAndLeaf({ hallDomain: 'hall1', hubDomain: 'hub' });
     wms = await startTestAppliance({ federation: { site: SITE, domain: 'hall1', nats: { servers: [net.leaf.url] } } });
-    await until(async () => (await wms.get('/v1/federation')).body.eventsWaiting === 0 && (await wms.get('/v1/federation')).body.state === 'CONNECTED', 'the export is up', 30_000);
+    await until(
+      async () => (await wms.get('/v1/federation')).body.eventsWaiting === 0 && (await wms.get('/v1/federation')).body.state === 'CONNECTED',
+      'the export is up',
+      30_000,
+    );
     // The office's aggregate stream sources the hall's stream from the hall's JetStream domain.
     const nc = await net.hub.connect();
     try {
@@ -140,7 +159,9 @@ describe('a hall behind a leaf node feeds the hub', () => {
     await until(caughtUp, 'the hub has the hall’s events', 30_000);
     await net.cutLink();
     for (let i = 0; i < 200; i++) {
-      expect((await wms.post('/v1/locations', { locationId: `FEDH/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+      expect(
+        (await wms.post('/v1/locations', { locationId: `FEDH/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status,
+      ).toBe(201);
     }
     // The hall keeps exporting to its own leaf node while the office is away.
     await until(async () => (await wms.get('/v1/federation')).body.eventsWaiting === 0, 'the hall’s stream has everything', 30_000);
@@ -154,16 +175,25 @@ describe('a hall behind a leaf node feeds the hub', () => {
   }, 120_000);
 
   it('a command published at the hub reaches the hall; its answer comes back through the aggregate stream', async () => {
-    expect((await wms.post('/v1/transport-units', { barcode: 'HUBL-1', actualLocation: 'FEDH/0001/0000/0000/0000', transportUnitType: 'EURO' })).status).toBe(201);
+    expect((await wms.post('/v1/transport-units', { barcode: 'HUBL-1', actualLocation: 'FEDH/0001/0000/0000/0000', transportUnitType: 'EURO' })).status).toBe(
+      201,
+    );
     const nc = await net.hub.connect();
     try {
       // Published at the hub as core NATS: the hall's commands stream captures it over the leaf link.
-      nc.publish(`wms.${SITE}.commands.create-transport-order`, JSON.stringify({ commandId: 'hub-cmd-1', barcode: 'HUBL-1', targetLocation: 'FEDH/0002/0000/0000/0000' }));
+      nc.publish(
+        `wms.${SITE}.commands.create-transport-order`,
+        JSON.stringify({ commandId: 'hub-cmd-1', barcode: 'HUBL-1', targetLocation: 'FEDH/0002/0000/0000/0000' }),
+      );
       await nc.flush();
     } finally {
       await nc.close();
     }
-    await until(async () => (await streamOf(net.hub, 'WMS_HUB', 'hub')).some((m) => m.subject === `wms.${SITE}.results.hub-cmd-1`), 'the answer at the hub', 30_000);
+    await until(
+      async () => (await streamOf(net.hub, 'WMS_HUB', 'hub')).some((m) => m.subject === `wms.${SITE}.results.hub-cmd-1`),
+      'the answer at the hub',
+      30_000,
+    );
     const answer = (await streamOf(net.hub, 'WMS_HUB', 'hub')).find((m) => m.subject === `wms.${SITE}.results.hub-cmd-1`)!;
     expect(answer.json.data).toMatchObject({ status: 201, ok: true });
     expect((await wms.get('/v1/transport-orders?barcode=HUBL-1')).body).toHaveLength(1);

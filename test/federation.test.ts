@@ -92,7 +92,11 @@ describe('export of the event log', () => {
       await nc.close();
     }
     expect((await wms.post('/v1/location-groups', { name: 'FEDD', parentName: 'WAREHOUSE' })).status).toBe(201);
-    await until(async () => (await hallStream(nats).catch(() => [])).some((m) => m.json.type === 'locationGroup.created' && m.json.subject.key === 'FEDD'), 'the event in the new stream', 30_000);
+    await until(
+      async () => (await hallStream(nats).catch(() => [])).some((m) => m.json.type === 'locationGroup.created' && m.json.subject.key === 'FEDD'),
+      'the event in the new stream',
+      30_000,
+    );
     await until(() => exported(wms), 'the export caught up', 30_000);
   }, 60_000);
 
@@ -130,7 +134,10 @@ describe('the NATS server killed while the export is under way', () => {
       const ids = (await hallStream(nats)).map((m) => m.json.id as number);
       const history = await historyIds(wms);
       expect(new Set(ids).size, 'no event twice').toBe(ids.length);
-      expect([...ids].sort((a, b) => a - b), 'every event').toEqual(history);
+      expect(
+        [...ids].sort((a, b) => a - b),
+        'every event',
+      ).toEqual(history);
       if (status.export.reordered === 0) expect(ids, 'in event-id order').toEqual(history);
     } finally {
       await wms.close();
@@ -139,7 +146,7 @@ describe('the NATS server killed while the export is under way', () => {
 });
 
 describe('an event the stream refuses in the middle of a round', () => {
-  it('is found by the round\'s acknowledgement, published on its own until the stream takes it, and reported meanwhile; every event arrives once', async () => {
+  it("is found by the round's acknowledgement, published on its own until the stream takes it, and reported meanwhile; every event arrives once", async () => {
     const nats = await startNats();
     const wms = await startTestAppliance({ federation: { site: SITE, nats: { servers: [nats.url] } } });
     const limitMessages = async (maxMsgSize: number) => {
@@ -151,7 +158,10 @@ describe('an event the stream refuses in the middle of a round', () => {
       }
     };
     try {
-      const location = async (i: number) => expect((await wms.post('/v1/locations', { locationId: `FEDR/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+      const location = async (i: number) =>
+        expect(
+          (await wms.post('/v1/locations', { locationId: `FEDR/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status,
+        ).toBe(201);
       await location(999);
       await until(() => exported(wms), 'the link is up', 20_000);
       // A limit an integrator may set on the stream with the nats tool: a location's event
@@ -167,7 +177,11 @@ describe('an event the stream refuses in the middle of a round', () => {
       for (let i = 20; i < 40; i++) await location(i);
       const big = (await history(wms)).find((e: any) => e.type === 'locationGroup.created' && e.data.name === name)!.id;
       await nats.start();
-      await until(async () => /message size exceeds maximum/i.test((await wms.get('/v1/federation')).body.lastError?.message ?? ''), 'the refusal is reported', 30_000);
+      await until(
+        async () => /message size exceeds maximum/i.test((await wms.get('/v1/federation')).body.lastError?.message ?? ''),
+        'the refusal is reported',
+        30_000,
+      );
       const held = (await wms.get('/v1/federation')).body;
       expect(held.cursor, 'the cursor stays before the refused event').toBe(big - 1);
       expect(held.eventsWaiting).toBeGreaterThan(0);
@@ -181,7 +195,10 @@ describe('an event the stream refuses in the middle of a round', () => {
       expect(status.export.reordered).toBe(20);
       const ids = (await hallStream(nats)).map((m) => m.json.id as number);
       expect(new Set(ids).size, 'no event twice').toBe(ids.length);
-      expect([...ids].sort((a, b) => a - b), 'every event').toEqual(await historyIds(wms));
+      expect(
+        [...ids].sort((a, b) => a - b),
+        'every event',
+      ).toEqual(await historyIds(wms));
       // The refused event follows the ones stored ahead of it; the order is otherwise kept.
       expect(ids.at(-1)).toBe(big);
       expect(ids.slice(0, -1)).toEqual([...ids.slice(0, -1)].sort((a, b) => a - b));
@@ -204,21 +221,31 @@ describe('logins refused while reconnecting', () => {
     try {
       await until(() => exported(wms), 'the link is up', 20_000);
       await restartWith(config.replace('"first-password"', '"another-password"'));
-      await until(async () => {
-        const status = (await wms.get('/v1/federation')).body;
-        return status.state === 'DISCONNECTED' && /authorization/i.test(status.lastError?.message ?? '');
-      }, 'the refused login shown in the status', 30_000);
+      await until(
+        async () => {
+          const status = (await wms.get('/v1/federation')).body;
+          return status.state === 'DISCONNECTED' && /authorization/i.test(status.lastError?.message ?? '');
+        },
+        'the refused login shown in the status',
+        30_000,
+      );
       for (let i = 0; i < 50; i++) {
-        expect((await wms.post('/v1/locations', { locationId: `FEDL/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status).toBe(201);
+        expect(
+          (await wms.post('/v1/locations', { locationId: `FEDL/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status,
+        ).toBe(201);
       }
       // Refused more often than the client's own give-up (two refusals in a row): each
       // refusal renews the time of the error shown.
       const refusals = new Set<string>();
-      await until(async () => {
-        const { lastError } = (await wms.get('/v1/federation')).body;
-        if (/authorization/i.test(lastError?.message ?? '')) refusals.add(lastError.at);
-        return refusals.size >= 3;
-      }, 'three refused logins in a row', 30_000);
+      await until(
+        async () => {
+          const { lastError } = (await wms.get('/v1/federation')).body;
+          if (/authorization/i.test(lastError?.message ?? '')) refusals.add(lastError.at);
+          return refusals.size >= 3;
+        },
+        'three refused logins in a row',
+        30_000,
+      );
       expect((await wms.get('/v1/federation')).body.state).toBe('DISCONNECTED');
       await restartWith(config);
       await until(() => exported(wms), 'the export caught up once the login is taken again', 30_000);
@@ -247,11 +274,15 @@ describe('commands from the hub', () => {
       await nc.close();
     }
     let answer: StreamMessage | undefined;
-    await until(async () => {
-      const results = (await hallStream(nats)).slice(before).filter((m) => m.subject.startsWith(`wms.${SITE}.results.`));
-      answer = results.find((m) => commandId === undefined || m.json.data.commandId === commandId);
-      return answer !== undefined;
-    }, `the answer to ${commandId ?? kind}`, 20_000);
+    await until(
+      async () => {
+        const results = (await hallStream(nats)).slice(before).filter((m) => m.subject.startsWith(`wms.${SITE}.results.`));
+        answer = results.find((m) => commandId === undefined || m.json.data.commandId === commandId);
+        return answer !== undefined;
+      },
+      `the answer to ${commandId ?? kind}`,
+      20_000,
+    );
     return answer!;
   }
 
@@ -330,15 +361,26 @@ describe('commands from the hub', () => {
 
   it('create-receiving-order and create-shipping-order create the orders the REST bodies describe; cancel-order finds a receiving order by orderId', async () => {
     const pc = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude });
-    const receiving = await command('create-receiving-order', {
-      commandId: 'r-1', orderId: 'HUB-RO-1', positions: [{ positionId: '10', product: { sku: 'HUB-SKU' }, quantityExpected: pc(4) }],
-    }, 'r-1');
+    const receiving = await command(
+      'create-receiving-order',
+      {
+        commandId: 'r-1',
+        orderId: 'HUB-RO-1',
+        positions: [{ positionId: '10', product: { sku: 'HUB-SKU' }, quantityExpected: pc(4) }],
+      },
+      'r-1',
+    );
     expect(receiving.json.data, JSON.stringify(receiving.json.data)).toMatchObject({ status: 201, ok: true, body: { orderId: 'HUB-RO-1', state: 'CREATED' } });
     expect((await wms.get('/v1/receiving-orders?orderId=HUB-RO-1')).status).toBe(200);
-    const shipping = await command('create-shipping-order', {
-      commandId: 's-1', orderId: 'HUB-SO-1',
-      positions: [{ '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '10', product: { sku: 'HUB-SKU' }, qtyOrdered: pc(2) }],
-    }, 's-1');
+    const shipping = await command(
+      'create-shipping-order',
+      {
+        commandId: 's-1',
+        orderId: 'HUB-SO-1',
+        positions: [{ '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '10', product: { sku: 'HUB-SKU' }, qtyOrdered: pc(2) }],
+      },
+      's-1',
+    );
     expect(shipping.json.data, JSON.stringify(shipping.json.data)).toMatchObject({ status: 201, ok: true, body: { orderId: 'HUB-SO-1' } });
     expect((await wms.get('/v1/shipping-orders?orderId=HUB-SO-1')).status).toBe(200);
     const canceled = await command('cancel-order', { commandId: 'c-2', order: 'receiving', orderId: 'HUB-RO-1' }, 'c-2');
@@ -360,7 +402,10 @@ describe('messages larger than the limits', () => {
       const nc = await nats.connect();
       try {
         await jetstream(nc).publish(`wms.${SITE}.commands.create-receiving-order`, JSON.stringify({ commandId: 'big-1', orderId: 'BIG-RO', positions }));
-        await jetstream(nc).publish(`wms.${SITE}.commands.create-receiving-order`, JSON.stringify({ commandId: 'big-2', orderId: 'X'.repeat(13000), positions: [] }));
+        await jetstream(nc).publish(
+          `wms.${SITE}.commands.create-receiving-order`,
+          JSON.stringify({ commandId: 'big-2', orderId: 'X'.repeat(13000), positions: [] }),
+        );
       } finally {
         await nc.close();
       }
@@ -424,7 +469,9 @@ describe('status, metrics and the lag alarm', () => {
     const nats = await startNats();
     const wms = await startTestAppliance({ federation: { site: SITE, nats: { servers: [nats.url] }, maxLagSeconds: 1 } });
     const lagAlarm = async () =>
-      ((await wms.get('/v1/alarms')).body as Array<{ kind: string; message: string; params: Record<string, unknown> }>).find((a) => a.kind === 'federation.lag');
+      ((await wms.get('/v1/alarms')).body as Array<{ kind: string; message: string; params: Record<string, unknown> }>).find(
+        (a) => a.kind === 'federation.lag',
+      );
     try {
       await until(() => exported(wms), 'the export is up', 20_000);
       const metrics = (await wms.get('/metrics')).text;
@@ -447,9 +494,15 @@ describe('status, metrics and the lag alarm', () => {
 
 describe('the federation config', () => {
   it('refuses a site name that is not a subject token, and half-given credentials, with one line naming the key', () => {
-    expect(configError(() => loadConfig({}, { values: {} }, { federation: { site: 'hall.1' } }))).toMatch(/^invalid config federation\.site .*letters, digits and _/);
-    expect(configError(() => loadConfig({}, { values: {} }, { federation: { site: 'H1', nats: { user: 'wms' } } }))).toMatch(/federation\.nats.*user and password go together/);
-    expect(configError(() => loadConfig({}, { values: {} }, { federation: { site: 'H1', nats: { servers: ['http://x'] } } }))).toMatch(/federation\.nats\.servers\.0/);
+    expect(configError(() => loadConfig({}, { values: {} }, { federation: { site: 'hall.1' } }))).toMatch(
+      /^invalid config federation\.site .*letters, digits and _/,
+    );
+    expect(configError(() => loadConfig({}, { values: {} }, { federation: { site: 'H1', nats: { user: 'wms' } } }))).toMatch(
+      /federation\.nats.*user and password go together/,
+    );
+    expect(configError(() => loadConfig({}, { values: {} }, { federation: { site: 'H1', nats: { servers: ['http://x'] } } }))).toMatch(
+      /federation\.nats\.servers\.0/,
+    );
   });
 
   it('--print-config hides the NATS token and password', () => {

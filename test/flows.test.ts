@@ -85,9 +85,7 @@ describe('receive, move, ship', () => {
   it('ships the product: the order is listed by state in the full and the minimum representation', async () => {
     const created = await wms.post('/v1/shipping-orders', {
       orderId: 'FLOW-SHP-1',
-      positions: [
-        { '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '1', product: { sku: 'FLOW-SKU' }, qtyOrdered: pieces(10) },
-      ],
+      positions: [{ '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '1', product: { sku: 'FLOW-SKU' }, qtyOrdered: pieces(10) }],
     });
     expect(created.status, created.text).toBe(201);
 

@@ -44,13 +44,25 @@ describe('GET /v1/transport-units/{bk}/history', () => {
       'transportUnit.created by user:admin',
       'transportOrder.created by user:admin',
       'transportOrder.started by user:admin',
-      'in REQ_', 'out RES_',
-      'in REQ_', 'transportUnit.moved by plc:CNV01', 'out RES_',
-      'in REQ_', 'transportUnit.moved by plc:CNV01', 'out RES_',
-      'in REQ_', 'transportUnit.moved by plc:CNV01', 'transportOrder.finished by plc:CNV01', 'out RES_',
+      'in REQ_',
+      'out RES_',
+      'in REQ_',
+      'transportUnit.moved by plc:CNV01',
+      'out RES_',
+      'in REQ_',
+      'transportUnit.moved by plc:CNV01',
+      'out RES_',
+      'in REQ_',
+      'transportUnit.moved by plc:CNV01',
+      'transportOrder.finished by plc:CNV01',
+      'out RES_',
     ]);
     const moves = entries.filter((e) => e.type === 'transportUnit.moved').map((e) => [e.data.from, e.data.to]);
-    expect(moves).toEqual([[s.INFEED, s.C1], [s.C1, s.C2], [s.C2, s.STOCK]]);
+    expect(moves).toEqual([
+      [s.INFEED, s.C1],
+      [s.C1, s.C2],
+      [s.C2, s.STOCK],
+    ]);
     const requests = entries.filter((e) => e.source === 'telegram' && e.direction === 'in');
     expect(requests.map((r) => [r.location, r.barcode, r.order, r.outcome, r.channel])).toEqual(
       [s.INFEED, s.C1, s.C2, s.STOCK].map((at) => [at, barcode, orderPKey, 'ok', 'CNV01']),
@@ -61,8 +73,15 @@ describe('GET /v1/transport-units/{bk}/history', () => {
       expect(res.text).toMatch(/^###00160MFC__CNV01\d{5}RES_/);
     }
     // Decoded as the telegram log decodes them: where each RES_ sent the unit; the last, at its target, nowhere.
-    const answers = entries.filter((e) => e.source === 'telegram' && e.type === 'RES_').map((e) => [e.fields?.actualLocation, e.fields?.targetLocation ?? null]);
-    expect(answers).toEqual([[s.INFEED, s.C1], [s.C1, s.C2], [s.C2, s.STOCK], [s.STOCK, null]]);
+    const answers = entries
+      .filter((e) => e.source === 'telegram' && e.type === 'RES_')
+      .map((e) => [e.fields?.actualLocation, e.fields?.targetLocation ?? null]);
+    expect(answers).toEqual([
+      [s.INFEED, s.C1],
+      [s.C1, s.C2],
+      [s.C2, s.STOCK],
+      [s.STOCK, null],
+    ]);
     const ids = entries.filter((e) => e.source === 'event').map((e) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });
@@ -103,7 +122,7 @@ describe('GET /v1/events/history', () => {
     location = { locationId: 'HAUD/0001/0000/0000/0000', pKey: created.body.pKey };
   });
 
-  it('a lock with a reason: who did it, when and why, on the location\'s history', async () => {
+  it("a lock with a reason: who did it, when and why, on the location's history", async () => {
     const before = new Date().toISOString();
     const locked = await wms.patch(`/v1/location/${location.pKey}?op=change-state`, { errorCode: '00000001', reason: 'night shift: roller 4 broken' });
     expect(locked.status, locked.text).toBe(204);
@@ -124,13 +143,18 @@ describe('GET /v1/events/history', () => {
     expect(reply.body[0].at >= before).toBe(true);
   });
 
-  it('a group lock with a reason cascades, each group\'s event carrying the reason; a reason over 200 characters is refused', async () => {
+  it("a group lock with a reason cascades, each group's event carrying the reason; a reason over 200 characters is refused", async () => {
     const parent = await wms.post('/v1/location-groups', { name: 'HAUD-P', parentName: 'WAREHOUSE' });
     expect((await wms.post('/v1/location-groups', { name: 'HAUD-C', parentName: 'HAUD-P' })).status).toBe(201);
-    const changed = await wms.request('PATCH', `/v1/location-group/${parent.body.pKey}?op=change-state&statein=NOT_AVAILABLE`, { body: { reason: 'fire drill' } });
+    const changed = await wms.request('PATCH', `/v1/location-group/${parent.body.pKey}?op=change-state&statein=NOT_AVAILABLE`, {
+      body: { reason: 'fire drill' },
+    });
     expect(changed.status, changed.text).toBe(204);
     const events = (await history('types=locationGroup.stateChanged&actor=admin')).body.filter((e: any) => e.data.name.startsWith('HAUD-'));
-    expect(events.map((e: any) => [e.subject.key, e.reason])).toEqual([['HAUD-P', 'fire drill'], ['HAUD-C', 'fire drill']]);
+    expect(events.map((e: any) => [e.subject.key, e.reason])).toEqual([
+      ['HAUD-P', 'fire drill'],
+      ['HAUD-C', 'fire drill'],
+    ]);
 
     const newest = wms.app.events.newest();
     expectApiError(
@@ -180,10 +204,18 @@ describe('GET /v1/events/history', () => {
     expect((await history('')).body).toEqual(all.slice(0, 100));
   });
 
-  it('refuses what it cannot answer with 400 and the spec\'s error body', async () => {
+  it("refuses what it cannot answer with 400 and the spec's error body", async () => {
     for (const query of [
-      'limit=0', 'limit=1001', 'limit=ten', 'after=garbage', 'types=no.such.type', 'types=location%20created',
-      'subject=HAUD%2F0001%2F0000%2F0000%2F0000', 'subjectKind=planet', 'from=yesterday', 'to=2026-13-01T00:00:00Z',
+      'limit=0',
+      'limit=1001',
+      'limit=ten',
+      'after=garbage',
+      'types=no.such.type',
+      'types=location%20created',
+      'subject=HAUD%2F0001%2F0000%2F0000%2F0000',
+      'subjectKind=planet',
+      'from=yesterday',
+      'to=2026-13-01T00:00:00Z',
     ]) {
       expectApiError(await history(query), 400, 'core.validation.error');
     }
@@ -192,7 +224,9 @@ describe('GET /v1/events/history', () => {
 
   it('is linked from the events index', async () => {
     const index = (await wms.get('/v1/events/index')).body._links;
-    expect(index['events-history'].href).toBe(`${wms.url}/v1/events/history?types={types}&subjectKind={subjectKind}&subject={subject}&actor={actor}&from={from}&to={to}&limit={limit}&after={after}`);
+    expect(index['events-history'].href).toBe(
+      `${wms.url}/v1/events/history?types={types}&subjectKind={subjectKind}&subject={subject}&actor={actor}&from={from}&to={to}&limit={limit}&after={after}`,
+    );
     expect(index['events-ticket'].href).toBe(`${wms.url}/v1/events/tickets`);
     expect(index['transport-unit-history'].href).toBe(`${wms.url}/v1/transport-units/{bk}/history?limit={limit}&after={after}`);
   });
@@ -205,8 +239,16 @@ describe('a failing change writes no event', () => {
       await stream.until(() => stream.raw.join('').includes('retry:'));
       const newest = wms.app.events.newest();
       expectApiError(await wms.post('/v1/locations', { locationId: 'HAUD/0001/0000/0000/0000', locationGroupName: 'WAREHOUSE' }), 409, 'already.exists');
-      expectApiError(await wms.post('/v1/transport-units', { barcode: 'H-NONE', actualLocation: 'NOPE/0001/0000/0000/0000', transportUnitType: 'EURO' }), 404, 'svc.common.common.loc.notFoundByName');
-      expectApiError(await wms.del(`/v1/locations/${(await wms.get('/v1/locations?locationId=HWLK%2F0004%2F0000%2F0000%2F0000')).body.pKey}`), 409, 'svc.common.common.loc.notEmpty');
+      expectApiError(
+        await wms.post('/v1/transport-units', { barcode: 'H-NONE', actualLocation: 'NOPE/0001/0000/0000/0000', transportUnitType: 'EURO' }),
+        404,
+        'svc.common.common.loc.notFoundByName',
+      );
+      expectApiError(
+        await wms.del(`/v1/locations/${(await wms.get('/v1/locations?locationId=HWLK%2F0004%2F0000%2F0000%2F0000')).body.pKey}`),
+        409,
+        'svc.common.common.loc.notEmpty',
+      );
       expect(wms.app.events.newest()).toBe(newest);
       // The next change that succeeds is the first thing the stream sees.
       expect((await wms.post('/v1/location-groups', { name: 'HAUD-AFTER' })).status).toBe(201);
@@ -242,7 +284,8 @@ describe('retention', () => {
       const group = await small.post('/v1/location-groups', { name: 'RET', parentName: 'WAREHOUSE' });
       const { work } = small.app;
       const common = small.app.module('common');
-      for (let i = 0; i < 1500; i++) work.run(() => common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
+      for (let i = 0; i < 1500; i++)
+        work.run(() => common.locationGroups.changeState(group.body.pKey, { groupStateIn: i % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
       const newest = small.app.events.newest();
       expect(small.app.events.oldest()).toBe(1);
       await small.app.module('retention').runOnce();

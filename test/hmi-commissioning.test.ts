@@ -50,7 +50,9 @@ const bulkForm = (page: Page) => page.locator('form[aria-labelledby="cm-bulk-tit
 async function previewPattern(page: Page, parts: Record<'area' | 'aisle' | 'x' | 'y' | 'z', string>, groupName: string): Promise<void> {
   for (const [part, value] of Object.entries(parts)) await page.locator(`#cm-bulk-${part}`).fill(value);
   await page.locator('#cm-bulk-group').selectOption(groupName);
-  await bulkForm(page).getByRole('button', { name: /^(Preview|Vorschau)$/ }).click();
+  await bulkForm(page)
+    .getByRole('button', { name: /^(Preview|Vorschau)$/ })
+    .click();
 }
 
 async function open(page: Page, rest = ''): Promise<void> {
@@ -98,7 +100,7 @@ describe('groups and locations', () => {
     expect((await wms.get('/v1/location-groups?name=CMA')).body).toMatchObject({ pKey: created.body.pKey, ol: created.body.ol, parentName: 'WAREHOUSE' });
 
     // The new group is offered at once for the locations.
-    await until(async () => (await page.locator("#cm-bulk-group option", { hasText: /^CMA$/ }).count()) === 1, 'the group is offered');
+    await until(async () => (await page.locator('#cm-bulk-group option', { hasText: /^CMA$/ }).count()) === 1, 'the group is offered');
     await previewPattern(page, { area: 'CMA', aisle: '0001', x: '0001..0006', y: '0000', z: '0000' }, 'CMA');
     const expected = [1, 2, 3, 4, 5, 6].map((x) => coordinate('CMA', x));
     await expect.poll(() => page.locator('.cm-preview li').allTextContents()).toEqual(expected);
@@ -125,7 +127,7 @@ describe('groups and locations', () => {
       await loginInBrowser(page, wms, 'admin', undefined, '#/commissioning');
       await page.locator('#cm-title').waitFor();
       expect(await page.locator('#cm-title').textContent()).toBe('Inbetriebnahme');
-      await until(async () => (await page.locator("#cm-bulk-group option", { hasText: /^CMB$/ }).count()) === 1, 'the group is offered');
+      await until(async () => (await page.locator('#cm-bulk-group option', { hasText: /^CMB$/ }).count()) === 1, 'the group is offered');
       await previewPattern(page, { area: 'CMB', aisle: '0001', x: '0001..0005', y: '0000', z: '0000' }, 'CMB');
       await page.getByRole('button', { name: '5 Lagerplätze anlegen' }).click();
       const stopped = page.locator('.cm-stopped');
@@ -191,16 +193,20 @@ describe('groups and locations', () => {
     await field.fill('CONVEYOR/00001/0001/0000/0000');
     await page.locator('#cm-location-group').selectOption('CMA');
     await field.press('Enter');
-    await expect.poll(() => warning.textContent()).toBe(
-      'No PLC can address this location: Area “CONVEYOR” has 8 characters, and an OSIP telegram carries 4 a part. Shorten it, or give a PLC code (at most 20 characters) for the PLC to use.',
-    );
+    await expect
+      .poll(() => warning.textContent())
+      .toBe(
+        'No PLC can address this location: Area “CONVEYOR” has 8 characters, and an OSIP telegram carries 4 a part. Shorten it, or give a PLC code (at most 20 characters) for the PLC to use.',
+      );
     expect((await wms.get('/v1/locations?locationId=CONVEYOR%2F00001%2F0001%2F0000%2F0000')).status).toBe(404);
     await expectAccessible(page, 'a coordinate no PLC can address');
     await screenshot(page, 'commissioning-plc-warning');
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
-    await expect.poll(() => warning.textContent()).toBe(
-      'Keine SPS kann diesen Lagerplatz ansprechen: Bereich „CONVEYOR“ hat 8 Zeichen, ein OSIP-Telegramm trägt 4 je Teil. Kürzen Sie ihn, oder geben Sie einen SPS-Code (höchstens 20 Zeichen) an, den die SPS verwendet.',
-    );
+    await expect
+      .poll(() => warning.textContent())
+      .toBe(
+        'Keine SPS kann diesen Lagerplatz ansprechen: Bereich „CONVEYOR“ hat 8 Zeichen, ein OSIP-Telegramm trägt 4 je Teil. Kürzen Sie ihn, oder geben Sie einen SPS-Code (höchstens 20 Zeichen) an, den die SPS verwendet.',
+      );
     // Seen, the warning may be overruled: a place no PLC reports on.
     await form.getByRole('button', { name: 'Trotzdem anlegen' }).click();
     await expect.poll(async () => (await wms.get('/v1/locations?locationId=CONVEYOR%2F00001%2F0001%2F0000%2F0000')).status).toBe(200);
@@ -209,7 +215,9 @@ describe('groups and locations', () => {
     // Parts shorter than four travel padded: the PLC would report another coordinate.
     await field.fill('CMA/1/1/0/0');
     await field.press('Enter');
-    await expect.poll(() => warning.textContent()).toContain('a telegram carries Area “CMA” as “CMA_”, so the PLC would name another coordinate. Write CMA_/0001/0001/0000/0000');
+    await expect
+      .poll(() => warning.textContent())
+      .toContain('a telegram carries Area “CMA” as “CMA_”, so the PLC would name another coordinate. Write CMA_/0001/0001/0000/0000');
     expect((await wms.get('/v1/locations?locationId=CMA%2F1%2F1%2F0%2F0')).status).toBe(404);
 
     // With a PLC code that fits the telegram, the PLC addresses it by that: no warning.
@@ -221,9 +229,11 @@ describe('groups and locations', () => {
 
     // A pattern says it in its preview, before anything is created.
     await previewPattern(page, { area: 'CMW', aisle: '0001', x: '00001..00003', y: '0000', z: '0000' }, 'CMA');
-    await expect.poll(() => bulkForm(page).locator('.cm-warning').textContent()).toBe(
-      'No PLC can address these locations: X “00001” has 5 characters, and an OSIP telegram carries 4 a part. Create them so only for places no PLC reports on, or shorten the part.',
-    );
+    await expect
+      .poll(() => bulkForm(page).locator('.cm-warning').textContent())
+      .toBe(
+        'No PLC can address these locations: X “00001” has 5 characters, and an OSIP telegram carries 4 a part. Create them so only for places no PLC reports on, or shorten the part.',
+      );
     expect(await locationsOf('CMW')).toEqual([]);
   });
 });
@@ -326,7 +336,12 @@ describe('routes on the plan', () => {
 
   it('follows routes changed elsewhere without a reload', async () => {
     const { page } = admin;
-    const other = await wms.post('/v1/api/routes', { name: 'CMA-OUT', sourceLocationName: coordinate('CMA', 4), targetLocationName: coordinate('CMA', 6), enabled: false });
+    const other = await wms.post('/v1/api/routes', {
+      name: 'CMA-OUT',
+      sourceLocationName: coordinate('CMA', 4),
+      targetLocationName: coordinate('CMA', 6),
+      enabled: false,
+    });
     expect(other.status, other.text).toBe(201);
     await page.locator(`li[data-route="${other.body.key}"][data-enabled="false"]`).waitFor();
     expect((await wms.post(`/v1/api/routes/${other.body.key}/enable`)).status).toBe(200);

@@ -19,7 +19,11 @@ let orderPKey: string;
 const enc = encodeURIComponent;
 const PALLET = 'GI-PALLET-1';
 const pieces = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude });
-const kilograms = (magnitude: number) => ({ '@class': 'org.vendor.core.units.api.Weight', unitType: ['org.vendor.core.units.api.WeightUnit', 'KG'], magnitude });
+const kilograms = (magnitude: number) => ({
+  '@class': 'org.vendor.core.units.api.Weight',
+  unitType: ['org.vendor.core.units.api.WeightUnit', 'KG'],
+  magnitude,
+});
 
 beforeAll(async () => {
   wms = await startTestAppliance();
@@ -64,7 +68,9 @@ async function onPallet(sku: string): Promise<number> {
   const units = await wms.get(`/v1/transport-units/${enc(PALLET)}/load-units/packaging-units`);
   if (units.status === 404) return 0;
   expect(units.status, units.text).toBe(200);
-  return (units.body as { product: { sku: string }; quantity: { magnitude: number } }[]).filter((u) => u.product.sku === sku).reduce((sum, u) => sum + u.quantity.magnitude, 0);
+  return (units.body as { product: { sku: string }; quantity: { magnitude: number } }[])
+    .filter((u) => u.product.sku === sku)
+    .reduce((sum, u) => sum + u.quantity.magnitude, 0);
 }
 
 /** What a wedge scanner does: the characters, then Enter, into whatever has the focus. */
@@ -81,7 +87,10 @@ describe('goods-in', () => {
     await loginInBrowser(page, wms, 'admin', undefined, '#/goods-in');
     await page.locator('#gi-title').waitFor();
     await page.locator('a[data-order="GI-1"]').waitFor();
-    const later = await wms.post('/v1/receiving-orders', { orderId: 'GI-2', positions: [{ positionId: '1', quantityExpected: pieces(3), product: { sku: 'GI-SKU' } }] });
+    const later = await wms.post('/v1/receiving-orders', {
+      orderId: 'GI-2',
+      positions: [{ positionId: '1', quantityExpected: pieces(3), product: { sku: 'GI-SKU' } }],
+    });
     expect(later.status, later.text).toBe(201);
     await page.locator('a[data-order="GI-2"]').waitFor();
     await expectAccessible(page, 'the goods-in order choice');
@@ -143,7 +152,7 @@ describe('goods-in', () => {
     await expectAccessible(page, 'goods-in after a booking');
   });
 
-  it('refuses a wrong barcode in German after switching: red, the appliance\'s reason, nothing booked', async () => {
+  it("refuses a wrong barcode in German after switching: red, the appliance's reason, nothing booked", async () => {
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
     await expect.poll(() => page.locator('#gi-title').textContent()).toBe('Wareneingang');
     await page.locator('#gi-scan').click();
@@ -181,7 +190,7 @@ describe('goods-in', () => {
     await page.getByRole('button', { name: 'Language: English' }).click();
   });
 
-  it('books in the position\'s unit: kilograms, with a decimal comma', async () => {
+  it("books in the position's unit: kilograms, with a decimal comma", async () => {
     await page.locator('li[data-position="20"] button').click();
     expect(await page.locator('#gi-unit-symbol').inputValue()).toBe('KG');
     expect(await focused()).toBe('gi-scan');
@@ -198,7 +207,12 @@ describe('goods-in', () => {
   it('shows captures by another desk without a reload', async () => {
     const loads: string[] = [];
     page.on('load', () => loads.push(page.url()));
-    const other = await wms.post(`/v1/receiving-orders/${orderPKey}/capture`, { quantityReceived: pieces(2), product: { sku: 'GI-SKU' }, barcode: PALLET, loadUnitLabel: '1' });
+    const other = await wms.post(`/v1/receiving-orders/${orderPKey}/capture`, {
+      quantityReceived: pieces(2),
+      product: { sku: 'GI-SKU' },
+      barcode: PALLET,
+      loadUnitLabel: '1',
+    });
     expect(other.status, other.text).toBe(200);
     await expect.poll(() => page.locator('li[data-position="10"]').textContent()).toContain('7 PC of 10 PC');
     expect(loads).toEqual([]);
@@ -212,7 +226,12 @@ describe('goods-in', () => {
     expect((await wms.post('/users', { username: 'gi-clerk', password: 'gi-clerk-password', roleNames: ['GI-CLERK'] })).status).toBe(201);
     const closing = {
       complete: async (pKey: string) => {
-        const done = await wms.post(`/v1/receiving-orders/${pKey}/capture`, { quantityReceived: pieces(1), product: { sku: 'GI-SKU' }, barcode: PALLET, loadUnitLabel: '1' });
+        const done = await wms.post(`/v1/receiving-orders/${pKey}/capture`, {
+          quantityReceived: pieces(1),
+          product: { sku: 'GI-SKU' },
+          barcode: PALLET,
+          loadUnitLabel: '1',
+        });
         expect(done.status, done.text).toBe(200);
       },
       cancel: async (pKey: string) => expect((await wms.del(`/v1/receiving-orders/${pKey}`)).status).toBe(204),
@@ -224,7 +243,10 @@ describe('goods-in', () => {
         ['complete', 'This order is complete: nothing more can be captured on it.'],
         ['cancel', 'This order is cancelled: nothing can be captured on it.'],
       ] as const) {
-        const order = await wms.post('/v1/receiving-orders', { orderId: `GI-${how}`, positions: [{ positionId: '1', quantityExpected: pieces(1), product: { sku: 'GI-SKU' } }] });
+        const order = await wms.post('/v1/receiving-orders', {
+          orderId: `GI-${how}`,
+          positions: [{ positionId: '1', quantityExpected: pieces(1), product: { sku: 'GI-SKU' } }],
+        });
         expect(order.status, order.text).toBe(201);
         const pKey = order.body.pKey as string;
         if (how === 'complete') {
@@ -258,13 +280,15 @@ describe('goods-in', () => {
       await loginInBrowser(hand, wms, 'admin', undefined, `#/goods-in/${orderPKey}`);
       await hand.locator('#gi-unit').waitFor();
       // A new tab is a new session: the pallet is scanned first.
-      expect(await hand.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id)).toBe('gi-unit');
+      expect(await hand.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id)).toBe(
+        'gi-unit',
+      );
       await hand.keyboard.type(PALLET);
       await hand.keyboard.press('Enter');
       await hand.keyboard.type('GI-SKU');
       await hand.keyboard.press('Enter');
       await hand.locator('.gi-feedback[data-kind="done"]').waitFor();
-      await until(async () => (await position('10')).quantityReceived.magnitude === 8, 'the handheld\'s scan is booked');
+      await until(async () => (await position('10')).quantityReceived.magnitude === 8, "the handheld's scan is booked");
       expect(await hand.locator('main').evaluate((m) => m.scrollWidth)).toBeLessThanOrEqual(375);
       for (const target of await hand.locator('main button:visible, main input:visible, main select:visible, main summary:visible').all()) {
         const box = (await target.boundingBox())!;

@@ -26,7 +26,11 @@ const UNIT = 'MAP-TU-1';
 const pKeyOf: Record<string, string> = {};
 
 async function seed(): Promise<void> {
-  for (const [name, parentName] of [['MAPA', 'WAREHOUSE'], ['MAPB', 'WAREHOUSE'], ['MAPB-RACK', 'MAPB']]) {
+  for (const [name, parentName] of [
+    ['MAPA', 'WAREHOUSE'],
+    ['MAPB', 'WAREHOUSE'],
+    ['MAPB-RACK', 'MAPB'],
+  ]) {
     const group = await wms.post('/v1/location-groups', { name, parentName });
     expect(group.status, group.text).toBe(201);
   }
@@ -110,7 +114,9 @@ describe('the conveyor map', () => {
     const { page } = admin;
     for (const id of SEEDED) expect(await stateOf(page, id), id).toBe('ok');
     const links = async (kind: string) =>
-      (await page.locator(`.plan-link[data-kind="${kind}"]`).evaluateAll((ls) => ls.map((l) => `${l.getAttribute('data-from')}>${l.getAttribute('data-to')}`))).sort();
+      (
+        await page.locator(`.plan-link[data-kind="${kind}"]`).evaluateAll((ls) => ls.map((l) => `${l.getAttribute('data-from')}>${l.getAttribute('data-to')}`))
+      ).sort();
     expect(await links('hop')).toEqual([`${A(1)}>${A(2)}`, `${A(2)}>${A(3)}`, `${A(3)}>${A(4)}`, `${A(4)}>${A(5)}`, `${A(5)}>${B_IN}`].sort());
     expect(await links('route')).toEqual([`${A(1)}>${B_IN}`]);
     expect(await links('default-hop')).toEqual(RACK.map((r) => `${r}>${B_IN}`).sort());
@@ -125,7 +131,11 @@ describe('the conveyor map', () => {
   it('redraws the default hops when they are replaced over REST, without a reload', async () => {
     const { page } = admin;
     const defaultHops = async () =>
-      (await page.locator('.plan-link[data-kind="default-hop"]').evaluateAll((ls) => ls.map((l) => `${l.getAttribute('data-from')}>${l.getAttribute('data-to')}`))).sort();
+      (
+        await page
+          .locator('.plan-link[data-kind="default-hop"]')
+          .evaluateAll((ls) => ls.map((l) => `${l.getAttribute('data-from')}>${l.getAttribute('data-to')}`))
+      ).sort();
     const before = loads.length;
     expect((await wms.put('/v1/api/default-hops', [{ sourceGroup: 'MAPB-RACK', next: A(1) }])).status).toBe(200);
     await expect.poll(defaultHops).toEqual(RACK.map((r) => `${r}>${A(1)}`).sort());
@@ -134,7 +144,7 @@ describe('the conveyor map', () => {
     expect(loads.length).toBe(before);
   });
 
-  it('opens a location\'s details by a click and by the keyboard; the address names it', async () => {
+  it("opens a location's details by a click and by the keyboard; the address names it", async () => {
     const { page } = admin;
     await node(page, A(1)).click();
     await page.locator('#map-panel-title', { hasText: A(1) }).waitFor();
@@ -151,7 +161,7 @@ describe('the conveyor map', () => {
     await page.keyboard.press('Enter');
     await page.locator('#map-panel-title', { hasText: A(2) }).waitFor();
     expect(await page.locator('.plan-loc[tabindex="0"]').count()).toBe(1);
-    await expectAccessible(page, 'the map with a location\'s details');
+    await expectAccessible(page, "the map with a location's details");
   });
 
   it('locks a location for inbound with a reason, after a confirmation; REST and the history show it', async () => {
@@ -169,7 +179,11 @@ describe('the conveyor map', () => {
     expect(await location(A(3))).toMatchObject({ incomingActive: false, outgoingActive: true });
     const history = await wms.get(`/v1/events/history?subjectKind=location&subject=${enc(A(3))}&types=location.stateChanged`);
     expect(history.body).toEqual([
-      expect.objectContaining({ actor: { kind: 'user', name: 'admin' }, reason: 'roller 4 broken', data: expect.objectContaining({ field: 'incomingActive', value: false }) }),
+      expect.objectContaining({
+        actor: { kind: 'user', name: 'admin' },
+        reason: 'roller 4 broken',
+        data: expect.objectContaining({ field: 'incomingActive', value: false }),
+      }),
     ]);
     await expect.poll(() => stateOf(page, A(3))).toBe('inLocked');
     await page.locator('.toast.done', { hasText: `Inbound locked at ${A(3)}.` }).waitFor();
@@ -184,7 +198,7 @@ describe('the conveyor map', () => {
     await expect.poll(() => stateOf(page, A(3))).toBe('ok');
   });
 
-  it('shows the appliance\'s refusal of a blank reason in the user\'s language; nothing changes', async () => {
+  it("shows the appliance's refusal of a blank reason in the user's language; nothing changes", async () => {
     const { page } = admin;
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
     const panel = page.locator('.map-panel');
@@ -207,7 +221,7 @@ describe('the conveyor map', () => {
     const loaded = loads.length;
     await plc.report(A(4), '0012****');
     await expect.poll(() => stateOf(page, A(4))).toBe('error');
-    await until(async () => (await badgeAgrees(page))?.includes(A(4)) === true, 'the badge counts the location\'s alarm');
+    await until(async () => (await badgeAgrees(page))?.includes(A(4)) === true, "the badge counts the location's alarm");
     await node(page, A(4)).click();
     await page.locator('.map-panel .map-state.s-error').waitFor();
     await page.locator('.map-panel a.sev-major', { hasText: 'Location reports a PLC error' }).waitFor();
@@ -218,7 +232,7 @@ describe('the conveyor map', () => {
     await until(async () => {
       const counted = await badgeAgrees(page);
       return counted !== undefined && !counted.includes(A(4));
-    }, 'the badge no longer counts the location\'s alarm');
+    }, "the badge no longer counts the location's alarm");
     expect(loads.length).toBe(loaded);
   });
 
@@ -261,7 +275,7 @@ describe('the conveyor map', () => {
     await page.locator('.toast.failed').getByRole('button', { name: 'Close' }).click();
   });
 
-  it('zooms with the buttons and the keyboard; zoomed in, the units\' barcodes are drawn', async () => {
+  it("zooms with the buttons and the keyboard; zoomed in, the units' barcodes are drawn", async () => {
     const { page } = admin;
     await page.getByRole('button', { name: 'Show all' }).click();
     const fitted = await zoom(page);
@@ -340,7 +354,11 @@ describe('the map for other users and devices', () => {
       // Nothing of the screen wider than the phone (the top bar is the shell's; the plan's
       // drawing is clipped by its frame).
       const wide = await page.evaluate(() => {
-        const d = (globalThis as unknown as { document: { querySelectorAll: (s: string) => Iterable<{ tagName: string; getBoundingClientRect: () => { right: number } }> } }).document;
+        const d = (
+          globalThis as unknown as {
+            document: { querySelectorAll: (s: string) => Iterable<{ tagName: string; getBoundingClientRect: () => { right: number } }> };
+          }
+        ).document;
         return [...d.querySelectorAll('main *:not(.plan-svg *)')].filter((e) => e.getBoundingClientRect().right > 375).map((e) => e.tagName);
       });
       expect(wide).toEqual([]);

@@ -102,7 +102,14 @@ describe('the movements screen', () => {
     await unit('MV-TU-1', mvt.INFEED);
     await unit('MV-TU-2', mvt.C1);
     await unit('MV-TU-3', mvt.C2);
-    mv.relocation = await movement('MV-TU-1', { sourceLocation: mvt.INFEED, target: mvt.STOCK, type: 'RELOCATION', priority: 10, sku: 'SKU-77', initiator: 'shift lead' });
+    mv.relocation = await movement('MV-TU-1', {
+      sourceLocation: mvt.INFEED,
+      target: mvt.STOCK,
+      type: 'RELOCATION',
+      priority: 10,
+      sku: 'SKU-77',
+      initiator: 'shift lead',
+    });
     mv.inbound = await movement('MV-TU-2', { sourceLocation: mvt.C1, target: 'MVT', type: 'INBOUND', latestDueAt: '2030-01-01T08:00:00Z' });
     mv.cancelled = await movement('MV-TU-3', { sourceLocation: mvt.C2, target: mvt.STOCK, type: 'OUTBOUND' });
     expect((await wms.del(`/v1/movements/${mv.cancelled}`)).status).toBe(200);
@@ -248,7 +255,7 @@ describe('the movements screen', () => {
     mv.live = created;
   });
 
-  it('tells a refused step in the user\'s language and changes nothing', async () => {
+  it("tells a refused step in the user's language and changes nothing", async () => {
     const { page } = admin;
     const pKey = mv.live!;
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
@@ -422,7 +429,7 @@ describe('the tasks screen', () => {
     tk.live = created;
   });
 
-  it('tells a refused move in the user\'s language and changes nothing', async () => {
+  it("tells a refused move in the user's language and changes nothing", async () => {
     const { page } = admin;
     const { pKey } = tk.live!;
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();

@@ -152,7 +152,8 @@ describe('the transport orders board', () => {
     page.on('load', () => loads.push(page.url()));
     await unit('HO-2', s.INFEED);
     const first = (await wms.post('/v1/transport-orders', { barcode: 'HO-2', targetLocation: s.STOCK })).body;
-    const second = (await wms.post('/v1/transport-orders', { barcode: 'HO-2', targetLocation: s.STOCK, targetLocationGroup: 'HORD', priority: 'HIGHEST' })).body;
+    const second = (await wms.post('/v1/transport-orders', { barcode: 'HO-2', targetLocation: s.STOCK, targetLocationGroup: 'HORD', priority: 'HIGHEST' }))
+      .body;
     expect([first.state, second.state]).toEqual(['STARTED', 'INITIALIZED']);
     await card(page, first.persistentKey).waitFor();
     await card(page, second.persistentKey).waitFor();
@@ -170,7 +171,7 @@ describe('the transport orders board', () => {
     expect(loads).toEqual([]);
   });
 
-  it('refuses bad input in the user\'s language, and nothing is created', async () => {
+  it("refuses bad input in the user's language, and nothing is created", async () => {
     const { page } = admin;
     await unit('HO-3', s.STOCK);
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
@@ -273,7 +274,12 @@ describe('the transport orders board', () => {
       await lane(page, 'running').locator('li[data-order]').first().waitFor();
       expect(await page.locator('form.order-create').count()).toBe(0);
       expect(await page.getByRole('link', { name: 'New transport order' }).count()).toBe(0);
-      expect(await page.locator('.board').getByRole('button', { name: /Priority|Redirect|Cancel order/ }).count()).toBe(0);
+      expect(
+        await page
+          .locator('.board')
+          .getByRole('button', { name: /Priority|Redirect|Cancel order/ })
+          .count(),
+      ).toBe(0);
       // Still live for a reader.
       await unit('HO-4', s.INFEED);
       const order = (await wms.post('/v1/transport-orders', { barcode: 'HO-4', targetLocation: s.STOCK })).body;

@@ -81,7 +81,10 @@ interface PageWindow {
 }
 /** A computed style property of the first element a selector finds. */
 const styleOf = (page: Page, selector: string, property: string) =>
-  page.locator(selector).first().evaluate((el, p) => (globalThis as unknown as PageWindow).getComputedStyle(el)[p], property);
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el, p) => (globalThis as unknown as PageWindow).getComputedStyle(el)[p], property);
 
 const card = (page: Page, id: number) => page.locator(`li[data-alarm-id="${id}"]`);
 const badgeCount = async (page: Page) => Number(await page.locator('#alarm-badge').getAttribute('data-count'));
@@ -110,10 +113,12 @@ describe('serving the HMI', () => {
     expect(reply.headers['cache-control']).toBe('no-cache');
     expect(reply.headers['x-content-type-options']).toBe('nosniff');
     const csp = Object.fromEntries(
-      String(reply.headers['content-security-policy']).split(';').map((d) => {
-        const [name, ...values] = d.trim().split(/\s+/);
-        return [name, values.join(' ')];
-      }),
+      String(reply.headers['content-security-policy'])
+        .split(';')
+        .map((d) => {
+          const [name, ...values] = d.trim().split(/\s+/);
+          return [name, values.join(' ')];
+        }),
     );
     expect(csp).toMatchObject({
       'default-src': "'self'",
@@ -168,7 +173,7 @@ describe('serving the HMI', () => {
     }
   });
 
-  it('refuses an unknown file in the appliance\'s error format', async () => {
+  it("refuses an unknown file in the appliance's error format", async () => {
     expectServerError(await wms.get('/hmi/app-NOSUCHFILE.js', { anonymous: true }), 404);
     expectServerError(await wms.get('/hmi/nothing/here', { anonymous: true }), 404);
   });
@@ -304,7 +309,7 @@ describe('the HMI in a browser', () => {
     await expect.poll(() => page.locator('#alarms-title').textContent()).toBe('Alarms');
   });
 
-  it('words an alarm in the user\'s language, from its kind and values', async () => {
+  it("words an alarm in the user's language, from its kind and values", async () => {
     const { page } = admin;
     const { id, locationId } = await raiseAlarm();
     const message = card(page, id).locator('.alarm-message');
@@ -316,7 +321,7 @@ describe('the HMI in a browser', () => {
     await expect.poll(() => message.textContent()).toBe(`Location ${locationId} reports PLC state 12`);
   });
 
-  it('shows a refusal from its message key in the user\'s language, never the body', async () => {
+  it("shows a refusal from its message key in the user's language, never the body", async () => {
     const { page } = admin;
     const { id, pKey } = await raiseAlarm();
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
@@ -428,7 +433,10 @@ describe('the navigation on a phone', () => {
         // What is drawn at its middle is the entry itself: not cut off by a scrolling bar.
         const onTop = await link.evaluate((a) => {
           const r = a.getBoundingClientRect();
-          const hit = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }).document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+          const hit = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }).document.elementFromPoint(
+            r.x + r.width / 2,
+            r.y + r.height / 2,
+          );
           return a.contains(hit as never);
         });
         expect(onTop, name!).toBe(true);
@@ -495,7 +503,7 @@ describe('sessions and grants in the browser', () => {
     }
   });
 
-  it('does not offer what the user\'s grants do not allow', async () => {
+  it("does not offer what the user's grants do not allow", async () => {
     const viewer = await userWith('hmi-viewer', ['alarms:read', 'events:read']);
     const { id } = await raiseAlarm();
     const tab = await openPage(browser, wms);

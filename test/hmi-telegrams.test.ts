@@ -152,7 +152,7 @@ describe('the telegram monitor', () => {
     expect(await page.locator('.tg-paused').count()).toBe(0);
   });
 
-  it('marks answers above the site\'s answer budget (plc.lateAfterMs), or above a threshold the user sets for the page', async () => {
+  it("marks answers above the site's answer budget (plc.lateAfterMs), or above a threshold the user sets for the page", async () => {
     const barcode = `TM-${units}`;
     const threshold = page.getByLabel('Late above (ms)');
     // The site's budget, from the channel's diagnostics: an answer on this box is well within it.
@@ -188,7 +188,7 @@ describe('the telegram monitor', () => {
     await expect.poll(() => page.locator('#telegrams-title').textContent()).toBe('Telegram monitor');
   });
 
-  it('shows the channel\'s state change live when the PLC goes away', async () => {
+  it("shows the channel's state change live when the PLC goes away", async () => {
     await sim.close();
     const panel = page.locator('.tg-channel');
     await expect.poll(() => panel.getAttribute('data-state')).not.toBe('ONLINE');

@@ -74,7 +74,7 @@ describe('unit search and trace', () => {
     await expectAccessible(page, 'the unit screen');
   });
 
-  it('shows a REQ_ from the PLC on the open timeline without a reload: the telegrams, the answer\'s latency, the move', async () => {
+  it("shows a REQ_ from the PLC on the open timeline without a reload: the telegrams, the answer's latency, the move", async () => {
     const { page } = admin;
     const loads: string[] = [];
     page.on('load', () => loads.push(page.url()));
@@ -97,7 +97,7 @@ describe('unit search and trace', () => {
     await screenshot(page, 'units-trace');
   });
 
-  it('shows a move over REST and a lock of the unit\'s location without a reload', async () => {
+  it("shows a move over REST and a lock of the unit's location without a reload", async () => {
     const { page } = admin;
     expect((await wms.patch(`/v1/transport-units?bk=HU-1&newLocation=${enc(s.C2)}`)).status).toBe(200);
     await expect.poll(() => entries(page).first().textContent()).toContain(`Moved from ${s.C1} to ${s.C2}`);
@@ -133,7 +133,7 @@ describe('unit search and trace', () => {
     expect(await page.getByRole('button', { name: /^Older/ }).count()).toBe(0);
   });
 
-  it('says clearly that a barcode is unknown, in the user\'s language', async () => {
+  it("says clearly that a barcode is unknown, in the user's language", async () => {
     const { page } = admin;
     await page.locator('#unit-barcode').fill('NO-SUCH-UNIT');
     await page.locator('#unit-barcode').press('Enter');
@@ -214,13 +214,17 @@ describe('unit search and trace', () => {
     await page.goto(`${wms.url}/hmi/#/units/HU-END`);
     const answers = page.locator('ol.trace > li[data-source="telegram"][data-type="RES_"] .trace-text');
     // Newest first: the answer at the target, then the one that sent the unit on.
-    await expect.poll(() => answers.allTextContents()).toEqual([
-      `RES_ to PLC CNV01 for ${s.STOCK}: answer: no further destination, the unit has arrived at its target`,
-      `RES_ to PLC CNV01 for ${s.INFEED}: answer: on to ${s.C1}`,
-    ]);
+    await expect
+      .poll(() => answers.allTextContents())
+      .toEqual([
+        `RES_ to PLC CNV01 for ${s.STOCK}: answer: no further destination, the unit has arrived at its target`,
+        `RES_ to PLC CNV01 for ${s.INFEED}: answer: on to ${s.C1}`,
+      ]);
     expect(await entries(page).first().textContent()).not.toMatch(/next destination/);
     await page.getByRole('button', { name: 'Sprache: Deutsch' }).click();
-    await expect.poll(() => answers.first().textContent()).toBe(`RES_ an SPS CNV01 für ${s.STOCK}: Antwort: kein weiteres Ziel, die Einheit ist an ihrem Ziel angekommen`);
+    await expect
+      .poll(() => answers.first().textContent())
+      .toBe(`RES_ an SPS CNV01 für ${s.STOCK}: Antwort: kein weiteres Ziel, die Einheit ist an ihrem Ziel angekommen`);
     await page.getByRole('button', { name: 'Language: English' }).click();
   });
 

@@ -7,13 +7,7 @@ import { formatIso, nowIso, parseIso } from '../src/core/time.ts';
 import { ServerDeclined } from '../src/http/errors.ts';
 import { Router, type Route } from '../src/http/router.ts';
 import { createHttpServer } from '../src/http/server.ts';
-import {
-  expectApiError,
-  expectServerError,
-  startTestAppliance,
-  type Reply,
-  type TestAppliance,
-} from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 
 // The HTTP core over real sockets: routing refusals, request ids, CORS, negotiation,
 // body limits, URL hygiene, the error edge and the two message-key families.
@@ -69,8 +63,7 @@ function raw(baseUrl: string, path: string, options: RawOptions = {}): Promise<R
   });
 }
 
-const count = (wms: TestAppliance, table: string) =>
-  wms.app.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+const count = (wms: TestAppliance, table: string) => wms.app.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 let wms: TestAppliance;
 let locationPKey: string;
@@ -103,7 +96,10 @@ describe('routing refusals', () => {
     const before = count(wms, 'locations');
     const reply = await wms.del('/v1/locations');
     expectServerError(reply, 405);
-    const allow = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
+    const allow = (reply.headers.get('allow') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .sort();
     // HEAD (served wherever GET is) and OPTIONS (preflight) are served here too.
     expect(allow).toEqual(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
     expect(count(wms, 'locations')).toBe(before);
@@ -121,7 +117,10 @@ describe('routing refusals', () => {
   it('lists no HEAD in Allow where no GET is served', async () => {
     const reply = await wms.get(`/v1/location/${locationPKey}?op=change-state`);
     expectServerError(reply, 405);
-    const allow = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
+    const allow = (reply.headers.get('allow') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .sort();
     expect(allow).toEqual(['OPTIONS', 'PATCH']);
   });
 
@@ -220,9 +219,15 @@ describe('CORS', () => {
     expect(reply.status).toBe(204);
     expect(reply.text).toBe('');
     expect(reply.headers.get('access-control-allow-origin')).toBe('http://hmi.local');
-    const methods = reply.headers.get('access-control-allow-methods')!.split(',').map((m) => m.trim());
+    const methods = reply.headers
+      .get('access-control-allow-methods')!
+      .split(',')
+      .map((m) => m.trim());
     expect(methods).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'HEAD', 'OPTIONS']));
-    const allowed = reply.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim());
+    const allowed = reply.headers
+      .get('access-control-allow-headers')!
+      .split(',')
+      .map((h) => h.trim());
     expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type']));
     expect(reply.headers.get('access-control-max-age')).toBe('600');
     expect(reply.headers.get('vary')).toBe(VARY);
@@ -282,8 +287,7 @@ describe('content negotiation', () => {
     raw(wms.url, `/v1/locations/${locationPKey}`, {
       headers: { Authorization: `Bearer ${token}`, ...(accept ? { Accept: accept } : {}) },
     });
-  const list = (accept?: string) =>
-    raw(wms.url, '/v1/locations', { headers: { Authorization: `Bearer ${token}`, ...(accept ? { Accept: accept } : {}) } });
+  const list = (accept?: string) => raw(wms.url, '/v1/locations', { headers: { Authorization: `Bearer ${token}`, ...(accept ? { Accept: accept } : {}) } });
   let token: string;
   beforeAll(async () => {
     token = await wms.token();
@@ -318,9 +322,7 @@ describe('content negotiation', () => {
   });
 
   it('honours q-values, and skips types with q=0', async () => {
-    expect((await one('application/json;q=0.5, application/hal+json')).headers.get('content-type')).toBe(
-      'application/hal+json',
-    );
+    expect((await one('application/json;q=0.5, application/hal+json')).headers.get('content-type')).toBe('application/hal+json');
     expect((await one('application/xml;q=0, application/json')).headers.get('content-type')).toBe('application/json');
   });
 
@@ -532,24 +534,36 @@ describe('the error edge of createHttpServer', () => {
     sink.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
     const routes: Route[] = [
       {
-        method: 'GET', path: '/boom', grant: 'public', summary: 'throws',
+        method: 'GET',
+        path: '/boom',
+        grant: 'public',
+        summary: 'throws',
         handler: () => {
           throw new Error('kaboom: the secret internals');
         },
       },
       {
-        method: 'GET', path: '/async-boom', grant: 'public', summary: 'rejects',
+        method: 'GET',
+        path: '/async-boom',
+        grant: 'public',
+        summary: 'rejects',
         handler: async () => {
           await Promise.resolve();
           throw new TypeError('async kaboom');
         },
       },
       {
-        method: 'POST', path: '/created-without-location', grant: 'public', summary: 'forgets Location',
+        method: 'POST',
+        path: '/created-without-location',
+        grant: 'public',
+        summary: 'forgets Location',
         handler: () => ({ status: 201, body: { ok: true } }),
       },
       {
-        method: 'GET', path: '/guarded', grant: 'things:read', summary: 'needs a grant',
+        method: 'GET',
+        path: '/guarded',
+        grant: 'things:read',
+        summary: 'needs a grant',
         handler: () => ({ status: 200, body: { ok: true } }),
       },
     ];

@@ -28,8 +28,7 @@ async function changesNothing(action: () => Promise<Reply>): Promise<Reply> {
 }
 
 /** A JSON body as raw text, so escapes such as a lone `\ud800` reach the server as a client wrote them. */
-const rawJson = (path: string, text: string, method = 'POST') =>
-  wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
+const rawJson = (path: string, text: string, method = 'POST') => wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
 
 /** Raw bytes over a fresh TCP connection; resolves with everything the server sent until it closed. */
 function rawExchange(bytes: string | Buffer, { endAfterWrite = false } = {}): Promise<string> {
@@ -92,13 +91,17 @@ describe('one rule for every name', () => {
     expectServerError(reply, 400);
     expect(reply.body.message).toMatch(/not valid UTF-8/);
     const form = await changesNothing(() =>
-      wms.request('POST', '/oauth/token', { anonymous: true, raw: 'grant_type=password&username=%C4X&password=whatever', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }),
+      wms.request('POST', '/oauth/token', {
+        anonymous: true,
+        raw: 'grant_type=password&username=%C4X&password=whatever',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
     );
     expectServerError(form, 400);
   });
 });
 
-describe('requests Node\'s HTTP parser refuses', () => {
+describe("requests Node's HTTP parser refuses", () => {
   it('an unknown method gets 501 in the server-declined format with a request id', async () => {
     const reply = parseRaw(await rawExchange('BREW /v1/locations HTTP/1.1\r\nHost: x\r\n\r\n'));
     expect(reply.status).toBe(501);
@@ -124,7 +127,9 @@ describe('requests Node\'s HTTP parser refuses', () => {
 
   it('an Expect other than 100-continue gets 417, a request without Host 400, CONNECT 405, all with the body', async () => {
     const token = await wms.token();
-    const expect417 = parseRaw(await rawExchange(`GET /v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: odd\r\nConnection: close\r\n\r\n`));
+    const expect417 = parseRaw(
+      await rawExchange(`GET /v1/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: odd\r\nConnection: close\r\n\r\n`),
+    );
     expect(expect417.status).toBe(417);
     expect(expect417.body).toMatchObject({ status: 417, requestId: expect417.headers['x-request-id'] });
     const noHost = parseRaw(await rawExchange('GET /index HTTP/1.1\r\nConnection: close\r\n\r\n'));
@@ -138,7 +143,9 @@ describe('requests Node\'s HTTP parser refuses', () => {
   it('a request that does not arrive within the request timeout gets 408', async () => {
     const token = await wms.token();
     const reply = parseRaw(
-      await rawExchange(`POST /v1/location-groups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`),
+      await rawExchange(
+        `POST /v1/location-groups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
+      ),
     );
     expect(reply.status).toBe(408);
     expect(reply.body).toMatchObject({ status: 408, error: 'Request Timeout' });
@@ -154,10 +161,20 @@ describe('a client that goes away mid-upload', () => {
         { endAfterWrite: true },
       );
       // The server notices the closed connection on a later turn.
-      await until(() => wms.logs().slice(before).some((l) => /went away/.test(l)), 'the server noticed the client went away');
+      await until(
+        () =>
+          wms
+            .logs()
+            .slice(before)
+            .some((l) => /went away/.test(l)),
+        'the server noticed the client went away',
+      );
       return { status: 0, headers: new Headers(), text: '', body: undefined };
     });
-    const lines = wms.logs().slice(before).map((l) => JSON.parse(l) as { level: string; msg: string });
+    const lines = wms
+      .logs()
+      .slice(before)
+      .map((l) => JSON.parse(l) as { level: string; msg: string });
     expect(lines.filter((l) => l.level !== 'debug')).toEqual([]);
     expect(lines.some((l) => /went away/.test(l.msg))).toBe(true);
   });
@@ -178,16 +195,24 @@ describe('found by the fuzz suite', () => {
   it('a route that takes no body runs only once the body sent anyway has arrived whole: a broken chunk changes nothing', async () => {
     const token = await wms.token();
     const before = (await wms.get('/v1/backups')).body.length;
-    const reply = parseRaw(await changesNothing(async () => {
-      const raw = await rawExchange(`POST /v1/backups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n`);
-      return { status: 0, headers: new Headers(), text: raw, body: undefined };
-    }).then((r) => r.text));
+    const reply = parseRaw(
+      await changesNothing(async () => {
+        const raw = await rawExchange(
+          `POST /v1/backups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n`,
+        );
+        return { status: 0, headers: new Headers(), text: raw, body: undefined };
+      }).then((r) => r.text),
+    );
     expect(reply.status).toBe(400);
     expect((await wms.get('/v1/backups')).body.length).toBe(before);
   });
 
   it('HEAD /v1/events answers its head at once', async () => {
-    const res = await fetch(`${wms.url}/v1/events`, { method: 'HEAD', headers: { Authorization: `Bearer ${await wms.token()}` }, signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`${wms.url}/v1/events`, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${await wms.token()}` },
+      signal: AbortSignal.timeout(5000),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   });

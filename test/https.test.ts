@@ -11,7 +11,10 @@ import { startTestAppliance, tempDir, type TestAppliance } from './support/appli
 const TLS_DIR = path.join(import.meta.dirname, 'support', 'tls');
 const CA = readFileSync(path.join(TLS_DIR, 'cert.pem'));
 
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     https
       .get(url, { ca: CA, headers }, (res) => {
@@ -44,9 +47,13 @@ describe('server.tls', () => {
   });
 
   it('a certificate file that cannot be read, or a key that does not match, stops the start naming the key', async () => {
-    await expect(startTestAppliance({ server: { tls: { cert: '/nonexistent/cert.pem', key: path.join(TLS_DIR, 'key.pem') } } })).rejects.toThrow(/server\.tls\.cert: cannot read \/nonexistent\/cert\.pem/);
+    await expect(startTestAppliance({ server: { tls: { cert: '/nonexistent/cert.pem', key: path.join(TLS_DIR, 'key.pem') } } })).rejects.toThrow(
+      /server\.tls\.cert: cannot read \/nonexistent\/cert\.pem/,
+    );
     const other = path.join(tempDir('wms-tls-'), 'garbage.pem');
     writeFileSync(other, 'not a key');
-    await expect(startTestAppliance({ server: { tls: { cert: path.join(TLS_DIR, 'cert.pem'), key: other } } })).rejects.toThrow(/server\.tls: .* are not a PEM certificate and its private key/);
+    await expect(startTestAppliance({ server: { tls: { cert: path.join(TLS_DIR, 'cert.pem'), key: other } } })).rejects.toThrow(
+      /server\.tls: .* are not a PEM certificate and its private key/,
+    );
   });
 });

@@ -115,7 +115,7 @@ describe('install-service from the bundle (an executable already installed)', ()
     expect(INSTALL_DOC).toContain(`overall exposure ${level![1]}, "${level![2]}"`);
   });
 
-  it('a broken unit fails the doc\'s verify', () => {
+  it("a broken unit fails the doc's verify", () => {
     const broken = newRoot();
     cpSync(root, broken, { recursive: true });
     const unit = path.join(broken, UNIT);
@@ -166,7 +166,7 @@ describe('install-service options', () => {
     expect(unit.has('AmbientCapabilities')).toBe(false);
   });
 
-  it('user, data directory and executable path are the installer\'s choice', async () => {
+  it("user, data directory and executable path are the installer's choice", async () => {
     const root = newRoot();
     placeExecutable(root, '/opt/wms/bin/wms');
     const exit = await bundle(['--root', root, '--user', 'conveyor', '--data-dir', '/srv/wms/data', '--bin', '/opt/wms/bin/wms']);

@@ -36,7 +36,11 @@ const events: RecordedEvent[] = [];
 beforeAll(async () => {
   wms = await startTestAppliance();
   wms.app.bus.onAny((event) => events.push(event));
-  for (const [name, parentName] of [['INV-STOCK', 'WAREHOUSE'], ['INV-AISLE', 'INV-STOCK'], ['INV-OTHER', 'WAREHOUSE']]) {
+  for (const [name, parentName] of [
+    ['INV-STOCK', 'WAREHOUSE'],
+    ['INV-AISLE', 'INV-STOCK'],
+    ['INV-OTHER', 'WAREHOUSE'],
+  ]) {
     const reply = await wms.post('/v1/location-groups', { name, parentName });
     expect(reply.status, reply.text).toBe(201);
   }
@@ -98,7 +102,15 @@ const putPU = (bk: string, luPos: string, body: unknown, loadUnitType?: string, 
     body,
   );
 
-async function newPU(bk: string, luPos: string, sku: string, quantity: unknown, extra: Record<string, unknown> = {}, loadUnitType?: string, on = wms): Promise<any> {
+async function newPU(
+  bk: string,
+  luPos: string,
+  sku: string,
+  quantity: unknown,
+  extra: Record<string, unknown> = {},
+  loadUnitType?: string,
+  on = wms,
+): Promise<any> {
   const reply = await putPU(bk, luPos, { product: { sku }, quantity, ...extra }, loadUnitType, on);
   expect(reply.status, reply.text).toBe(201);
   return reply.body;
@@ -189,9 +201,7 @@ describe('indexes', () => {
       `${wms.url}/v1/transport-units/{transportUnitBK}/load-units/{luPos}/packaging-units?loadUnitType={loadUnitType}`,
     );
     expect(href('packaging-units-findontu')).toBe(`${wms.url}/v1/transport-units/{transportUnitBK}/load-units/packaging-units`);
-    expect(href('packaging-units-findforproductinlg')).toBe(
-      `${wms.url}/v1/packaging-units?productPKey={productPKey}&locationGroupName={locationGroupName}`,
-    );
+    expect(href('packaging-units-findforproductinlg')).toBe(`${wms.url}/v1/packaging-units?productPKey={productPKey}&locationGroupName={locationGroupName}`);
   });
 
   it('answers the indexes as XML when asked', async () => {
@@ -239,7 +249,10 @@ describe('POST /v1/products', () => {
 
   it('creates several products at once: 201 without Location', async () => {
     const skus = [unique('SKU'), unique('SKU'), unique('SKU')];
-    const reply = await wms.post('/v1/products', skus.map((sku) => ({ sku, baseUnit: pc(1) })));
+    const reply = await wms.post(
+      '/v1/products',
+      skus.map((sku) => ({ sku, baseUnit: pc(1) })),
+    );
     expect(reply.status, reply.text).toBe(201);
     expect(reply.headers.get('location')).toBeNull();
     expect(reply.body.map((p: any) => p.sku)).toEqual(skus);
@@ -260,7 +273,12 @@ describe('POST /v1/products', () => {
       group: 'FASTENERS',
       stockZone: 'ZONE-1',
       units: [
-        { label: 'box', quantity: doz(2), dimension: { length: 30, width: 20, height: 10, uom: 'CM' }, details: { piecesPerLayer: '4', numbersOfLayers: 3, carrierType: 'EURO' } },
+        {
+          label: 'box',
+          quantity: doz(2),
+          dimension: { length: 30, width: 20, height: 10, uom: 'CM' },
+          details: { piecesPerLayer: '4', numbersOfLayers: 3, carrierType: 'EURO' },
+        },
         { quantity: { amount: 100, unit: 'PC' } },
       ],
       dimension: { length: 60, width: 10, height: 10, uom: 'MM' },
@@ -317,7 +335,11 @@ describe('POST /v1/products', () => {
       ['a unit class of another family', () => [{ sku: unique('SKU'), baseUnit: { unitType: [WEIGHT_UNIT, 'PC'], magnitude: 1 } }], ['[0].baseUnit']],
       ['half a piece', () => [{ sku: unique('SKU'), baseUnit: pc(0.5) }], ['[0].baseUnit', 'whole number']],
       ['a magnitude that is text', () => [{ sku: unique('SKU'), baseUnit: { unitType: [PIECE_UNIT, 'PC'], magnitude: '1' } }], ['[0].baseUnit']],
-      ['a unit of another family than the base unit', () => [valid(), { sku: unique('SKU'), baseUnit: pc(1), units: [{ quantity: kg(1) }] }], ['[1].units[0].quantity']],
+      [
+        'a unit of another family than the base unit',
+        () => [valid(), { sku: unique('SKU'), baseUnit: pc(1), units: [{ quantity: kg(1) }] }],
+        ['[1].units[0].quantity'],
+      ],
       ['an unknown availabilityState', () => [{ ...valid(), availabilityState: 'BROKEN' }], ['[0].availabilityState']],
       ['a detail that is not text', () => [{ ...valid(), details: { weight: 12 } }], ['[0].details.weight']],
       ['a negative dimension', () => [{ ...valid(), dimension: { length: -1 } }], ['[0].dimension.length']],
@@ -348,10 +370,7 @@ describe('POST /v1/products', () => {
     });
 
     it('a body that is not JSON: 415 server-declined', async () => {
-      await refusedWithoutChange(
-        () => wms.request('POST', '/v1/products', { headers: { 'Content-Type': 'text/plain' }, raw: 'sku=X' }),
-        serverError(415),
-      );
+      await refusedWithoutChange(() => wms.request('POST', '/v1/products', { headers: { 'Content-Type': 'text/plain' }, raw: 'sku=X' }), serverError(415));
     });
 
     it('a SKU that exists: 409 already.exists', async () => {
@@ -366,7 +385,11 @@ describe('POST /v1/products', () => {
     it('a SKU sent twice in the batch: 409 already.exists', async () => {
       const sku = unique('SKU');
       await refusedWithoutChange(
-        () => wms.post('/v1/products', [{ sku, baseUnit: pc(1) }, { sku, baseUnit: kg(1) }]),
+        () =>
+          wms.post('/v1/products', [
+            { sku, baseUnit: pc(1) },
+            { sku, baseUnit: kg(1) },
+          ]),
         apiError(409, 'already.exists'),
       );
     });
@@ -559,11 +582,36 @@ describe('POST /v1/transport-unit (divide)', () => {
     ['no transportUnitBK', { loadUnitType: 'X', parts: '1' }, 400, 'svc.wms.inv.tu.bk'],
     ['an empty transportUnitBK', { transportUnitBK: ' ', loadUnitType: 'X', parts: '1' }, 400, 'svc.wms.inv.tu.bk'],
     ['an unknown transport unit', { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1' }, 404, 'svc.common.common.tu.notFoundByBK'],
-    ['an unknown unit with a type but no location', { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', transportUnitType: 'EURO' }, 400, 'svc.wms.inv.tu.actualLocation.erpCode'],
-    ['an unknown unit with a location but no type', { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', actualLocation: ERP_DOCK }, 400, 'svc.wms.inv.tu.transportUnitType'],
-    ['an unknown ERP code', { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', transportUnitType: 'EURO', actualLocation: 'ERP-NOWHERE' }, 404, 'not.found'],
-    ['an unknown transport unit type', { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', transportUnitType: 'BARREL', actualLocation: ERP_DOCK }, 404, 'svc.common.common.tut.notFoundByName'],
-    ['a malformed barcode for a new unit', { transportUnitBK: 'NO SUCH/TU', loadUnitType: 'X', parts: '1', transportUnitType: 'EURO', actualLocation: ERP_DOCK }, 400, 'core.validation.error'],
+    [
+      'an unknown unit with a type but no location',
+      { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', transportUnitType: 'EURO' },
+      400,
+      'svc.wms.inv.tu.actualLocation.erpCode',
+    ],
+    [
+      'an unknown unit with a location but no type',
+      { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', actualLocation: ERP_DOCK },
+      400,
+      'svc.wms.inv.tu.transportUnitType',
+    ],
+    [
+      'an unknown ERP code',
+      { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', transportUnitType: 'EURO', actualLocation: 'ERP-NOWHERE' },
+      404,
+      'not.found',
+    ],
+    [
+      'an unknown transport unit type',
+      { transportUnitBK: 'NO-SUCH-TU', loadUnitType: 'X', parts: '1', transportUnitType: 'BARREL', actualLocation: ERP_DOCK },
+      404,
+      'svc.common.common.tut.notFoundByName',
+    ],
+    [
+      'a malformed barcode for a new unit',
+      { transportUnitBK: 'NO SUCH/TU', loadUnitType: 'X', parts: '1', transportUnitType: 'EURO', actualLocation: ERP_DOCK },
+      400,
+      'core.validation.error',
+    ],
   ])('refuses %s, changing nothing', async (_why, fields, status, key) => {
     await refusedWithoutChange(() => divide(fields as Record<string, string>), apiError(status, key));
   });
@@ -731,7 +779,10 @@ describe('POST /v1/transport-units/{bk}/load-units/{luPos}/packaging-units', () 
   it('refuses a load unit that does not exist without loadUnitType: 400 svc.wms.inv.pu.loadUnitTypeMissing', async () => {
     const tu = await newTransportUnit();
     await refusedWithoutChange(() => putPU(tu, '1', { product: { sku: product.sku }, quantity: pc(1) }), apiError(400, 'svc.wms.inv.pu.loadUnitTypeMissing'));
-    await refusedWithoutChange(() => putPU(tu, '1', { product: { sku: product.sku }, quantity: pc(1) }, ''), apiError(400, 'svc.wms.inv.pu.loadUnitTypeMissing'));
+    await refusedWithoutChange(
+      () => putPU(tu, '1', { product: { sku: product.sku }, quantity: pc(1) }, ''),
+      apiError(400, 'svc.wms.inv.pu.loadUnitTypeMissing'),
+    );
   });
 
   it('refuses an unknown transport unit: 404 svc.common.common.tu.notFoundByBK', async () => {
@@ -766,7 +817,11 @@ describe('POST /v1/transport-units/{bk}/load-units/{luPos}/packaging-units', () 
     ['an invalid expiry date', () => ({ product: { sku: product.sku }, quantity: pc(1), expiresAt: '31.01.2030' }), 'expiresAt'],
     ['labels that are not texts', () => ({ product: { sku: product.sku }, quantity: pc(1), labels: [1, 2] }), 'labels'],
     ['a length that differs from dimension', () => ({ product: { sku: product.sku }, quantity: pc(1), length: 5, dimension: { length: 6 } }), 'length'],
-    ['negative layers', () => ({ product: { sku: product.sku }, quantity: pc(1), loadUnitDistribution: { numberOfLoadUnitLayers: -1 } }), 'loadUnitDistribution'],
+    [
+      'negative layers',
+      () => ({ product: { sku: product.sku }, quantity: pc(1), loadUnitDistribution: { numberOfLoadUnitLayers: -1 } }),
+      'loadUnitDistribution',
+    ],
     ['an empty body', () => undefined, 'body'],
   ])('refuses %s: 400 core.validation.error naming the field', async (_why, body, field) => {
     const reply = await refusedWithoutChange(() => putPU(bk, '1', body()), apiError(400, 'core.validation.error'));
@@ -1040,7 +1095,7 @@ describe('service API (receiving, shipping)', () => {
     expect((await loadUnitsOf(bk))[0]).toMatchObject({ label: 'LU-LABEL', type: 'CARTON' });
   });
 
-  it('packagingUnits.create joins the caller\'s unit of work: rolled back with it, announced after its commit', async () => {
+  it("packagingUnits.create joins the caller's unit of work: rolled back with it, announced after its commit", async () => {
     const { packagingUnits } = wms.app.module('inventory');
     const { work } = wms.app;
     const p = await newProduct();
@@ -1096,7 +1151,11 @@ describe('config inventory.oneProductPerLoadUnit', () => {
     expect((await strict.put(`/v1/load-units/${lu.pKey}`, { sku: a.sku })).status).toBe(200);
     await refusedWithoutChange(() => strict.put(`/v1/load-units/${lu.pKey}`, { sku: b.sku }), apiError(409, 'svc.wms.inv.lu.otherProduct'), strict);
     // …and to put another product's stock into it.
-    await refusedWithoutChange(() => putPU(bk, '1', { product: { sku: b.sku }, quantity: pc(1) }, undefined, strict), apiError(409, 'svc.wms.inv.lu.otherProduct'), strict);
+    await refusedWithoutChange(
+      () => putPU(bk, '1', { product: { sku: b.sku }, quantity: pc(1) }, undefined, strict),
+      apiError(409, 'svc.wms.inv.lu.otherProduct'),
+      strict,
+    );
     await newPU(bk, '1', a.sku, pc(1), {}, undefined, strict);
   });
 
@@ -1106,9 +1165,17 @@ describe('config inventory.oneProductPerLoadUnit', () => {
     const [lu] = await loadUnitsOf(bk, strict);
     await newPU(bk, '1', a.sku, pc(5), {}, undefined, strict);
     await newPU(bk, '2', b.sku, pc(5), {}, undefined, strict);
-    const reply = await refusedWithoutChange(() => strict.put(`/v1/load-units/${lu.pKey}`, { sku: b.sku }), apiError(409, 'svc.wms.inv.lu.otherProduct'), strict);
+    const reply = await refusedWithoutChange(
+      () => strict.put(`/v1/load-units/${lu.pKey}`, { sku: b.sku }),
+      apiError(409, 'svc.wms.inv.lu.otherProduct'),
+      strict,
+    );
     expect(reply.body.obj).toEqual([bk, '1', a.sku, b.sku]);
-    await refusedWithoutChange(() => putPU(bk, '1', { product: { sku: b.sku }, quantity: pc(1) }, undefined, strict), apiError(409, 'svc.wms.inv.lu.otherProduct'), strict);
+    await refusedWithoutChange(
+      () => putPU(bk, '1', { product: { sku: b.sku }, quantity: pc(1) }, undefined, strict),
+      apiError(409, 'svc.wms.inv.lu.otherProduct'),
+      strict,
+    );
     const source = await divided(1, strict);
     await newPU(source, '1', b.sku, pc(3), {}, undefined, strict);
     await refusedWithoutChange(

@@ -145,7 +145,8 @@ describe('every other list', () => {
   });
 
   it('transport units: all, on a location, by barcodes', async () => {
-    for (let i = 0; i < 11; i++) await created('/v1/transport-units', { barcode: `LTU-${n2(i)}`, actualLocation: coordinate(i % 2), transportUnitType: 'EURO' });
+    for (let i = 0; i < 11; i++)
+      await created('/v1/transport-units', { barcode: `LTU-${n2(i)}`, actualLocation: coordinate(i % 2), transportUnitType: 'EURO' });
     expect((await pagesEqualWhole('/v1/transport-units', 4, true)).length).toBeGreaterThanOrEqual(11);
     expect(await pagesEqualWhole(`/v1/transport-units?actualLocation=${encodeURIComponent(coordinate(0))}`, 2, true)).toHaveLength(6);
     expect(await pagesEqualWhole('/v1/transport-units?bks=LTU-03&bks=LTU-01&bks=LTU-09', 2, false)).toHaveLength(3);
@@ -156,7 +157,8 @@ describe('every other list', () => {
     for (let i = 0; i < 10; i++) {
       const bk = `LTU-${n2(i)}`;
       await created(`/v1/transport-units/${bk}/load-units/${(i % 2) + 1}/packaging-units?loadUnitType=BOX`, {
-        product: { sku: `LSKU-${n2(i % 3)}` }, quantity: { unit: 'PC', amount: 10 - i },
+        product: { sku: `LSKU-${n2(i % 3)}` },
+        quantity: { unit: 'PC', amount: 10 - i },
       });
     }
     expect((await pagesEqualWhole('/v1/products', 4, true)).length).toBeGreaterThanOrEqual(9);
@@ -202,9 +204,14 @@ describe('every other list', () => {
     for (let i = 0; i < 5; i++) {
       await created('/v1/shipping-orders', {
         orderId: `LSO-${n2(i)}`,
-        positions: [{ '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '1', product: { sku: 'LSKU-00' }, qtyOrdered: { unit: 'PC', amount: 1 } }],
+        positions: [
+          { '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '1', product: { sku: 'LSKU-00' }, qtyOrdered: { unit: 'PC', amount: 1 } },
+        ],
       });
-      await created('/v1/receiving-orders', { orderId: `LRO-${n2(i)}`, positions: [{ positionId: '1', product: { sku: 'LSKU-01' }, quantityExpected: { unit: 'PC', amount: 2 } }] });
+      await created('/v1/receiving-orders', {
+        orderId: `LRO-${n2(i)}`,
+        positions: [{ positionId: '1', product: { sku: 'LSKU-01' }, quantityExpected: { unit: 'PC', amount: 2 } }],
+      });
     }
     expect(await pagesEqualWhole('/v1/ui/shipping-orders', 2, true)).toHaveLength(5);
     expect(await pagesEqualWhole('/v1/ui/shipping-orders?states=CREATED', 2, true)).toHaveLength(5);
@@ -227,8 +234,18 @@ describe('every other list', () => {
 
   it('preferences in the order of scope, owner and key', async () => {
     for (let i = 0; i < 7; i++) {
-      await created('/v1/preferences', { '@class': 'org.vendor.core.preferences.api.ApplicationPreferenceVO', key: `list.${n2(i)}`, value: String(i), groupName: 'LIST' });
-      await created('/v1/preferences', { '@class': 'org.vendor.core.preferences.api.RolePreferenceVO', owner: 'ADMIN', key: `list.${n2(i)}`, value: String(i) });
+      await created('/v1/preferences', {
+        '@class': 'org.vendor.core.preferences.api.ApplicationPreferenceVO',
+        key: `list.${n2(i)}`,
+        value: String(i),
+        groupName: 'LIST',
+      });
+      await created('/v1/preferences', {
+        '@class': 'org.vendor.core.preferences.api.RolePreferenceVO',
+        owner: 'ADMIN',
+        key: `list.${n2(i)}`,
+        value: String(i),
+      });
     }
     expect(await pagesEqualWhole('/v1/preferences', 3, true)).toHaveLength(14);
     expect(await pagesEqualWhole('/v1/preferences?scope=APPLICATION', 3, true)).toHaveLength(7);

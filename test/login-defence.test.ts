@@ -20,8 +20,7 @@ async function createUser(username: string, password: string, fields: Record<str
   return reply.body;
 }
 
-const userNamed = async (username: string) =>
-  ((await wms.get('/users')).body as any[]).find((u) => u.username === username);
+const userNamed = async (username: string) => ((await wms.get('/users')).body as any[]).find((u) => u.username === username);
 
 /** A refusal without what differs between any two replies (time, request id). */
 const shape = (reply: Reply) => ({ status: reply.status, message: reply.body?.message, error: reply.body?.error, path: reply.body?.path });
@@ -185,11 +184,9 @@ describe('known addresses: a stranger locks nobody out of the places they sign i
   });
   afterAll(() => box.close());
 
-  const lockEvents = async (username: string) =>
-    (await box.get(`/v1/events/history?types=user.locked&subjectKind=user&subject=${username}`)).body as any[];
+  const lockEvents = async (username: string) => (await box.get(`/v1/events/history?types=user.locked&subjectKind=user&subject=${username}`)).body as any[];
   const lockedNow = async (username: string) => ((await box.get('/users')).body as any[]).find((u) => u.username === username).locked as boolean;
-  const create = async (username: string, password: string) =>
-    expect((await box.post('/users', { links: [], username, password })).status).toBe(201);
+  const create = async (username: string, password: string) => expect((await box.post('/users', { links: [], username, password })).status).toBe(201);
 
   it('the administrator signs in from its desk while a stranger guesses its password: the stranger is throttled and locked out, the administrator is not', async () => {
     const DESK = '127.0.0.2';
@@ -255,7 +252,7 @@ describe('known addresses: a stranger locks nobody out of the places they sign i
     expect((await loginReply(box, 'newcomer', 'newcomer-password', '127.0.0.6')).status).toBe(200);
   });
 
-  it('five failures in a row at a known address make it a stranger\'s again; other known addresses go on', async () => {
+  it("five failures in a row at a known address make it a stranger's again; other known addresses go on", async () => {
     await create('deskmate', 'deskmate-password');
     const SHARED = '127.0.0.7';
     const OWN = '127.0.0.8';
@@ -289,7 +286,7 @@ describe('known addresses: a stranger locks nobody out of the places they sign i
     expectServerError(await loginReply(box, 'picker', 'picker-password', TERMINAL), 429);
   });
 
-  it('a login refused for its address\'s attempts changes nothing: an ended lock is lifted by the next login let through', async () => {
+  it("a login refused for its address's attempts changes nothing: an ended lock is lifted by the next login let through", async () => {
     await create('patient', 'patient-password');
     const GUESSER = '127.0.0.10';
     const BUSY = '127.0.0.11';

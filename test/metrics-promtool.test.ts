@@ -35,7 +35,12 @@ beforeAll(async () => {
       channels: [{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0 }],
       signals: [
         {
-          name: 'MB1', protocol: 'modbus-tcp', host: '127.0.0.1', port: modbusPort, pollMs: 20, timeoutMs: 500,
+          name: 'MB1',
+          protocol: 'modbus-tcp',
+          host: '127.0.0.1',
+          port: modbusPort,
+          pollMs: 20,
+          timeoutMs: 500,
           points: [
             { kind: 'plcState', location: 'PROM/0002/0000/0000/0000', address: 'hr:100' },
             { kind: 'arrival', location: 'PROM/0001/0000/0000/0000', barcode: 'hr:20*10', trigger: 'coil:0', target: 'hr:40', done: 'coil:1' },
@@ -43,7 +48,11 @@ beforeAll(async () => {
           ],
         },
         {
-          name: 'UA1', protocol: 'opcua', endpoint: opcua.endpoint, securityMode: 'None', samplingMs: 20,
+          name: 'UA1',
+          protocol: 'opcua',
+          endpoint: opcua.endpoint,
+          securityMode: 'None',
+          samplingMs: 20,
           points: [
             { kind: 'plcState', location: 'PROM/0003/0000/0000/0000', node: 'ns=1;s=Conv.C1.Error' },
             { kind: 'heartbeat', node: 'ns=1;s=Host.Life', periodMs: 50 },
@@ -91,8 +100,15 @@ describe('GET /metrics under promtool', () => {
       expect(reply.status).toBe(200);
       // Each collector shows in the reply: the check below covers them all.
       for (const family of [
-        'wms_plc_telegrams_total', 'wms_plc_reply_latency_seconds', 'wms_plc_signal_writes_total', 'wms_db_commit_duration_seconds',
-        'wms_event_loop_lag_seconds', 'wms_federation_connected', 'wms_http_requests_total', 'wms_alarms_active', 'wms_process_cpu_seconds_total',
+        'wms_plc_telegrams_total',
+        'wms_plc_reply_latency_seconds',
+        'wms_plc_signal_writes_total',
+        'wms_db_commit_duration_seconds',
+        'wms_event_loop_lag_seconds',
+        'wms_federation_connected',
+        'wms_http_requests_total',
+        'wms_alarms_active',
+        'wms_process_cpu_seconds_total',
       ]) {
         expect(reply.text, family).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));
       }

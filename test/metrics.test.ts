@@ -79,7 +79,7 @@ describe('PLC telegrams', () => {
     expect(value(`${series}_count{channel="CNV01",type="SYNC"}`)).toBeGreaterThanOrEqual(1);
   });
 
-  it('bounds a latency bucket at the site\'s answer budget (plc.lateAfterMs, 150 ms by default), which the channel shows over REST', async () => {
+  it("bounds a latency bucket at the site's answer budget (plc.lateAfterMs, 150 ms by default), which the channel shows over REST", async () => {
     const { value } = await scrape();
     const series = 'wms_plc_reply_latency_seconds';
     const bucket = (le: string) => value(`${series}_bucket{le="${le}",channel="CNV01",type="RES_"}`)!;
@@ -149,7 +149,7 @@ describe('storage, event loop, event streams, alarms', () => {
     await scrapeUntil((value) => value('wms_event_loop_lag_seconds_count')! > count, 'more samples counted');
   });
 
-  it('leaves out Node\'s totals of active handles, requests and resources: the sums of the series by type', async () => {
+  it("leaves out Node's totals of active handles, requests and resources: the sums of the series by type", async () => {
     const { text } = await scrape();
     for (const family of ['handles', 'requests', 'resources']) {
       expect(text).toMatch(new RegExp(`^# TYPE wms_nodejs_active_${family} gauge$`, 'm'));

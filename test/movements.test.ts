@@ -160,8 +160,7 @@ const apiError = (status: number, key: string, field?: string, obj?: unknown[]) 
 
 const validation = (field: string) => apiError(400, 'core.validation.error', field);
 
-const rawJson = (method: string, path: string, text: string) =>
-  wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
+const rawJson = (method: string, path: string, text: string) => wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
 
 /** Events published since `from`, as type list. */
 const eventTypesSince = (from: number) => events.slice(from).map((e) => e.type);
@@ -236,9 +235,7 @@ describe('POST /v1/transport-units/{transportUnitBK}/movements', () => {
     expect(m.createDt).toBe(m.createdAt);
     expect(m.lastModifiedDt).toMatch(ISO_MS);
     for (const absent of ['initiator', 'sku', 'startedAt', 'latestDueAt', 'finishedAt']) expect(m).not.toHaveProperty(absent);
-    expect(m.links.map((l) => l.rel).sort()).toEqual(
-      ['movement-cancel', 'movement-complete', 'movement-findByPKey', 'movement-move', 'transport-unit'].sort(),
-    );
+    expect(m.links.map((l) => l.rel).sort()).toEqual(['movement-cancel', 'movement-complete', 'movement-findByPKey', 'movement-move', 'transport-unit'].sort());
     expect(m.links.find((l) => l.rel === 'movement-findByPKey')!.href).toBe(`${wms.url}/v1/movements/${m.pKey}`);
     expect(m.links.find((l) => l.rel === 'transport-unit')!.href).toBe(`${wms.url}/v1/transport-units?bk=${barcode}`);
     expect(eventTypesSince(from)).toEqual(['movement.created']);
@@ -305,23 +302,33 @@ describe('POST /v1/transport-units/{transportUnitBK}/movements', () => {
     });
 
     it('an unknown transport unit: 404 svc.common.common.tu.notFoundByBK', async () => {
-      await refused(() => createReply('MV-NO-SUCH-TU', { sourceLocation: SRC_SUB, target: DST_1 }),
-        apiError(404, 'svc.common.common.tu.notFoundByBK', 'MV-NO-SUCH-TU', ['MV-NO-SUCH-TU']));
+      await refused(
+        () => createReply('MV-NO-SUCH-TU', { sourceLocation: SRC_SUB, target: DST_1 }),
+        apiError(404, 'svc.common.common.tu.notFoundByBK', 'MV-NO-SUCH-TU', ['MV-NO-SUCH-TU']),
+      );
     });
 
     it('an unknown source location: 404 svc.common.common.loc.notFoundByName', async () => {
-      await refused(() => createReply(barcode, { sourceLocation: LOC_UNKNOWN, target: DST_1 }),
-        apiError(404, 'svc.common.common.loc.notFoundByName', LOC_UNKNOWN, [LOC_UNKNOWN]));
+      await refused(
+        () => createReply(barcode, { sourceLocation: LOC_UNKNOWN, target: DST_1 }),
+        apiError(404, 'svc.common.common.loc.notFoundByName', LOC_UNKNOWN, [LOC_UNKNOWN]),
+      );
       // A group is not a source location.
-      await refused(() => createReply(barcode, { sourceLocation: 'MV-ZONE', target: DST_1 }),
-        apiError(404, 'svc.common.common.loc.notFoundByName', 'MV-ZONE', ['MV-ZONE']));
+      await refused(
+        () => createReply(barcode, { sourceLocation: 'MV-ZONE', target: DST_1 }),
+        apiError(404, 'svc.common.common.loc.notFoundByName', 'MV-ZONE', ['MV-ZONE']),
+      );
     });
 
     it('an unknown target: the location key for a coordinate, the group key for a name', async () => {
-      await refused(() => createReply(barcode, { sourceLocation: SRC_SUB, target: LOC_UNKNOWN }),
-        apiError(404, 'svc.common.common.loc.notFoundByName', LOC_UNKNOWN, [LOC_UNKNOWN]));
-      await refused(() => createReply(barcode, { sourceLocation: SRC_SUB, target: 'MV-NO-GROUP' }),
-        apiError(404, 'svc.common.common.lg.notFoundByName', 'MV-NO-GROUP', ['MV-NO-GROUP']));
+      await refused(
+        () => createReply(barcode, { sourceLocation: SRC_SUB, target: LOC_UNKNOWN }),
+        apiError(404, 'svc.common.common.loc.notFoundByName', LOC_UNKNOWN, [LOC_UNKNOWN]),
+      );
+      await refused(
+        () => createReply(barcode, { sourceLocation: SRC_SUB, target: 'MV-NO-GROUP' }),
+        apiError(404, 'svc.common.common.lg.notFoundByName', 'MV-NO-GROUP', ['MV-NO-GROUP']),
+      );
     });
 
     it('a missing sourceLocation or target', async () => {
@@ -354,7 +361,10 @@ describe('POST /v1/transport-units/{transportUnitBK}/movements', () => {
     });
 
     it('malformed JSON or no body', async () => {
-      await refused(() => rawJson('POST', `${TU}/${barcode}/movements`, '{"sourceLocation": '), (r) => expectServerError(r, 400));
+      await refused(
+        () => rawJson('POST', `${TU}/${barcode}/movements`, '{"sourceLocation": '),
+        (r) => expectServerError(r, 400),
+      );
       await refused(() => wms.post(`${TU}/${barcode}/movements`), validation('body'));
       await refused(() => createReply(barcode, [SRC_SUB, DST_1]), apiError(400, 'core.validation.error'));
     });
@@ -411,11 +421,7 @@ describe('GET /v1/movements and its lookups', () => {
 
     it('lists the unit movements of those types in those states', async () => {
       expect(keys(await list(`${MV}?barcode=${barcode}&types=INBOUND&states=INACTIVE`))).toEqual([inbound.pKey]);
-      expect(keys(await list(`${MV}?barcode=${barcode}&types=INBOUND,OUTBOUND&states=INACTIVE,ACTIVE`))).toEqual([
-        inbound.pKey,
-        outbound.pKey,
-        active.pKey,
-      ]);
+      expect(keys(await list(`${MV}?barcode=${barcode}&types=INBOUND,OUTBOUND&states=INACTIVE,ACTIVE`))).toEqual([inbound.pKey, outbound.pKey, active.pKey]);
       expect(keys(await list(`${MV}?barcode=${barcode}&types=INBOUND,RELOCATION&states=DONE`))).toEqual([done.pKey]);
       // Repeated parameters and blanks around the commas work too.
       expect(keys(await list(`${MV}?barcode=${barcode}&types=INBOUND&types=OUTBOUND&states=${q('INACTIVE, ACTIVE')}`))).toEqual([
@@ -467,8 +473,7 @@ describe('GET /v1/movements and its lookups', () => {
     });
 
     /** Only this block's movements: other tests create movements from the same groups. */
-    const ours = async (path: string) =>
-      keys(await list(path)).filter((k) => [sub, zone, other, urgent, outbound].some((m) => m.pKey === k));
+    const ours = async (path: string) => keys(await list(path)).filter((k) => [sub, zone, other, urgent, outbound].some((m) => m.pKey === k));
 
     it('a group source matches sources in it and in the groups below it, in work order', async () => {
       // priority 5 first; then priority 50: the one due earliest, then the older one.
@@ -481,10 +486,7 @@ describe('GET /v1/movements and its lookups', () => {
     });
 
     it('a coordinate source matches that location only', async () => {
-      expect(keys(await list(`${MV}?state=INACTIVE&types=INBOUND,OUTBOUND&source=${q('MVS/0002/0001/0000/0000')}`))).toEqual([
-        zone.pKey,
-        outbound.pKey,
-      ]);
+      expect(keys(await list(`${MV}?state=INACTIVE&types=INBOUND,OUTBOUND&source=${q('MVS/0002/0001/0000/0000')}`))).toEqual([zone.pKey, outbound.pKey]);
     });
 
     it('matches the states asked for only', async () => {
@@ -629,7 +631,10 @@ describe('PATCH /v1/movements/{pKey}', () => {
     });
 
     it('malformed JSON or no body', async () => {
-      await refused(() => rawJson('PATCH', `${MV}/${m.pKey}`, '{state: ACTIVE}'), (r) => expectServerError(r, 400));
+      await refused(
+        () => rawJson('PATCH', `${MV}/${m.pKey}`, '{state: ACTIVE}'),
+        (r) => expectServerError(r, 400),
+      );
       await refused(() => wms.patch(`${MV}/${m.pKey}`), validation('body'));
     });
 
@@ -763,7 +768,10 @@ describe('POST /v1/movements/{pKey}/complete', () => {
       await refused(send({ target: DST_1, targetLocation: DST_2 }), validation('targetLocation'));
       await refused(send({ target: 42 }), validation('target'));
       await refused(send({ target: '' }), validation('target'));
-      await refused(() => rawJson('POST', `${MV}/${m.pKey}/complete`, '{"target":'), (r) => expectServerError(r, 400));
+      await refused(
+        () => rawJson('POST', `${MV}/${m.pKey}/complete`, '{"target":'),
+        (r) => expectServerError(r, 400),
+      );
     });
 
     it('a stale ol: 409 core.optimistic.lock', async () => {
@@ -901,6 +909,9 @@ describe('grants', () => {
   });
 
   it('refuses a request without a token with 401', async () => {
-    await refused(() => wms.get(MV, { anonymous: true }), (r) => expectServerError(r, 401));
+    await refused(
+      () => wms.get(MV, { anonymous: true }),
+      (r) => expectServerError(r, 401),
+    );
   });
 });

@@ -46,7 +46,15 @@ async function addHallStream(jsm: JetStreamManager, site: string): Promise<void>
 async function publishEvents(hall: HubAndLeaf['leaf'], site: string, from: number, to: number): Promise<void> {
   const js = jetstream(await hall.connect());
   for (let id = from; id <= to; id++) {
-    const event = { id, type: 'transportOrder.created', at: new Date(0).toISOString(), actor: { kind: 'user', name: 'admin' }, subject: { kind: 'transportOrder', key: `TO-${id}` }, data: {}, site };
+    const event = {
+      id,
+      type: 'transportOrder.created',
+      at: new Date(0).toISOString(),
+      actor: { kind: 'user', name: 'admin' },
+      subject: { kind: 'transportOrder', key: `TO-${id}` },
+      data: {},
+      site,
+    };
     await js.publish(`wms.${site}.events.${event.type}`, JSON.stringify(event), {
       msgID: `${site}-${id}`,
     });
@@ -114,7 +122,9 @@ describe('a hall and the hub', () => {
     stored!.ack();
 
     // A JetStream publish at the hub is acknowledged by the hall's stream itself …
-    const ack = await jetstream(office).publish('wms.HALL1.commands.cancel-order', JSON.stringify({ commandId: 'c-2', order: 'transport', pKey: 'x' }), { msgID: 'c-2' });
+    const ack = await jetstream(office).publish('wms.HALL1.commands.cancel-order', JSON.stringify({ commandId: 'c-2', order: 'transport', pKey: 'x' }), {
+      msgID: 'c-2',
+    });
     expect(ack).toMatchObject({ stream: 'WMS_HALL1_COMMANDS', domain: 'hall1', seq: 2, duplicate: false });
     // … and fails while the link is down: nothing at the hub stores it.
     await link.cutLink();
@@ -144,7 +154,9 @@ describe('a hall and the hub', () => {
   it('a client without the token is refused; a server that cannot start says why, with its log', async () => {
     const server = await startNats({ name: 'guarded', token: 'hall-secret' });
     await expect(server.connect({ token: 'wrong' })).rejects.toThrow(/Authorization/i);
-    await expect(startNats({ name: 'broken', extraConfig: 'no_such_setting: 1' })).rejects.toThrow(/nats-server broken exited while starting[\s\S]*unknown field "no_such_setting"/);
+    await expect(startNats({ name: 'broken', extraConfig: 'no_such_setting: 1' })).rejects.toThrow(
+      /nats-server broken exited while starting[\s\S]*unknown field "no_such_setting"/,
+    );
   });
 });
 
@@ -190,7 +202,10 @@ describe('what nats-server does that the hub link relies on', () => {
     await js.publish('wms.HALL1.events.x', '{}', { msgID: 'HALL1-2' });
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(await streamCount(jsm, 'WMS_HALL1')).toBe(2);
-    expect((await streamMessages(jsm, 'WMS_HUB')).map((m) => m.msgId), 'hall 1’s events did not get into the hub').not.toContain('HALL1-1');
+    expect(
+      (await streamMessages(jsm, 'WMS_HUB')).map((m) => m.msgId),
+      'hall 1’s events did not get into the hub',
+    ).not.toContain('HALL1-1');
   });
 
   it('the last message of a stream by a wildcard subject (last_by_subj)', async () => {
@@ -201,7 +216,11 @@ describe('what nats-server does that the hub link relies on', () => {
     await publishEvents(server, 'HALL1', 1, 2);
     await jetstream(await server.connect()).publish('wms.HALL1.results.c-1', '{}', { msgID: 'HALL1-3' });
     const last = await jsm.streams.getMessage('WMS_HALL1', { last_by_subj: 'wms.HALL1.>' });
-    expect({ seq: last?.seq, subject: last?.subject, msgId: last?.header?.get('Nats-Msg-Id') }).toEqual({ seq: 3, subject: 'wms.HALL1.results.c-1', msgId: 'HALL1-3' });
+    expect({ seq: last?.seq, subject: last?.subject, msgId: last?.header?.get('Nats-Msg-Id') }).toEqual({
+      seq: 3,
+      subject: 'wms.HALL1.results.c-1',
+      msgId: 'HALL1-3',
+    });
     expect((await jsm.streams.getMessage('WMS_HALL1', { last_by_subj: 'wms.HALL1.events.>' }))?.seq).toBe(2);
   });
 });
@@ -259,10 +278,14 @@ describe('the configuration files of docs/federation', () => {
     for (const hub of hubs) await untilReady(hub, metaLeader, 60_000);
     // Until the election settles the nodes may name different leaders.
     let leaders = new Set<string>();
-    await until(async () => {
-      leaders = new Set(await Promise.all(hubs.map(async (h) => String((await h.monitor('/jsz')).meta_cluster?.leader))));
-      return leaders.size === 1;
-    }, 'the three hub nodes name the same meta leader', 60_000);
+    await until(
+      async () => {
+        leaders = new Set(await Promise.all(hubs.map(async (h) => String((await h.monitor('/jsz')).meta_cluster?.leader))));
+        return leaders.size === 1;
+      },
+      'the three hub nodes name the same meta leader',
+      60_000,
+    );
     const leader = hubs.find((h) => h.name === [...leaders][0]!.split('/')[0])!;
     await until(async () => (await leader.monitor('/jsz')).meta_cluster?.cluster_size === 3, 'the meta leader counts three peers', 60_000);
 
@@ -339,7 +362,16 @@ describe('the configuration files of docs/federation', () => {
     expect(blockAfter('### The hub: three nodes', 'conf')).toBe(docs('hub-1.conf'));
     expect(blockAfter("## The hub's aggregate stream", 'json')).toBe(docs('wms-hub.json'));
     // hub-2 and hub-3 are hub-1 but for the node's own name.
-    for (const n of [2, 3]) expect(docs(`hub-${n}.conf`).replaceAll(`hub-${n}.pem`, 'hub-1.pem').replaceAll(`hub-${n}-key`, 'hub-1-key').replace(`Node ${n} `, 'Node 1 ').replace(`hub-${n}.conf`, 'hub-1.conf').replace(`server_name: hub-${n}`, 'server_name: hub-1').replace(`advertise: "hub-${n}.`, 'advertise: "hub-1.')).toBe(docs('hub-1.conf'));
+    for (const n of [2, 3])
+      expect(
+        docs(`hub-${n}.conf`)
+          .replaceAll(`hub-${n}.pem`, 'hub-1.pem')
+          .replaceAll(`hub-${n}-key`, 'hub-1-key')
+          .replace(`Node ${n} `, 'Node 1 ')
+          .replace(`hub-${n}.conf`, 'hub-1.conf')
+          .replace(`server_name: hub-${n}`, 'server_name: hub-1')
+          .replace(`advertise: "hub-${n}.`, 'advertise: "hub-1.'),
+      ).toBe(docs('hub-1.conf'));
     const links = [...text.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
     expect(links.length).toBeGreaterThan(5);
     for (const link of links) expect(existsSync(path.join(import.meta.dirname, '..', 'docs', link)), link).toBe(true);

@@ -39,9 +39,11 @@ function concretePath(route: Route): string {
 /** `ref` as it points into the document. */
 function resolve(node: Json): Json {
   if (typeof node?.$ref !== 'string') return node;
-  return (node.$ref as string).slice(2).split('/').reduce((at: Json, key) => at[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  return (node.$ref as string)
+    .slice(2)
+    .split('/')
+    .reduce((at: Json, key) => at[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 }
-
 
 describe('GET /openapi.json', () => {
   it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
@@ -52,9 +54,7 @@ describe('GET /openapi.json', () => {
   it('has no error under the recommended rules of Redocly lint', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
-    const errors = problems
-      .filter((p) => p.severity === 'error')
-      .map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
     expect(errors).toEqual([]);
   });
 
@@ -100,7 +100,9 @@ describe('GET /openapi.json', () => {
     }
     expect(missing).toEqual([]);
     expect(Object.keys(doc.paths['/v1/location-groups'].post.requestBody.content)).toEqual([
-      'application/json', 'application/hal+json', 'application/vnd.vendor.common.location-group-v1+json',
+      'application/json',
+      'application/hal+json',
+      'application/vnd.vendor.common.location-group-v1+json',
     ]);
   });
 
@@ -250,7 +252,9 @@ describe('real replies', () => {
     expect(resolve(declared).content?.[type], `${method} ${url}: ${type} not declared`).toBeDefined();
     const validate = ajv.getSchema(`openapi#${base}/content/${escape(type)}/schema`)!;
     if (!validate(reply.body)) {
-      throw new Error(`${method} ${url} (${reply.status} ${type}) disagrees with its schema: ${ajv.errorsText(validate.errors, { separator: '\n' })}\n${reply.text.slice(0, 2000)}`);
+      throw new Error(
+        `${method} ${url} (${reply.status} ${type}) disagrees with its schema: ${ajv.errorsText(validate.errors, { separator: '\n' })}\n${reply.text.slice(0, 2000)}`,
+      );
     }
   }
 
@@ -269,7 +273,12 @@ describe('real replies', () => {
     const area = await site(wms, 'OAS');
     const location = await send('PUT', '/v1/locations', {
       ...(await get(`/v1/locations/${area.pKey[area.C1]}`)).body,
-      erpCode: 'ERP-OAS-1', plcCode: 'PLC-OAS-1', description: 'conveyor 1', sortOrder: 3, stockZone: 'A', type: null,
+      erpCode: 'ERP-OAS-1',
+      plcCode: 'PLC-OAS-1',
+      description: 'conveyor 1',
+      sortOrder: 3,
+      stockZone: 'A',
+      type: null,
     });
     expect(location.status).toBe(200);
     await get(`/v1/locations?locationId=${encodeURIComponent(area.C1)}`);
@@ -336,7 +345,10 @@ describe('real replies', () => {
     }
 
     // No operation answers these: their body is the one the description names for refusals before processing.
-    for (const [status, method, url] of [[404, 'GET', '/v1/nothing-here'], [405, 'DELETE', '/index']] as const) {
+    for (const [status, method, url] of [
+      [404, 'GET', '/v1/nothing-here'],
+      [405, 'DELETE', '/index'],
+    ] as const) {
       const reply = await wms.request(method, url);
       expect(reply.status, `${method} ${url}`).toBe(status);
       expect(reply.headers.get('content-type')).toBe('application/json');
@@ -349,7 +361,10 @@ describe('real replies', () => {
 
   it('of requests whose body comes as a media type the description lists, and of those it does not', async () => {
     const group = (name: string, type: string) => ({ raw: JSON.stringify({ name }), headers: { 'Content-Type': type } });
-    for (const [name, type] of [['OAS-VENDOR', 'application/vnd.vendor.common.location-group-v1+json'], ['OAS-HAL', 'application/hal+json']]) {
+    for (const [name, type] of [
+      ['OAS-VENDOR', 'application/vnd.vendor.common.location-group-v1+json'],
+      ['OAS-HAL', 'application/hal+json'],
+    ]) {
       const reply = await wms.request('POST', '/v1/location-groups', group(name!, type!));
       expect(reply.status, `${type}: ${reply.text}`).toBe(201);
       expectConforms('POST', '/v1/location-groups', reply);
@@ -373,7 +388,9 @@ describe('real replies', () => {
     await get('/v1/transport-orders');
     await get('/v1/transport-orders?barcode=OAI-TU-1&state=STARTED');
     const product = await send('POST', '/v1/products', {
-      sku: 'OAI-SKU', label: 'bolts', baseUnit: { unit: 'PC', amount: 1 },
+      sku: 'OAI-SKU',
+      label: 'bolts',
+      baseUnit: { unit: 'PC', amount: 1 },
       units: [{ label: 'box', quantity: { unit: 'PC', amount: 12 }, dimension: { length: 10, width: 5, uom: 'CM' }, details: { carrierType: 'box' } }],
       stackingRules: [{ noProducts: 2, allowedProduct: { sku: 'OAI-SKU' } }],
       details: { colour: 'grey' },
@@ -381,8 +398,13 @@ describe('real replies', () => {
     expect(product.status).toBe(201);
     await get('/v1/products?sku=OAI-SKU');
     const pu = await send('POST', '/v1/transport-units/OAI-TU-1/load-units/P1/packaging-units?loadUnitType=BOX', {
-      product: { sku: 'OAI-SKU' }, quantity: { unit: 'PC', amount: 24 }, length: 100, serialNumber: 'S-1', labels: ['fragile'],
-      weight: { unit: 'KG', amount: 2 }, loadUnitDistribution: { piecesPerLoadUnitLayer: 6 },
+      product: { sku: 'OAI-SKU' },
+      quantity: { unit: 'PC', amount: 24 },
+      length: 100,
+      serialNumber: 'S-1',
+      labels: ['fragile'],
+      weight: { unit: 'KG', amount: 2 },
+      loadUnitDistribution: { piecesPerLoadUnitLayer: 6 },
     });
     expect(pu.status, pu.text).toBe(201);
     await get(`/v1/packaging-units/${pu.body.pKey}`);
@@ -402,7 +424,8 @@ describe('real replies', () => {
     await get('/v1/api/default-hops');
 
     const shipping = await send('POST', '/v1/shipping-orders', {
-      orderId: 'OAI-SO-1', details: { dock: 3 },
+      orderId: 'OAI-SO-1',
+      details: { dock: 3 },
       positions: [
         { '@class': 'org.vendor.wms.shipping.api.ShippingOrderPositionVO', pos: '1', product: { sku: 'OAI-SKU' }, qtyOrdered: { unit: 'PC', amount: 5 } },
         { '@class': 'org.vendor.wms.shipping.api.ShippingTransportUnitOrderPositionVO', pos: '2', transportUnitBK: 'OAI-TU-1' },
@@ -412,11 +435,15 @@ describe('real replies', () => {
     await get('/v1/ui/shipping-orders?states=CREATED');
     await get('/v1/ui/shipping-orders', { headers: { Accept: 'application/vnd.vendor.shipping-order-v1-minimum+json' } });
     const receiving = await send('POST', '/v1/receiving-orders', {
-      orderId: 'OAI-RO-1', positions: [{ positionId: '1', product: { sku: 'OAI-SKU' }, quantityExpected: { unit: 'PC', amount: 10 } }],
+      orderId: 'OAI-RO-1',
+      positions: [{ positionId: '1', product: { sku: 'OAI-SKU' }, quantityExpected: { unit: 'PC', amount: 10 } }],
     });
     expect(receiving.status, receiving.text).toBe(201);
     await send('POST', `/v1/receiving-orders/${receiving.body.pKey}/capture?loadUnitType=BOX`, {
-      quantityReceived: { unit: 'PC', amount: 4 }, product: { sku: 'OAI-SKU' }, barcode: 'OAI-TU-1', loadUnitLabel: 'P2',
+      quantityReceived: { unit: 'PC', amount: 4 },
+      product: { sku: 'OAI-SKU' },
+      barcode: 'OAI-TU-1',
+      loadUnitLabel: 'P2',
     });
     await get('/v1/transport-units/OAI-TU-1/history');
     await get('/v1/events/history?types=transportUnit.*&limit=5');
@@ -439,7 +466,9 @@ describe('real replies', () => {
     await get('/healthz', { anonymous: true });
     await get('/readyz', { anonymous: true });
     const token = await wms.request('POST', '/oauth/token', {
-      anonymous: true, raw: 'grant_type=password&username=admin&password=wrong', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      anonymous: true,
+      raw: 'grant_type=password&username=admin&password=wrong',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
     expectConforms('POST', '/oauth/token', token);
   });

@@ -31,24 +31,42 @@ beforeAll(async () => {
   m.holding.set(101, 3);
   slave = await tcpSlave(m, port);
   const coordinate = (n: number) => `${AREA}/000${n}/0000/0000/0000`;
-  wms = await startTestAppliance({
-    plc: {
-      signals: [
-        {
-          name: 'MB1', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1, pollMs: 20, timeoutMs: 500,
-          points: [
-            { kind: 'plcState', location: coordinate(2), address: 'hr:100' },
-            { kind: 'inboundLock', location: coordinate(2), address: 'coil:7' },
-            { kind: 'arrival', location: coordinate(1), barcode: 'hr:20*10', trigger: 'coil:0', target: 'hr:40', done: 'coil:1' },
-            { kind: 'heartbeat', address: 'hr:200', periodMs: 50 },
-            { kind: 'groupState', group: AREA, address: 'hr:101' },
-            // A second scanner at the infeed, told the next location's coordinate in 4 characters: only the fallback fits.
-            { kind: 'arrival', location: coordinate(1), barcode: 'hr:60*10', trigger: 'coil:2', target: 'hr:50*2', done: 'coil:3', targetAs: 'coordinate', fallback: 'NO' },
-          ],
-        },
-      ],
+  wms = await startTestAppliance(
+    {
+      plc: {
+        signals: [
+          {
+            name: 'MB1',
+            protocol: 'modbus-tcp',
+            host: '127.0.0.1',
+            port,
+            unitId: 1,
+            pollMs: 20,
+            timeoutMs: 500,
+            points: [
+              { kind: 'plcState', location: coordinate(2), address: 'hr:100' },
+              { kind: 'inboundLock', location: coordinate(2), address: 'coil:7' },
+              { kind: 'arrival', location: coordinate(1), barcode: 'hr:20*10', trigger: 'coil:0', target: 'hr:40', done: 'coil:1' },
+              { kind: 'heartbeat', address: 'hr:200', periodMs: 50 },
+              { kind: 'groupState', group: AREA, address: 'hr:101' },
+              // A second scanner at the infeed, told the next location's coordinate in 4 characters: only the fallback fits.
+              {
+                kind: 'arrival',
+                location: coordinate(1),
+                barcode: 'hr:60*10',
+                trigger: 'coil:2',
+                target: 'hr:50*2',
+                done: 'coil:3',
+                targetAs: 'coordinate',
+                fallback: 'NO',
+              },
+            ],
+          },
+        ],
+      },
     },
-  }, undefined);
+    undefined,
+  );
   s = await site(wms, AREA);
   // The PLC names C1 by its code: that is what it gets as target.
   const c1 = await location(s.C1);
@@ -65,19 +83,34 @@ describe('a Modbus TCP signal channel', () => {
   it('is listed with the OSIP channels: protocol, state, points with their last values', async () => {
     const list = (await wms.get('/v1/plc-channels')).body;
     const mb1 = list.find((c: { name: string }) => c.name === 'MB1');
-    expect(mb1).toMatchObject({ kind: 'signals', protocol: 'modbus-tcp', state: 'ONLINE', endpoint: `127.0.0.1:${port} unit 1`, reconnects: 0, lateAfterMs: 150 });
+    expect(mb1).toMatchObject({
+      kind: 'signals',
+      protocol: 'modbus-tcp',
+      state: 'ONLINE',
+      endpoint: `127.0.0.1:${port} unit 1`,
+      reconnects: 0,
+      lateAfterMs: 150,
+    });
     expect(mb1.points.map((p: { id: string; kind: string; address: string }) => `${p.id} ${p.kind} ${p.address}`)).toEqual([
-      'p0 plcState hr:100', 'p1 inboundLock coil:7', 'p2 arrival coil:0', 'p3 heartbeat hr:200', 'p4 groupState hr:101', 'p5 arrival coil:2',
+      'p0 plcState hr:100',
+      'p1 inboundLock coil:7',
+      'p2 arrival coil:0',
+      'p3 heartbeat hr:200',
+      'p4 groupState hr:101',
+      'p5 arrival coil:2',
     ]);
     expect(mb1.points[0]).toMatchObject({ value: 0, errors: 0 });
     expect(mb1.links[0].href).toMatch(/\/v1\/plc-channels\/MB1$/);
   });
 
-  it('a changed plcState register sets the location\'s plcState (as the channel\'s PLC) and raises the alarm; a repeated value does nothing', async () => {
+  it("a changed plcState register sets the location's plcState (as the channel's PLC) and raises the alarm; a repeated value does nothing", async () => {
     m.holding.set(100, 12);
     await until(async () => (await location(s.C1)).plcState === 12, 'plcState 12');
     const history = async () =>
-      (await wms.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${enc(s.C1)}`)).body as { actor: unknown; data: Record<string, unknown> }[];
+      (await wms.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${enc(s.C1)}`)).body as {
+        actor: unknown;
+        data: Record<string, unknown>;
+      }[];
     const events = await history();
     expect(events.length).toBeGreaterThan(0);
     expect(JSON.stringify(events.at(-1)!.actor)).toContain('MB1');
@@ -105,7 +138,7 @@ describe('a Modbus TCP signal channel', () => {
     expect((await decide()).nextLocation).toBe(s.C1);
   });
 
-  it('a group state word sets the group\'s availability in (bit 0) and out (bit 1)', async () => {
+  it("a group state word sets the group's availability in (bit 0) and out (bit 1)", async () => {
     const group = async () => (await wms.get(`/v1/location-groups?name=${AREA}`)).body;
     m.holding.set(101, 2);
     await until(async () => (await group()).groupStateIn === 'NOT_AVAILABLE', 'group not available in');
@@ -114,7 +147,7 @@ describe('a Modbus TCP signal channel', () => {
     await until(async () => (await group()).groupStateIn === 'AVAILABLE', 'group available again');
   });
 
-  it('the arrival handshake: trigger rises → barcode read → the next hop\'s PLC code in target → done; trigger falls → done cleared', async () => {
+  it("the arrival handshake: trigger rises → barcode read → the next hop's PLC code in target → done; trigger falls → done cleared", async () => {
     const order = await unitWithOrder(wms, 'MBT-4711', s.INFEED, s.STOCK);
     putText(m, 20, 10, 'MBT-4711');
     m.writes.length = 0;
@@ -126,9 +159,12 @@ describe('a Modbus TCP signal channel', () => {
     await until(() => m.coils.get(1) === false, 'done cleared');
     // The signal log: the barcode read (with the unit, location and order) and the writes.
     const log = (await wms.get('/v1/plc-channels/MB1/telegrams?type=SIG_&barcode=MBT-4711')).body;
-    expect(log.map((e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) => `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`)).toEqual([
-      'in p2.barcode MBT-4711 ok', 'out p2.target 17 written',
-    ]);
+    expect(
+      log.map(
+        (e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) =>
+          `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`,
+      ),
+    ).toEqual(['in p2.barcode MBT-4711 ok', 'out p2.target 17 written']);
     expect(log[0]).toMatchObject({ type: 'SIG_', location: s.INFEED, order, channel: 'MB1', fields: { address: 'hr:20*10' } });
     expect(log[1].latencyMs).toEqual(expect.any(Number));
     // And in the unit's trace, beside its events.
@@ -147,7 +183,7 @@ describe('a Modbus TCP signal channel', () => {
     expect((await channel()).counters.outcomes['no-read']).toBe(1);
   });
 
-  it('a next location too long for the target\'s registers: the fallback is written, then done; counted and logged with the reason', async () => {
+  it("a next location too long for the target's registers: the fallback is written, then done; counted and logged with the reason", async () => {
     await unitWithOrder(wms, 'MBT-LONG', s.INFEED, s.STOCK);
     putText(m, 60, 10, 'MBT-LONG');
     const before = (await channel()).counters;
@@ -162,16 +198,33 @@ describe('a Modbus TCP signal channel', () => {
     expect(after.counters.targetFallbacks - before.targetFallbacks).toBe(1);
     expect(after.counters.outcomes.ok - before.outcomes.ok).toBe(1);
     // Among the point's errors (its last error may be a poll's since, on a busy box).
-    expect(after.errors).toContainEqual(expect.objectContaining({ point: 'p5', message: expect.stringMatching(/text of 23 characters does not fit 2 registers/) }));
-    const warned = wms.logs().map((line) => JSON.parse(line)).filter((l) => l.msg?.includes('target cannot be written'));
+    expect(after.errors).toContainEqual(
+      expect.objectContaining({ point: 'p5', message: expect.stringMatching(/text of 23 characters does not fit 2 registers/) }),
+    );
+    const warned = wms
+      .logs()
+      .map((line) => JSON.parse(line))
+      .filter((l) => l.msg?.includes('target cannot be written'));
     expect(warned).toHaveLength(1);
-    expect(warned[0]).toMatchObject({ level: 'warn', channel: 'MB1', point: 'p5', address: 'hr:50*2', next: s.C1, target: s.C1, fallback: 'NO', barcode: 'MBT-LONG' });
+    expect(warned[0]).toMatchObject({
+      level: 'warn',
+      channel: 'MB1',
+      point: 'p5',
+      address: 'hr:50*2',
+      next: s.C1,
+      target: s.C1,
+      fallback: 'NO',
+      barcode: 'MBT-LONG',
+    });
     expect(warned[0].reason).toMatch(/writing it failed: .*text of 23 characters does not fit 2 registers/);
     // The signal log: the refused write, then the fallback.
     const log = (await wms.get('/v1/plc-channels/MB1/telegrams?type=SIG_&barcode=MBT-LONG')).body;
-    expect(log.map((e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) => `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`)).toEqual([
-      'in p5.barcode MBT-LONG ok', `out p5.target ${s.C1} write-failed`, 'out p5.target NO written',
-    ]);
+    expect(
+      log.map(
+        (e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) =>
+          `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`,
+      ),
+    ).toEqual(['in p5.barcode MBT-LONG ok', `out p5.target ${s.C1} write-failed`, 'out p5.target NO written']);
   });
 
   it('is counted in /metrics: its state, the changes acted on, the handshakes and the writes', async () => {
@@ -187,7 +240,7 @@ describe('a Modbus TCP signal channel', () => {
     expect(sample('wms_plc_signal_target_fallbacks_total{channel="MB1"}')).toBe(1);
   });
 
-  it('writes an incrementing heartbeat counter; wms_plc_signal_writes_total counts its writes with the handshakes\' ones', async () => {
+  it("writes an incrementing heartbeat counter; wms_plc_signal_writes_total counts its writes with the handshakes' ones", async () => {
     const first = m.holding.get(200) ?? 0;
     await until(() => (m.holding.get(200) ?? 0) > first + 2, 'the heartbeat counter goes up');
     const before = (await channel()).counters;
@@ -232,7 +285,9 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
   const commits = async () => Number(/^wms_db_commit_duration_seconds_count (\S+)$/m.exec((await box.get('/metrics')).text)?.[1]);
   /** The signal log's entry of a point's change to a value, once the channel has applied it. */
   const applied = async (point: string, value: unknown) =>
-    ((await mb3()).recent as { direction: string; point: string; value: unknown; outcome: string }[]).find((e) => e.direction === 'in' && e.point === point && e.value === value);
+    ((await mb3()).recent as { direction: string; point: string; value: unknown; outcome: string }[]).find(
+      (e) => e.direction === 'in' && e.point === point && e.value === value,
+    );
 
   beforeAll(async () => {
     const port = await freePort();
@@ -240,18 +295,26 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
     const words = Array.from({ length: WORDS }, (_, i) => ({ kind: 'plcState' as const, location: at('MBB', i + 1), address: `hr:${300 + i}` }));
     box = await startTestAppliance({
       plc: {
-        signals: [{
-          name: 'MB3', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1, pollMs: 20, timeoutMs: 500,
-          points: [
-            ...words, // p0–p7
-            { kind: 'plcState', location: FAILING, address: 'hr:308' }, // p8
-            { kind: 'plcState', location: at('MBB', 99), address: 'hr:309' }, // p9
-            { kind: 'plcState', location: at('MBB', 1), address: 'hr:310' }, // p10
-            { kind: 'plcState', location: LATER, address: 'hr:320' }, // p11
-            { kind: 'outboundLock', location: LATER, address: 'coil:20' }, // p12
-            { kind: 'groupState', group: 'MBL', address: 'hr:321' }, // p13
-          ],
-        }],
+        signals: [
+          {
+            name: 'MB3',
+            protocol: 'modbus-tcp',
+            host: '127.0.0.1',
+            port,
+            unitId: 1,
+            pollMs: 20,
+            timeoutMs: 500,
+            points: [
+              ...words, // p0–p7
+              { kind: 'plcState', location: FAILING, address: 'hr:308' }, // p8
+              { kind: 'plcState', location: at('MBB', 99), address: 'hr:309' }, // p9
+              { kind: 'plcState', location: at('MBB', 1), address: 'hr:310' }, // p10
+              { kind: 'plcState', location: LATER, address: 'hr:320' }, // p11
+              { kind: 'outboundLock', location: LATER, address: 'coil:20' }, // p12
+              { kind: 'groupState', group: 'MBL', address: 'hr:321' }, // p13
+            ],
+          },
+        ],
       },
     });
     expect((await box.post('/v1/location-groups', { name: 'MBB', parentName: 'WAREHOUSE' })).status).toBe(201);
@@ -282,7 +345,10 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
       plc.holding.set(308, 19);
       plc.holding.set(309, 20);
       plc.holding.set(310, 10_000);
-      await until(async () => (await applied('p8', 19)) !== undefined && (await applied('p9', 20)) !== undefined && (await applied('p10', 10_000)) !== undefined, 'the poll applied');
+      await until(
+        async () => (await applied('p8', 19)) !== undefined && (await applied('p9', 20)) !== undefined && (await applied('p10', 10_000)) !== undefined,
+        'the poll applied',
+      );
       for (let i = 0; i < WORDS; i++) await until(async () => (await applied(`p${i}`, 11 + i)) !== undefined, `p${i} applied`);
     } finally {
       box.app.db.exec('DROP TRIGGER IF EXISTS plc_signals_test_fail');
@@ -302,7 +368,8 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
     // Every other location has its word; the failing one kept what it had.
     for (let i = 0; i < WORDS; i++) expect(await plcStateOf(at('MBB', i + 1))).toBe(11 + i);
     expect(await plcStateOf(FAILING)).toBe(0);
-    const history = (await box.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${encodeURIComponent(FAILING)}`)).body as unknown[];
+    const history = (await box.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${encodeURIComponent(FAILING)}`))
+      .body as unknown[];
     expect(history).toEqual([]);
   });
 
@@ -326,7 +393,10 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
     await until(async () => (await group()).groupStateIn === 'NOT_AVAILABLE', 'the new group is not available in');
     expect((await group()).groupStateOut).toBe('AVAILABLE');
     // Done as the channel's PLC, said by the point.
-    const events = (await box.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${encodeURIComponent(LATER)}`)).body as { actor: unknown; reason?: string }[];
+    const events = (await box.get(`/v1/events/history?types=location.stateChanged&subjectKind=location&subject=${encodeURIComponent(LATER)}`)).body as {
+      actor: unknown;
+      reason?: string;
+    }[];
     expect(events.length).toBeGreaterThan(0);
     expect(JSON.stringify(events[0]!.actor)).toContain('MB3');
     expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['plcState hr:320=7', 'outboundLock coil:20=true']));
@@ -359,13 +429,21 @@ describe('a Modbus RTU signal channel over a serial line (socat pty pair)', () =
     serial = await serialSlave(rtu, plc, 38_400, 2);
     box = await startTestAppliance({
       plc: {
-        signals: [{
-          name: 'MB2', protocol: 'modbus-rtu', device: host, baudRate: 38_400, unitId: 2, pollMs: 30, timeoutMs: 500,
-          points: [
-            { kind: 'outboundLock', location: at(2), address: 'hr:10.3' },
-            { kind: 'plcState', location: at(2), address: 'ir:5', words: 2 },
-          ],
-        }],
+        signals: [
+          {
+            name: 'MB2',
+            protocol: 'modbus-rtu',
+            device: host,
+            baudRate: 38_400,
+            unitId: 2,
+            pollMs: 30,
+            timeoutMs: 500,
+            points: [
+              { kind: 'outboundLock', location: at(2), address: 'hr:10.3' },
+              { kind: 'plcState', location: at(2), address: 'ir:5', words: 2 },
+            ],
+          },
+        ],
       },
     });
     rtuSite = await site(box, RTU_AREA);
@@ -407,7 +485,11 @@ describe('a Modbus TCP signal channel with addresses the device refuses (excepti
   const mb4 = async () => (await box.get('/v1/plc-channels/MB4')).body;
   const point = async (id: string) => (await mb4()).points.find((p: { id: string }) => p.id === id);
   /** The log lines of the appliance that say `text`, parsed. */
-  const said = (text: string) => box.logs().map((line) => JSON.parse(line)).filter((l) => typeof l.msg === 'string' && l.msg.includes(text));
+  const said = (text: string) =>
+    box
+      .logs()
+      .map((line) => JSON.parse(line))
+      .filter((l) => typeof l.msg === 'string' && l.msg.includes(text));
   /** Waits for this many more poll rounds. */
   const polls = async (n: number) => {
     const from = (await mb4()).driver.polls;
@@ -424,17 +506,24 @@ describe('a Modbus TCP signal channel with addresses the device refuses (excepti
     server = await tcpSlave(plc, port);
     box = await startTestAppliance({
       plc: {
-        signals: [{
-          name: 'MB4', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1, pollMs: 20,
-          // Long enough that a busy test box never lets a request go unanswered: the counts below are refusals only.
-          timeoutMs: 5000,
-          points: [
-            { kind: 'plcState', location: 'MBX/0001/0000/0000/0000', address: 'hr:100' }, // p0
-            { kind: 'plcState', location: 'MBX/0002/0000/0000/0000', address: 'hr:500' }, // p1: refused
-            { kind: 'plcState', location: 'MBX/0003/0000/0000/0000', address: 'hr:600' }, // p2 ┐ one request
-            { kind: 'plcState', location: 'MBX/0004/0000/0000/0000', address: 'hr:605' }, // p3 ┘ over hr:602
-          ],
-        }],
+        signals: [
+          {
+            name: 'MB4',
+            protocol: 'modbus-tcp',
+            host: '127.0.0.1',
+            port,
+            unitId: 1,
+            pollMs: 20,
+            // Long enough that a busy test box never lets a request go unanswered: the counts below are refusals only.
+            timeoutMs: 5000,
+            points: [
+              { kind: 'plcState', location: 'MBX/0001/0000/0000/0000', address: 'hr:100' }, // p0
+              { kind: 'plcState', location: 'MBX/0002/0000/0000/0000', address: 'hr:500' }, // p1: refused
+              { kind: 'plcState', location: 'MBX/0003/0000/0000/0000', address: 'hr:600' }, // p2 ┐ one request
+              { kind: 'plcState', location: 'MBX/0004/0000/0000/0000', address: 'hr:605' }, // p3 ┘ over hr:602
+            ],
+          },
+        ],
       },
     });
     await until(async () => (await mb4()).state === 'ONLINE', 'MB4 is ONLINE');

@@ -61,7 +61,11 @@ const dirs: string[] = [];
 const drivers: SignalDriver[] = [];
 const log = createLogger({ level: 'warn', destination: new PassThrough().resume() });
 
-function driverFor(server: TestOpcuaServer, config: Partial<OpcuaDriverConfig> = {}, points = POINTS): { driver: SignalDriver; rec: Recorder; dataDir: string } {
+function driverFor(
+  server: TestOpcuaServer,
+  config: Partial<OpcuaDriverConfig> = {},
+  points = POINTS,
+): { driver: SignalDriver; rec: Recorder; dataDir: string } {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wms-opcua-client-'));
   dirs.push(dataDir);
   const driver = createOpcuaDriver({ name: 'HALL1', endpoint: server.endpoint, securityMode: 'None', samplingMs: 50, ...config }, { dataDir, log });
@@ -103,7 +107,10 @@ describe('OPC UA signal driver', () => {
     server.set('Conv.C1.LockIn', true);
     server.set('Scan2.Code', 'TU000000000123');
     server.set('Conv.C1.Count', 70_000);
-    await until('changes', () => rec.last('c1-error') === 12 && rec.last('c1-lock-in') === true && rec.last('scan2-code') === 'TU000000000123' && rec.last('c1-count') === 70_000);
+    await until(
+      'changes',
+      () => rec.last('c1-error') === 12 && rec.last('c1-lock-in') === true && rec.last('scan2-code') === 'TU000000000123' && rec.last('c1-count') === 70_000,
+    );
 
     const counters = driver.counters();
     expect(counters.reads).toBe(0); // nothing polled
@@ -281,14 +288,31 @@ describe('an OPC UA signal channel in the appliance', () => {
       plc: {
         signals: [
           {
-            name: 'UA1', protocol: 'opcua', endpoint: server.endpoint, securityMode: 'None', samplingMs: 20,
+            name: 'UA1',
+            protocol: 'opcua',
+            endpoint: server.endpoint,
+            securityMode: 'None',
+            samplingMs: 20,
             points: [
               { kind: 'plcState', location: coordinate(2), node: 'ns=1;s=Conv.C1.Error' },
               { kind: 'inboundLock', location: coordinate(2), node: 'ns=1;s=Conv.C1.LockIn' },
-              { kind: 'arrival', location: coordinate(1), barcode: 'ns=1;s=Scan2.Code', trigger: 'ns=1;s=Scan2.New', target: 'ns=1;s=Scan2.Target', done: 'ns=1;s=Scan2.Ack' },
               {
-                kind: 'arrival', location: coordinate(1), barcode: 'ns=1;s=Scan3.Code', trigger: 'ns=1;s=Scan3.New', target: 'ns=1;s=Scan3.Target', done: 'ns=1;s=Scan3.Ack',
-                targetType: 'word', fallback: 99,
+                kind: 'arrival',
+                location: coordinate(1),
+                barcode: 'ns=1;s=Scan2.Code',
+                trigger: 'ns=1;s=Scan2.New',
+                target: 'ns=1;s=Scan2.Target',
+                done: 'ns=1;s=Scan2.Ack',
+              },
+              {
+                kind: 'arrival',
+                location: coordinate(1),
+                barcode: 'ns=1;s=Scan3.Code',
+                trigger: 'ns=1;s=Scan3.New',
+                target: 'ns=1;s=Scan3.Target',
+                done: 'ns=1;s=Scan3.Ack',
+                targetType: 'word',
+                fallback: 99,
               },
             ],
           },
@@ -330,7 +354,7 @@ describe('an OPC UA signal channel in the appliance', () => {
     await untilHolds(() => server.get('Scan2.Ack') === false, 'done cleared');
   });
 
-  it('a next location the target\'s variable cannot hold: the fallback is written, then done; counted and logged with the reason', async () => {
+  it("a next location the target's variable cannot hold: the fallback is written, then done; counted and logged with the reason", async () => {
     // C1's code 300 does not fit Scan3's byte.
     const c1 = await location(s.C1);
     expect((await wms.put('/v1/locations', { ...c1, plcCode: '300' })).status).toBe(200);
@@ -349,12 +373,18 @@ describe('an OPC UA signal channel in the appliance', () => {
     const ua1 = await channel();
     expect(ua1.counters.targetFallbacks).toBe(1);
     expect(ua1.errors).toContainEqual(expect.objectContaining({ point: 'p3', message: expect.stringMatching(/cannot write 300: outside 0…255/) }));
-    const warned = wms.logs().map((line) => JSON.parse(line)).filter((l) => l.msg?.includes('target cannot be written'));
+    const warned = wms
+      .logs()
+      .map((line) => JSON.parse(line))
+      .filter((l) => l.msg?.includes('target cannot be written'));
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: 'warn', channel: 'UA1', point: 'p3', next: s.C1, target: 300, fallback: 99, barcode: 'UAT-BYTE' });
     const log = (await wms.get('/v1/plc-channels/UA1/telegrams?type=SIG_&barcode=UAT-BYTE')).body;
-    expect(log.map((e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) => `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`)).toEqual([
-      'in p3.barcode UAT-BYTE ok', 'out p3.target 300 write-failed', 'out p3.target 99 written',
-    ]);
+    expect(
+      log.map(
+        (e: { direction: string; fields: { point: string; value: unknown }; outcome: string }) =>
+          `${e.direction} ${e.fields.point} ${String(e.fields.value)} ${e.outcome}`,
+      ),
+    ).toEqual(['in p3.barcode UAT-BYTE ok', 'out p3.target 300 write-failed', 'out p3.target 99 written']);
   });
 });

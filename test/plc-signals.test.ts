@@ -18,7 +18,6 @@ const load = (signals: unknown, channels: unknown = []) => {
   return loadConfig({ WMS_DATA_DIR: dir, WMS_PLC_SIGNALS: JSON.stringify(signals), WMS_PLC_CHANNELS: JSON.stringify(channels) });
 };
 
-
 const LOC = 'HAL1/CONV/0003/0000/0000';
 const tcp = (points: unknown[], extra: Record<string, unknown> = {}) => ({ name: 'CONV2', protocol: 'modbus-tcp', host: '10.0.0.20', points, ...extra });
 
@@ -26,10 +25,21 @@ describe('plc.signals', () => {
   it('takes the example of the documentation, with the defaults of each protocol', () => {
     const { config } = load([
       {
-        name: 'HALL1', protocol: 'opcua', endpoint: 'opc.tcp://10.0.0.10:4840', user: 'wms', password: 'secret',
+        name: 'HALL1',
+        protocol: 'opcua',
+        endpoint: 'opc.tcp://10.0.0.10:4840',
+        user: 'wms',
+        password: 'secret',
         points: [
           { kind: 'plcState', location: 'HAL1/CONV/0001/0000/0000', node: 'ns=3;s=Conv.C1.Error' },
-          { kind: 'arrival', location: 'HAL1/CONV/0002/0000/0000', barcode: 'ns=3;s=Scan2.Code', trigger: 'ns=3;s=Scan2.New', target: 'ns=3;s=Scan2.Target', done: 'ns=3;s=Scan2.Ack' },
+          {
+            kind: 'arrival',
+            location: 'HAL1/CONV/0002/0000/0000',
+            barcode: 'ns=3;s=Scan2.Code',
+            trigger: 'ns=3;s=Scan2.New',
+            target: 'ns=3;s=Scan2.Target',
+            done: 'ns=3;s=Scan2.Ack',
+          },
           { kind: 'heartbeat', node: 'ns=3;s=Host.Life', periodMs: 1000 },
         ],
       },
@@ -59,19 +69,55 @@ describe('plc.signals', () => {
 
   it.each([
     ['a Modbus address that is none', [tcp([{ kind: 'plcState', location: LOC, address: 'hr100' }])], 'plc.signals.0.points.0.address: not a Modbus address'],
-    ['a bit of a coil', [tcp([{ kind: 'inboundLock', location: LOC, address: 'coil:7.1' }])], 'plc.signals.0.points.0.address: a bit (.B) applies to registers'],
+    [
+      'a bit of a coil',
+      [tcp([{ kind: 'inboundLock', location: LOC, address: 'coil:7.1' }])],
+      'plc.signals.0.points.0.address: a bit (.B) applies to registers',
+    ],
     ['a lock that is a word', [tcp([{ kind: 'inboundLock', location: LOC, address: 'hr:7' }])], 'plc.signals.0.points.0.address: must be a bit'],
-    ['a target in an input register', [tcp([{ kind: 'arrival', location: LOC, barcode: 'hr:0*10', trigger: 'coil:0', target: 'ir:4', done: 'coil:1' }])], 'plc.signals.0.points.0.target: is written by the appliance'],
-    ['done in a discrete input', [tcp([{ kind: 'arrival', location: LOC, barcode: 'hr:0*10', trigger: 'coil:0', target: 'hr:4', done: 'di:1' }])], 'plc.signals.0.points.0.done: is written by the appliance'],
-    ['a coordinate into a number target', [tcp([{ kind: 'arrival', location: LOC, barcode: 'hr:0*10', trigger: 'coil:0', target: 'hr:4', done: 'coil:1', targetAs: 'coordinate' }])], 'plc.signals.0.points.0.targetAs: a coordinate is text'],
-    ['a node on a Modbus point', [tcp([{ kind: 'plcState', location: LOC, node: 'ns=3;s=X' }])], 'plc.signals.0.points.0.node: a Modbus point names its address'],
-    ['a Modbus channel without host', [{ name: 'CONV2', protocol: 'modbus-tcp', points: [{ kind: 'plcState', location: LOC, address: 'hr:1' }] }], 'plc.signals.0.host: required for protocol modbus-tcp'],
-    ['an OPC UA key on a Modbus channel', [tcp([{ kind: 'plcState', location: LOC, address: 'hr:1' }], { endpoint: 'opc.tcp://x:4840' })], 'plc.signals.0.endpoint: applies to OPC UA channels'],
-    ['an OPC UA channel without endpoint', [{ name: 'HALL1', protocol: 'opcua', points: [{ kind: 'plcState', location: LOC, node: 'ns=3;s=X' }] }], 'plc.signals.0.endpoint: required for protocol opcua'],
+    [
+      'a target in an input register',
+      [tcp([{ kind: 'arrival', location: LOC, barcode: 'hr:0*10', trigger: 'coil:0', target: 'ir:4', done: 'coil:1' }])],
+      'plc.signals.0.points.0.target: is written by the appliance',
+    ],
+    [
+      'done in a discrete input',
+      [tcp([{ kind: 'arrival', location: LOC, barcode: 'hr:0*10', trigger: 'coil:0', target: 'hr:4', done: 'di:1' }])],
+      'plc.signals.0.points.0.done: is written by the appliance',
+    ],
+    [
+      'a coordinate into a number target',
+      [tcp([{ kind: 'arrival', location: LOC, barcode: 'hr:0*10', trigger: 'coil:0', target: 'hr:4', done: 'coil:1', targetAs: 'coordinate' }])],
+      'plc.signals.0.points.0.targetAs: a coordinate is text',
+    ],
+    [
+      'a node on a Modbus point',
+      [tcp([{ kind: 'plcState', location: LOC, node: 'ns=3;s=X' }])],
+      'plc.signals.0.points.0.node: a Modbus point names its address',
+    ],
+    [
+      'a Modbus channel without host',
+      [{ name: 'CONV2', protocol: 'modbus-tcp', points: [{ kind: 'plcState', location: LOC, address: 'hr:1' }] }],
+      'plc.signals.0.host: required for protocol modbus-tcp',
+    ],
+    [
+      'an OPC UA key on a Modbus channel',
+      [tcp([{ kind: 'plcState', location: LOC, address: 'hr:1' }], { endpoint: 'opc.tcp://x:4840' })],
+      'plc.signals.0.endpoint: applies to OPC UA channels',
+    ],
+    [
+      'an OPC UA channel without endpoint',
+      [{ name: 'HALL1', protocol: 'opcua', points: [{ kind: 'plcState', location: LOC, node: 'ns=3;s=X' }] }],
+      'plc.signals.0.endpoint: required for protocol opcua',
+    ],
     ['a location that is no coordinate', [tcp([{ kind: 'plcState', location: 'C1', address: 'hr:1' }])], 'plc.signals.0.points.0.location:'],
     ['an unknown point kind', [tcp([{ kind: 'photoEye', location: LOC, address: 'hr:1' }])], 'plc.signals.0.points.0.kind:'],
     ['no points', [tcp([])], 'plc.signals.0.points: a signal channel needs at least one point'],
-    ['two channels of one name', [tcp([{ kind: 'plcState', location: LOC, address: 'hr:1' }]), tcp([{ kind: 'plcState', location: LOC, address: 'hr:1' }])], 'plc.signals.1.name: the same name as signal channel 0'],
+    [
+      'two channels of one name',
+      [tcp([{ kind: 'plcState', location: LOC, address: 'hr:1' }]), tcp([{ kind: 'plcState', location: LOC, address: 'hr:1' }])],
+      'plc.signals.1.name: the same name as signal channel 0',
+    ],
   ])('%s: one line naming the key', (_what, signals, message) => {
     // `invalid config <key> (from WMS_PLC_SIGNALS): <why>`
     const [key, why] = message.split(/: ?(.*)/s) as [string, string];

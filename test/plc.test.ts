@@ -49,7 +49,10 @@ const groupStates = async (...names: string[]) =>
       return `${g.groupStateIn}/${g.groupStateOut}`;
     }),
   );
-const movesOf = (barcode: string) => ofType(events, 'transportUnit.moved').filter((e) => e.data.barcode === barcode).map((e) => [e.data.from, e.data.to]);
+const movesOf = (barcode: string) =>
+  ofType(events, 'transportUnit.moved')
+    .filter((e) => e.data.barcode === barcode)
+    .map((e) => [e.data.from, e.data.to]);
 
 // ---- the scenarios, over each transport --------------------------------------------------------
 
@@ -90,7 +93,7 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
   });
   afterAll(() => sim?.close());
 
-  it('1: SYNQ → SYNC with sender and receiver turned around, the sequence number + 1 and the host\'s time', async () => {
+  it("1: SYNQ → SYNC with sender and receiver turned around, the sequence number + 1 and the host's time", async () => {
     const { sent, reply } = await sim.synqExchange({ timeoutMs: 10_000 });
     expect(reply).toMatchObject({ type: 'SYNC', sender: 'MFC__', receiver: channel, seq: sent.seq! + 1 });
     const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(reply.time)!;
@@ -110,7 +113,11 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
     expect(trace.steps.map((step) => step.target)).toEqual([s.C1, s.C2, s.STOCK, null]);
     for (const step of trace.steps) expect(step.res).toMatchObject({ barcode: wireBarcode(barcode), actualLocation: step.at, errorCode: '00000000' });
 
-    expect(movesOf(barcode)).toEqual([[s.INFEED, s.C1], [s.C1, s.C2], [s.C2, s.STOCK]]);
+    expect(movesOf(barcode)).toEqual([
+      [s.INFEED, s.C1],
+      [s.C1, s.C2],
+      [s.C2, s.STOCK],
+    ]);
     expect((await unitOf(barcode)).actualLocation).toBe(s.STOCK);
     const order = (await wms.get(`/v1/transport-orders/${pKey}`)).body;
     expect(order.state).toBe('FINISHED');
@@ -139,7 +146,11 @@ describe.each(TRANSPORTS)('a conveyor PLC over $name', ({ channel, prefix, simul
 
   it('4: SYSU locks a group and its child groups; ERR_ releases a child and is recorded as an error event', async () => {
     const [parent, child, grandchild] = [`${prefix}GRP`, `${prefix}GRP-C`, `${prefix}GRP-G`];
-    for (const [name, parentName] of [[parent, 'WAREHOUSE'], [child, parent], [grandchild, child]]) {
+    for (const [name, parentName] of [
+      [parent, 'WAREHOUSE'],
+      [child, parent],
+      [grandchild, child],
+    ]) {
       expect((await wms.post('/v1/location-groups', { name, parentName })).status).toBe(201);
     }
     await sim.groupState(parent, '******11');

@@ -67,9 +67,12 @@ async function insertUser(username: string, password: string, roleName: string, 
      VALUES (?, ?, ?, ?, 0, 1, 0, ?, ?)`,
   ).run(userPk, username, await hashPassword(password), now, now, now);
   const rolePk = newPKey();
-  db.prepare(
-    `INSERT INTO roles (pk, name, description, immutable, ol, create_dt, last_modified_dt) VALUES (?, ?, 'preferences test', 0, 0, ?, ?)`,
-  ).run(rolePk, roleName, now, now);
+  db.prepare(`INSERT INTO roles (pk, name, description, immutable, ol, create_dt, last_modified_dt) VALUES (?, ?, 'preferences test', 0, 0, ?, ?)`).run(
+    rolePk,
+    roleName,
+    now,
+    now,
+  );
   for (const grant of grants) {
     const grantPk = db.prepare('SELECT pk FROM grants WHERE name = ?').pluck().get(grant) as string;
     expect(grantPk, grant).toBeTruthy();
@@ -262,9 +265,13 @@ describe('POST /v1/preferences', () => {
 
   it('answers the vendor media types when asked for them', async () => {
     for (const type of [PREFERENCE_TYPE, USER_PREFERENCE_TYPE]) {
-      const reply = await wms.post('/v1/preferences', { '@class': USER, key: `c.media.${type}`, value: 'x' }, {
-        headers: { Accept: type, 'Content-Type': type },
-      });
+      const reply = await wms.post(
+        '/v1/preferences',
+        { '@class': USER, key: `c.media.${type}`, value: 'x' },
+        {
+          headers: { Accept: type, 'Content-Type': type },
+        },
+      );
       expect(reply.status, reply.text).toBe(201);
       expect(reply.headers.get('content-type')).toMatch(new RegExp(`^${type.replace(/[.+]/g, '\\$&')}`));
       const got = await wms.get(`/v1/preferences/${reply.body.pKey}`, { headers: { Accept: type } });
@@ -312,7 +319,12 @@ describe('POST /v1/preferences', () => {
   it('strict=false updates the existing preference instead (200), and leaves an unchanged one alone', async () => {
     const first = await create({ '@class': MODULE, owner: 'INSTALL', key: 'c.provision', value: 1, type: 'INT', description: 'old' });
     const again = await wms.post('/v1/preferences?strict=false', {
-      '@class': MODULE, owner: 'INSTALL', key: 'c.provision', value: '2', type: 'INT', groupName: 'G',
+      '@class': MODULE,
+      owner: 'INSTALL',
+      key: 'c.provision',
+      value: '2',
+      type: 'INT',
+      groupName: 'G',
     });
     expect(again.status, again.text).toBe(200);
     expect(again.body).toMatchObject({ pKey: first.pKey, ol: 1, value: '2', type: 'INT', groupName: 'G' });
@@ -320,7 +332,12 @@ describe('POST /v1/preferences', () => {
     expect(await read(first.pKey)).toEqual(again.body);
 
     const rerun = await wms.post('/v1/preferences?strict=false', {
-      '@class': MODULE, owner: 'INSTALL', key: 'c.provision', value: 2, type: 'INT', groupName: 'G',
+      '@class': MODULE,
+      owner: 'INSTALL',
+      key: 'c.provision',
+      value: 2,
+      type: 'INT',
+      groupName: 'G',
     });
     expect(rerun.status).toBe(200);
     expect(rerun.body).toEqual(again.body);
@@ -333,10 +350,7 @@ describe('POST /v1/preferences', () => {
   });
 
   it('refuses a strict value other than true or false, nothing changed', async () => {
-    await refusedWithoutChange(
-      () => wms.post('/v1/preferences?strict=maybe', { '@class': APP, key: 'c.strict.bad', value: 'x' }),
-      validationRefusal('strict'),
-    );
+    await refusedWithoutChange(() => wms.post('/v1/preferences?strict=maybe', { '@class': APP, key: 'c.strict.bad', value: 'x' }), validationRefusal('strict'));
   });
 
   describe('refuses bad input with 400 core.validation.error naming the field, nothing changed', () => {
@@ -380,7 +394,10 @@ describe('POST /v1/preferences', () => {
   });
 
   it('refuses a body that is no JSON object, nothing changed', async () => {
-    await refusedWithoutChange(() => wms.post('/v1/preferences', ['not', 'an', 'object']), (r) => expectApiError(r, 400, 'core.validation.error'));
+    await refusedWithoutChange(
+      () => wms.post('/v1/preferences', ['not', 'an', 'object']),
+      (r) => expectApiError(r, 400, 'core.validation.error'),
+    );
     await refusedWithoutChange(
       () => wms.request('POST', '/v1/preferences', { raw: '{"@class": ', headers: { 'Content-Type': 'application/json' } }),
       (r) => expectServerError(r, 400),
@@ -388,10 +405,7 @@ describe('POST /v1/preferences', () => {
   });
 
   it('refuses a user preference for another user with 403, nothing changed', async () => {
-    await refusedWithoutChange(
-      () => wms.post('/v1/preferences', { '@class': USER, owner: OTHER, key: 'c.foreign', value: 'x' }),
-      expectNotAllowed,
-    );
+    await refusedWithoutChange(() => wms.post('/v1/preferences', { '@class': USER, owner: OTHER, key: 'c.foreign', value: 'x' }), expectNotAllowed);
     await refusedWithoutChange(
       () => wms.post('/v1/preferences?strict=false', { '@class': USER, owner: OTHER, key: 'c.foreign', value: 'x' }),
       expectNotAllowed,
@@ -445,7 +459,11 @@ describe('lookups', () => {
   });
 
   it('?scope= APPLICATION, MODULE, ROLE', async () => {
-    for (const [scope, cls, p] of [['APPLICATION', APP, app], ['MODULE', MODULE, mod], ['ROLE', ROLE, role]] as const) {
+    for (const [scope, cls, p] of [
+      ['APPLICATION', APP, app],
+      ['MODULE', MODULE, mod],
+      ['ROLE', ROLE, role],
+    ] as const) {
       const reply = await wms.get(`/v1/preferences?scope=${scope}`);
       expect(reply.status).toBe(200);
       const list = reply.body as Preference[];
@@ -549,13 +567,10 @@ describe('PUT /v1/preferences/{pKey}', () => {
     const reply = await wms.put(`/v1/preferences/${p.pKey}`, { ...withoutType, value: 'false' });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toMatchObject({ type: 'BOOL', value: 'false', ol: 1 });
-    await refusedWithoutChange(
-      () => wms.put(`/v1/preferences/${p.pKey}`, { ...withoutType, ol: 1, value: 'maybe' }),
-      validationRefusal('value'),
-    );
+    await refusedWithoutChange(() => wms.put(`/v1/preferences/${p.pKey}`, { ...withoutType, ol: 1, value: 'maybe' }), validationRefusal('value'));
   });
 
-  it('updates the caller\'s own user preference without naming the owner', async () => {
+  it("updates the caller's own user preference without naming the owner", async () => {
     const p = await create({ '@class': USER, key: 'u.mine', value: 'a' });
     const { owner: _o, ...rest } = p;
     const reply = await wms.put(`/v1/preferences/${p.pKey}`, { ...rest, value: 'b' });
@@ -573,7 +588,7 @@ describe('PUT /v1/preferences/{pKey}', () => {
       mine = await create({ '@class': USER, key: 'u.refuse.mine', value: 'x' });
     });
 
-    it('a pKey in the body other than the path\'s: 400', async () => {
+    it("a pKey in the body other than the path's: 400", async () => {
       await refusedWithoutChange(() => wms.put(`/v1/preferences/${p.pKey}`, { ...p, pKey: app.pKey }), validationRefusal('pKey'));
     });
     it('another key: 400', async () => {
@@ -628,7 +643,10 @@ describe('DELETE /v1/preferences/{pKey}', () => {
   });
 
   it('an unknown pKey: 404 notFoundByPKey, nothing changed', async () => {
-    const reply = await refusedWithoutChange(() => wms.del('/v1/preferences/NO-SUCH-PKEY'), (r) => expectApiError(r, 404, NOT_FOUND_BY_PKEY));
+    const reply = await refusedWithoutChange(
+      () => wms.del('/v1/preferences/NO-SUCH-PKEY'),
+      (r) => expectApiError(r, 404, NOT_FOUND_BY_PKEY),
+    );
     expect(reply.body.obj).toEqual(['NO-SUCH-PKEY']);
   });
 });
@@ -649,7 +667,7 @@ describe('user preferences belong to their owner only', () => {
     ];
   });
 
-  it('each user sees their own user preferences and the shared ones, never the other\'s', async () => {
+  it("each user sees their own user preferences and the shared ones, never the other's", async () => {
     expect(otherPref.owner).toBe(OTHER);
     const adminList = await all();
     const otherList = await all(otherToken);
@@ -674,7 +692,7 @@ describe('user preferences belong to their owner only', () => {
     expect((await wms.get(`/v1/preferences?user=${OTHER}`, { token: otherToken })).body).toEqual([otherPref]);
   });
 
-  it('addressing another user\'s preference directly: 403, nothing changed', async () => {
+  it("addressing another user's preference directly: 403, nothing changed", async () => {
     const o = { token: otherToken };
     await refusedWithoutChange(() => wms.get(`/v1/preferences/${adminPref.pKey}`, o), expectNotAllowed);
     await refusedWithoutChange(() => wms.get(`/v1/preferences/${otherPref.pKey}`), expectNotAllowed);
@@ -683,7 +701,7 @@ describe('user preferences belong to their owner only', () => {
     await refusedWithoutChange(() => wms.del(`/v1/preferences/${otherPref.pKey}`), expectNotAllowed);
   });
 
-  it('asking for another user\'s preferences: 403, nothing changed', async () => {
+  it("asking for another user's preferences: 403, nothing changed", async () => {
     const o = { token: otherToken };
     await refusedWithoutChange(() => wms.get('/v1/preferences?user=admin', o), expectNotAllowed);
     await refusedWithoutChange(() => wms.get('/v1/preferences?user=admin&key=o.theme', o), expectNotAllowed);

@@ -78,7 +78,10 @@ function readmeRanges(): Map<string, string> {
   const ranges = new Map<string, string>();
   for (const row of rows.slice(2)) {
     if (!row.startsWith('|')) break;
-    const [key, , range] = row.slice(1).split(' | ').map((cell) => cell.trim());
+    const [key, , range] = row
+      .slice(1)
+      .split(' | ')
+      .map((cell) => cell.trim());
     ranges.set(key!.replaceAll('`', ''), range!.replaceAll('`', ''));
   }
   return ranges;
@@ -150,7 +153,10 @@ describe('README table of settings', () => {
 function newcomerShell(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
-  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => !dir.includes('node_modules')).join(path.delimiter);
+  env.PATH = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => !dir.includes('node_modules'))
+    .join(path.delimiter);
   return env;
 }
 
@@ -158,7 +164,7 @@ function npmIn(dir: string, args: string[]) {
   return spawnSync('npm', [...args, '--offline', '--no-audit', '--no-fund'], { cwd: dir, env: newcomerShell(), encoding: 'utf8' });
 }
 
-describe('README quick start: npm install on the machine\'s own Node', () => {
+describe("README quick start: npm install on the machine's own Node", () => {
   it('runs on a Node that is not the pinned one (the case the warnings came from)', () => {
     const machineNode = spawnSync('node', ['--version'], { env: newcomerShell(), encoding: 'utf8' }).stdout.trim();
     expect(machineNode).toMatch(/^v\d+\./);

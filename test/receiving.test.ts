@@ -124,18 +124,24 @@ async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: R
 const apiError = (status: number, key: string) => (reply: Reply) => expectApiError(reply, status, key);
 
 /** 400 `core.validation.error`, message exactly 'Generic validation error', an `obj` entry per failing field. */
-const validation = (...fragments: string[]) => (reply: Reply) => {
-  expectApiError(reply, 400, 'core.validation.error');
-  expect(reply.body.message).toBe('Generic validation error');
-  expect(reply.body.class).toBe('String');
-  expect(Array.isArray(reply.body.obj)).toBe(true);
-  for (const item of reply.body.obj) expect(typeof item).toBe('string');
-  const details = (reply.body.obj as string[]).join(' | ');
-  for (const fragment of fragments) expect(details, details).toContain(fragment);
-};
+const validation =
+  (...fragments: string[]) =>
+  (reply: Reply) => {
+    expectApiError(reply, 400, 'core.validation.error');
+    expect(reply.body.message).toBe('Generic validation error');
+    expect(reply.body.class).toBe('String');
+    expect(Array.isArray(reply.body.obj)).toBe(true);
+    for (const item of reply.body.obj) expect(typeof item).toBe('string');
+    const details = (reply.body.obj as string[]).join(' | ');
+    for (const fragment of fragments) expect(details, details).toContain(fragment);
+  };
 
 const rels = (o: any) => (o.links as { rel: string }[]).map((l) => l.rel);
-const typesSince = (from: number) => events.slice(from).map((e) => e.type).filter((t) => !t.startsWith('user.'));
+const typesSince = (from: number) =>
+  events
+    .slice(from)
+    .map((e) => e.type)
+    .filter((t) => !t.startsWith('user.'));
 
 // ---- lists and indexes --------------------------------------------------------
 
@@ -285,9 +291,17 @@ describe('POST /v1/receiving-orders', () => {
         () => ({ orderId: unique('RO'), positions: [position('1', sku, { '@class': PIECE, unitType: [PIECE_UNIT, 'BOX'], magnitude: 1 })] }),
         ['positions[0].quantityExpected: unknown unit [BOX]'],
       ],
-      ['negative magnitude', () => ({ orderId: unique('RO'), positions: [position('1', sku, pc(-3))] }), ['positions[0].quantityExpected: magnitude must not be negative']],
+      [
+        'negative magnitude',
+        () => ({ orderId: unique('RO'), positions: [position('1', sku, pc(-3))] }),
+        ['positions[0].quantityExpected: magnitude must not be negative'],
+      ],
       ['zero quantity', () => ({ orderId: unique('RO'), positions: [position('1', sku, pc(0))] }), ['positions[0].quantityExpected: must be greater than 0']],
-      ['fractional pieces', () => ({ orderId: unique('RO'), positions: [position('1', sku, pc(1.5))] }), ['positions[0].quantityExpected: 1.5 PC is not a whole number of pieces']],
+      [
+        'fractional pieces',
+        () => ({ orderId: unique('RO'), positions: [position('1', sku, pc(1.5))] }),
+        ['positions[0].quantityExpected: 1.5 PC is not a whole number of pieces'],
+      ],
       ['details not an object', () => ({ orderId: unique('RO'), details: 'x', positions: [position('1', sku, pc(1))] }), ['details:']],
       ['no body', () => undefined, ['body:']],
       [
@@ -424,7 +438,14 @@ describe('POST /v1/receiving-orders/{pKey}/capture', () => {
       orderId: o.orderId,
       state: 'PROCESSED',
       captures: [
-        { sku: a.sku, quantity: '10 PC', transportUnitBK: bk, loadUnitLabel: '1', packagingUnitPKey: units[0].pKey, positions: [{ positionId: '10', quantity: '10 PC' }] },
+        {
+          sku: a.sku,
+          quantity: '10 PC',
+          transportUnitBK: bk,
+          loadUnitLabel: '1',
+          packagingUnitPKey: units[0].pKey,
+          positions: [{ positionId: '10', quantity: '10 PC' }],
+        },
       ],
     });
 
@@ -571,7 +592,10 @@ describe('POST /v1/receiving-orders/{pKey}/capture', () => {
     });
 
     it('unknown transport unit: 404 svc.common.common.tu.notFoundByBK', async () => {
-      await refusedWithoutChange(() => capture(o.pKey, captureOf(a.sku, pc(1), 'NO-SUCH-TU', '1'), 'CARTON'), apiError(404, 'svc.common.common.tu.notFoundByBK'));
+      await refusedWithoutChange(
+        () => capture(o.pKey, captureOf(a.sku, pc(1), 'NO-SUCH-TU', '1'), 'CARTON'),
+        apiError(404, 'svc.common.common.tu.notFoundByBK'),
+      );
     });
 
     it('a missing load unit and no loadUnitType: 400 svc.wms.inv.pu.loadUnitTypeMissing', async () => {
@@ -599,14 +623,29 @@ describe('POST /v1/receiving-orders/{pKey}/capture', () => {
       ['zero quantity', () => captureOf(a.sku, pc(0), bk), ['quantityReceived: must be greater than 0']],
       ['unknown unit', () => captureOf(a.sku, { '@class': PIECE, unitType: [PIECE_UNIT, 'BOX'], magnitude: 1 }, bk), ['quantityReceived: unknown unit [BOX]']],
       // A malformed quantity: the refusal shows what one looks like.
-      ['a quantity as a bare number', () => ({ quantityReceived: 5, product: { sku: a.sku }, barcode: bk }), [`quantityReceived: must be an object; a Quantity looks like ${QUANTITY_EXAMPLE}`]],
+      [
+        'a quantity as a bare number',
+        () => ({ quantityReceived: 5, product: { sku: a.sku }, barcode: bk }),
+        [`quantityReceived: must be an object; a Quantity looks like ${QUANTITY_EXAMPLE}`],
+      ],
       [
         'a unitType that is only the symbol',
         () => captureOf(a.sku, { '@class': PIECE, unitType: 'PC', magnitude: 1 }, bk),
-        [`quantityReceived.unitType: unitType must be [unit class, unit symbol], two texts; a Quantity looks like ${QUANTITY_EXAMPLE}`, 'units PC, DOZ, MG, G, KG, T, OZ, LB'],
+        [
+          `quantityReceived.unitType: unitType must be [unit class, unit symbol], two texts; a Quantity looks like ${QUANTITY_EXAMPLE}`,
+          'units PC, DOZ, MG, G, KG, T, OZ, LB',
+        ],
       ],
-      ['a magnitude as text', () => captureOf(a.sku, { '@class': PIECE, unitType: [PIECE_UNIT, 'PC'], magnitude: '1' }, bk), [`quantityReceived.magnitude: magnitude must be a number; a Quantity looks like ${QUANTITY_EXAMPLE}`]],
-      ['a quantity without a unit', () => captureOf(a.sku, { quantity: 1, uom: 'PC' }, bk), [`quantityReceived: unitType (or unit) is required; a Quantity looks like ${QUANTITY_EXAMPLE}`]],
+      [
+        'a magnitude as text',
+        () => captureOf(a.sku, { '@class': PIECE, unitType: [PIECE_UNIT, 'PC'], magnitude: '1' }, bk),
+        [`quantityReceived.magnitude: magnitude must be a number; a Quantity looks like ${QUANTITY_EXAMPLE}`],
+      ],
+      [
+        'a quantity without a unit',
+        () => captureOf(a.sku, { quantity: 1, uom: 'PC' }, bk),
+        [`quantityReceived: unitType (or unit) is required; a Quantity looks like ${QUANTITY_EXAMPLE}`],
+      ],
       ['an invalid element of an array, named by index', () => [captureOf(a.sku, pc(1), bk), captureOf(a.sku, pc(1), '')], ['[1].barcode: must not be empty']],
     ];
     for (const [what, body, fragments] of bodies) {
@@ -621,12 +660,7 @@ describe('POST /v1/receiving-orders/{pKey}/capture', () => {
       const fresh = await newOrder([position('A', a.sku, pc(5)), position('C', c.sku, pc(5))]);
       const before = await state();
       const reply = await refusedWithoutChange(
-        () =>
-          capture(
-            fresh.pKey,
-            [captureOf(a.sku, pc(5), tu, '1'), captureOf(c.sku, pc(2), tu, '2'), captureOf(c.sku, pc(3), 'NO-SUCH-TU', '2')],
-            'CARTON',
-          ),
+        () => capture(fresh.pKey, [captureOf(a.sku, pc(5), tu, '1'), captureOf(c.sku, pc(2), tu, '2'), captureOf(c.sku, pc(3), 'NO-SUCH-TU', '2')], 'CARTON'),
         apiError(404, 'svc.common.common.tu.notFoundByBK'),
       );
       expect(reply.body.obj).toEqual(['NO-SUCH-TU']);
@@ -701,6 +735,9 @@ describe('grants', () => {
   });
 
   it('refuses a request without a token with 401', async () => {
-    await refusedWithoutChange(() => wms.get(RO, { anonymous: true }), (r) => expectServerError(r, 401));
+    await refusedWithoutChange(
+      () => wms.get(RO, { anonymous: true }),
+      (r) => expectServerError(r, 401),
+    );
   });
 });

@@ -509,7 +509,7 @@ describe('DELETE /v1/api/routes/{key}', () => {
 // ---- hops -------------------------------------------------------------------
 
 describe('GET|PUT /v1/api/routes/{key}/hops', () => {
-  it('starts empty, replaces the list in order (pos = index), raises the route\'s ol', async () => {
+  it("starts empty, replaces the list in order (pos = index), raises the route's ol", async () => {
     const r = await create({ sourceLocationGroupName: 'RT-IN', targetLocationName: S1 });
     expect(await hopsOf(r.key)).toEqual([]);
     const from = events.length;
@@ -552,7 +552,11 @@ describe('GET|PUT /v1/api/routes/{key}/hops', () => {
     await refused(() => wms.put(`${R}/NO-SUCH-ROUTE/hops`, [{ source: C2, next: S2 }]), apiError(404, 'not.found'));
     await refused(() => wms.get(`${R}/NO-SUCH-ROUTE/hops`), apiError(404, 'not.found'));
     await refused(
-      () => wms.put(`${R}/${r.key}/hops`, [{ source: C2, next: C3 }, { source: C3, next: UNKNOWN_LOC }]),
+      () =>
+        wms.put(`${R}/${r.key}/hops`, [
+          { source: C2, next: C3 },
+          { source: C3, next: UNKNOWN_LOC },
+        ]),
       apiError(404, 'svc.common.common.loc.notFoundByName', UNKNOWN_LOC, [UNKNOWN_LOC]),
     );
     await refused(
@@ -565,14 +569,37 @@ describe('GET|PUT /v1/api/routes/{key}/hops', () => {
     const r = await create({ sourceLocationName: C3, targetLocationName: S2 });
     await putHops(r.key, [{ source: C3, next: S2 }]);
     const put = (body: unknown) => () => wms.put(`${R}/${r.key}/hops`, body);
-    await refused(put([{ source: C3, next: C1 }, { source: C1, next: C1 }]), validation('to itself'));
-    await refused(put([{ source: C3, next: C1 }, { source: C3, next: C1 }]), validation('listed twice'));
     await refused(
-      put([{ source: C3, next: C1 }, { source: C1, next: C2 }, { source: C2, next: C3 }]),
+      put([
+        { source: C3, next: C1 },
+        { source: C1, next: C1 },
+      ]),
+      validation('to itself'),
+    );
+    await refused(
+      put([
+        { source: C3, next: C1 },
+        { source: C3, next: C1 },
+      ]),
+      validation('listed twice'),
+    );
+    await refused(
+      put([
+        { source: C3, next: C1 },
+        { source: C1, next: C2 },
+        { source: C2, next: C3 },
+      ]),
       validation(`${C3} → ${C1} → ${C2} → ${C3}`),
     );
     // A circle not through the first hop's source is found as well.
-    await refused(put([{ source: C3, next: C1 }, { source: C1, next: C2 }, { source: C2, next: C1 }]), validation('circle'));
+    await refused(
+      put([
+        { source: C3, next: C1 },
+        { source: C1, next: C2 },
+        { source: C2, next: C1 },
+      ]),
+      validation('circle'),
+    );
     await refused(put([{ pos: 1, source: C3, next: C1 }]), validation('pos'));
     await refused(put({ source: C3, next: C1 }), validation('body'));
     await refused(put([{ source: C3 }]), validation('next'));
@@ -612,7 +639,13 @@ describe('GET|PUT /v1/api/default-hops', () => {
     await refused(put([{ source: IN1, next: UNKNOWN_LOC }]), apiError(404, 'svc.common.common.loc.notFoundByName', UNKNOWN_LOC));
     await refused(put([{ sourceGroup: 'RT-NOPE', next: C1 }]), apiError(404, 'svc.common.common.lg.notFoundByName', 'RT-NOPE', ['RT-NOPE']));
     await refused(put([{ source: C1, next: C1 }]), validation('to itself'));
-    await refused(put([{ sourceGroup: 'RT-IN', next: C1 }, { sourceGroup: 'RT-IN', next: C1 }]), validation('listed twice'));
+    await refused(
+      put([
+        { sourceGroup: 'RT-IN', next: C1 },
+        { sourceGroup: 'RT-IN', next: C1 },
+      ]),
+      validation('listed twice'),
+    );
     await refused(put([{ source: IN1, sourceGroup: 'RT-IN', next: C1 }]), validation('exactly one'));
     await refused(put([{ next: C1 }]), validation('exactly one'));
     await refused(put([{ source: IN1, next: C1, pos: 3 }]), validation('pos'));
@@ -751,7 +784,7 @@ describe('GET /v1/api/routes/decision (the routing decision; changes show at onc
     expect(await decision(DIN, BC)).toMatchObject({ result: 'NEXT', nextLocation: DC2 });
   });
 
-  it('locking the next location\'s group (or an ancestor) over REST changes the decision at once', async () => {
+  it("locking the next location's group (or an ancestor) over REST changes the decision at once", async () => {
     const conv = await groupPk('DX-CONV');
     const dx = await groupPk('DX');
     expect((await wms.patch(`/v1/location-group/${conv}?op=change-state&statein=NOT_AVAILABLE`)).status).toBe(204);
@@ -820,7 +853,10 @@ describe('GET /v1/api/routes/decision (the routing decision; changes show at onc
       () => wms.get(`${DECIDE}?location=${enc(DIN)}&barcode=NO-SUCH-TU`),
       apiError(404, 'svc.common.common.tu.notFoundByBK', 'NO-SUCH-TU', ['NO-SUCH-TU']),
     );
-    await refused(() => wms.get(DECIDE), (r) => expectServerError(r, 400));
+    await refused(
+      () => wms.get(DECIDE),
+      (r) => expectServerError(r, 400),
+    );
     await refused(() => wms.get(`${DECIDE}?location=${enc(DIN)}&order=x`), validation('unknown parameter'));
     await refused(() => wms.get(`${DECIDE}?location=`), validation('location'));
   });
@@ -928,6 +964,9 @@ describe('grants', () => {
   });
 
   it('refuses a request without a token with 401', async () => {
-    await refused(() => wms.get(R, { anonymous: true }), (r) => expectServerError(r, 401));
+    await refused(
+      () => wms.get(R, { anonymous: true }),
+      (r) => expectServerError(r, 401),
+    );
   });
 });

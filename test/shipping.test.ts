@@ -22,17 +22,7 @@ const POS = '/v1/shipping-order-positions';
 const UI = '/v1/ui/shipping-orders';
 const LOC = 'SHP/0001/0001/0000/0000';
 
-const STATES = [
-  'CREATED',
-  'AVAILABLE',
-  'PROCESSING',
-  'PROCESSED',
-  'COMMISSIONING',
-  'ON_TRUCK',
-  'FAILURE_WMS',
-  'FAILURE_TMS',
-  'COMPLETED',
-] as const;
+const STATES = ['CREATED', 'AVAILABLE', 'PROCESSING', 'PROCESSED', 'COMMISSIONING', 'ON_TRUCK', 'FAILURE_WMS', 'FAILURE_TMS', 'COMPLETED'] as const;
 type State = (typeof STATES)[number];
 
 /** The transition table of docs/shipping.md, written out independently of the code. */
@@ -314,9 +304,7 @@ describe('POST /v1/shipping-orders', () => {
       qtyOrdered: pc(5),
       qtyCrossdock: pc(2),
     });
-    expect(p20).toEqual(
-      expect.objectContaining({ '@class': TU_POSITION, transportUnitBK: tu1, transportUnitTypeName: 'EURO', targetName: 'RAMP-2' }),
-    );
+    expect(p20).toEqual(expect.objectContaining({ '@class': TU_POSITION, transportUnitBK: tu1, transportUnitTypeName: 'EURO', targetName: 'RAMP-2' }));
     expect(p20.qtyOrdered).toBeUndefined();
     expect(p20.product).toBeUndefined();
     expect(p30).toMatchObject({ '@class': PRODUCT_POSITION, qtyOrdered: doz(2) });
@@ -347,7 +335,7 @@ describe('POST /v1/shipping-orders', () => {
     expect(order.details).toEqual({});
   });
 
-  it('takes any unit of the product\'s family: grams for a product counted in kilograms', async () => {
+  it("takes any unit of the product's family: grams for a product counted in kilograms", async () => {
     const order = await createOrder({
       positions: [productPosition('1', { product: { sku: weightSku }, qtyOrdered: g(1500), qtyCrossdock: kg(1) })],
     });
@@ -563,20 +551,11 @@ describe('PATCH /v1/shipping-orders/{pKey}', () => {
 
   it('a COMPLETED order refuses any change with 409 svc.wms.shp.order.completed', async () => {
     const order = await orderIn('COMPLETED');
-    for (const body of [
-      ...STATES.map((state) => ({ state })),
-      { customerNo: 'C-LATE' },
-      { priority: 1 },
-      { details: { late: true } },
-      {},
-    ]) {
+    for (const body of [...STATES.map((state) => ({ state })), { customerNo: 'C-LATE' }, { priority: 1 }, { details: { late: true } }, {}]) {
       await refusedWithoutChange(() => wms.patch(`${SO}/${order.pKey}`, body), apiError(409, 'svc.wms.shp.order.completed'));
     }
     for (const position of order.positions) {
-      await refusedWithoutChange(
-        () => wms.patch(`${POS}/${position.pKey}`, { priority: 9 }),
-        apiError(409, 'svc.wms.shp.order.completed'),
-      );
+      await refusedWithoutChange(() => wms.patch(`${POS}/${position.pKey}`, { priority: 9 }), apiError(409, 'svc.wms.shp.order.completed'));
     }
     expect(await read(order.pKey)).toEqual(order);
   });
@@ -681,7 +660,7 @@ describe('PATCH /v1/shipping-order-positions/{pKey}', () => {
     expect((await patchPosition(position.pKey, { details: null })).details).toEqual({});
   });
 
-  it('changes qtyOrdered within the product\'s family and qtyCrossdock up to the ordered amount; null clears crossdock', async () => {
+  it("changes qtyOrdered within the product's family and qtyCrossdock up to the ordered amount; null clears crossdock", async () => {
     const order = await createOrder();
     const position = order.positions[0];
     expect((await patchPosition(position.pKey, { qtyOrdered: doz(2) })).qtyOrdered).toEqual(doz(2));
@@ -791,10 +770,7 @@ describe('POST /v1/shipping-orders refuses bad input and changes nothing', () =>
       await refusedWithoutChange(post(orderBody({ positions: [tuPosition('10'), productPosition('20', { qtyOrdered })] })), validation);
     }
     // A piece quantity for a product counted in weight.
-    await refusedWithoutChange(
-      post(orderBody({ positions: [productPosition('10', { product: { sku: weightSku }, qtyOrdered: pc(1) })] })),
-      validation,
-    );
+    await refusedWithoutChange(post(orderBody({ positions: [productPosition('10', { product: { sku: weightSku }, qtyOrdered: pc(1) })] })), validation);
   });
 
   it('a crossdock quantity above the ordered one → 400 (compared in base units)', async () => {

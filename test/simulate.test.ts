@@ -81,7 +81,7 @@ describe('wms simulate from the bundle', () => {
     expect(stdout).not.toContain('npm run');
   });
 
-  it('synq over TCP: prints the SYNQ sent and the appliance\'s SYNC, exit code 0', async () => {
+  it("synq over TCP: prints the SYNQ sent and the appliance's SYNC, exit code 0", async () => {
     const { code, stdout, stderr } = await simulate('--tcp', tcp, '--name', 'CNV01', '--timeout', '10000', 'synq');
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -145,14 +145,18 @@ describe('wms simulate from the bundle', () => {
   it.each([
     { why: 'no command', args: ['--tcp', '127.0.0.1:5020'], message: /no command given/ },
     { why: 'an unknown command', args: ['--tcp', '127.0.0.1:5020', 'fly'], message: /unknown command "fly"/ },
-    { why: 'an unknown option (the appliance\'s own flags mean nothing here)', args: ['--port', '8080', 'synq'], message: /Unknown option '--port'/ },
+    { why: "an unknown option (the appliance's own flags mean nothing here)", args: ['--port', '8080', 'synq'], message: /Unknown option '--port'/ },
     { why: 'an option without its value', args: ['synq', '--tcp'], message: /--tcp/ },
     { why: 'no connection option', args: ['synq'], message: /give exactly one of --tcp, --listen, --serial/ },
     { why: 'a wrong number of arguments', args: ['--tcp', '127.0.0.1:5020', 'run-tu', '4711'], message: /usage: run-tu BARCODE START/ },
     { why: 'a location of three parts', args: ['--tcp', '127.0.0.1:5020', 'req', '4711', 'CONV/0001/0001'], message: /location must have 5 parts/ },
     { why: 'a bitmap of two characters', args: ['--tcp', '127.0.0.1:5020', 'locu', 'CONV/0001/0002/0000/0000', '12'], message: /must be 8 characters/ },
     { why: 'a PLC name of eight characters', args: ['--tcp', '127.0.0.1:5020', '--name', 'CONVEYOR', 'synq'], message: /name is longer than 5 characters/ },
-    { why: 'a framing that does not exist', args: ['--tcp', '127.0.0.1:5020', '--framing', 'morse', 'synq'], message: /--framing must be line, fixed or stxetx/ },
+    {
+      why: 'a framing that does not exist',
+      args: ['--tcp', '127.0.0.1:5020', '--framing', 'morse', 'synq'],
+      message: /--framing must be line, fixed or stxetx/,
+    },
   ])('bad arguments ($why): exit code 2, one line, nothing sent', async ({ args, message }) => {
     const { code, stdout, stderr } = await simulate(...args);
     expect(code).toBe(2);

@@ -132,11 +132,8 @@ describe('migrate()', () => {
   const backups = () => (existsSync(path.join(dir, 'backups')) ? readdirSync(path.join(dir, 'backups')).sort() : []);
   const version = (handle = db) => handle.pragma('user_version', { simple: true }) as number;
   const tables = (handle = db) =>
-    (handle.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
-      (r) => r.name,
-    );
-  const columns = (table: string, handle = db) =>
-    (handle.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+    (handle.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const columns = (table: string, handle = db) => (handle.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
   /** Schema numbers of the backups present, e.g. [10, 20]. */
   const backupSchemas = () => backups().map((f) => Number(/^wms-schema(\d+)-/.exec(f)![1]));
   /** The log is written asynchronously to the sink; give it a turn of the event loop. */

@@ -31,8 +31,7 @@ describe('GET /metrics', () => {
     const reply = await wms.get('/metrics');
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^text\/plain/);
-    const line = (labels: string) =>
-      reply.text.split('\n').find((l) => l.startsWith(`wms_http_requests_total{${labels}}`));
+    const line = (labels: string) => reply.text.split('\n').find((l) => l.startsWith(`wms_http_requests_total{${labels}}`));
     expect(line('method="GET",route="/v1/location-groups/{pKey}",status="200"')).toMatch(/ 1$/);
     expect(line('method="GET",route="/v1/location-groups/{pKey}",status="404"')).toMatch(/ 1$/);
     expect(line('method="POST",route="/v1/location-groups",status="201"')).toMatch(/ 1$/);
@@ -56,7 +55,7 @@ describe('server.metricsPublic', () => {
     }
   });
 
-  it('a scraper\'s API key in a role with only metrics:read reads the metrics and nothing else', async () => {
+  it("a scraper's API key in a role with only metrics:read reads the metrics and nothing else", async () => {
     expect((await wms.post('/roles', { name: 'SCRAPER', grants: ['metrics:read'] })).status).toBe(201);
     const key = (await wms.post('/api-keys', { name: 'prometheus', roleName: 'SCRAPER' })).body.key as string;
     expect((await wms.get('/metrics', { token: key })).status).toBe(200);

@@ -1,14 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import {
-  expectApiError,
-  expectServerError,
-  startTestAppliance,
-  tempDir,
-  type Reply,
-  type TestAppliance, type RecordedEvent,
-} from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, tempDir, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 
 // Tasks module (docs/tasks.md and
 // the task error keys; decisions in docs/tasks.md). Every refused request is shown to
@@ -221,9 +214,7 @@ describe('POST /tasks', () => {
   it('publishes task.created after the commit', async () => {
     const before = events.length;
     const task = await create('USERTASK');
-    expect(events.slice(before)).toEqual([
-      expect.objectContaining({ type: 'task.created', data: { pKey: task.pKey, taskId: task.taskId, type: 'USERTASK' } }),
-    ]);
+    expect(events.slice(before)).toEqual([expect.objectContaining({ type: 'task.created', data: { pKey: task.pKey, taskId: task.taskId, type: 'USERTASK' } })]);
   });
 
   describe('bad input changes nothing and uses up no taskId', () => {
@@ -444,9 +435,7 @@ describe('PUT /tasks', () => {
     const task = await create('MANUAL', 'event');
     const before = events.length;
     await wms.put('/tasks', { pKey: task.pKey, description: 'event 2' });
-    expect(events.slice(before)).toEqual([
-      expect.objectContaining({ type: 'task.changed', data: { pKey: task.pKey, taskId: task.taskId } }),
-    ]);
+    expect(events.slice(before)).toEqual([expect.objectContaining({ type: 'task.changed', data: { pKey: task.pKey, taskId: task.taskId } })]);
   });
 
   describe('refusals change nothing', () => {
@@ -706,11 +695,7 @@ describe('configurable task types (tasks.types)', () => {
     ['a number', [5]],
     ['a plain string', 'PICK'],
   ])('refuses %s at start', (_what, types) => {
-    expect(() => loadConfig({}, { values: {} }, { storage: { dataDir: configDir }, tasks: { types: types as string[] } })).toThrow(
-      ConfigError,
-    );
-    expect(() => loadConfig({}, { values: {} }, { storage: { dataDir: configDir }, tasks: { types: types as string[] } })).toThrow(
-      /tasks\.types/,
-    );
+    expect(() => loadConfig({}, { values: {} }, { storage: { dataDir: configDir }, tasks: { types: types as string[] } })).toThrow(ConfigError);
+    expect(() => loadConfig({}, { values: {} }, { storage: { dataDir: configDir }, tasks: { types: types as string[] } })).toThrow(/tasks\.types/);
   });
 });

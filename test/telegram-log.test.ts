@@ -34,7 +34,7 @@ async function logged(query: string, count: number): Promise<any[]> {
 }
 
 describe('GET /v1/plc-channels/{name}/telegrams', () => {
-  it('a REQ_ and its RES_: text, decoded fields, sequence numbers, the unit, the location, the order, the answer\'s latency', async () => {
+  it("a REQ_ and its RES_: text, decoded fields, sequence numbers, the unit, the location, the order, the answer's latency", async () => {
     const s = await site(wms, 'TLOG');
     const order = await unitWithOrder(wms, 'TL-1', s.INFEED, s.STOCK);
     const sent = await sim.requestExchange({ barcode: 'TL-1', actualLocation: s.INFEED }, { timeoutMs: 10_000 });

@@ -178,8 +178,7 @@ const invalidParameter = (reply: Reply) => {
   expect(reply.body).not.toHaveProperty('obj');
 };
 
-const rawJson = (method: string, path: string, text: string) =>
-  wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
+const rawJson = (method: string, path: string, text: string) => wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
 
 const eventTypesSince = (from: number) => events.slice(from).map((e) => e.type);
 const eventsSince = (from: number) => events.slice(from).map((e) => `${e.type} ${String('pKey' in e.data ? e.data.pKey : undefined)}`);
@@ -375,21 +374,18 @@ describe('POST /v1/transport-orders', () => {
     });
 
     it('malformed JSON: 400 server-declined', async () => {
-      await refused(() => rawJson('POST', TO, '{"barcode": '), (r) => expectServerError(r, 400));
+      await refused(
+        () => rawJson('POST', TO, '{"barcode": '),
+        (r) => expectServerError(r, 400),
+      );
     });
 
     it('a target the unit already stands at, when the order would start: 400 svc.tms.to.tuAlreadyAtTarget', async () => {
-      await refused(
-        () => createReply({ barcode, targetLocation: SRC }),
-        apiError(400, 'svc.tms.to.tuAlreadyAtTarget', SRC, [barcode, SRC]),
-      );
+      await refused(() => createReply({ barcode, targetLocation: SRC }), apiError(400, 'svc.tms.to.tuAlreadyAtTarget', SRC, [barcode, SRC]));
       // SRC lies in TO-OTHER, below WAREHOUSE.
       await refused(() => createReply({ barcode, targetLocationGroup: 'TO-OTHER' }), apiError(400, 'svc.tms.to.tuAlreadyAtTarget'));
       await refused(() => createReply({ barcode, targetLocationGroup: 'WAREHOUSE' }), apiError(400, 'svc.tms.to.tuAlreadyAtTarget'));
-      await refused(
-        () => createReply({ barcode, targetLocation: SRC, targetLocationGroup: 'WAREHOUSE' }),
-        apiError(400, 'svc.tms.to.tuAlreadyAtTarget'),
-      );
+      await refused(() => createReply({ barcode, targetLocation: SRC, targetLocationGroup: 'WAREHOUSE' }), apiError(400, 'svc.tms.to.tuAlreadyAtTarget'));
     });
   });
 });
@@ -428,7 +424,7 @@ describe('GET /v1/transport-orders', () => {
     expect(mine).toEqual([a1.pKey, a2.pKey, a3.pKey, b1.pKey]);
   });
 
-  it('by barcode: the unit\'s orders, oldest first; an unknown barcode has none', async () => {
+  it("by barcode: the unit's orders, oldest first; an unknown barcode has none", async () => {
     expect(keys(await ofUnit(unitA))).toEqual([a1.pKey, a2.pKey, a3.pKey]);
     expect(keys(await ofUnit(unitB))).toEqual([b1.pKey]);
     expect(await ofUnit('TO-NO-SUCH-TU')).toEqual([]);
@@ -469,28 +465,58 @@ describe('state transitions by PATCH (table-driven)', () => {
   type Outcome = 'same' | 'ok' | 'invalid' | 'oneStarted';
   const table: Record<Exclude<State, 'CREATED'>, Record<State, Outcome>> = {
     INITIALIZED: {
-      CREATED: 'invalid', INITIALIZED: 'same', STARTED: 'oneStarted', INTERRUPTED: 'invalid',
-      ONFAILURE: 'ok', CANCELED: 'ok', FINISHED: 'invalid',
+      CREATED: 'invalid',
+      INITIALIZED: 'same',
+      STARTED: 'oneStarted',
+      INTERRUPTED: 'invalid',
+      ONFAILURE: 'ok',
+      CANCELED: 'ok',
+      FINISHED: 'invalid',
     },
     STARTED: {
-      CREATED: 'invalid', INITIALIZED: 'invalid', STARTED: 'same', INTERRUPTED: 'ok',
-      ONFAILURE: 'ok', CANCELED: 'ok', FINISHED: 'ok',
+      CREATED: 'invalid',
+      INITIALIZED: 'invalid',
+      STARTED: 'same',
+      INTERRUPTED: 'ok',
+      ONFAILURE: 'ok',
+      CANCELED: 'ok',
+      FINISHED: 'ok',
     },
     INTERRUPTED: {
-      CREATED: 'invalid', INITIALIZED: 'invalid', STARTED: 'invalid', INTERRUPTED: 'same',
-      ONFAILURE: 'invalid', CANCELED: 'invalid', FINISHED: 'invalid',
+      CREATED: 'invalid',
+      INITIALIZED: 'invalid',
+      STARTED: 'invalid',
+      INTERRUPTED: 'same',
+      ONFAILURE: 'invalid',
+      CANCELED: 'invalid',
+      FINISHED: 'invalid',
     },
     ONFAILURE: {
-      CREATED: 'invalid', INITIALIZED: 'invalid', STARTED: 'invalid', INTERRUPTED: 'invalid',
-      ONFAILURE: 'same', CANCELED: 'invalid', FINISHED: 'invalid',
+      CREATED: 'invalid',
+      INITIALIZED: 'invalid',
+      STARTED: 'invalid',
+      INTERRUPTED: 'invalid',
+      ONFAILURE: 'same',
+      CANCELED: 'invalid',
+      FINISHED: 'invalid',
     },
     CANCELED: {
-      CREATED: 'invalid', INITIALIZED: 'invalid', STARTED: 'invalid', INTERRUPTED: 'invalid',
-      ONFAILURE: 'invalid', CANCELED: 'same', FINISHED: 'invalid',
+      CREATED: 'invalid',
+      INITIALIZED: 'invalid',
+      STARTED: 'invalid',
+      INTERRUPTED: 'invalid',
+      ONFAILURE: 'invalid',
+      CANCELED: 'same',
+      FINISHED: 'invalid',
     },
     FINISHED: {
-      CREATED: 'invalid', INITIALIZED: 'invalid', STARTED: 'invalid', INTERRUPTED: 'invalid',
-      ONFAILURE: 'invalid', CANCELED: 'invalid', FINISHED: 'same',
+      CREATED: 'invalid',
+      INITIALIZED: 'invalid',
+      STARTED: 'invalid',
+      INTERRUPTED: 'invalid',
+      ONFAILURE: 'invalid',
+      CANCELED: 'invalid',
+      FINISHED: 'same',
     },
   };
 
@@ -658,9 +684,7 @@ describe('the next order starts when one ends', () => {
     const b = await create(barcode, { targetLocation: L_OTHER });
     const before = await snapshot();
     expect(() =>
-      wms.app.db
-        .prepare("UPDATE transport_orders SET state = 'STARTED', start_date = ? WHERE pk = ?")
-        .run(new Date().toISOString(), b.pKey),
+      wms.app.db.prepare("UPDATE transport_orders SET state = 'STARTED', start_date = ? WHERE pk = ?").run(new Date().toISOString(), b.pKey),
     ).toThrow(/UNIQUE constraint failed/);
     expect(await snapshot()).toEqual(before);
     expect(await stateOf(a.pKey)).toBe('STARTED');
@@ -699,7 +723,7 @@ describe('a unit booked onto its target finishes its order', () => {
     expect(eventTypesSince(from)).toEqual([]);
   });
 
-  it('anywhere in the target group\'s subtree, for an order with only a group target', async () => {
+  it("anywhere in the target group's subtree, for an order with only a group target", async () => {
     const barcode = await newUnit();
     const a = await create(barcode, { targetLocationGroup: 'TO-ZONE' });
     await move(barcode, L_WH); // WAREHOUSE is above TO-ZONE, not in it
@@ -832,20 +856,11 @@ describe('PATCH redirects an order that has not ended', () => {
     await refused(() => patchReply(a.pKey, { targetLocation: LOC_UNKNOWN }), plainNotFound);
     await refused(() => patchReply(a.pKey, { targetLocationGroup: 'TO-NO-SUCH-GROUP' }), plainNotFound);
     await refused(() => patchReply(a.pKey, { targetLocation: SRC }), apiError(400, 'svc.tms.to.tuAlreadyAtTarget', SRC, [barcode, SRC]));
-    await refused(
-      () => patchReply(a.pKey, { targetLocation: null, targetLocationGroup: 'WAREHOUSE' }),
-      apiError(400, 'svc.tms.to.tuAlreadyAtTarget'),
-    );
+    await refused(() => patchReply(a.pKey, { targetLocation: null, targetLocationGroup: 'WAREHOUSE' }), apiError(400, 'svc.tms.to.tuAlreadyAtTarget'));
     for (const state of ENDED) {
       const ended = await orderIn(state);
-      await refused(
-        () => patchReply(ended.pKey, { targetLocation: L_OTHER }),
-        apiError(409, 'svc.tms.to.endedNotRedirected', state, [ended.pKey, state]),
-      );
-      await refused(
-        () => patchReply(ended.pKey, { targetLocationGroup: 'TO-ZONE' }),
-        apiError(409, 'svc.tms.to.endedNotRedirected'),
-      );
+      await refused(() => patchReply(ended.pKey, { targetLocation: L_OTHER }), apiError(409, 'svc.tms.to.endedNotRedirected', state, [ended.pKey, state]));
+      await refused(() => patchReply(ended.pKey, { targetLocationGroup: 'TO-ZONE' }), apiError(409, 'svc.tms.to.endedNotRedirected'));
     }
   });
 });
@@ -925,7 +940,10 @@ describe('PATCH refusals', () => {
     await refused(() => patchReply(a.pKey, { problem: 42 }), validation('problem'));
     await refused(() => patchReply(a.pKey, { ol: -1 }), validation('ol'));
     await refused(() => patchReply(a.pKey, undefined), validation('body'));
-    await refused(() => rawJson('PATCH', `${TO}/${a.pKey}`, '{"priority"'), (r) => expectServerError(r, 400));
+    await refused(
+      () => rawJson('PATCH', `${TO}/${a.pKey}`, '{"priority"'),
+      (r) => expectServerError(r, 400),
+    );
   });
 
   it('a stale ol: 409 core.optimistic.lock; the current one applies', async () => {
@@ -989,7 +1007,7 @@ describe('the transport unit', () => {
     expect(await stateOf(a.pKey)).toBe('FINISHED');
   });
 
-  it('a deleted unit\'s open orders are CANCELED with a message; they are still found by its barcode', async () => {
+  it("a deleted unit's open orders are CANCELED with a message; they are still found by its barcode", async () => {
     const barcode = await newUnit();
     const a = await create(barcode);
     const b = await create(barcode, { targetLocation: L_OTHER });
@@ -1043,7 +1061,7 @@ describe('the targets of open orders', () => {
 });
 
 describe('service functions for callers with their own transaction', () => {
-  it('startedOrderOf: the STARTED order\'s key, source and target; none for a free or unknown unit', async () => {
+  it("startedOrderOf: the STARTED order's key, source and target; none for a free or unknown unit", async () => {
     const orders = wms.app.module('transport-orders');
     const barcode = await newUnit();
     expect(orders.startedOrderOf(barcode)).toBeUndefined();
@@ -1065,7 +1083,7 @@ describe('service functions for callers with their own transaction', () => {
     });
   });
 
-  it('a unit booked inside a caller\'s unit of work settles its orders there; the events follow the commit', async () => {
+  it("a unit booked inside a caller's unit of work settles its orders there; the events follow the commit", async () => {
     const { work } = wms.app;
     const common = wms.app.module('common');
     const orders = wms.app.module('transport-orders');
@@ -1153,6 +1171,9 @@ describe('grants', () => {
   });
 
   it('refuses a request without a token with 401', async () => {
-    await refused(() => wms.get(TO, { anonymous: true }), (r) => expectServerError(r, 401));
+    await refused(
+      () => wms.get(TO, { anonymous: true }),
+      (r) => expectServerError(r, 401),
+    );
   });
 });

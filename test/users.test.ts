@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_PASSWORD,
-  expectApiError,
-  expectServerError,
-  loginReply,
-  startTestAppliance,
-  type Reply,
-  type TestAppliance,
-} from './support/appliance.ts';
+import { ADMIN_PASSWORD, expectApiError, expectServerError, loginReply, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 
 // The user administration module (docs/users.md) plus
 // what the appliance adds: roles, grants, API keys, account lockout. Black-box over
@@ -193,9 +185,7 @@ describe('indexes', () => {
 
   it('GET /roles/index links the role operations', async () => {
     const links = await indexLinks('/roles/index');
-    expect(Object.keys(links).sort()).toEqual(
-      ['roles-findbypkey', 'roles-findbyname', 'roles-findall', 'roles-create', 'roles-save', 'roles-delete'].sort(),
-    );
+    expect(Object.keys(links).sort()).toEqual(['roles-findbypkey', 'roles-findbyname', 'roles-findall', 'roles-create', 'roles-save', 'roles-delete'].sort());
     expect(links['roles-findbyname']!.href).toBe(`${wms.url}/roles?name={name}`);
     expect(links['roles-findbypkey']!.href).toBe(`${wms.url}/roles/{pKey}`);
   });
@@ -210,9 +200,7 @@ describe('indexes', () => {
 
   it('GET /api-keys/index links the API key operations', async () => {
     const links = await indexLinks('/api-keys/index');
-    expect(Object.keys(links).sort()).toEqual(
-      ['api-keys-findbypkey', 'api-keys-findall', 'api-keys-create', 'api-keys-revoke'].sort(),
-    );
+    expect(Object.keys(links).sort()).toEqual(['api-keys-findbypkey', 'api-keys-findall', 'api-keys-create', 'api-keys-revoke'].sort());
     expect(links['api-keys-revoke']!.href).toBe(`${wms.url}/api-keys/{pKey}`);
   });
 
@@ -293,7 +281,7 @@ describe('GET /users, /users/{pKey}, /users/{pKey}/roles, /users/{pKey}/grants',
     }
   });
 
-  it('lists the effective grants: the union of the roles\' grants, each once, as SecurityObjectVO', async () => {
+  it("lists the effective grants: the union of the roles' grants, each once, as SecurityObjectVO", async () => {
     const reply = await wms.get(`/users/${user.pKey}/grants`);
     expect(reply.status).toBe(200);
     expect(grantNames(reply.body)).toEqual(['accounts:read', 'locations:read', 'locations:write']);
@@ -528,11 +516,7 @@ describe('user errors change nothing', () => {
       { emailAddress: 'same@example.com', primary: true },
       { emailAddress: 'SAME@example.com', primary: false },
     ];
-    expectApiError(
-      await unchangedBy(() => wms.post('/users', { links: [], username: 'same-twice', emailAddresses: emails })),
-      400,
-      'core.validation.error',
-    );
+    expectApiError(await unchangedBy(() => wms.post('/users', { links: [], username: 'same-twice', emailAddresses: emails })), 400, 'core.validation.error');
   });
 
   it.each([
@@ -556,21 +540,13 @@ describe('user errors change nothing', () => {
 
   it('invalid fields on update → 400 core.validation.error', async () => {
     const alice = (await allUsers()).find((u) => u.username === 'alice');
-    for (const body of [
-      { pKey: alice.pKey, username: 'has space' },
-      { pKey: alice.pKey, username: 'alice', locked: 1 },
-      { username: 'alice' },
-    ]) {
+    for (const body of [{ pKey: alice.pKey, username: 'has space' }, { pKey: alice.pKey, username: 'alice', locked: 1 }, { username: 'alice' }]) {
       expectApiError(await unchangedBy(() => wms.put('/users', body)), 400, 'core.validation.error');
     }
   });
 
   it('unknown roleNames → 404 not.found (create and update)', async () => {
-    expectApiError(
-      await unchangedBy(() => wms.post('/users', { links: [], username: 'roleless', roleNames: ['NO_SUCH_ROLE'] })),
-      404,
-      'not.found',
-    );
+    expectApiError(await unchangedBy(() => wms.post('/users', { links: [], username: 'roleless', roleNames: ['NO_SUCH_ROLE'] })), 404, 'not.found');
     const alice = (await allUsers()).find((u) => u.username === 'alice');
     expectApiError(
       await unchangedBy(() => wms.put('/users', { pKey: alice.pKey, username: 'alice', roleNames: ['EFFECTIVE_A', 'NO_SUCH_ROLE'] })),
@@ -629,11 +605,7 @@ describe('the last administrator', () => {
   it('a locked or disabled second admin does not count', async () => {
     await createUser({ username: 'locked-admin', roleNames: ['ADMIN'], locked: true });
     await createUser({ username: 'disabled-admin', roleNames: ['ADMIN'], enabled: false });
-    expectApiError(
-      await unchangedBy(() => wms.put('/users', { pKey: adminPk, username: 'admin', locked: true })),
-      409,
-      'user.lastAdministrator',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/users', { pKey: adminPk, username: 'admin', locked: true })), 409, 'user.lastAdministrator');
   });
 
   it('once a second active admin exists, locking the first works', async () => {
@@ -747,22 +719,14 @@ describe('roles', () => {
   });
 
   it('the seeded ADMIN role is immutable: PUT and DELETE → 403 role.immutable', async () => {
-    expectApiError(
-      await unchangedBy(() => wms.put('/roles', { pKey: adminRolePk, name: 'ADMIN', description: 'changed', grants: [] })),
-      403,
-      'role.immutable',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/roles', { pKey: adminRolePk, name: 'ADMIN', description: 'changed', grants: [] })), 403, 'role.immutable');
     expectApiError(await unchangedBy(() => wms.del(`/roles/${adminRolePk}`)), 403, 'role.immutable');
   });
 
   it('a role created immutable cannot be changed or deleted either', async () => {
     const fixed = await createRole({ name: 'FIXED', immutable: true, grants: ['locations:read'] });
     expect(fixed.immutable).toBe(true);
-    expectApiError(
-      await unchangedBy(() => wms.put('/roles', { pKey: fixed.pKey, name: 'FIXED', immutable: false })),
-      403,
-      'role.immutable',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/roles', { pKey: fixed.pKey, name: 'FIXED', immutable: false })), 403, 'role.immutable');
     expectApiError(await unchangedBy(() => wms.del(`/roles/${fixed.pKey}`)), 403, 'role.immutable');
   });
 
@@ -779,11 +743,7 @@ describe('roles', () => {
       404,
       'not.found',
     );
-    expectApiError(
-      await unchangedBy(() => wms.put('/roles', { pKey: role.pKey, name: 'PICKERS', users: ['picker-1', 'no-such-user'] })),
-      404,
-      'not.found',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/roles', { pKey: role.pKey, name: 'PICKERS', users: ['picker-1', 'no-such-user'] })), 404, 'not.found');
   });
 
   it('refuses invalid bodies with 400 core.validation.error', async () => {
@@ -843,11 +803,7 @@ describe('grants', () => {
 
   it('a route grant cannot be renamed or deleted (403 grant.immutable), but its description may change', async () => {
     const grant = (await allGrants()).find((g) => g.name === 'locations:read');
-    expectApiError(
-      await unchangedBy(() => wms.put('/grants', { pKey: grant.pKey, name: 'locations:peek' })),
-      403,
-      'grant.immutable',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/grants', { pKey: grant.pKey, name: 'locations:peek' })), 403, 'grant.immutable');
     expectApiError(await unchangedBy(() => wms.del(`/grants/${grant.pKey}`)), 403, 'grant.immutable');
     const reply = await wms.put('/grants', { pKey: grant.pKey, ol: grant.ol, name: 'locations:read', description: 'read locations' });
     expect(reply.status, reply.text).toBe(200);
@@ -864,11 +820,7 @@ describe('grants', () => {
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.body).toMatchObject({ name: 'hmi:overview', description: 'see the dashboard', ol: 1 });
 
-    expectApiError(
-      await unchangedBy(() => wms.put('/grants', { pKey: created.body.pKey, ol: 0, name: 'hmi:stale' })),
-      409,
-      'core.optimistic.lock',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/grants', { pKey: created.body.pKey, ol: 0, name: 'hmi:stale' })), 409, 'core.optimistic.lock');
 
     expect((await wms.del(`/grants/${created.body.pKey}`)).status).toBe(204);
     expectApiError(await wms.get(`/grants/${created.body.pKey}`), 404, 'not.found');
@@ -879,11 +831,7 @@ describe('grants', () => {
     const custom = await wms.post('/grants', { name: 'hmi:custom-1' });
     expect(custom.status).toBe(201);
     expectApiError(await unchangedBy(() => wms.post('/grants', { name: 'hmi:custom-1' })), 409, 'already.exists');
-    expectApiError(
-      await unchangedBy(() => wms.put('/grants', { pKey: custom.body.pKey, name: 'locations:write' })),
-      409,
-      'already.exists',
-    );
+    expectApiError(await unchangedBy(() => wms.put('/grants', { pKey: custom.body.pKey, name: 'locations:write' })), 409, 'already.exists');
   });
 
   it('refuses invalid bodies and unknown pKeys', async () => {

@@ -39,7 +39,10 @@ async function site(area: string) {
   }
   const route = await wms.post('/v1/api/routes', { name: `${area}-R`, sourceLocationName: loc(area, 1), targetLocationName: loc(area, 3), enabled: true });
   expect(route.status, route.text).toBe(201);
-  const hops = [[loc(area, 1), loc(area, 2)], [loc(area, 2), loc(area, 3)]].map(([source, next]) => ({ source, next }));
+  const hops = [
+    [loc(area, 1), loc(area, 2)],
+    [loc(area, 2), loc(area, 3)],
+  ].map(([source, next]) => ({ source, next }));
   expect((await wms.put(`/v1/api/routes/${route.body.key}/hops`, hops)).status).toBe(200);
   return { IN: loc(area, 1), MID: loc(area, 2), OUT: loc(area, 3), CODED: loc(area, 4), pKey };
 }
@@ -87,12 +90,15 @@ describe('unitArrived and unitReport', () => {
     expect(await unitAt('OP-3')).toBe(s.IN);
   });
 
-  it('a unit without order stays with the routing reason; a no-read goes to the reporter\'s no-read location', async () => {
+  it("a unit without order stays with the routing reason; a no-read goes to the reporter's no-read location", async () => {
     await unit('OP-4', s.MID);
     const stays = adapter.unitArrived({ coordinate: s.MID }, { barcode: 'OP-4' }, FROM);
     expect([stays.outcome, stays.next, stays.decision?.kind]).toEqual(['no-order', undefined, 'no-order']);
     expect(adapter.unitArrived({ coordinate: s.IN }, undefined, FROM)).toEqual({ outcome: 'no-read' });
-    expect(adapter.unitArrived({ coordinate: s.IN }, undefined, { ...FROM, noReadLocation: s.CODED })).toEqual({ outcome: 'no-read', next: { location: s.CODED } });
+    expect(adapter.unitArrived({ coordinate: s.IN }, undefined, { ...FROM, noReadLocation: s.CODED })).toEqual({
+      outcome: 'no-read',
+      next: { location: s.CODED },
+    });
   });
 
   it('finds a unit by the barcode as sent, and creates an unknown one when the reporter says so', async () => {
@@ -109,11 +115,14 @@ describe('unitSightings: a batch, one commit, each as if alone', () => {
     await unit('OB-1', s.IN);
     await unit('OB-2', s.IN);
     await order('OB-1', s.OUT);
-    const done = adapter.unitSightings([
-      { at: { coordinate: s.IN }, unit: { barcode: 'OB-1' }, arrival: true },
-      { at: { coordinate: loc('NOPE', 2) }, unit: { barcode: 'OB-2' }, arrival: false },
-      { at: { coordinate: s.MID }, unit: { barcode: 'OB-2' }, arrival: false },
-    ], FROM);
+    const done = adapter.unitSightings(
+      [
+        { at: { coordinate: s.IN }, unit: { barcode: 'OB-1' }, arrival: true },
+        { at: { coordinate: loc('NOPE', 2) }, unit: { barcode: 'OB-2' }, arrival: false },
+        { at: { coordinate: s.MID }, unit: { barcode: 'OB-2' }, arrival: false },
+      ],
+      FROM,
+    );
     expect(done.map((d) => d.outcome)).toEqual(['ok', 'unknown-location', 'ok']);
     expect(done[0]).toMatchObject({ next: { location: s.MID } });
     expect([await unitAt('OB-1'), await unitAt('OB-2')]).toEqual([s.IN, s.MID]);
@@ -121,7 +130,7 @@ describe('unitSightings: a batch, one commit, each as if alone', () => {
 });
 
 describe('locationState, groupState, plcError', () => {
-  it('sets a location\'s plcState and locks, and its group\'s availability', async () => {
+  it("sets a location's plcState and locks, and its group's availability", async () => {
     const s = await site('OPSC');
     const change = { plcState: 12, inboundLocked: true, outboundLocked: false, groupOut: 'NOT_AVAILABLE' as const };
     expect(adapter.locationState({ coordinate: s.IN }, change, { ...FROM, said: 'signal C1.Error' })).toEqual({ outcome: 'ok', location: s.IN });
@@ -132,7 +141,7 @@ describe('locationState, groupState, plcError', () => {
     expect(adapter.locationState({ coordinate: s.IN }, { groupIn: 'AVAILABLE', group: 'NO-SUCH' }, FROM).outcome).toBe('unknown-group');
   });
 
-  it('sets a group\'s availability in and out; an unknown group is refused', async () => {
+  it("sets a group's availability in and out; an unknown group is refused", async () => {
     await site('OPSD');
     expect(adapter.groupState('OPSD', { in: 'NOT_AVAILABLE' }, FROM)).toEqual({ outcome: 'ok' });
     expect((await wms.get('/v1/location-groups?name=OPSD')).body).toMatchObject({ groupStateIn: 'NOT_AVAILABLE', groupStateOut: 'AVAILABLE' });
@@ -142,12 +151,12 @@ describe('locationState, groupState, plcError', () => {
     expect((await wms.get('/v1/location-groups?name=OPSD')).body).toMatchObject({ groupStateIn: 'AVAILABLE' });
   });
 
-  it('heartbeat answers with the host\'s clock', () => {
+  it("heartbeat answers with the host's clock", () => {
     expect(adapter.heartbeat('SIG01').time).toBeInstanceOf(Date);
   });
 });
 
-describe('route listeners: a new route is told to the channel owning the unit\'s location', () => {
+describe("route listeners: a new route is told to the channel owning the unit's location", () => {
   it('names the unit, where it stands and its next location', async () => {
     const s = await site('OPSE');
     const told: { channel: string; notice: RouteNotice }[] = [];

@@ -38,16 +38,15 @@ export function findLocation(common: CommonServices, ref: LocationRef | undefine
  * sent (`00000000000000004711`), so a unit stored either way is found.
  */
 export function findUnit(common: CommonServices, ref: UnitRef): TransportUnit | undefined {
-  return common.transportUnits.findByBarcode(ref.barcode)
-    ?? (ref.asSent !== undefined && ref.asSent !== ref.barcode ? common.transportUnits.findByBarcode(ref.asSent) : undefined);
+  return (
+    common.transportUnits.findByBarcode(ref.barcode) ??
+    (ref.asSent !== undefined && ref.asSent !== ref.barcode ? common.transportUnits.findByBarcode(ref.asSent) : undefined)
+  );
 }
 
 /** The names of a location's group and of the groups above it, nearest first. */
 export function groupChainOf(common: CommonServices, location: Location): string[] {
-  return [
-    location.groupName,
-    ...common.locationGroups.ancestors(location.groupPk).map((pk) => common.locationGroups.byPKey(pk).name),
-  ];
+  return [location.groupName, ...common.locationGroups.ancestors(location.groupPk).map((pk) => common.locationGroups.byPKey(pk).name)];
 }
 
 /**

@@ -3,9 +3,12 @@ import { decode } from '../osip/index.ts';
 import { ETX, STX, createFramer, encodeFrame, type FramerOptions, type FramingEventKind, type Framer } from './framing.ts';
 
 // Golden telegrams of docs/plc.md (appendix).
-const REQ = '###00160CNV01MFC__00042REQ_00000000000000004711CONV0001000200000000****************************20250312081500***************************************************';
-const SYNQ = '###00160CNV01MFC__00007SYNQ20250312081459***********************************************************************************************************************';
-const LOCU = '###00160CNV01MFC__00045LOCUCONV________________CONV00010003000000000012***120250312081510***********************************************************************';
+const REQ =
+  '###00160CNV01MFC__00042REQ_00000000000000004711CONV0001000200000000****************************20250312081500***************************************************';
+const SYNQ =
+  '###00160CNV01MFC__00007SYNQ20250312081459***********************************************************************************************************************';
+const LOCU =
+  '###00160CNV01MFC__00045LOCUCONV________________CONV00010003000000000012***120250312081510***********************************************************************';
 const THREE = [REQ, SYNQ, LOCU];
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
@@ -44,7 +47,7 @@ function* chunkings(stream: Buffer): Generator<Buffer[]> {
   };
   for (let round = 0; round < 20; round++) {
     const chunks: Buffer[] = [];
-    for (let i = 0; i < stream.length; ) {
+    for (let i = 0; i < stream.length;) {
       const n = rnd(40);
       chunks.push(stream.subarray(i, i + n));
       i += n;
@@ -174,7 +177,8 @@ describe('line mode', () => {
     const exact = '###' + 'z'.repeat(197);
     expect(expectChunkingIndependent({ mode: 'line', maxFrame: 200 }, ascii(exact + '\r\n'))).toEqual({ frames: [exact], totals: {} });
     expect(expectChunkingIndependent({ mode: 'line', maxFrame: 200 }, ascii(exact + 'z\r\n' + REQ + '\n'))).toEqual({
-      frames: [REQ], totals: { overflow: 201 },
+      frames: [REQ],
+      totals: { overflow: 201 },
     });
   });
 

@@ -143,9 +143,7 @@ export function createFramer(options: FramerOptions): Framer {
     };
 
     // A view, not a copy: only the unconsumed tail is copied, at the end.
-    const data = pending.length === 0
-      ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-      : Buffer.concat([pending, chunk]);
+    const data = pending.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([pending, chunk]);
     let pos = 0;
 
     /** Seek the sync from pos; true when found (pos at it), false when data ran out. */

@@ -18,7 +18,11 @@ function fakeRoot() {
   const sys = path.join(root, 'sys');
   mkdirSync(path.join(dev, 'serial', 'by-id'), { recursive: true });
   for (const name of ['ttyS0', 'ttyS1', 'ttyS10', 'ttyUSB0', 'ttyACM0', 'tty0', 'ttyprintk', 'null']) writeFileSync(path.join(dev, name), '');
-  for (const [name, type] of [['ttyS0', '4'], ['ttyS1', '0'], ['ttyS10', '4']] as const) {
+  for (const [name, type] of [
+    ['ttyS0', '4'],
+    ['ttyS1', '0'],
+    ['ttyS10', '4'],
+  ] as const) {
     mkdirSync(path.join(sys, name), { recursive: true });
     writeFileSync(path.join(sys, name, 'type'), `${type}\n`);
   }
@@ -42,7 +46,7 @@ describe('listSerialPorts', () => {
     expect(await listSerialPorts({ devDir: '/nonexistent-dev', sysDir: '/nonexistent-sys' })).toEqual([]);
   });
 
-  it('reads this machine\'s /dev without udevadm, and details do not fail when serialport\'s list cannot run', async () => {
+  it("reads this machine's /dev without udevadm, and details do not fail when serialport's list cannot run", async () => {
     const plain = await listSerialPorts();
     for (const p of plain) expect(p.path).toMatch(/^\/dev\/tty(S|USB|ACM)\d+$/);
     const detailed = await listSerialPorts({ details: true });

@@ -65,9 +65,11 @@ describe('SerialLink', () => {
     await waitFor(() => rec.seen.filter((s) => s === 'waiting').length >= 4, 5000, 'several attempts');
     await pty.start();
     await waitFor(() => rec.conns.length === 1, 5000, 'device open');
-    expect(lines().filter((l) => l.level === 'warn').map((l) => l.problem)).toEqual([
-      expect.stringMatching(/^open .*No such file or directory/),
-    ]);
+    expect(
+      lines()
+        .filter((l) => l.level === 'warn')
+        .map((l) => l.problem),
+    ).toEqual([expect.stringMatching(/^open .*No such file or directory/)]);
   });
 
   it('a device that disappears is closed and reopened when it comes back, also when nobody used its other end', async () => {

@@ -32,14 +32,7 @@ interface SerialPortLike {
   close(callback?: (err: Error | null) => void): void;
 }
 
-type SerialPortConstructor = new (options: {
-  path: string;
-  baudRate: number;
-  dataBits: 8;
-  parity: 'none';
-  stopBits: 1;
-  autoOpen: false;
-}) => SerialPortLike;
+type SerialPortConstructor = new (options: { path: string; baudRate: number; dataBits: 8; parity: 'none'; stopBits: 1; autoOpen: false }) => SerialPortLike;
 
 /** How often an open device's node is checked. */
 const WATCH_MS = 500;

@@ -155,8 +155,10 @@ export class LinkSession {
   /** What the link listens on, dials or opens. */
   get endpoint(): string {
     const c = this.config;
-    return this.link?.endpoint
-      ?? (c.transport === 'serial' ? `serial ${c.device} @ ${c.baudRate} 8N1` : `${c.transport === 'tcp-server' ? 'listen' : 'connect'} ${c.host}:${c.port}`);
+    return (
+      this.link?.endpoint ??
+      (c.transport === 'serial' ? `serial ${c.device} @ ${c.baudRate} 8N1` : `${c.transport === 'tcp-server' ? 'listen' : 'connect'} ${c.host}:${c.port}`)
+    );
   }
 
   /** Still reading and writing (not stopped). */
@@ -187,16 +189,17 @@ export class LinkSession {
     this.link =
       c.transport === 'tcp-server'
         ? new TcpServerLink(
-          {
-            host: c.host!,
-            port: c.port!,
-            allowFrom: c.allowFrom ? new AllowList(c.allowFrom) : undefined,
-            refused: () => this.counters.refusedPeers++,
-          },
-          context,
-        )
-      : c.transport === 'tcp-client' ? new TcpClientLink({ host: c.host!, port: c.port!, ...backoff }, context)
-      : new SerialLink({ device: c.device!, baudRate: c.baudRate, ...backoff }, context);
+            {
+              host: c.host!,
+              port: c.port!,
+              allowFrom: c.allowFrom ? new AllowList(c.allowFrom) : undefined,
+              refused: () => this.counters.refusedPeers++,
+            },
+            context,
+          )
+        : c.transport === 'tcp-client'
+          ? new TcpClientLink({ host: c.host!, port: c.port!, ...backoff }, context)
+          : new SerialLink({ device: c.device!, baudRate: c.baudRate, ...backoff }, context);
     this.setState('WAITING', this.link.endpoint);
     await this.link.start();
   }

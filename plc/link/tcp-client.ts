@@ -49,7 +49,10 @@ export class TcpClientLink implements Link {
     const { host, port } = this.options;
     const socket = net.connect({ host, port });
     this.socket = socket;
-    const timer = setTimeout(() => socket.destroy(new Error(`connect timed out after ${this.options.connectTimeoutMs ?? 5000} ms`)), this.options.connectTimeoutMs ?? 5000);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`connect timed out after ${this.options.connectTimeoutMs ?? 5000} ms`)),
+      this.options.connectTimeoutMs ?? 5000,
+    );
     timer.unref();
     const failed = (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
@@ -90,7 +93,8 @@ export class TcpClientLink implements Link {
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
     const socket = this.socket;
-    if (this.current) this.current.close('stopped'); // FIN after the replies already written
+    if (this.current)
+      this.current.close('stopped'); // FIN after the replies already written
     else socket?.destroy();
     if (socket && !socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
   }

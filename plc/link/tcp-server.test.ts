@@ -56,7 +56,7 @@ describe('TcpServerLink', () => {
     expect(a.bytes.length).toBe(0);
   });
 
-  it('takes in and reports every connection, however many: which ones give way is the session\'s decision', async () => {
+  it("takes in and reports every connection, however many: which ones give way is the session's decision", async () => {
     const { rec, port } = await listening();
     const clients = await Promise.all(Array.from({ length: 20 }, () => RawClient.connect(port)));
     for (const c of clients) cleanup.add(() => c.close());

@@ -1,21 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CoordinateNotWritableError, ERR_CODES, OsipEncodeError, RES_REASONS, checkAddress, decode, encode, errorTelegram,
-  osipOptions, replyHeader, type DecodeResult, type Telegram, type TelegramInput, type TelegramType,
+  CoordinateNotWritableError,
+  ERR_CODES,
+  OsipEncodeError,
+  RES_REASONS,
+  checkAddress,
+  decode,
+  encode,
+  errorTelegram,
+  osipOptions,
+  replyHeader,
+  type DecodeResult,
+  type Telegram,
+  type TelegramInput,
+  type TelegramType,
 } from './index.ts';
 
 // The golden strings: docs/plc.md ("Telegram catalogue"), copied verbatim.
 const GOLDEN = {
   req: '###00160CNV01MFC__00042REQ_00000000000000004711CONV0001000200000000****************************20250312081500***************************************************',
   res: '###00160MFC__CNV0100043RES_00000000000000004711CONV0001000200000000STCK0001000300020001FGSTOCK*********************20250312081500*******************************',
-  resNoTarget: '###00160MFC__CNV0100043RES_00000000000000004711CONV0001000200000000************************************************20250312081500*******************************',
+  resNoTarget:
+    '###00160MFC__CNV0100043RES_00000000000000004711CONV0001000200000000************************************************20250312081500*******************************',
   synq: '###00160CNV01MFC__00007SYNQ20250312081459***********************************************************************************************************************',
   sync: '###00160MFC__CNV0100008SYNC20250312081500***********************************************************************************************************************',
   upd: '###00160CNV01MFC__00044UPD_00000000000000004711CONV0001000300000000********20250312081502***********************************************************************',
   locu: '###00160CNV01MFC__00045LOCUCONV________________CONV00010003000000000012***120250312081510***********************************************************************',
   sysu: '###00160CNV01MFC__00046SYSUCONV________________******1*20250312081520*******************************************************************************************',
-  errIn: '###00160CNV01MFC__00047ERR_CONV****************0000010120250312081530*******************************************************************************************',
-  errOut: '###00160MFC__CNV0100048ERR_********************0000001020250312081531*******************************************************************************************',
+  errIn:
+    '###00160CNV01MFC__00047ERR_CONV****************0000010120250312081530*******************************************************************************************',
+  errOut:
+    '###00160MFC__CNV0100048ERR_********************0000001020250312081531*******************************************************************************************',
 } as const;
 
 const at = (hhmmss: string) => new Date(`2025-03-12T${hhmmss.slice(0, 2)}:${hhmmss.slice(2, 4)}:${hhmmss.slice(4, 6)}Z`);
@@ -113,34 +128,68 @@ describe('golden strings', () => {
 
   it('decodes SYSU and both ERR_ directions', () => {
     expect(decoded(GOLDEN.sysu, 'SYSU')).toEqual({
-      type: 'SYSU', header: { length: 160, ...PLC, seq: 46 }, locationGroupName: 'CONV', errorCode: '******1*', created: at('081520'),
+      type: 'SYSU',
+      header: { length: 160, ...PLC, seq: 46 },
+      locationGroupName: 'CONV',
+      errorCode: '******1*',
+      created: at('081520'),
     });
     expect(decoded(GOLDEN.errIn, 'ERR_')).toEqual({
-      type: 'ERR_', header: { length: 160, ...PLC, seq: 47 }, locationGroupName: 'CONV', errorCode: '00000101', created: at('081530'),
+      type: 'ERR_',
+      header: { length: 160, ...PLC, seq: 47 },
+      locationGroupName: 'CONV',
+      errorCode: '00000101',
+      created: at('081530'),
     });
     expect(decoded(GOLDEN.errOut, 'ERR_')).toEqual({
-      type: 'ERR_', header: { length: 160, ...HOST, seq: 48 }, locationGroupName: undefined, errorCode: '00000010', created: at('081531'),
+      type: 'ERR_',
+      header: { length: 160, ...HOST, seq: 48 },
+      locationGroupName: undefined,
+      errorCode: '00000010',
+      created: at('081531'),
     });
   });
 
   it('encodes every example from its fields, byte for byte', () => {
     const inputs: [string, TelegramInput][] = [
       [GOLDEN.req, { type: 'REQ_', header: { ...PLC, seq: 42 }, barcode: '4711', actualLocation: 'CONV/1/2/0/0', created: at('081500') }],
-      [GOLDEN.res, {
-        type: 'RES_', header: { ...HOST, seq: 43 }, barcode: '4711', actualLocation: 'CONV/0001/0002/0000/0000',
-        targetLocation: 'STCK/1/3/2/1', targetLocationGroup: 'FGSTOCK', errorCode: '********', created: at('081500'),
-      }],
-      [GOLDEN.resNoTarget, {
-        type: 'RES_', header: { ...HOST, seq: 43 }, barcode: '4711', actualLocation: 'CONV/0001/0002/0000/0000',
-        created: at('081500'),
-      }],
+      [
+        GOLDEN.res,
+        {
+          type: 'RES_',
+          header: { ...HOST, seq: 43 },
+          barcode: '4711',
+          actualLocation: 'CONV/0001/0002/0000/0000',
+          targetLocation: 'STCK/1/3/2/1',
+          targetLocationGroup: 'FGSTOCK',
+          errorCode: '********',
+          created: at('081500'),
+        },
+      ],
+      [
+        GOLDEN.resNoTarget,
+        {
+          type: 'RES_',
+          header: { ...HOST, seq: 43 },
+          barcode: '4711',
+          actualLocation: 'CONV/0001/0002/0000/0000',
+          created: at('081500'),
+        },
+      ],
       [GOLDEN.synq, { type: 'SYNQ', header: { ...PLC, seq: 7 }, time: at('081459') }],
       [GOLDEN.sync, { type: 'SYNC', header: { ...HOST, seq: 8 }, time: at('081500') }],
       [GOLDEN.upd, { type: 'UPD_', header: { ...PLC, seq: 44 }, barcode: '4711', actualLocation: 'CONV/1/3/0/0', created: at('081502') }],
-      [GOLDEN.locu, {
-        type: 'LOCU', header: { ...PLC, seq: 45 }, locationGroupName: 'CONV', location: 'CONV/0001/0003/0000/0000',
-        errorCode: '0012***1', created: at('081510'),
-      }],
+      [
+        GOLDEN.locu,
+        {
+          type: 'LOCU',
+          header: { ...PLC, seq: 45 },
+          locationGroupName: 'CONV',
+          location: 'CONV/0001/0003/0000/0000',
+          errorCode: '0012***1',
+          created: at('081510'),
+        },
+      ],
       [GOLDEN.sysu, { type: 'SYSU', header: { ...PLC, seq: 46 }, locationGroupName: 'CONV', errorCode: '******1*', created: at('081520') }],
       [GOLDEN.errIn, { type: 'ERR_', header: { ...PLC, seq: 47 }, locationGroupName: 'CONV', errorCode: '00000101', created: at('081530') }],
       [GOLDEN.errOut, { type: 'ERR_', header: { ...HOST, seq: 48 }, errorCode: ERR_CODES.unknownType, created: at('081531') }],
@@ -155,9 +204,14 @@ describe('golden strings', () => {
   it('builds the RES_ reply from the REQ_ (raw fields echoed, seq + 1)', () => {
     const req = decoded(GOLDEN.req, 'REQ_');
     const res = encode({
-      type: 'RES_', header: replyHeader(req.header, 'plus-one'),
-      rawBarcode: req.rawBarcode, rawActualLocation: req.rawActualLocation,
-      targetLocation: 'STCK/0001/0003/0002/0001', targetLocationGroup: 'FGSTOCK', errorCode: req.errorCode, created: at('081500'),
+      type: 'RES_',
+      header: replyHeader(req.header, 'plus-one'),
+      rawBarcode: req.rawBarcode,
+      rawActualLocation: req.rawActualLocation,
+      targetLocation: 'STCK/0001/0003/0002/0001',
+      targetLocationGroup: 'FGSTOCK',
+      errorCode: req.errorCode,
+      created: at('081500'),
     });
     expect(res).toBe(GOLDEN.res);
   });
@@ -202,7 +256,7 @@ describe('lenient reading', () => {
     const { telegram, warnings } = ok(decode(frame));
     expect(telegram.header.length).toBe(200);
     expect(telegram.type).toBe('UPD_');
-    expect(warnings).toEqual(['length field 200 differs from the frame\'s length 160']);
+    expect(warnings).toEqual(["length field 200 differs from the frame's length 160"]);
   });
 
   it('tolerates characters past the last field and a short filler', () => {
@@ -219,8 +273,12 @@ describe('lenient reading', () => {
     const frame = '###00160CNV01MFC__00050REQ_' + '?'.repeat(20) + '*'.repeat(20) + ' '.repeat(20) + '********' + '20250312081500';
     const req = ok(decode(frame.padEnd(160, '*'))).telegram;
     expect(req).toMatchObject({
-      type: 'REQ_', barcode: undefined, rawBarcode: '?'.repeat(20), actualLocation: undefined,
-      targetLocation: undefined, rawTargetLocation: ' '.repeat(20),
+      type: 'REQ_',
+      barcode: undefined,
+      rawBarcode: '?'.repeat(20),
+      actualLocation: undefined,
+      targetLocation: undefined,
+      rawTargetLocation: ' '.repeat(20),
     });
     const target = ok(decode(GOLDEN.req.slice(0, 67) + '?'.repeat(20) + GOLDEN.req.slice(87))).telegram;
     expect(target.type === 'REQ_' && target.targetLocation).toBeUndefined();
@@ -299,9 +357,11 @@ describe('rejections', () => {
     expect(inSender.header).toBeUndefined();
   });
 
-  it('an unknown type: OpenWMS\'s 00000010, with the header', () => {
+  it("an unknown type: OpenWMS's 00000010, with the header", () => {
     expect(rejected(GOLDEN.req.slice(0, 23) + 'ZZZZ' + GOLDEN.req.slice(27))).toMatchObject({
-      reason: 'unknown-type', code: '00000010', header: { ...PLC, seq: 42 },
+      reason: 'unknown-type',
+      code: '00000010',
+      header: { ...PLC, seq: 42 },
     });
     expect(rejected(GOLDEN.req.slice(0, 23) + 'req_' + GOLDEN.req.slice(27)).reason).toBe('unknown-type');
     expect(rejected(GOLDEN.req.slice(0, 23) + 'ERR ' + GOLDEN.req.slice(27)).detail).toContain('"ERR "');
@@ -324,7 +384,10 @@ describe('strict writing', () => {
     expect(thrown(() => res({ barcode: '123456789012345678901' }))).toMatchObject({ field: 'barcode', problem: 'too-long' });
     expect(thrown(() => res({ targetLocationGroup: 'G'.repeat(21) }))).toMatchObject({ field: 'targetLocationGroup', problem: 'too-long' });
     expect(thrown(() => res({ rawBarcode: '0'.repeat(21) }))).toMatchObject({ field: 'rawBarcode', problem: 'too-long' });
-    expect(thrown(() => encode({ type: 'SYNC', header: { ...HOST, sender: 'MFC___' , seq: 1 } }))).toMatchObject({ field: 'header.sender', problem: 'too-long' });
+    expect(thrown(() => encode({ type: 'SYNC', header: { ...HOST, sender: 'MFC___', seq: 1 } }))).toMatchObject({
+      field: 'header.sender',
+      problem: 'too-long',
+    });
     expect(thrown(() => res({ errorCode: '000000001' }))).toBeInstanceOf(OsipEncodeError);
     expect(res({ barcode: '12345678901234567890', targetLocationGroup: 'G'.repeat(20) })).toHaveLength(160);
   });
@@ -381,7 +444,9 @@ describe('replies', () => {
 
   it('answers from our host name even when the request named another receiver', () => {
     expect(replyHeader({ sender: 'CNV01', receiver: 'XYZ__', seq: 5 }, 'plus-one', osipOptions({ hostName: 'WMS01' }))).toEqual({
-      sender: 'WMS01', receiver: 'CNV01', seq: 6,
+      sender: 'WMS01',
+      receiver: 'CNV01',
+      seq: 6,
     });
   });
 
@@ -403,7 +468,12 @@ describe('replies', () => {
 
   it('names the codes of docs/plc.md and docs/plc.md', () => {
     expect(ERR_CODES).toEqual({
-      unknownType: '00000010', tooShort: '00000011', badField: '00000012', unknownEntity: '00000013', wrongPeer: '00000014', internal: '00000099',
+      unknownType: '00000010',
+      tooShort: '00000011',
+      badField: '00000012',
+      unknownEntity: '00000013',
+      wrongPeer: '00000014',
+      internal: '00000099',
     });
     expect(Object.values(RES_REASONS)).toEqual(['00000000', '00000001', '00000002', '00000003', '00000004', '00000005']);
   });

@@ -38,11 +38,7 @@ export function coordinateFromField(field: string): string | undefined {
  * padding but its padding is off, or a part is not printable ASCII. `field` names
  * the telegram field in the error.
  */
-export function fieldFromCoordinate(
-  coordinate: string,
-  padding: LocationPadding = DEFAULT_OSIP_OPTIONS.locationPadding,
-  field = 'location',
-): string {
+export function fieldFromCoordinate(coordinate: string, padding: LocationPadding = DEFAULT_OSIP_OPTIONS.locationPadding, field = 'location'): string {
   const parts = coordinate.split('/');
   if (parts.length !== 5) throw new CoordinateNotWritableError(coordinate, 'does not have 5 parts AREA/AISLE/X/Y/Z', field);
   return parts

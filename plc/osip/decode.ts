@@ -8,10 +8,7 @@
 
 import { ERR_CODES } from './codes.ts';
 import { coordinateFromField, isAbsent } from './coordinate.ts';
-import {
-  HEADER_FIELDS, HEADER_LENGTH, LAYOUTS, PAYLOAD_OFFSET, TYPE_OFFSET, isTelegramType, minimumLength, rawName,
-  type FieldSpec,
-} from './layout.ts';
+import { HEADER_FIELDS, HEADER_LENGTH, LAYOUTS, PAYLOAD_OFFSET, TYPE_OFFSET, isTelegramType, minimumLength, rawName, type FieldSpec } from './layout.ts';
 import { DEFAULT_OSIP_OPTIONS, type OsipOptions } from './options.ts';
 import type { OsipHeader, Telegram } from './telegrams.ts';
 import { parseTelegramDate } from './time.ts';
@@ -51,9 +48,7 @@ const FIVE_DIGITS = /^[0-9]{5}$/;
 const DIGITS = /^[0-9]+$/;
 
 function reject(reason: RejectReason, detail: string, header?: ReplyAddress): DecodeResult {
-  return header
-    ? { ok: false, reason, code: REJECT_CODES[reason], detail, header }
-    : { ok: false, reason, code: REJECT_CODES[reason], detail };
+  return header ? { ok: false, reason, code: REJECT_CODES[reason], detail, header } : { ok: false, reason, code: REJECT_CODES[reason], detail };
 }
 
 const slice = (frame: string, at: { offset: number; width: number }) => frame.slice(at.offset, at.offset + at.width);
@@ -80,7 +75,10 @@ function readHeader(frame: string, options: OsipOptions): HeaderRead {
   const address: ReplyAddress | undefined = addressable ? { sender, receiver, seq } : undefined;
   if (!FIVE_DIGITS.test(lengthText)) {
     // docs/plc.md: a header field that is not numeric is answered with sequence 00000.
-    return { address: address && { sender, receiver }, problem: { reason: 'bad-header', detail: `length field ${JSON.stringify(lengthText)} is not 5 digits` } };
+    return {
+      address: address && { sender, receiver },
+      problem: { reason: 'bad-header', detail: `length field ${JSON.stringify(lengthText)} is not 5 digits` },
+    };
   }
   if (seq === undefined) {
     return { address, problem: { reason: 'bad-header', detail: `sequence field ${JSON.stringify(seqText)} is not 5 digits` } };

@@ -21,10 +21,7 @@ export { decode, type DecodeResult, type RejectReason, type ReplyAddress } from 
 export { encode } from './encode.ts';
 export { CoordinateNotWritableError, OsipEncodeError, type EncodeProblem } from './errors.ts';
 export { LAYOUTS, TELEGRAM_TYPES, minimumLength, type FieldSpec, type FieldKind } from './layout.ts';
-export {
-  DEFAULT_OSIP_OPTIONS, osipOptions,
-  type BarcodePadding, type GroupTelegramType, type LocationPadding, type OsipOptions,
-} from './options.ts';
+export { DEFAULT_OSIP_OPTIONS, osipOptions, type BarcodePadding, type GroupTelegramType, type LocationPadding, type OsipOptions } from './options.ts';
 export { checkAddress, errorTelegram, replyHeader, type ErrorTelegramExtras, type SeqRule } from './reply.ts';
 export type * from './telegrams.ts';
 export { formatTelegramDate, parseTelegramDate } from './time.ts';

@@ -39,10 +39,7 @@ export interface FieldSpec {
 const f = (name: string, offset: number, width: number, kind: FieldKind, extension?: true): FieldSpec =>
   extension ? { name, offset, width, kind, extension } : { name, offset, width, kind };
 
-const tuAtLocation = [
-  f('barcode', 27, 20, 'barcode'),
-  f('actualLocation', 47, 20, 'location'),
-];
+const tuAtLocation = [f('barcode', 27, 20, 'barcode'), f('actualLocation', 47, 20, 'location')];
 
 export const LAYOUTS: Readonly<Record<TelegramType, readonly FieldSpec[]>> = Object.freeze({
   REQ_: [
@@ -67,12 +64,7 @@ export const LAYOUTS: Readonly<Record<TelegramType, readonly FieldSpec[]>> = Obj
   UPD_: [...tuAtLocation, f('errorCode', 67, 8, 'errorCode'), f('created', 75, 14, 'date')],
   UPDX: [...tuAtLocation, f('errorCode', 67, 8, 'errorCode'), f('created', 75, 14, 'date')],
   ACK_: [f('errorCode', 27, 8, 'errorCode'), f('created', 35, 14, 'date')],
-  LOCU: [
-    f('locationGroupName', 27, 20, 'group'),
-    f('location', 47, 20, 'location'),
-    f('errorCode', 67, 8, 'errorCode'),
-    f('created', 75, 14, 'date'),
-  ],
+  LOCU: [f('locationGroupName', 27, 20, 'group'), f('location', 47, 20, 'location'), f('errorCode', 67, 8, 'errorCode'), f('created', 75, 14, 'date')],
   SYSU: [f('locationGroupName', 27, 20, 'group'), f('errorCode', 47, 8, 'errorCode'), f('created', 55, 14, 'date')],
   ERR_: [f('locationGroupName', 27, 20, 'group'), f('errorCode', 47, 8, 'errorCode'), f('created', 55, 14, 'date')],
 });

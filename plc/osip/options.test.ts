@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CoordinateNotWritableError, DEFAULT_OSIP_OPTIONS, LAYOUTS, OsipEncodeError, TELEGRAM_TYPES, coordinateFromField, decode, encode,
-  fieldFromCoordinate, formatTelegramDate, minimumLength, osipOptions, parseTelegramDate, type Telegram,
+  CoordinateNotWritableError,
+  DEFAULT_OSIP_OPTIONS,
+  LAYOUTS,
+  OsipEncodeError,
+  TELEGRAM_TYPES,
+  coordinateFromField,
+  decode,
+  encode,
+  fieldFromCoordinate,
+  formatTelegramDate,
+  minimumLength,
+  osipOptions,
+  parseTelegramDate,
+  type Telegram,
 } from './index.ts';
 
 const HOST = { sender: 'MFC__', receiver: 'CNV01', seq: 1 };
@@ -53,7 +65,7 @@ describe('coordinates', () => {
     expect(e?.message).toContain('"STOCK"');
   });
 
-  it('writes a telegram location with the options\' padding', () => {
+  it("writes a telegram location with the options' padding", () => {
     const options = osipOptions({ locationPadding: { text: '-', numeric: '0' } });
     const t = encode({ type: 'UPD_', header: PLC, barcode: '1', actualLocation: 'SL/IN/1/0/0', created }, options);
     expect(t.slice(47, 67)).toBe('SL--IN--000100000000');
@@ -61,8 +73,7 @@ describe('coordinates', () => {
 });
 
 describe('barcode padding', () => {
-  const upd = (barcode: string, options = osipOptions()) =>
-    encode({ type: 'UPD_', header: PLC, barcode, actualLocation: 'CONV/1/1/0/0', created }, options);
+  const upd = (barcode: string, options = osipOptions()) => encode({ type: 'UPD_', header: PLC, barcode, actualLocation: 'CONV/1/1/0/0', created }, options);
 
   it('left-pads with `0` by default and strips it again on read', () => {
     expect(upd('4711').slice(27, 47)).toBe('00000000000000004711');
@@ -124,8 +135,14 @@ describe('telegram length, sync, filler and host name', () => {
     expect(() => osipOptions({ timeZone: 'Mars/Olympus' })).toThrow(/timeZone/);
     expect(() => osipOptions({ groupFiller: { ...DEFAULT_OSIP_OPTIONS.groupFiller, RES_: '\n' } })).toThrow(/groupFiller/);
     expect(osipOptions()).toMatchObject({
-      telegramLength: 160, sync: '###', filler: '*', hostName: 'MFC__', reqExtension: false, timeZone: 'UTC',
-      barcodePadding: { char: '0', side: 'left' }, locationPadding: { text: '_', numeric: '0' },
+      telegramLength: 160,
+      sync: '###',
+      filler: '*',
+      hostName: 'MFC__',
+      reqExtension: false,
+      timeZone: 'UTC',
+      barcodePadding: { char: '0', side: 'left' },
+      locationPadding: { text: '_', numeric: '0' },
       groupFiller: { LOCU: '_', SYSU: '_', RES_: '*', ERR_: '*' },
     });
   });
@@ -158,7 +175,7 @@ describe('REQ_ weight/dimension extension', () => {
   const ext = osipOptions({ reqExtension: true });
   const base = { type: 'REQ_' as const, header: PLC, barcode: '4711', actualLocation: 'CONV/1/2/0/0', created };
 
-  it('is ignored when off: an OpenWMS peer\'s filler is not read', () => {
+  it("is ignored when off: an OpenWMS peer's filler is not read", () => {
     const t = encode(base);
     expect(t.slice(109)).toBe('*'.repeat(51));
     expect(telegram(t)).not.toHaveProperty('weightGrams');

@@ -8,11 +8,7 @@ import type { Telegram, TelegramInput } from './telegrams.ts';
 // (plc/port.ts) and their results back onto reply telegrams.
 
 /** A reply as the handler describes it: type and payload; the channel writes the header. */
-export type ReplyInput = TelegramInput extends infer T
-  ? T extends { header: unknown }
-    ? Omit<T, 'header'>
-    : never
-  : never;
+export type ReplyInput = TelegramInput extends infer T ? (T extends { header: unknown } ? Omit<T, 'header'> : never) : never;
 
 /** The per-channel options the handler acts on (all from the channel's configuration). */
 export interface AdapterOptions {

@@ -118,9 +118,7 @@ interface CachedReply {
 }
 
 /** One frame's way through the protocol: checked first, then (after the handler) answered. */
-type Step =
-  | { kind: 'done'; finish: () => void }
-  | { kind: 'handle'; telegram: Telegram; finish: (result: HandlingResult) => void };
+type Step = { kind: 'done'; finish: () => void } | { kind: 'handle'; telegram: Telegram; finish: (result: HandlingResult) => void };
 
 const HISTORY = 100;
 /** Queued telegrams handed to the handler at once, at most (a SYNQ waits for at most one such batch). */
@@ -267,9 +265,10 @@ export class OsipProtocol {
     const telegram = decoded.telegram;
     const wrong = checkAddress(telegram.header, this.osip, this.name);
     if (wrong) {
-      const detail = wrong === 'wrong-host'
-        ? `receiver ${JSON.stringify(telegram.header.receiver)} is not ${this.osip.hostName}`
-        : `sender ${JSON.stringify(telegram.header.sender)} is not ${this.name}`;
+      const detail =
+        wrong === 'wrong-host'
+          ? `receiver ${JSON.stringify(telegram.header.receiver)} is not ${this.osip.hostName}`
+          : `sender ${JSON.stringify(telegram.header.sender)} is not ${this.name}`;
       return {
         kind: 'done',
         finish: () => {

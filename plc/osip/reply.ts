@@ -44,9 +44,7 @@ export function errorTelegram(
   extras: ErrorTelegramExtras = {},
 ): string {
   if (!/^[0-9]{8}$/.test(code)) throw new OsipEncodeError('errorCode', 'bad-value', `ERR_ code must be 8 digits, got ${JSON.stringify(code)}`);
-  const header = request
-    ? replyHeader(request, extras.seqRule ?? 'plus-one', options)
-    : { sender: options.hostName, receiver: extras.peer ?? '*****', seq: 0 };
+  const header = request ? replyHeader(request, extras.seqRule ?? 'plus-one', options) : { sender: options.hostName, receiver: extras.peer ?? '*****', seq: 0 };
   return encode({ type: 'ERR_', header, errorCode: code, created: extras.created }, options);
 }
 

@@ -112,8 +112,7 @@ export interface ErrTelegram extends Base {
 }
 
 export type Telegram =
-  | ReqTelegram | ResTelegram | UpdTelegram | UpdxTelegram | SynqTelegram
-  | SyncTelegram | AckTelegram | LocuTelegram | SysuTelegram | ErrTelegram;
+  ReqTelegram | ResTelegram | UpdTelegram | UpdxTelegram | SynqTelegram | SyncTelegram | AckTelegram | LocuTelegram | SysuTelegram | ErrTelegram;
 
 export type TelegramType = Telegram['type'];
 

@@ -86,7 +86,10 @@ export class Arrival {
     // The states read until now (a lock in the poll that brought the trigger) count for the decision.
     channel.applyPending();
     try {
-      outcome = operations.unitArrived({ coordinate: p.location }, barcode === undefined ? undefined : { barcode }, { ...reporter, said: `arrival ${p.barcode}=${raw === undefined ? '' : String(raw)}` });
+      outcome = operations.unitArrived({ coordinate: p.location }, barcode === undefined ? undefined : { barcode }, {
+        ...reporter,
+        said: `arrival ${p.barcode}=${raw === undefined ? '' : String(raw)}`,
+      });
     } catch (err) {
       channel.counters.effectErrors++;
       this.failed(err as Error, 'effect');
@@ -95,8 +98,14 @@ export class Arrival {
     channel.outcome(outcome.outcome);
     const facts = outcome.facts ?? {};
     channel.logged({
-      direction: 'in', point: `${point.id}.barcode`, address: p.barcode, value: raw ?? '', outcome: outcome.outcome,
-      barcode: facts.barcode ?? barcode, location: facts.location ?? p.location, order: facts.order,
+      direction: 'in',
+      point: `${point.id}.barcode`,
+      address: p.barcode,
+      value: raw ?? '',
+      outcome: outcome.outcome,
+      barcode: facts.barcode ?? barcode,
+      location: facts.location ?? p.location,
+      order: facts.order,
     });
     const extra = { barcode: facts.barcode ?? barcode, order: facts.order };
     const target = this.targetValue(outcome.next?.location);
@@ -115,8 +124,16 @@ export class Arrival {
     }
     channel.counters.targetFallbacks++;
     this.o.log.warn(
-      { point: point.id, address: p.target, next: outcome.next?.location, target: target.value, fallback: this.fallback(), barcode: extra.barcode, reason: notWritable },
-      'signal channel: an arrival\'s target cannot be written; the fallback is written instead',
+      {
+        point: point.id,
+        address: p.target,
+        next: outcome.next?.location,
+        target: target.value,
+        fallback: this.fallback(),
+        barcode: extra.barcode,
+        reason: notWritable,
+      },
+      "signal channel: an arrival's target cannot be written; the fallback is written instead",
     );
     if ((await this.write('target', this.fallback(), { ...extra, latencyMs: since(triggeredAt) })) === undefined) await this.write('done', true);
   }

@@ -116,7 +116,16 @@ interface Watched {
 }
 
 const zeroCounters = (): SignalCounters => ({
-  changes: 0, repeats: 0, outcomes: {}, arrivals: 0, writes: 0, writeErrors: 0, readErrors: 0, effectErrors: 0, targetFallbacks: 0, heartbeats: 0,
+  changes: 0,
+  repeats: 0,
+  outcomes: {},
+  arrivals: 0,
+  writes: 0,
+  writeErrors: 0,
+  readErrors: 0,
+  effectErrors: 0,
+  targetFallbacks: 0,
+  heartbeats: 0,
   stateChanges: Object.fromEntries(SIGNAL_STATES.map((s) => [s, 0])) as Record<SignalChannelState, number>,
 });
 
@@ -192,7 +201,8 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     this.operations = operations;
     this.stopNaming = operations.onNamed((place) => this.named(place));
     for (const point of this.points) {
-      if (point.config.kind === 'arrival') this.arrivals.set(point.id, new Arrival({ point, driver, operations, channel: this, reporter: this.reporter, log: this.log }));
+      if (point.config.kind === 'arrival')
+        this.arrivals.set(point.id, new Arrival({ point, driver, operations, channel: this, reporter: this.reporter, log: this.log }));
       if (point.config.kind === 'heartbeat') this.heartbeats.push(new Heartbeat({ point, driver, channel: this }));
     }
     driver.watch(this.points.flatMap((p) => p.watched.map(({ id, address, kind }) => ({ id, address, kind }))));
@@ -266,9 +276,10 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     if (this.stopped) return;
     for (const point of this.points) {
       const p = point.config;
-      const names = 'location' in place
-        ? (p.kind === 'plcState' || p.kind === 'inboundLock' || p.kind === 'outboundLock') && p.location === place.location
-        : p.kind === 'groupState' && p.group === place.group;
+      const names =
+        'location' in place
+          ? (p.kind === 'plcState' || p.kind === 'inboundLock' || p.kind === 'outboundLock') && p.location === place.location
+          : p.kind === 'groupState' && p.group === place.group;
       const w = names ? this.watched.get(point.id) : undefined;
       if (w?.value !== undefined) this.queue({ w, value: w.value });
     }
@@ -314,7 +325,8 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     if (result.outcome !== 'internal') return result;
     this.counters.effectErrors++;
     // Without an error the batch's commit failed, which the adapter logged once.
-    if ('error' in result) this.log.error({ err: result.error, point: point.id, value }, 'signal channel: a change could not be applied; nothing of it was kept');
+    if ('error' in result)
+      this.log.error({ err: result.error, point: point.id, value }, 'signal channel: a change could not be applied; nothing of it was kept');
     return { outcome: 'failed' };
   }
 
@@ -347,7 +359,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
   setStale(stale: boolean): void {
     if (this.stale === stale) return;
     this.stale = stale;
-    this.updateState(stale ? 'the PLC\'s life counter stopped changing' : 'the PLC\'s life counter changes again');
+    this.updateState(stale ? "the PLC's life counter stopped changing" : "the PLC's life counter changes again");
   }
 
   // ---- state ----------------------------------------------------------------------------

@@ -90,7 +90,10 @@ const signalChannelFields = z.strictObject({
   protocol: z.enum(['opcua', 'modbus-tcp', 'modbus-rtu']),
   // OPC UA
   /** opc.tcp://host:port[/path] */
-  endpoint: z.string().regex(/^opc\.tcp:\/\/\S+$/, 'an OPC UA endpoint, opc.tcp://host:port').optional(),
+  endpoint: z
+    .string()
+    .regex(/^opc\.tcp:\/\/\S+$/, 'an OPC UA endpoint, opc.tcp://host:port')
+    .optional(),
   securityMode: z.enum(['None', 'Sign', 'SignAndEncrypt']).optional(),
   user: z.string().min(1).optional(),
   password: z.string().min(1).optional(),
@@ -128,7 +131,10 @@ function addressesOf(p: SignalPointConfig): { key: string; value: string | undef
         { key: 'done', value: p.done, write: true, bit: true },
       ];
     case 'heartbeat':
-      return [{ key: 'at', value: undefined, write: true }, { key: 'plcLife', value: p.plcLife, write: false }];
+      return [
+        { key: 'at', value: undefined, write: true },
+        { key: 'plcLife', value: p.plcLife, write: false },
+      ];
     case 'inboundLock':
     case 'outboundLock':
       return [{ key: 'at', value: undefined, write: false, bit: true }];
@@ -148,24 +154,30 @@ export const signalChannelSchema = signalChannelFields
     if (c.protocol === 'modbus-tcp' && c.host === undefined) issue(['host'], 'required for protocol modbus-tcp (the device to connect to)');
     if (c.protocol === 'modbus-tcp' && c.device !== undefined) issue(['device'], 'applies to protocol modbus-rtu');
     if (c.protocol === 'modbus-rtu' && c.device === undefined) issue(['device'], 'required for protocol modbus-rtu (e.g. /dev/ttyUSB0)');
-    if (c.protocol === 'modbus-rtu' && (c.host !== undefined || c.port !== undefined)) issue([c.host !== undefined ? 'host' : 'port'], 'applies to protocol modbus-tcp');
+    if (c.protocol === 'modbus-rtu' && (c.host !== undefined || c.port !== undefined))
+      issue([c.host !== undefined ? 'host' : 'port'], 'applies to protocol modbus-tcp');
     if ((c.user === undefined) !== (c.password === undefined)) issue([c.user === undefined ? 'user' : 'password'], 'user and password go together');
     c.points.forEach((p, i) => {
       const path = (key: string) => ['points', i, key];
       const own = opcua ? 'node' : 'address';
       const other = opcua ? 'address' : 'node';
       if (p.kind !== 'arrival') {
-        if (p[other] !== undefined) issue(path(other), opcua ? 'an OPC UA point names its node id (node), not an address' : 'a Modbus point names its address (address), not a node');
+        if (p[other] !== undefined)
+          issue(path(other), opcua ? 'an OPC UA point names its node id (node), not an address' : 'a Modbus point names its address (address), not a node');
         if (p[own] === undefined) issue(path(own), `required: the ${opcua ? 'node id' : 'Modbus address'} of the ${p.kind} signal`);
       }
       if (p.kind === 'groupState' && p.type !== undefined && !opcua) issue(path('type'), 'applies to OPC UA; a Modbus address says whether it is a bit');
-      if (p.kind === 'arrival' && p.targetType !== undefined && !opcua) issue(path('targetType'), 'applies to OPC UA; a Modbus address says its type (hr:N*W is text)');
+      if (p.kind === 'arrival' && p.targetType !== undefined && !opcua)
+        issue(path('targetType'), 'applies to OPC UA; a Modbus address says its type (hr:N*W is text)');
       if (p.kind === 'arrival') {
         const text = opcua ? (p.targetType ?? 'string') === 'string' : /\*\d+$/.test(p.target);
-        if (p.targetAs === 'coordinate' && !text) issue(path('targetAs'), `a coordinate is text: the target must be text (${opcua ? 'targetType string' : 'hr:N*W'})`);
-        if (p.fallback !== undefined && typeof p.fallback === 'string' && !text) issue(path('fallback'), 'the target is a number: the fallback must be one too');
+        if (p.targetAs === 'coordinate' && !text)
+          issue(path('targetAs'), `a coordinate is text: the target must be text (${opcua ? 'targetType string' : 'hr:N*W'})`);
+        if (p.fallback !== undefined && typeof p.fallback === 'string' && !text)
+          issue(path('fallback'), 'the target is a number: the fallback must be one too');
       }
-      if (p.kind === 'heartbeat' && p.staleMs !== undefined && p.plcLife === undefined) issue(path('staleMs'), 'applies with plcLife (the PLC\'s life counter to watch)');
+      if (p.kind === 'heartbeat' && p.staleMs !== undefined && p.plcLife === undefined)
+        issue(path('staleMs'), "applies with plcLife (the PLC's life counter to watch)");
       if (opcua) return;
       for (const a of addressesOf(p)) {
         const key = a.key === 'at' ? 'address' : a.key;
@@ -177,7 +189,7 @@ export const signalChannelSchema = signalChannelFields
           continue;
         }
         if (a.write && !isWritable(parsed)) issue(path(key), `is written by the appliance: a coil or a holding register (hr), not ${parsed.area}`);
-        if (a.bit && !isBitAddress(parsed)) issue(path(key), 'must be a bit: coil:N, di:N or a register\'s bit hr:N.B');
+        if (a.bit && !isBitAddress(parsed)) issue(path(key), "must be a bit: coil:N, di:N or a register's bit hr:N.B");
         if (a.key === 'barcode' && parsed.area !== 'hr' && parsed.area !== 'ir') issue(path(key), 'a barcode is text in registers: hr:N*W or ir:N*W');
         if (a.key === 'barcode' && parsed.bit !== undefined) issue(path(key), 'a barcode is text in registers: hr:N*W or ir:N*W');
         if (a.key === 'target' && parsed.area !== 'hr') issue(path(key), 'the target is a holding register: hr:N, or hr:N*W for text');

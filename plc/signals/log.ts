@@ -46,8 +46,18 @@ export class SignalLog {
   record(channel: string, e: SignalLogEntry): void {
     const text: SignalText = { point: e.point, address: e.address, value: e.value };
     this.store.addTelegram([
-      e.at, channel, e.direction, SIGNAL_TYPE, null, JSON.stringify(text), e.outcome,
-      e.barcode ?? null, e.location ?? null, e.order ?? null, e.latencyMs ?? null, null,
+      e.at,
+      channel,
+      e.direction,
+      SIGNAL_TYPE,
+      null,
+      JSON.stringify(text),
+      e.outcome,
+      e.barcode ?? null,
+      e.location ?? null,
+      e.order ?? null,
+      e.latencyMs ?? null,
+      null,
     ]);
   }
 }

@@ -27,10 +27,18 @@ export class SignalMetrics {
     fromCounters('wms_plc_signal_changes_total', 'Value changes of signal points acted on (a value read again unchanged is not counted)', (c) => c.changes);
     fromCounters('wms_plc_signal_arrivals_total', 'Arrival handshakes of signal channels (trigger rose, barcode read, target written)', (c) => c.arrivals);
     // The channel counts its heartbeats apart from the handshakes' writes; the PLC confirmed both.
-    fromCounters('wms_plc_signal_writes_total', 'Writes of signal channels confirmed by the PLC (targets, done bits, heartbeat counters)', (c) => c.writes + c.heartbeats);
+    fromCounters(
+      'wms_plc_signal_writes_total',
+      'Writes of signal channels confirmed by the PLC (targets, done bits, heartbeat counters)',
+      (c) => c.writes + c.heartbeats,
+    );
     fromCounters('wms_plc_signal_read_errors_total', 'Failed reads or subscriptions of signal points', (c) => c.readErrors);
     fromCounters('wms_plc_signal_write_errors_total', 'Failed writes of signal channels', (c) => c.writeErrors);
     fromCounters('wms_plc_signal_effect_errors_total', 'Value changes whose warehouse effect failed (nothing of it kept)', (c) => c.effectErrors);
-    fromCounters('wms_plc_signal_target_fallbacks_total', 'Arrivals whose next location could not be written to the target, answered with the fallback instead', (c) => c.targetFallbacks);
+    fromCounters(
+      'wms_plc_signal_target_fallbacks_total',
+      'Arrivals whose next location could not be written to the target, answered with the fallback instead',
+      (c) => c.targetFallbacks,
+    );
   }
 }

@@ -52,7 +52,9 @@ export function channelPoints(config: SignalChannelConfig): ChannelPoint[] {
       case 'arrival': {
         const targetKind = opcua ? (p.targetType ?? 'string') : kindOf(modbusAddress(p.target));
         return {
-          id, index, config: p,
+          id,
+          index,
+          config: p,
           watched: [{ id: `${id}.trigger`, role: 'trigger', address: p.trigger, kind: 'bit' }],
           barcode: { address: p.barcode, kind: 'string' },
           target: { address: p.target, kind: targetKind },
@@ -61,7 +63,9 @@ export function channelPoints(config: SignalChannelConfig): ChannelPoint[] {
       }
       case 'heartbeat':
         return {
-          id, index, config: p,
+          id,
+          index,
+          config: p,
           watched: p.plcLife === undefined ? [] : [{ id: `${id}.plcLife`, role: 'plcLife', address: p.plcLife, kind: kindAt(config, p.plcLife, 'word') }],
           counter: { address: own, kind: kindAt(config, own, 'word') },
         };

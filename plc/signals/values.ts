@@ -11,7 +11,8 @@ const MAX_PLC_STATE = 9999;
 
 export const asNumber = (v: SignalValue): number => (typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' ? v : Number(v.trim()));
 
-export const asBit = (v: SignalValue): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : v.trim() !== '' && v.trim() !== '0' && v.trim().toLowerCase() !== 'false');
+export const asBit = (v: SignalValue): boolean =>
+  typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : v.trim() !== '' && v.trim() !== '0' && v.trim().toLowerCase() !== 'false';
 
 /** The same value, as far as acting on it goes (a bit reported once as 1, once as true, has not changed). */
 export function sameValue(a: SignalValue | undefined, b: SignalValue): boolean {

@@ -166,7 +166,7 @@ describe('runSimulatorCli, as the appliance calls it (wms simulate)', () => {
     return { code, out: out.join('\n'), err };
   }
 
-  it('names the caller\'s program in the usage, the examples and its messages', async () => {
+  it("names the caller's program in the usage, the examples and its messages", async () => {
     const help = await inProcess(['-h']);
     expect(help.code).toBe(EXIT.ok);
     expect(help.out).toMatch(/^Usage: wms simulate \[options\] <command> \[arguments\]/);

@@ -455,7 +455,8 @@ function checkTelegrams(sim: PlcSimulator, command: Command, rest: string[]): vo
 }
 
 /** parseArgs refuses unknown options and missing values with these codes. */
-const isParseArgsError = (e: unknown) => typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).code!.startsWith('ERR_PARSE_ARGS_');
+const isParseArgsError = (e: unknown) =>
+  typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).code!.startsWith('ERR_PARSE_ARGS_');
 
 /**
  * The simulator's command line: `argv` without the program (`['--tcp', 'host:5020',

@@ -182,26 +182,11 @@ const LAYOUTS: Record<TelegramType, readonly Field[]> = {
   ],
   SYNQ: [f('time', 27, 14, 'date')],
   SYNC: [f('time', 27, 14, 'date')],
-  UPD_: [
-    f('barcode', 27, 20, 'barcode'),
-    f('actualLocation', 47, 20, 'location'),
-    f('errorCode', 67, 8, 'code'),
-    f('created', 75, 14, 'date'),
-  ],
-  UPDX: [
-    f('barcode', 27, 20, 'barcode'),
-    f('actualLocation', 47, 20, 'location'),
-    f('errorCode', 67, 8, 'code'),
-    f('created', 75, 14, 'date'),
-  ],
+  UPD_: [f('barcode', 27, 20, 'barcode'), f('actualLocation', 47, 20, 'location'), f('errorCode', 67, 8, 'code'), f('created', 75, 14, 'date')],
+  UPDX: [f('barcode', 27, 20, 'barcode'), f('actualLocation', 47, 20, 'location'), f('errorCode', 67, 8, 'code'), f('created', 75, 14, 'date')],
   ACK_: [f('errorCode', 27, 8, 'code'), f('created', 35, 14, 'date')],
   // Group before location.
-  LOCU: [
-    f('locationGroupName', 27, 20, 'group_'),
-    f('location', 47, 20, 'location'),
-    f('errorCode', 67, 8, 'code'),
-    f('created', 75, 14, 'date'),
-  ],
+  LOCU: [f('locationGroupName', 27, 20, 'group_'), f('location', 47, 20, 'location'), f('errorCode', 67, 8, 'code'), f('created', 75, 14, 'date')],
   SYSU: [f('locationGroupName', 27, 20, 'group_'), f('errorCode', 47, 8, 'code'), f('created', 55, 14, 'date')],
   ERR_: [f('locationGroupName', 27, 20, 'group*'), f('errorCode', 47, 8, 'code'), f('created', 55, 14, 'date')],
 };
@@ -285,8 +270,7 @@ function encodeCode(code: string | undefined): string {
 export function formatOsipTime(date: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return (
-    p(date.getUTCFullYear(), 4) + p(date.getUTCMonth() + 1) + p(date.getUTCDate()) +
-    p(date.getUTCHours()) + p(date.getUTCMinutes()) + p(date.getUTCSeconds())
+    p(date.getUTCFullYear(), 4) + p(date.getUTCMonth() + 1) + p(date.getUTCDate()) + p(date.getUTCHours()) + p(date.getUTCMinutes()) + p(date.getUTCSeconds())
   );
 }
 

@@ -52,7 +52,10 @@ describe('Deframer, line', () => {
     const d = new Deframer();
     const events = d.push(Buffer.from(`NOISE${SYNC}\r\nhello\r\n\r\n`, 'latin1'));
     expect(frames(events)).toEqual([SYNC]);
-    expect(dropped(events)).toEqual([['before-sync', 'NOISE'], ['no-sync', 'hello']]);
+    expect(dropped(events)).toEqual([
+      ['before-sync', 'NOISE'],
+      ['no-sync', 'hello'],
+    ]);
   });
 
   it('gives up a frame that grows past the limit and resynchronises on the next sync', () => {

@@ -54,9 +54,7 @@ export function frame(telegram: string | Uint8Array, options: FramingOptions = {
   }
 }
 
-export type DeframeEvent =
-  | { kind: 'frame'; bytes: Buffer }
-  | { kind: 'dropped'; bytes: Buffer; reason: 'before-sync' | 'overflow' | 'bcc' | 'no-sync' };
+export type DeframeEvent = { kind: 'frame'; bytes: Buffer } | { kind: 'dropped'; bytes: Buffer; reason: 'before-sync' | 'overflow' | 'bcc' | 'no-sync' };
 
 /**
  * Receiving side: feed it chunks as they arrive (one telegram may span chunks, one

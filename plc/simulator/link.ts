@@ -77,10 +77,7 @@ class SocketLink implements Link {
 }
 
 /** Connects to the appliance's listener. */
-export function dialTcp(
-  options: { host: string; port: number; connectTimeoutMs?: number },
-  handlers: LinkHandlers,
-): Promise<Link> {
+export function dialTcp(options: { host: string; port: number; connectTimeoutMs?: number }, handlers: LinkHandlers): Promise<Link> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: options.host, port: options.port });
     const timer = setTimeout(() => {
@@ -201,9 +198,8 @@ export async function openSerial(options: { path: string; baudRate?: number }, h
   const baudRate = options.baudRate ?? 38_400;
   const { SerialPort } = await import('serialport');
   const port = await new Promise<SerialPortLike>((resolve, reject) => {
-    const p: SerialPortLike = new SerialPort(
-      { path: options.path, baudRate, dataBits: 8, parity: 'none', stopBits: 1, autoOpen: true },
-      (err) => (err ? reject(new Error(`open ${options.path} failed: ${err.message}`)) : resolve(p)),
+    const p: SerialPortLike = new SerialPort({ path: options.path, baudRate, dataBits: 8, parity: 'none', stopBits: 1, autoOpen: true }, (err) =>
+      err ? reject(new Error(`open ${options.path} failed: ${err.message}`)) : resolve(p),
     );
   });
   return new SerialLink(port, `serial ${options.path} @ ${baudRate} 8N1`, handlers);

@@ -78,26 +78,27 @@ describe('PlcSimulator conversation', () => {
   });
 
   it('runTu follows a 3-hop route over the conveyor until a RES_ has no target', async () => {
-    const conveyor = new Conveyor([
-      { from: 'CONV/0001/0001/0000/0000', to: 'CONV/0001/0002/0000/0000', ms: 10 },
-      { from: 'CONV/0001/0002/0000/0000', to: 'CONV/0001/0003/0000/0000', ms: 20 },
-      { from: 'CONV/0001/0003/0000/0000', to: 'STCK/0001/0003/0002/0001', ms: 30 },
-    ], { strict: true });
+    const conveyor = new Conveyor(
+      [
+        { from: 'CONV/0001/0001/0000/0000', to: 'CONV/0001/0002/0000/0000', ms: 10 },
+        { from: 'CONV/0001/0002/0000/0000', to: 'CONV/0001/0003/0000/0000', ms: 20 },
+        { from: 'CONV/0001/0003/0000/0000', to: 'STCK/0001/0003/0002/0001', ms: 30 },
+      ],
+      { strict: true },
+    );
     const { sim, conn, host } = await setup({ routes: ROUTES }, { conveyor });
     const trace = await sim.runTu('4711', 'CONV/1/1/0/0');
-    expect(trace.visited).toEqual([
-      'CONV/0001/0001/0000/0000',
-      'CONV/0001/0002/0000/0000',
-      'CONV/0001/0003/0000/0000',
-      'STCK/0001/0003/0002/0001',
-    ]);
+    expect(trace.visited).toEqual(['CONV/0001/0001/0000/0000', 'CONV/0001/0002/0000/0000', 'CONV/0001/0003/0000/0000', 'STCK/0001/0003/0002/0001']);
     expect(trace.end).toBe('no-target');
     expect(trace.steps.map((s) => s.target)).toEqual([...trace.visited.slice(1), null]);
     expect(trace.steps.map((s) => s.travelMs)).toEqual([10, 20, 30, 0]);
     for (const step of trace.steps) expect(step.latencyMs).toBeGreaterThanOrEqual(0);
     await host.until(() => conn.telegrams.length === 4);
     expect(conn.telegrams.map((t) => [t.slice(23, 27), t.slice(47, 67)])).toEqual([
-      ['REQ_', A], ['REQ_', B], ['REQ_', C], ['REQ_', D],
+      ['REQ_', A],
+      ['REQ_', B],
+      ['REQ_', C],
+      ['REQ_', D],
     ]);
   });
 
@@ -129,9 +130,7 @@ describe('PlcSimulator conversation', () => {
     // Every SYNQ answered (SYNC seq = SYNQ seq + 1); then the line stays quiet.
     await sim.expect('SYNC', (t) => t.seq === seen + 1, 2000, { since: 0 });
     expect(beat.answered).toBe(seen);
-    expect(conn.telegrams.map((t) => t.slice(18, 27))).toEqual(
-      Array.from({ length: seen }, (_, i) => `${String(i + 1).padStart(5, '0')}SYNQ`),
-    );
+    expect(conn.telegrams.map((t) => t.slice(18, 27))).toEqual(Array.from({ length: seen }, (_, i) => `${String(i + 1).padStart(5, '0')}SYNQ`));
     await sim.expectSilence(80);
     expect(conn.telegrams.length).toBe(seen);
   });

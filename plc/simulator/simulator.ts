@@ -544,12 +544,7 @@ export class PlcSimulator extends EventEmitter<SimulatorEvents> {
     timeoutMs = 1000,
     options: { since?: number } = {},
   ): Promise<TelegramOf<T>> {
-    const received = await this.wait(
-      (r) => r.telegram?.type === type && predicate(r.telegram as TelegramOf<T>),
-      timeoutMs,
-      type,
-      options,
-    );
+    const received = await this.wait((r) => r.telegram?.type === type && predicate(r.telegram as TelegramOf<T>), timeoutMs, type, options);
     return received.telegram as TelegramOf<T>;
   }
 
@@ -594,10 +589,7 @@ export class PlcSimulator extends EventEmitter<SimulatorEvents> {
     const barcode = encodeBarcode(req.barcode);
     const location = encodeLocation(req.actualLocation);
     const isRes = (t: Telegram): t is ResTelegram =>
-      t.type === 'RES_' &&
-      (t.barcode ?? '?'.repeat(20)) === barcode &&
-      t.actualLocation !== null &&
-      encodeLocation(t.actualLocation) === location;
+      t.type === 'RES_' && (t.barcode ?? '?'.repeat(20)) === barcode && t.actualLocation !== null && encodeLocation(t.actualLocation) === location;
     const fields: Outgoing = {
       type: 'REQ_',
       barcode: req.barcode,

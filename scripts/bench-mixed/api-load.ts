@@ -13,7 +13,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** The list operations that take `limit`/`after` (and no path parameter), from /openapi.json. */
 export async function pagedLists(app: Appliance): Promise<string[]> {
-  const spec = (await app.api('GET', '/openapi.json')) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>> };
+  const spec = (await app.api('GET', '/openapi.json')) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>>;
+  };
   const lists: string[] = [];
   for (const [p, ops] of Object.entries(spec.paths)) {
     const get = ops.get;

@@ -59,7 +59,12 @@ export async function stopAppliance(child: ChildProcess, timeoutMs = 30_000): Pr
 }
 
 /** The cached fixture for this many locations and routes, built first when missing. */
-export async function ensureFixture(options: { locations: number; routes: number; bundle: string; log: (line: string) => void }): Promise<Fixture & { builtSeconds?: number }> {
+export async function ensureFixture(options: {
+  locations: number;
+  routes: number;
+  bundle: string;
+  log: (line: string) => void;
+}): Promise<Fixture & { builtSeconds?: number }> {
   const base = path.join(tmpdir(), `wms-bench-mixed-s${schemaVersion(options.bundle)}-${FORMAT}-r${options.routes}-${options.locations}`);
   const fixture = { file: `${base}.sqlite`, logsFile: `${base}-logs.sqlite`, racks: 0 };
   // Written last, so a build that failed half-way leaves no fixture that looks complete.
@@ -95,7 +100,10 @@ export async function ensureFixture(options: { locations: number; routes: number
     } finally {
       await stopAppliance(app.child);
     }
-    for (const [from, to] of [[file, fixture.file], [path.join(dir, 'wms-logs.sqlite'), fixture.logsFile]] as const) {
+    for (const [from, to] of [
+      [file, fixture.file],
+      [path.join(dir, 'wms-logs.sqlite'), fixture.logsFile],
+    ] as const) {
       // Whatever a write-ahead log still holds goes into the file, so the file alone is the fixture.
       const folded = new Database(from, { fileMustExist: true });
       folded.pragma('wal_checkpoint(TRUNCATE)');
@@ -133,7 +141,11 @@ function bulkLoad(db: Database.Database, locations: number, routes: number, log:
   db.pragma('cache_size = -1048576');
   db.pragma('foreign_keys = ON');
   const now = new Date().toISOString();
-  const one = <T>(sql: string, ...params: unknown[]) => db.prepare(sql).pluck().get(...params) as T;
+  const one = <T>(sql: string, ...params: unknown[]) =>
+    db
+      .prepare(sql)
+      .pluck()
+      .get(...params) as T;
   const account = one<string>('SELECT pk FROM accounts WHERE is_default = 1');
   const root = one<string>(`SELECT pk FROM location_groups WHERE name = 'WAREHOUSE'`);
   const type = (name: string) => one<string>('SELECT pk FROM location_types WHERE type = ?', name);
@@ -142,9 +154,7 @@ function bulkLoad(db: Database.Database, locations: number, routes: number, log:
   const racks = locations - existing - CONVEYORS;
   if (racks < 1000) throw new Error(`--locations ${locations} leaves no room for racks beside ${CONVEYORS} conveyors`);
 
-  const insertGroup = db.prepare(
-    `INSERT INTO location_groups (pk, name, parent_pk, account_pk, ol, create_dt, last_modified_dt) VALUES (?, ?, ?, ?, 0, ?, ?)`,
-  );
+  const insertGroup = db.prepare(`INSERT INTO location_groups (pk, name, parent_pk, account_pk, ol, create_dt, last_modified_dt) VALUES (?, ?, ?, ?, 0, ?, ?)`);
   const insertLocation = db.prepare(
     `INSERT INTO locations (pk, location_id, area, aisle, x, y, z, account_pk, location_group_pk, location_type_pk, ol, create_dt, last_modified_dt)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,

@@ -74,11 +74,7 @@ export interface LoadResult {
 }
 
 export type LoadMessage =
-  | { kind: 'ready' }
-  | { kind: 'list-start' }
-  | { kind: 'list-end' }
-  | { kind: 'result'; result: LoadResult }
-  | { kind: 'error'; message: string };
+  { kind: 'ready' } | { kind: 'list-start' } | { kind: 'list-end' } | { kind: 'result'; result: LoadResult } | { kind: 'error'; message: string };
 
 const sortedQuantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
 
@@ -259,7 +255,12 @@ function fullList(config: LoadConfig, timeoutMs: number, say: (m: LoadMessage) =
         result.bytes += chunk.length;
         last = chunk.toString('latin1', chunk.length - 1);
       });
-      res.on('end', () => finish(res.statusCode === 200 && last === ']' ? 'done' : 'failed', res.statusCode === 200 ? (last === ']' ? undefined : 'the array did not end') : `status ${res.statusCode}`));
+      res.on('end', () =>
+        finish(
+          res.statusCode === 200 && last === ']' ? 'done' : 'failed',
+          res.statusCode === 200 ? (last === ']' ? undefined : 'the array did not end') : `status ${res.statusCode}`,
+        ),
+      );
       res.on('error', (err) => finish('failed', err.message));
     });
     req.on('error', (err) => finish('failed', err.message));
@@ -280,23 +281,44 @@ async function main(): Promise<void> {
   const paced: Record<string, Paced> = {};
   if (config.creates) {
     const { area } = config.creates;
-    paced['POST /v1/locations'] = new Paced(config.creates.perSecond, (n) =>
-      request(`${config.url}/v1/locations`, 'POST', json, JSON.stringify({
-        locationId: `${area}/${String(Math.floor(n / 10000) + 1).padStart(4, '0')}/${String((n % 10000) + 1).padStart(4, '0')}/0000/0000`,
-        locationGroupName: 'WAREHOUSE',
-      })), (r) => r.status === 201);
+    paced['POST /v1/locations'] = new Paced(
+      config.creates.perSecond,
+      (n) =>
+        request(
+          `${config.url}/v1/locations`,
+          'POST',
+          json,
+          JSON.stringify({
+            locationId: `${area}/${String(Math.floor(n / 10000) + 1).padStart(4, '0')}/${String((n % 10000) + 1).padStart(4, '0')}/0000/0000`,
+            locationGroupName: 'WAREHOUSE',
+          }),
+        ),
+      (r) => r.status === 201,
+    );
   }
   if (config.moves) {
     const units = config.moves.units;
-    paced['PATCH /v1/transport-units (move)'] = new Paced(config.moves.perSecond, (n) =>
-      request(`${config.url}/v1/transport-units?bk=${units[n % units.length]}&newLocation=${encodeURIComponent(locationId(rack(random(config.racks))))}`, 'PATCH', auth),
-      (r) => r.status === 200);
+    paced['PATCH /v1/transport-units (move)'] = new Paced(
+      config.moves.perSecond,
+      (n) =>
+        request(
+          `${config.url}/v1/transport-units?bk=${units[n % units.length]}&newLocation=${encodeURIComponent(locationId(rack(random(config.racks))))}`,
+          'PATCH',
+          auth,
+        ),
+      (r) => r.status === 200,
+    );
   }
   if (config.searches) {
-    paced['GET /v1/locations?area=%&… (wildcard)'] = new Paced(config.searches.perSecond, () => {
-      const c = rack(random(config.racks));
-      return request(`${config.url}/v1/locations?area=%25&aisle=${c.aisle}&x=${c.x}&y=${c.y}&z=${c.z}`, 'GET', auth);
-    }, (r) => r.status === 200, 8);
+    paced['GET /v1/locations?area=%&… (wildcard)'] = new Paced(
+      config.searches.perSecond,
+      () => {
+        const c = rack(random(config.racks));
+        return request(`${config.url}/v1/locations?area=%25&aisle=${c.aisle}&x=${c.x}&y=${c.y}&z=${c.z}`, 'GET', auth);
+      },
+      (r) => r.status === 200,
+      8,
+    );
   }
   if (config.paged && config.paged.lists.length > 0) {
     // Walks each list page by page (at most 20 pages a walk), then the next list.
@@ -304,18 +326,23 @@ async function main(): Promise<void> {
     let walk = 0;
     let pages = 0;
     let next: string | undefined;
-    paced['GET paged lists (?limit=100, Link next)'] = new Paced(config.paged.perSecond, async () => {
-      const url = next ?? `${config.url}${lists[walk % lists.length]}${lists[walk % lists.length]!.includes('?') ? '&' : '?'}limit=100`;
-      next = undefined;
-      const reply = await request(url, 'GET', auth);
-      const link = /<([^>]+)>;\s*rel="next"/.exec(String(reply.headers.link ?? ''))?.[1];
-      if (link && ++pages < 20) next = new URL(link, config.url).href;
-      else {
-        walk++;
-        pages = 0;
-      }
-      return reply;
-    }, (r) => r.status === 200, 1);
+    paced['GET paged lists (?limit=100, Link next)'] = new Paced(
+      config.paged.perSecond,
+      async () => {
+        const url = next ?? `${config.url}${lists[walk % lists.length]}${lists[walk % lists.length]!.includes('?') ? '&' : '?'}limit=100`;
+        next = undefined;
+        const reply = await request(url, 'GET', auth);
+        const link = /<([^>]+)>;\s*rel="next"/.exec(String(reply.headers.link ?? ''))?.[1];
+        if (link && ++pages < 20) next = new URL(link, config.url).href;
+        else {
+          walk++;
+          pages = 0;
+        }
+        return reply;
+      },
+      (r) => r.status === 200,
+      1,
+    );
   }
 
   const delays: number[] = [];

@@ -75,7 +75,16 @@ export interface Appliance {
  * `federation`: the `federation` section (the hub link), none when undefined;
  * `env`: more environment for the process (Node options, allocator settings).
  */
-export async function startAppliance(dataDir: string, device: string | undefined, baudRate: number, bundle = BUNDLE, httpPort = 0, signals: unknown[] = [], federation?: unknown, env: Record<string, string> = {}): Promise<Appliance> {
+export async function startAppliance(
+  dataDir: string,
+  device: string | undefined,
+  baudRate: number,
+  bundle = BUNDLE,
+  httpPort = 0,
+  signals: unknown[] = [],
+  federation?: unknown,
+  env: Record<string, string> = {},
+): Promise<Appliance> {
   // The benchmark's PLCs send no SYNQ heartbeat, and each line rests while the other is
   // measured: timeouts long enough that no channel goes STALE or drops its connection.
   const quiet = { idleTimeoutMs: 3_600_000, staleTimeoutMs: 7_200_000 };
@@ -83,7 +92,10 @@ export async function startAppliance(dataDir: string, device: string | undefined
     { name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0, ...quiet },
     ...(device === undefined ? [] : [{ name: 'CNV02', transport: 'serial', device, baudRate, ...quiet }]),
   ];
-  writeFileSync(path.join(dataDir, 'wms.config.json'), JSON.stringify({ plc: { channels, ...(signals.length > 0 ? { signals } : {}) }, ...(federation === undefined ? {} : { federation }) }));
+  writeFileSync(
+    path.join(dataDir, 'wms.config.json'),
+    JSON.stringify({ plc: { channels, ...(signals.length > 0 ? { signals } : {}) }, ...(federation === undefined ? {} : { federation }) }),
+  );
   const child = spawn(process.execPath, [bundle, '--port', String(httpPort), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -54,7 +54,10 @@ function lines(write: (bytes: Buffer) => void): (chunk: Buffer) => void {
 if (mode === 'tcp') {
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
-    socket.on('data', lines((bytes) => socket.write(bytes)));
+    socket.on(
+      'data',
+      lines((bytes) => socket.write(bytes)),
+    );
     socket.on('error', () => {});
   });
   server.listen(0, '127.0.0.1', () => console.log(`baseline ${(server.address() as net.AddressInfo).port}`));
@@ -65,7 +68,10 @@ if (mode === 'tcp') {
     if (err) throw err;
     console.log('baseline serial');
   });
-  port.on('data', lines((bytes) => port.write(bytes)));
+  port.on(
+    'data',
+    lines((bytes) => port.write(bytes)),
+  );
 } else {
   console.error('usage: baseline.ts tcp|serial <device> <baud> <location field> <location field>');
   process.exit(2);

@@ -108,10 +108,7 @@ export class PlcClient {
   constructor(options: ClientOptions) {
     this.name = options.name;
     this.host = options.host ?? 'MFC__';
-    this.locations = [
-      decodeLocationText(options.locations[0]),
-      decodeLocationText(options.locations[1]),
-    ];
+    this.locations = [decodeLocationText(options.locations[0]), decodeLocationText(options.locations[1])];
     this.idle = options.barcodes.map((barcode) => ({ barcode, at: this.locations[0] }));
   }
 

@@ -15,9 +15,7 @@ import path from 'node:path';
 import ModbusRTU from 'modbus-serial';
 import type { ModbusRTU as ModbusClient } from 'modbus-serial/ModbusRTU.js';
 import { OPCUACertificateManager } from 'node-opcua-certificate-manager';
-import {
-  AttributeIds, DataType, MessageSecurityMode, OPCUAClient, SecurityPolicy, TimestampsToReturn, type DataValue,
-} from 'node-opcua-client';
+import { AttributeIds, DataType, MessageSecurityMode, OPCUAClient, SecurityPolicy, TimestampsToReturn, type DataValue } from 'node-opcua-client';
 import { BARCODE_WORDS, hopOf, type Protocol, type ScannerSignals } from './layout.ts';
 import { subscriptionRequest } from '../../plc/signals/opcua/subscription.ts';
 
@@ -40,7 +38,11 @@ const say = (m: BareMessage) => process.send!(m);
 class Handshakes {
   private readonly busy: Promise<void>[];
   private readonly last: (boolean | undefined)[];
-  private readonly io: { readBarcode(s: number): Promise<void>; writeTarget(s: number, value: number): Promise<void>; writeDone(s: number, on: boolean): Promise<void> };
+  private readonly io: {
+    readBarcode(s: number): Promise<void>;
+    writeTarget(s: number, value: number): Promise<void>;
+    writeDone(s: number, on: boolean): Promise<void>;
+  };
 
   constructor(scanners: number, io: Handshakes['io']) {
     this.busy = Array.from({ length: scanners }, () => Promise.resolve());
@@ -124,11 +126,19 @@ async function opcua(c: BareConfig): Promise<void> {
   const handshakes = new Handshakes(c.scanners.length, {
     readBarcode: async (s) => void (await session.read({ nodeId: c.scanners[s]!.barcode, attributeId: AttributeIds.Value })),
     writeTarget: async (s, value) => {
-      const status = await session.write({ nodeId: c.scanners[s]!.target, attributeId: AttributeIds.Value, value: { value: { dataType: DataType.UInt16, value } } });
+      const status = await session.write({
+        nodeId: c.scanners[s]!.target,
+        attributeId: AttributeIds.Value,
+        value: { value: { dataType: DataType.UInt16, value } },
+      });
       if (!status.isGood()) throw new Error(`write target: ${status.name}`);
     },
     writeDone: async (s, on) => {
-      const status = await session.write({ nodeId: c.scanners[s]!.done, attributeId: AttributeIds.Value, value: { value: { dataType: DataType.Boolean, value: on } } });
+      const status = await session.write({
+        nodeId: c.scanners[s]!.done,
+        attributeId: AttributeIds.Value,
+        value: { value: { dataType: DataType.Boolean, value: on } },
+      });
       if (!status.isGood()) throw new Error(`write done: ${status.name}`);
     },
   });

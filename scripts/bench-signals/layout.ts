@@ -86,14 +86,25 @@ export interface ChannelTiming {
 }
 
 /** The appliance's signal channel over set A: a plcState per conveyor location, an arrival per scanner, a heartbeat. */
-export function channelConfig(protocol: Protocol, where: { endpoint?: string; port?: number }, scanners: number, timing: ChannelTiming): Record<string, unknown> {
+export function channelConfig(
+  protocol: Protocol,
+  where: { endpoint?: string; port?: number },
+  scanners: number,
+  timing: ChannelTiming,
+): Record<string, unknown> {
   const s = signalsOf(protocol, 'A', scanners);
   const at = (address: string) => (protocol === 'opcua' ? { node: address } : { address });
   const points = [
     ...s.words.map((address, i) => ({ kind: 'plcState', location: conveyor(i + 1), ...at(address) })),
     ...s.scanners.map((sc, i) => ({
-      kind: 'arrival', location: scanner(i + 1), barcode: sc.barcode, trigger: sc.trigger, target: sc.target, done: sc.done,
-      fallback: FALLBACK, ...(protocol === 'opcua' ? { targetType: 'word' } : {}),
+      kind: 'arrival',
+      location: scanner(i + 1),
+      barcode: sc.barcode,
+      trigger: sc.trigger,
+      target: sc.target,
+      done: sc.done,
+      fallback: FALLBACK,
+      ...(protocol === 'opcua' ? { targetType: 'word' } : {}),
     })),
     { kind: 'heartbeat', ...at(s.heartbeat), periodMs: 1000 },
   ];
@@ -127,8 +138,17 @@ export async function createSite(app: Appliance, scanners: number, units: number
   }
   for (let n = 1; n <= scanners; n++) await app.api('POST', '/v1/locations', { locationId: scanner(n), locationGroupName: `${AREA}-SCAN` });
   await app.api('POST', '/v1/locations', { locationId: STOCK, locationGroupName: AREA });
-  const route = await app.api('POST', '/v1/api/routes', { name: `${AREA}-STOCK`, sourceLocationGroupName: `${AREA}-SCAN`, targetLocationName: STOCK, enabled: true });
-  await app.api('PUT', `/v1/api/routes/${route.key}/hops`, Array.from({ length: scanners }, (_, s) => ({ source: scanner(s + 1), next: conveyor(hopOf(s)) })));
+  const route = await app.api('POST', '/v1/api/routes', {
+    name: `${AREA}-STOCK`,
+    sourceLocationGroupName: `${AREA}-SCAN`,
+    targetLocationName: STOCK,
+    enabled: true,
+  });
+  await app.api(
+    'PUT',
+    `/v1/api/routes/${route.key}/hops`,
+    Array.from({ length: scanners }, (_, s) => ({ source: scanner(s + 1), next: conveyor(hopOf(s)) })),
+  );
   const barcodes = Array.from({ length: units }, (_, i) => `SB${String(i + 1).padStart(5, '0')}`);
   for (const barcode of barcodes) {
     await app.api('POST', '/v1/transport-units', { barcode, actualLocation: conveyor(WORDS), transportUnitType: 'EURO' });

@@ -137,7 +137,10 @@ export class Words {
       eventToSeen: sorted(made.map((c) => c.seen! - c.madeAt!)),
       missed: changes.filter((c) => c.seen === undefined).length,
       unexpected: this.unexpected,
-      lagP99: quantile(lags.sort((a, b) => a - b), 0.99),
+      lagP99: quantile(
+        lags.sort((a, b) => a - b),
+        0.99,
+      ),
     };
   }
 }
@@ -239,7 +242,17 @@ export class Scanners {
 
   async run(rate: number, seconds: number, drainMs = 10_000): Promise<ArrivalResult> {
     const r: ArrivalResult = (this.result = {
-      raised: 0, rate: 0, latencies: [], toRead: [], readToTarget: [], ok: 0, fallbacks: 0, errors: [], waited: 0, maxWaitMs: 0, lagP99: 0,
+      raised: 0,
+      rate: 0,
+      latencies: [],
+      toRead: [],
+      readToTarget: [],
+      ok: 0,
+      fallbacks: 0,
+      errors: [],
+      waited: 0,
+      maxWaitMs: 0,
+      lagP99: 0,
     });
     this.waits = [];
     const lags: number[] = [];
@@ -262,7 +275,10 @@ export class Scanners {
     for (const xs of [r.latencies, r.toRead, r.readToTarget]) xs.sort((a, b) => a - b);
     r.waited = this.waits.length;
     r.maxWaitMs = this.waits.length ? Math.max(...this.waits) : 0;
-    r.lagP99 = quantile(lags.sort((a, b) => a - b), 0.99);
+    r.lagP99 = quantile(
+      lags.sort((a, b) => a - b),
+      0.99,
+    );
     return r;
   }
 

@@ -45,7 +45,6 @@ export interface BenchPlc {
   close(): Promise<void>;
 }
 
-
 export const startPlc = (protocol: Protocol): Promise<BenchPlc> => (protocol === 'opcua' ? startOpcuaPlc() : startModbusPlc());
 
 // ---- OPC UA ----------------------------------------------------------------------------------

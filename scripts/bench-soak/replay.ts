@@ -44,25 +44,29 @@ function replayOne(config: ReplayConfig, result: ReplayResult): Promise<void> {
       req.destroy();
       resolve();
     };
-    const req = http.get(`${config.url}/v1/events`, { headers: { Authorization: `Bearer ${config.token}`, 'Last-Event-ID': String(config.from), Accept: 'text/event-stream' } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => {
-        result.bytes += text.length;
-        buffer += text;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.startsWith('event: reset')) return finish('reset');
-          const id = /^id: (\d+)$/m.exec(block)?.[1];
-          if (id === undefined) continue;
-          result.events++;
-          if (Number(id) >= config.until) return finish('caughtUp');
-        }
-      });
-      res.on('end', () => finish('ended'));
-      res.on('error', () => finish('ended'));
-    });
+    const req = http.get(
+      `${config.url}/v1/events`,
+      { headers: { Authorization: `Bearer ${config.token}`, 'Last-Event-ID': String(config.from), Accept: 'text/event-stream' } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          result.bytes += text.length;
+          buffer += text;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (block.startsWith('event: reset')) return finish('reset');
+            const id = /^id: (\d+)$/m.exec(block)?.[1];
+            if (id === undefined) continue;
+            result.events++;
+            if (Number(id) >= config.until) return finish('caughtUp');
+          }
+        });
+        res.on('end', () => finish('ended'));
+        res.on('error', () => finish('ended'));
+      },
+    );
     req.on('error', () => finish('ended'));
     const timer = setTimeout(() => finish('timeout'), config.timeoutMs);
   });

@@ -102,7 +102,10 @@ export class Writer {
       this.client.send({
         method,
         path,
-        headers: [['Authorization', `Bearer ${this.token}`], ['Content-Type', 'application/json']],
+        headers: [
+          ['Authorization', `Bearer ${this.token}`],
+          ['Content-Type', 'application/json'],
+        ],
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     switch (write.kind) {
@@ -179,7 +182,10 @@ export interface Finding {
 }
 
 /** The state of every key through the API: absent, or its value now. */
-export async function readState(api: (p: string) => Promise<{ status: number; json: any }>, e: Expectation): Promise<{ exists: boolean; value?: string | boolean }> {
+export async function readState(
+  api: (p: string) => Promise<{ status: number; json: any }>,
+  e: Expectation,
+): Promise<{ exists: boolean; value?: string | boolean }> {
   const reply =
     e.kind === 'location'
       ? await api(`/v1/locations?locationId=${encodeURIComponent(e.key)}`)
@@ -252,7 +258,10 @@ export function checkEvents(expected: Map<string, Expectation>, events: readonly
     const acked = e.acknowledged;
     for (let i = 0; i < acked.length; i++) {
       if (!got[i] || !same(got[i]!, acked[i]!)) {
-        findings.push({ key: e.key, problem: `event of acknowledged write ${i + 1} (${acked[i]!.kind} → ${String(acked[i]!.value)}) missing; events: ${describe(got)}` });
+        findings.push({
+          key: e.key,
+          problem: `event of acknowledged write ${i + 1} (${acked[i]!.kind} → ${String(acked[i]!.value)}) missing; events: ${describe(got)}`,
+        });
         break;
       }
     }
@@ -264,4 +273,5 @@ export function checkEvents(expected: Map<string, Expectation>, events: readonly
   return findings;
 }
 
-const describe = (ws: readonly { kind: WriteKind; value: string | boolean }[]) => (ws.length ? ws.map((w) => `${w.kind} → ${String(w.value)}`).join(', ') : 'none');
+const describe = (ws: readonly { kind: WriteKind; value: string | boolean }[]) =>
+  ws.length ? ws.map((w) => `${w.kind} → ${String(w.value)}`).join(', ') : 'none';

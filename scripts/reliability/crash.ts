@@ -107,7 +107,10 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
   const everyKey = new Map<string, Expectation>();
   let app: ChildAppliance | undefined;
   const checkFiles = (when: string) => {
-    for (const [what, file] of [['database', 'wms.sqlite'], ['logs database', 'wms-logs.sqlite']] as const) {
+    for (const [what, file] of [
+      ['database', 'wms.sqlite'],
+      ['logs database', 'wms-logs.sqlite'],
+    ] as const) {
       report.integrityChecks++;
       for (const p of checkDatabaseFile(path.join(dataDir, file))) report.integrityFailures.push(`${when}: ${what}: ${p}`);
     }

@@ -81,8 +81,11 @@ export function describeRequest(c: FuzzCase): string {
     return `raw: ${JSON.stringify(text.length > 400 ? `${text.slice(0, 400)}… (${text.length} bytes)` : text)}`;
   }
   const r = c.request!;
-  const headers = (r.headers ?? []).map(([n, v]) => `${n}: ${n.toLowerCase() === 'authorization' ? v.slice(0, 24) + (v.length > 24 ? '…' : '') : clip(v, 120)}`);
-  const body = r.body === undefined ? '' : ` body ${clip(typeof r.body === 'string' ? r.body : r.body.toString('latin1'), 300)} (${Buffer.byteLength(r.body)} bytes)`;
+  const headers = (r.headers ?? []).map(
+    ([n, v]) => `${n}: ${n.toLowerCase() === 'authorization' ? v.slice(0, 24) + (v.length > 24 ? '…' : '') : clip(v, 120)}`,
+  );
+  const body =
+    r.body === undefined ? '' : ` body ${clip(typeof r.body === 'string' ? r.body : r.body.toString('latin1'), 300)} (${Buffer.byteLength(r.body)} bytes)`;
   return `${r.method} ${clip(r.path, 300)} [${headers.join('; ')}]${body}`;
 }
 
@@ -147,7 +150,8 @@ export function judge(c: FuzzCase, outcome: Outcome, root: string): Finding[] {
     if (status >= 400) add('node-reply', "a reply without the appliance's headers (X-Request-Id), so from Node's HTTP layer");
     else add('request-id', 'no X-Request-Id');
   } else {
-    if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId)) add('request-id', `X-Request-Id ${JSON.stringify(requestId)} is not of the appliance's form`);
+    if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId))
+      add('request-id', `X-Request-Id ${JSON.stringify(requestId)} is not of the appliance's form`);
     const emptyNotFound = status === 404 && outcome.body.length === 0 && EMPTY_NOT_FOUND.has(c.op);
     if (status >= 400 && method !== 'HEAD' && !emptyNotFound) {
       const problem = errorFormatProblem(outcome);

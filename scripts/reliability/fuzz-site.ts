@@ -40,7 +40,10 @@ export async function seedSite(api: Api): Promise<Site> {
   site['transport-units/pKey'] = unit.pKey;
   site['transport-units/transportUnitBK'] = site['transport-units/bk'] = BARCODE;
   site['products/pKey'] = (await api('POST', '/v1/products', [{ sku: SKU, baseUnit: { ...PIECE, magnitude: 1 } }]))[0].pKey;
-  const pu = await api('POST', `/v1/transport-units/${BARCODE}/load-units/1/packaging-units?loadUnitType=EURO-HALF`, { product: { sku: SKU }, quantity: PIECE });
+  const pu = await api('POST', `/v1/transport-units/${BARCODE}/load-units/1/packaging-units?loadUnitType=EURO-HALF`, {
+    product: { sku: SKU },
+    quantity: PIECE,
+  });
   site['packaging-units/pKey'] = pu.pKey;
   site['load-units/luPos'] = '1';
   site['load-units/pKey'] = (await api('GET', `/v1/transport-units/${BARCODE}/load-units`))[0].pKey;
@@ -162,15 +165,40 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     build: (n) => ({ locationId: `FZ/N${n}/0/0/0`, locationGroupName: 'FZ', erpCode: `FZE${n}`, plcCode: `FZP${n}`, sortOrder: 1 }),
     names: ['locationId', 'erpCode', 'plcCode'],
   },
-  { op: 'POST /v1/transport-units', path: '/v1/transport-units', build: (n) => ({ barcode: `FZU${n}`, actualLocation: L2, transportUnitType: 'EURO', weight: 1 }), names: ['barcode'] },
-  { op: 'POST /v1/products', path: '/v1/products', build: (n) => [{ sku: `FZS${n}`, baseUnit: { ...PIECE, magnitude: 1 }, description: 'fuzz' }], names: ['0.sku'] },
-  { op: 'POST /users', path: '/users', build: (n) => ({ username: `fz-u${n}`, fullname: 'Fuzz', password: 'fuzz-password-1', enabled: true }), names: ['username'] },
+  {
+    op: 'POST /v1/transport-units',
+    path: '/v1/transport-units',
+    build: (n) => ({ barcode: `FZU${n}`, actualLocation: L2, transportUnitType: 'EURO', weight: 1 }),
+    names: ['barcode'],
+  },
+  {
+    op: 'POST /v1/products',
+    path: '/v1/products',
+    build: (n) => [{ sku: `FZS${n}`, baseUnit: { ...PIECE, magnitude: 1 }, description: 'fuzz' }],
+    names: ['0.sku'],
+  },
+  {
+    op: 'POST /users',
+    path: '/users',
+    build: (n) => ({ username: `fz-u${n}`, fullname: 'Fuzz', password: 'fuzz-password-1', enabled: true }),
+    names: ['username'],
+  },
   { op: 'POST /roles', path: '/roles', build: (n) => ({ name: `FZ_R${n}`, description: 'fuzz', grants: ['locations:read'] }), names: ['name'] },
   { op: 'POST /grants', path: '/grants', build: (n) => ({ name: `fz:g${n}`, description: 'fuzz' }), names: ['name'] },
   { op: 'POST /api-keys', path: '/api-keys', build: (n) => ({ name: `fz-k${n}`, roleName: 'FZ_ROLE' }), names: ['name'] },
-  { op: 'POST /v1/preferences', path: '/v1/preferences', build: (n) => ({ '@class': APPLICATION_PREFERENCE, key: `fz.k${n}`, value: 'v', type: 'STRING' }), names: ['key'] },
+  {
+    op: 'POST /v1/preferences',
+    path: '/v1/preferences',
+    build: (n) => ({ '@class': APPLICATION_PREFERENCE, key: `fz.k${n}`, value: 'v', type: 'STRING' }),
+    names: ['key'],
+  },
   { op: 'POST /tasks', path: '/tasks', build: () => ({ type: 'MANUAL', description: 'fuzz' }), names: [] },
-  { op: 'POST /v1/api/routes', path: '/v1/api/routes', build: (n) => ({ name: `FZR${n}`, sourceLocationName: L1, targetLocationName: L2, enabled: false }), names: ['name'] },
+  {
+    op: 'POST /v1/api/routes',
+    path: '/v1/api/routes',
+    build: (n) => ({ name: `FZR${n}`, sourceLocationName: L1, targetLocationName: L2, enabled: false }),
+    names: ['name'],
+  },
   { op: 'POST /v1/transport-orders', path: '/v1/transport-orders', build: () => ({ barcode: BARCODE, targetLocation: L3, priority: 'HIGH' }), names: [] },
   {
     op: 'POST /v1/shipping-orders',

@@ -198,7 +198,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       // Still there: the process every time, an answer to /healthz every 50 requests and after raw bytes.
       if (!appliance.running() || ((c.raw || report.requests % 50 === 0) && !(await answers(http)))) {
         const exit = appliance.running() ? 'it stopped answering /healthz' : `it exited (${(await appliance.exited).signal ?? (await appliance.exited).code})`;
-        report.findings.push({ category: 'crash', op: c.op, label: `${c.label}: ${exit}`, request: describeRequest(c), reply: `${describeOutcome(outcome)}; stderr: ${appliance.stderr().slice(-1500)}` });
+        report.findings.push({
+          category: 'crash',
+          op: c.op,
+          label: `${c.label}: ${exit}`,
+          request: describeRequest(c),
+          reply: `${describeOutcome(outcome)}; stderr: ${appliance.stderr().slice(-1500)}`,
+        });
         return false;
       }
       // A route that reads no body runs as soon as the headers are in: a request to it
@@ -210,7 +216,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       // Without a reply a request counts as refused only when it cannot have been carried out.
       const refused = outcome.kind === 'reply' ? outcome.status >= 400 : !!c.raw?.incomplete;
       if (refused) {
-        const changes = [...(events.length ? [`events ${events.map((e) => `${e.id} ${e.type}`).join(', ')}`] : []), ...(watch.stamp() !== before ? ['the database file was written'] : [])];
+        const changes = [
+          ...(events.length ? [`events ${events.map((e) => `${e.id} ${e.type}`).join(', ')}`] : []),
+          ...(watch.stamp() !== before ? ['the database file was written'] : []),
+        ];
         if (changes.length) {
           report.findings.push({
             category: 'changed-on-refusal',
@@ -261,7 +270,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     }
     if (alive) {
       const exit = await appliance.stop();
-      if (exit.code !== 0) report.findings.push({ category: 'crash', op: '-', label: `the clean stop ended with ${exit.code ?? exit.signal}`, request: 'SIGTERM', reply: appliance.stderr().slice(-1500) });
+      if (exit.code !== 0)
+        report.findings.push({
+          category: 'crash',
+          op: '-',
+          label: `the clean stop ended with ${exit.code ?? exit.signal}`,
+          request: 'SIGTERM',
+          reply: appliance.stderr().slice(-1500),
+        });
       for (const problem of checkDatabaseFile(path.join(dataDir, 'wms.sqlite'))) {
         report.findings.push({ category: 'crash', op: '-', label: `database after the run: ${problem}`, request: 'PRAGMA integrity_check', reply: '-' });
       }
@@ -320,7 +336,10 @@ async function learnFields(client: HttpClient, ctx: CaseContext, operations: rea
       const reply = await client.send({
         method: op.method,
         path: pathOf(op, ctx),
-        headers: [['Authorization', `Bearer ${ctx.token}`], ['Content-Type', 'application/json']],
+        headers: [
+          ['Authorization', `Bearer ${ctx.token}`],
+          ['Content-Type', 'application/json'],
+        ],
         body,
       });
       const message = reply.kind === 'reply' ? (reply.json as { message?: unknown } | undefined)?.message : undefined;
@@ -342,9 +361,16 @@ function logText(line: LogLine): string {
 export function fuzzSummary(r: FuzzReport, examples = 5): string {
   const lines = [
     `fuzz suite: ${r.requests} hostile requests (${r.raw} raw) over ${r.operationsCovered} of ${r.operations} operations, seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s`,
-    `replies: ${Object.entries(r.replies).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `replies: ${Object.entries(r.replies)
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     `fields learnt from validation errors: ${r.fieldsLearnt}; database file stamp ${r.fileStampUsed ? 'used' : 'not usable'} as a second change detector`,
-    `warnings logged: ${Object.entries(r.warnings).map(([k, v]) => `"${k}" ${v}`).join(', ') || 'none'}`,
+    `warnings logged: ${
+      Object.entries(r.warnings)
+        .map(([k, v]) => `"${k}" ${v}`)
+        .join(', ') || 'none'
+    }`,
     `findings: ${r.findings.length}`,
   ];
   for (const category of Object.keys(CATEGORIES) as Category[]) {

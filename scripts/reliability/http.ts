@@ -143,7 +143,14 @@ export function rawExchange(url: string, bytes: Buffer | readonly Buffer[], opti
       const parsed = parseReply(received, false);
       if (parsed) settle(parsed);
     });
-    socket.on('close', () => settle(parseReply(received, true) ?? { kind: 'none', error: received.length ? `incomplete reply: ${received.toString('latin1').slice(0, 200)}` : 'closed without reply' }));
+    socket.on('close', () =>
+      settle(
+        parseReply(received, true) ?? {
+          kind: 'none',
+          error: received.length ? `incomplete reply: ${received.toString('latin1').slice(0, 200)}` : 'closed without reply',
+        },
+      ),
+    );
     socket.on('error', () => {
       /* a reset while we still write: what was read is judged on close */
     });
@@ -186,7 +193,11 @@ function parseReply(data: Buffer, ended: boolean): Outcome | undefined {
       if (data.length - bodyStart < n) return undefined;
       return reply(status, headers, data.subarray(bodyStart, bodyStart + n));
     }
-    if (String(headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) {
+    if (
+      String(headers['transfer-encoding'] ?? '')
+        .toLowerCase()
+        .includes('chunked')
+    ) {
       const body = dechunk(data.subarray(bodyStart));
       return body ? reply(status, headers, body) : undefined;
     }

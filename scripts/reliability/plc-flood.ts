@@ -99,7 +99,9 @@ async function channelCounters(app: Appliance): Promise<{ connections: number; g
 
 /** Starts the flood on `port`; resolves once it is going, with the function that stops it and returns its counts. */
 async function startFlood(port: number): Promise<() => Promise<{ connected: number; seconds: number }>> {
-  const child = spawn(process.execPath, [path.join(HERE, 'plc-flood-worker.ts'), String(port), String(IDLE), String(CHURN)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(HERE, 'plc-flood-worker.ts'), String(port), String(IDLE), String(CHURN)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   await waitForLine(child, /flooding/);
   return async () => {
     const counts = waitForLine(child, /\{.*\}/);
@@ -132,7 +134,9 @@ async function reconnecting(target: Target, port: number): Promise<Omit<PhaseRes
       result.answered++;
       result.firstRes.push(firstAt - dialled);
     } else {
-      result.errors.push(`reconnect ${i + 1}: first REQ_ ${first.answered === 1 ? 'answered' : 'not answered'}, ${run.answered} of ${run.sent} more${errors[0] ? `; ${errors[0]}` : ''}`);
+      result.errors.push(
+        `reconnect ${i + 1}: first REQ_ ${first.answered === 1 ? 'answered' : 'not answered'}, ${run.answered} of ${run.sent} more${errors[0] ? `; ${errors[0]}` : ''}`,
+      );
     }
     // A reset connection may never confirm its end: give up on it after a second.
     await Promise.race([target.client.close(), new Promise((resolve) => setTimeout(resolve, 1000))]);
@@ -199,22 +203,39 @@ async function main(): Promise<void> {
           const r = await phase(targets[host]!, phaseName);
           results[host][phaseName].push(r);
           const flood = r.flood ? `flood ${r.flood.connected} connections (${Math.round(r.flood.connected / r.flood.seconds)}/s), ` : '';
-          console.error(`round ${round + 1} ${host} ${phaseName}: ${flood}reconnects answered ${r.answered} of ${r.reconnects}, first RES_ median ${quantile(r.firstRes, 0.5).toFixed(1)} ms max ${quantile(r.firstRes, 1).toFixed(1)} ms, REQ_ ${r.replies} of ${r.sent}, p99 ${quantile(r.latencies, 0.99).toFixed(2)} ms, connections +${r.connections}, gaveWay +${r.gaveWay}, log lines +${r.logLines}, CPU ${Math.round(r.cpuMs)} ms`);
+          console.error(
+            `round ${round + 1} ${host} ${phaseName}: ${flood}reconnects answered ${r.answered} of ${r.reconnects}, first RES_ median ${quantile(r.firstRes, 0.5).toFixed(1)} ms max ${quantile(r.firstRes, 1).toFixed(1)} ms, REQ_ ${r.replies} of ${r.sent}, p99 ${quantile(r.latencies, 0.99).toFixed(2)} ms, connections +${r.connections}, gaveWay +${r.gaveWay}, log lines +${r.logLines}, CPU ${Math.round(r.cpuMs)} ms`,
+          );
         }
       }
     }
 
     const fmt = (xs: number[], digits = 0) => xs.map((x) => (Number.isNaN(x) ? '–' : x.toFixed(digits))).join(' / ');
-    console.log(`\n${SECONDS} s per phase, ${RECONNECTS} reconnects at ${RATE} REQ_/s, flood: ${IDLE} idle sockets + ${CHURN} connect-close loops, ${ROUNDS} rounds, values per round, node ${process.version}`);
+    console.log(
+      `\n${SECONDS} s per phase, ${RECONNECTS} reconnects at ${RATE} REQ_/s, flood: ${IDLE} idle sockets + ${CHURN} connect-close loops, ${ROUNDS} rounds, values per round, node ${process.version}`,
+    );
     if (COMPARE) console.log(`compared: ${COMPARE}`);
     console.log('');
-    console.log('| host | phase | flood connections | flood /s | reconnects answered | first RES_ median / max ms | paced REQ_ answered / sent | p50 ms | p99 ms | max ms | channel connections | gaveWay | log lines | appliance CPU ms |');
+    console.log(
+      '| host | phase | flood connections | flood /s | reconnects answered | first RES_ median / max ms | paced REQ_ answered / sent | p50 ms | p99 ms | max ms | channel connections | gaveWay | log lines | appliance CPU ms |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const host of hosts) {
       for (const phaseName of ['quiet', 'flood'] as const) {
         const rs = results[host][phaseName];
         const flood = (f: (r: PhaseResult) => number) => (phaseName === 'flood' ? fmt(rs.map(f)) : '–');
-        console.log(`| ${host} | ${phaseName} | ${flood((r) => r.flood!.connected)} | ${flood((r) => r.flood!.connected / r.flood!.seconds)} | ${rs.map((r) => `${r.answered} of ${r.reconnects}`).join(' / ')} | ${rs.map((r) => `${fmt([quantile(r.firstRes, 0.5)], 1)} / ${fmt([quantile(r.firstRes, 1)], 1)}`).join(' · ')} | ${rs.map((r) => `${r.replies} / ${r.sent}`).join(' · ')} | ${fmt(rs.map((r) => quantile(r.latencies, 0.5)), 2)} | ${fmt(rs.map((r) => quantile(r.latencies, 0.99)), 2)} | ${fmt(rs.map((r) => quantile(r.latencies, 1)), 1)} | ${fmt(rs.map((r) => r.connections))} | ${fmt(rs.map((r) => r.gaveWay))} | ${fmt(rs.map((r) => r.logLines))} | ${fmt(rs.map((r) => r.cpuMs))} |`);
+        console.log(
+          `| ${host} | ${phaseName} | ${flood((r) => r.flood!.connected)} | ${flood((r) => r.flood!.connected / r.flood!.seconds)} | ${rs.map((r) => `${r.answered} of ${r.reconnects}`).join(' / ')} | ${rs.map((r) => `${fmt([quantile(r.firstRes, 0.5)], 1)} / ${fmt([quantile(r.firstRes, 1)], 1)}`).join(' · ')} | ${rs.map((r) => `${r.replies} / ${r.sent}`).join(' · ')} | ${fmt(
+            rs.map((r) => quantile(r.latencies, 0.5)),
+            2,
+          )} | ${fmt(
+            rs.map((r) => quantile(r.latencies, 0.99)),
+            2,
+          )} | ${fmt(
+            rs.map((r) => quantile(r.latencies, 1)),
+            1,
+          )} | ${fmt(rs.map((r) => r.connections))} | ${fmt(rs.map((r) => r.gaveWay))} | ${fmt(rs.map((r) => r.logLines))} | ${fmt(rs.map((r) => r.cpuMs))} |`,
+        );
       }
     }
     const failures = [...results.appliance.quiet, ...results.appliance.flood].flatMap((r) => r.errors);

@@ -59,7 +59,14 @@ export async function routeTable(): Promise<Operation[]> {
     const app = await startAppliance(config, { logDestination: new PassThrough() });
     try {
       return app.routes.map((r) => {
-        const body = r.body === undefined ? (r.method === 'GET' || r.method === 'DELETE' ? ['none' as const] : ['json' as const]) : typeof r.body === 'string' ? [r.body] : [...r.body];
+        const body =
+          r.body === undefined
+            ? r.method === 'GET' || r.method === 'DELETE'
+              ? ['none' as const]
+              : ['json' as const]
+            : typeof r.body === 'string'
+              ? [r.body]
+              : [...r.body];
         const query = [...(r.query ?? [])];
         return {
           method: r.method,

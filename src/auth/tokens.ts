@@ -48,18 +48,12 @@ export class TokenService {
 
   /** Loads the signing key from the database, generating and storing one on first start. */
   static async open(db: Db, options: { issuer: string; ttlSeconds: number }): Promise<TokenService> {
-    let row = db.prepare('SELECT kid, private_jwk FROM signing_keys ORDER BY create_dt DESC LIMIT 1').get() as
-      | { kid: string; private_jwk: string }
-      | undefined;
+    let row = db.prepare('SELECT kid, private_jwk FROM signing_keys ORDER BY create_dt DESC LIMIT 1').get() as { kid: string; private_jwk: string } | undefined;
     if (!row) {
       const pair = await generateKeyPair(ALGORITHM, { crv: 'Ed25519', extractable: true });
       const jwk = await exportJWK(pair.privateKey);
       row = { kid: randomUUID(), private_jwk: JSON.stringify(jwk) };
-      db.prepare('INSERT INTO signing_keys (kid, private_jwk, create_dt) VALUES (?, ?, ?)').run(
-        row.kid,
-        row.private_jwk,
-        new Date().toISOString(),
-      );
+      db.prepare('INSERT INTO signing_keys (kid, private_jwk, create_dt) VALUES (?, ?, ?)').run(row.kid, row.private_jwk, new Date().toISOString());
     }
     const jwk = JSON.parse(row.private_jwk) as JWK;
     const privateKey = (await importJWK(jwk, ALGORITHM)) as CryptoKey;
@@ -125,9 +119,7 @@ export class TokenService {
 const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
 function expired(expSeconds: number): AuthenticationError {
-  return new AuthenticationError(
-    `JWT expired at ${new Date(expSeconds * 1000).toISOString()}. Current time: ${new Date().toISOString()}`,
-  );
+  return new AuthenticationError(`JWT expired at ${new Date(expSeconds * 1000).toISOString()}. Current time: ${new Date().toISOString()}`);
 }
 
 /** The token of an `Authorization: Bearer …` header; 401 when absent or malformed. */

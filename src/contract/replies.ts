@@ -3,14 +3,27 @@ import type { ChannelCountersSchema, ChannelSnapshotSchema, TelegramLogEntrySche
 import type { FederationStatusSchema } from '../federation/openapi.ts';
 import type { AlarmSchema } from '../modules/alarms/openapi.ts';
 import type { BackupSchema } from '../modules/backups/openapi.ts';
-import type { AccountSchema, LocationGroupSchema, LocationSchema, LocationTypeSchema, TransportUnitTypeSchema, TransportUnitSchema } from '../modules/common/openapi.ts';
+import type {
+  AccountSchema,
+  LocationGroupSchema,
+  LocationSchema,
+  LocationTypeSchema,
+  TransportUnitTypeSchema,
+  TransportUnitSchema,
+} from '../modules/common/openapi.ts';
 import type { EventSchema, TelegramSchema, UnitHistoryEntrySchema, TicketSchema } from '../modules/events/openapi.ts';
 import type { ProductSchema, PackagingUnitSchema, LoadUnitSchema } from '../modules/inventory/openapi.ts';
 import type { MovementSchema } from '../modules/movements/openapi.ts';
 import type { PreferenceSchema } from '../modules/preferences/openapi.ts';
 import type { ReceivingOrderSchema } from '../modules/receiving/openapi.ts';
 import type { RouteSchema, HopSchema, DefaultHopSchema, DecisionSchema } from '../modules/routing/openapi.ts';
-import type { ProductPositionSchema, TransportUnitPositionSchema, PositionSchema, ShippingOrderSchema, ShippingOrderMinimumSchema } from '../modules/shipping/openapi.ts';
+import type {
+  ProductPositionSchema,
+  TransportUnitPositionSchema,
+  PositionSchema,
+  ShippingOrderSchema,
+  ShippingOrderMinimumSchema,
+} from '../modules/shipping/openapi.ts';
 import type { HealthSchema, ReadinessSchema, ApiDescriptionSchema } from '../modules/system/openapi.ts';
 import type { TaskSchema } from '../modules/tasks/openapi.ts';
 import type { TransportOrderSchema } from '../modules/transport-orders/openapi.ts';

@@ -1,5 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError, type Db } from './db.ts';

@@ -29,7 +29,7 @@ export function prepareDataDir(dataDir: string, log: Logger): void {
       if (statSync(file).isFile()) tighten(file, 0o600, tightened);
     }
   }
-  if (tightened.length > 0) log.info({ files: tightened }, 'data directory: made readable by the appliance\'s user only');
+  if (tightened.length > 0) log.info({ files: tightened }, "data directory: made readable by the appliance's user only");
 }
 
 function tighten(file: string, mode: number, tightened: string[]): void {

@@ -45,12 +45,10 @@ export class TooManyAttempts extends Error {
 }
 
 /** 404 with the shared key `not.found`; the message says what was looked for. */
-export const notFound = (message: string, obj?: readonly unknown[]) =>
-  new DomainError(404, 'not.found', message, obj ? { obj } : {});
+export const notFound = (message: string, obj?: readonly unknown[]) => new DomainError(404, 'not.found', message, obj ? { obj } : {});
 
 /** 409 with the shared key `already.exists`. */
-export const alreadyExists = (message: string, obj?: readonly unknown[]) =>
-  new DomainError(409, 'already.exists', message, obj ? { obj } : {});
+export const alreadyExists = (message: string, obj?: readonly unknown[]) => new DomainError(409, 'already.exists', message, obj ? { obj } : {});
 
 /** 400 with the shared key `core.validation.error`. */
 export const validationError = (message: string) => new DomainError(400, 'core.validation.error', message);

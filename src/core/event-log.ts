@@ -103,7 +103,9 @@ export class EventLog {
   constructor(db: Db, index?: LogStore) {
     this.db = db;
     this.index = index;
-    this.aboutIds = index?.reader.prepare('SELECT event_id FROM event_refs WHERE kind = ? AND key = ? AND event_id > ? AND event_id <= ? ORDER BY event_id LIMIT ?').pluck();
+    this.aboutIds = index?.reader
+      .prepare('SELECT event_id FROM event_refs WHERE kind = ? AND key = ? AND event_id > ? AND event_id <= ? ORDER BY event_id LIMIT ?')
+      .pluck();
     this.insertEvent = db.prepare(
       `INSERT INTO events (type, at, actor_kind, actor_name, reason, subject_kind, subject_key, data, refs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -224,13 +226,15 @@ export class EventLog {
     if (!this.index || !this.aboutIds) throw new Error('this event log has no index (no logs database)');
     await this.index.sync();
     const found: EventRecord[] = [];
-    for (let after = afterId; found.length < limit; ) {
+    for (let after = afterId; found.length < limit;) {
       const ids = this.aboutIds.all(subject.kind, subject.key, after, uptoId, Math.max(limit, 100)) as number[];
       if (ids.length === 0) break;
       const where = [`e.id IN (${ids.map(() => '?').join(', ')})`];
       const params: unknown[] = [...ids];
       this.filters(query, where, params);
-      const rows = this.db.prepare(`SELECT ${COLUMNS}, e.refs FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id`).all(...params) as (StoredEvent & { refs: string | null })[];
+      const rows = this.db.prepare(`SELECT ${COLUMNS}, e.refs FROM events e WHERE ${where.join(' AND ')} ORDER BY e.id`).all(...params) as (StoredEvent & {
+        refs: string | null;
+      })[];
       // An index row is only a pointer: the event itself must say it is about the thing.
       for (const row of rows) if (names(row, subject) && found.length < limit) found.push(toRecord(row));
       after = ids[ids.length - 1]!;

@@ -48,7 +48,10 @@ function schemaAt(migrations: readonly Migration[], schema: number, nativeBindin
 
 /** Each table of a database (SQLite's own left out) with the names of its columns. */
 function tablesOf(db: Db): Map<string, string[]> {
-  const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").pluck().all() as string[];
+  const names = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .pluck()
+    .all() as string[];
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck();
   return new Map(names.map((name) => [name, columns.all(name) as string[]]));
 }

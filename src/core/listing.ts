@@ -77,7 +77,12 @@ export class KeysetList<Row> {
     return this.mappedChunks(pool, params, (rows) => rows, chunkRows);
   }
 
-  private async *mappedChunks<T>(pool: ReadPool, params: Record<string, unknown>, map: (rows: Row[], db: Db) => T[], chunkRows = CHUNK_ROWS): AsyncGenerator<T[]> {
+  private async *mappedChunks<T>(
+    pool: ReadPool,
+    params: Record<string, unknown>,
+    map: (rows: Row[], db: Db) => T[],
+    chunkRows = CHUNK_ROWS,
+  ): AsyncGenerator<T[]> {
     const snapshot = await pool.snapshot();
     try {
       let after = this.spec.first;

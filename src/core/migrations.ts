@@ -34,8 +34,7 @@ export function migrate(db: Db, migrations: readonly Migration[], options: Migra
   const latest = latestSchema(migrations);
   if (current > latest) {
     throw new StartupError(
-      `the database was written by a newer build (schema ${current}; this build knows up to ${latest}): ` +
-        'install that build again or restore a backup',
+      `the database was written by a newer build (schema ${current}; this build knows up to ${latest}): ` + 'install that build again or restore a backup',
     );
   }
   const pending = migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version);

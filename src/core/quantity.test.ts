@@ -33,7 +33,11 @@ describe('quantities', () => {
   it.each([
     ['a negative magnitude', { unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude: -1 }, /negative/],
     ['an unknown unit', { unitType: ['org.vendor.core.units.api.PieceUnit', 'XX'], magnitude: 1 }, /unknown unit/],
-    ['a unit of another family than @class', { '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.WeightUnit', 'KG'], magnitude: 1 }, /not of/],
+    [
+      'a unit of another family than @class',
+      { '@class': 'org.vendor.core.units.api.Piece', unitType: ['org.vendor.core.units.api.WeightUnit', 'KG'], magnitude: 1 },
+      /not of/,
+    ],
     ['a wrong unit class', { unitType: ['org.vendor.core.units.api.WeightUnit', 'PC'], magnitude: 1 }, /unitType class/],
     ['half a piece', { unitType: ['org.vendor.core.units.api.PieceUnit', 'PC'], magnitude: 0.5 }, /whole number of pieces/],
     ['a fraction of a milligram', { unitType: ['org.vendor.core.units.api.WeightUnit', 'G'], magnitude: 0.0001 }, /milligrams/],

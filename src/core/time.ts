@@ -4,8 +4,7 @@
 // a numeric offset. Sub-millisecond digits are truncated, not rounded, so a value
 // never moves into the next millisecond.
 
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** The current instant, formatted for the API. */
 export function nowIso(): string {
@@ -25,8 +24,12 @@ export function parseIso(text: string): string | undefined {
   const m = ISO_DATE_TIME.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac = '', zone] = m;
-  const year = Number(y), month = Number(mo), day = Number(d);
-  const hour = Number(h), minute = Number(mi), second = Number(s);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d);
+  const hour = Number(h),
+    minute = Number(mi),
+    second = Number(s);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
   const ms = Number((frac + '000').slice(0, 3));
   const local = Date.UTC(year, month - 1, day, hour, minute, second, ms);
@@ -39,7 +42,8 @@ export function parseIso(text: string): string | undefined {
   if (zone !== 'Z' && zone !== undefined) {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
-    const oh = Number(digits.slice(0, 2)), om = Number(digits.slice(2, 4));
+    const oh = Number(digits.slice(0, 2)),
+      om = Number(digits.slice(2, 4));
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = sign * (oh * 60 + om);
   }

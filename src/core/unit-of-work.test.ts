@@ -23,7 +23,10 @@ function setUp() {
   const dir = mkdtempSync(path.join(tmpdir(), 'wms-uow-'));
   const db: Db = openDatabase({ file: path.join(dir, 'db.sqlite'), busyTimeoutMs: 1000 });
   migrate(db, migrations, { backupDir: path.join(dir, 'backups'), backupsToKeep: 1, log: createLogger({ level: 'silent' }) });
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close());
+  cleanup.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => db.close(),
+  );
   db.exec('CREATE TABLE probe (name TEXT PRIMARY KEY)');
   const log = new EventLog(db);
   const errors: unknown[] = [];
@@ -51,7 +54,10 @@ describe('UnitOfWork', () => {
     });
     expect(seenInside).toEqual([0]);
     expect(rows()).toEqual(['a', 'b']);
-    expect(delivered.map((e) => [e.id, e.data])).toEqual([[1, { name: 'a' }], [2, { name: 'b' }]]);
+    expect(delivered.map((e) => [e.id, e.data])).toEqual([
+      [1, { name: 'a' }],
+      [2, { name: 'b' }],
+    ]);
     expect(log.after(0, 10)).toEqual(delivered);
   });
 
@@ -145,7 +151,10 @@ describe('UnitOfWork', () => {
     const { work, delivered, change } = setUp();
     work.run(() => change('by-system'));
     asActor({ kind: 'plc', name: 'CNV01' }, () => work.run(() => change('by-plc')));
-    expect(delivered.map((e) => e.actor)).toEqual([{ kind: 'system', name: 'appliance' }, { kind: 'plc', name: 'CNV01' }]);
+    expect(delivered.map((e) => e.actor)).toEqual([
+      { kind: 'system', name: 'appliance' },
+      { kind: 'plc', name: 'CNV01' },
+    ]);
   });
 
   it('a subscriber that starts a unit of work of its own gets its events after the ones being delivered; a failing one stops no one', () => {
@@ -213,10 +222,14 @@ describe('group commit (the HTTP edge)', () => {
   it('units run in one turn share one commit; a failing one is undone alone; events follow the commit', async () => {
     const { work, delivered, change, rows } = setUp();
     work.grouped(() => work.run(() => change('first')));
-    expect(() => work.grouped(() => work.run(() => {
-      change('doomed');
-      throw new Error('refused');
-    }))).toThrow('refused');
+    expect(() =>
+      work.grouped(() =>
+        work.run(() => {
+          change('doomed');
+          throw new Error('refused');
+        }),
+      ),
+    ).toThrow('refused');
     work.grouped(() => work.run(() => change('second')));
     const committed = work.pendingCommit();
     expect(committed).toBeInstanceOf(Promise);

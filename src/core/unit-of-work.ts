@@ -256,7 +256,6 @@ export class UnitOfWork {
     list.push(reaction as Reaction);
     this.reactions.set(type, list);
   }
-
 }
 
 interface Group {

@@ -16,7 +16,10 @@ export const federationConfigSchema = z
     nats: z
       .strictObject({
         /** NATS URLs of the leaf node beside the box (or of the hub itself). */
-        servers: z.array(z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'a nats://, tls:// or ws(s):// URL')).min(1).default(['nats://127.0.0.1:4222']),
+        servers: z
+          .array(z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'a nats://, tls:// or ws(s):// URL'))
+          .min(1)
+          .default(['nats://127.0.0.1:4222']),
         /** One way to log in, or none: a token, a user and password, or a credentials file (JWT and NKey seed). */
         token: z.string().min(1).optional(),
         user: z.string().min(1).optional(),
@@ -30,13 +33,20 @@ export const federationConfigSchema = z
       .refine((n) => !n.tls || (n.tls.cert === undefined) === (n.tls.key === undefined), 'tls.cert and tls.key go together')
       .prefault({}),
     /** The JetStream domain of the leaf node beside the box; unset: the domain of the server connected to. */
-    domain: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -').optional(),
+    domain: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -')
+      .optional(),
     stream: z
       .strictObject({
         /** Events older than this leave the hall's stream: it bridges outages, the hub keeps the history. */
         maxAgeDays: z.number().int().min(1).max(3650).default(7),
         /** The hall's stream holds at most this many bytes, the oldest go first; JetStream sets it aside on disk in full. */
-        maxBytes: z.number().int().min(1024 * 1024).default(2 * 1024 * 1024 * 1024),
+        maxBytes: z
+          .number()
+          .int()
+          .min(1024 * 1024)
+          .default(2 * 1024 * 1024 * 1024),
         /** A message id seen within this window is not stored again (a resend after an outage). */
         duplicateWindowSeconds: z.number().int().min(1).max(86_400).default(120),
         /** Copies of the streams in a JetStream cluster; 1 on a leaf node of its own. */
@@ -48,7 +58,12 @@ export const federationConfigSchema = z
     /** Events read from the log at a time. */
     batch: z.number().int().min(1).max(10_000).default(500),
     /** An alarm is raised while the oldest event not yet exported is older than this. */
-    maxLagSeconds: z.number().int().min(1).max(7 * 86_400).default(60),
+    maxLagSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .default(60),
     /** Take commands from the hub (wms.<site>.commands.>). */
     commands: z.boolean().default(true),
   })

@@ -309,7 +309,7 @@ export class Exporter {
           this.log.warn({ from: sent + 1, to: first - 1 }, 'hub link: events were pruned from the log before they were exported');
         }
         let slice = performance.now();
-        for (let at = 0; at < batch.length && !this.stopped; ) {
+        for (let at = 0; at < batch.length && !this.stopped;) {
           // Catching up on a backlog, the loop turns every few milliseconds: acknowledgements
           // arriving together would otherwise keep PLC telegrams waiting for the whole batch.
           if (performance.now() - slice > SLICE_MS) {
@@ -365,7 +365,10 @@ export class Exporter {
     const { data: _data, ...head } = event;
     const stub = JSON.stringify({ site: this.names.site, ...head, truncated: true, bytes: Buffer.byteLength(payload) });
     this.counters.truncated++;
-    this.log.warn({ id: event.id, type: event.type, bytes: payload.length, maxPayload }, 'hub link: an event larger than the NATS server takes is exported without its data');
+    this.log.warn(
+      { id: event.id, type: event.type, bytes: payload.length, maxPayload },
+      'hub link: an event larger than the NATS server takes is exported without its data',
+    );
     return stub;
   }
 

@@ -47,12 +47,27 @@ export class Federation {
     this.store = createFederationStore(deps.db, deps.work);
     const { site } = deps.config;
     if (site !== undefined) {
-      const runner = new CommandRunner({ work: deps.work, store: this.store, call: deps.call, messageKeys: deps.messageKeys, bodyLimitBytes: deps.bodyLimitBytes, log: deps.log });
+      const runner = new CommandRunner({
+        work: deps.work,
+        store: this.store,
+        call: deps.call,
+        messageKeys: deps.messageKeys,
+        bodyLimitBytes: deps.bodyLimitBytes,
+        log: deps.log,
+      });
       const newestCommitted = () => {
         deps.work.commitGroup();
         return deps.events.newest();
       };
-      this.link = new HubLink(site, { config: deps.config, events: deps.events, newestCommitted, bus: deps.work.bus, store: this.store, runner, log: deps.log });
+      this.link = new HubLink(site, {
+        config: deps.config,
+        events: deps.events,
+        newestCommitted,
+        bus: deps.work.bus,
+        store: this.store,
+        runner,
+        log: deps.log,
+      });
     }
   }
 
@@ -85,8 +100,18 @@ export class Federation {
     const { maxLagSeconds } = this.deps.config;
     if (!this.link) {
       return {
-        enabled: false, site: null, state: 'DISABLED' as const, server: null, stream: null, cursor: 0, newestEventId: this.deps.events.newest(),
-        eventsWaiting: 0, lagSeconds: 0, maxLagSeconds, lastError: null, reconnects: 0,
+        enabled: false,
+        site: null,
+        state: 'DISABLED' as const,
+        server: null,
+        stream: null,
+        cursor: 0,
+        newestEventId: this.deps.events.newest(),
+        eventsWaiting: 0,
+        lagSeconds: 0,
+        maxLagSeconds,
+        lastError: null,
+        reconnects: 0,
         export: { published: 0, duplicates: 0, resyncs: 0, reordered: 0, truncated: 0, lost: 0 },
         commands: { enabled: false, stream: null, done: 0, declined: 0, repeated: 0, malformed: 0 },
       };

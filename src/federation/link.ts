@@ -185,7 +185,14 @@ export class HubLink {
     return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
   }
 
-  private async exportLoop(lib: NatsLibraries, nc: NatsConnection, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean, maxPayload: () => number): Promise<void> {
+  private async exportLoop(
+    lib: NatsLibraries,
+    nc: NatsConnection,
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    live: () => boolean,
+    maxPayload: () => number,
+  ): Promise<void> {
     while (live()) {
       // Nothing is asked of the server while the client is away: a request made then is
       // not answered after the reconnect, and would hold the export up to its timeout.

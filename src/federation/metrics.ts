@@ -17,10 +17,10 @@ export class FederationMetrics {
           this.set(read(federation.status()));
         },
       });
-    gauge('wms_federation_connected', 'The hub link\'s NATS connection is up (1) or not (0)', (s) => (s.state === 'CONNECTED' ? 1 : 0));
-    gauge('wms_federation_cursor', 'The last event id the hall\'s stream acknowledged', (s) => s.cursor);
-    gauge('wms_federation_events_waiting', 'Events committed but not yet in the hall\'s stream', (s) => s.eventsWaiting);
-    gauge('wms_federation_lag_seconds', 'Age of the oldest event not yet in the hall\'s stream (0 when none waits)', (s) => s.lagSeconds);
+    gauge('wms_federation_connected', "The hub link's NATS connection is up (1) or not (0)", (s) => (s.state === 'CONNECTED' ? 1 : 0));
+    gauge('wms_federation_cursor', "The last event id the hall's stream acknowledged", (s) => s.cursor);
+    gauge('wms_federation_events_waiting', "Events committed but not yet in the hall's stream", (s) => s.eventsWaiting);
+    gauge('wms_federation_lag_seconds', "Age of the oldest event not yet in the hall's stream (0 when none waits)", (s) => s.lagSeconds);
     const counter = (name: string, help: string, labelNames: string[], read: (s: ReturnType<Federation['status']>) => Record<string, number>) =>
       new client.Counter({
         name,
@@ -32,13 +32,18 @@ export class FederationMetrics {
           for (const [label, value] of Object.entries(read(federation.status()))) this.inc({ [labelNames[0]!]: label }, value);
         },
       });
-    counter('wms_federation_events_total', 'Events the export handed to the stream, by outcome (published; duplicate: the stream had it already; reordered: found stored ahead of a missing one; truncated: too large for the server, sent without data; lost: pruned before export)', ['outcome'], (s) => ({
-      published: s.export.published,
-      duplicate: s.export.duplicates,
-      reordered: s.export.reordered,
-      truncated: s.export.truncated,
-      lost: s.export.lost,
-    }));
+    counter(
+      'wms_federation_events_total',
+      'Events the export handed to the stream, by outcome (published; duplicate: the stream had it already; reordered: found stored ahead of a missing one; truncated: too large for the server, sent without data; lost: pruned before export)',
+      ['outcome'],
+      (s) => ({
+        published: s.export.published,
+        duplicate: s.export.duplicates,
+        reordered: s.export.reordered,
+        truncated: s.export.truncated,
+        lost: s.export.lost,
+      }),
+    );
     counter('wms_federation_commands_total', 'Hub commands by outcome (done, declined by the API, repeated answer, malformed)', ['outcome'], (s) => ({
       done: s.commands.done,
       declined: s.commands.declined,

@@ -10,7 +10,7 @@ export const FederationStatusSchema = z
     site: z.string().nullable(),
     state: z.enum(['DISABLED', 'CONNECTING', 'CONNECTED', 'DISCONNECTED', 'STOPPED']),
     server: z.string().nullable().describe('The NATS server connected to, host:port'),
-    stream: z.string().nullable().describe('The hall\'s stream, WMS_<SITE>'),
+    stream: z.string().nullable().describe("The hall's stream, WMS_<SITE>"),
     cursor: counter.describe('The last event id the stream acknowledged'),
     newestEventId: counter,
     eventsWaiting: counter.describe('Events committed but not yet in the stream'),

@@ -12,9 +12,13 @@ export const federationIndexLinks = { 'federation-index': `${BASE}/index` };
 export function federationRoutes(federation: Federation): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'federation-status', responseSchema: FederationStatusSchema,
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'federation-status',
+      responseSchema: FederationStatusSchema,
       summary:
-        'The hub link: NATS connection state and server, the export cursor (last event id the hall\'s stream acknowledged), ' +
+        "The hub link: NATS connection state and server, the export cursor (last event id the hall's stream acknowledged), " +
         'events waiting and the lag, the last error, and the commands taken from the hub.',
       handler: () => ok(federation.status()),
     },

@@ -27,7 +27,9 @@ export function createFederationStore(db: Db, work: UnitOfWork) {
   );
   const answered = db.prepare('SELECT command_id, kind, status, answer FROM hub_commands WHERE command_id = ?');
   const remember = db.prepare('INSERT INTO hub_commands (command_id, kind, status, answer, answered_at) VALUES (?, ?, ?, ?, ?)');
-  const prune = db.prepare('DELETE FROM hub_commands WHERE command_id IN (SELECT command_id FROM hub_commands WHERE answered_at < ? ORDER BY answered_at LIMIT ?)');
+  const prune = db.prepare(
+    'DELETE FROM hub_commands WHERE command_id IN (SELECT command_id FROM hub_commands WHERE answered_at < ? ORDER BY answered_at LIMIT ?)',
+  );
   const eventAt = db.prepare('SELECT at FROM events WHERE id > ? ORDER BY id LIMIT 1').pluck();
 
   return {

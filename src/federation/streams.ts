@@ -25,14 +25,24 @@ export async function ensureStreams(lib: JetStreamLib, jsm: JetStreamManager, na
     discard: lib.DiscardPolicy.Old,
   };
   if (!(await exists(lib, jsm, names.stream))) {
-    await jsm.streams.add({ name: names.stream, subjects: [names.eventSubjects, names.resultSubjects], description: `Events of the warehouse appliance of ${names.site}, in event-id order`, ...limits });
+    await jsm.streams.add({
+      name: names.stream,
+      subjects: [names.eventSubjects, names.resultSubjects],
+      description: `Events of the warehouse appliance of ${names.site}, in event-id order`,
+      ...limits,
+    });
     created.push(names.stream);
   }
   if (config.commands) {
     if (!(await exists(lib, jsm, names.commandStream))) {
       // Commands are few and small; JetStream sets a stream's max_bytes aside on disk in full.
       const commandLimits = { ...limits, max_bytes: Math.min(limits.max_bytes, COMMAND_STREAM_MAX_BYTES) };
-      await jsm.streams.add({ name: names.commandStream, subjects: [names.commandSubjects], description: `Commands of the hub to the warehouse appliance of ${names.site}`, ...commandLimits });
+      await jsm.streams.add({
+        name: names.commandStream,
+        subjects: [names.commandSubjects],
+        description: `Commands of the hub to the warehouse appliance of ${names.site}`,
+        ...commandLimits,
+      });
       created.push(names.commandStream);
     }
     try {

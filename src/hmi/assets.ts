@@ -96,8 +96,7 @@ export function chooseEncoding(header: string | undefined, asset: HmiAsset): Enc
 }
 
 /** The ETag of one encoding of an asset: the encodings are different bytes, so different tags. */
-export const etagOf = (asset: HmiAsset, encoding: Encoding) =>
-  `"${asset.hash}${encoding === 'identity' ? '' : encoding === 'br' ? '-br' : '-gz'}"`;
+export const etagOf = (asset: HmiAsset, encoding: Encoding) => `"${asset.hash}${encoding === 'identity' ? '' : encoding === 'br' ? '-br' : '-gz'}"`;
 
 /**
  * `If-None-Match` names what the client holds of this asset (any of its encodings: the

@@ -10,5 +10,4 @@ import type { AssetTable, SerializedAsset } from './assets.ts';
 export const embeddedAssets: Readonly<Record<string, SerializedAsset>> | undefined = undefined;
 
 /** Builds the HMI's files from src/hmi/app; undefined in the bundle. */
-export const sourceAssets: (() => Promise<AssetTable>) | undefined = () =>
-  import('./build-assets.ts').then(({ buildHmiAssets }) => buildHmiAssets());
+export const sourceAssets: (() => Promise<AssetTable>) | undefined = () => import('./build-assets.ts').then(({ buildHmiAssets }) => buildHmiAssets());

@@ -75,7 +75,13 @@ const wantsHtml = (ctx: RequestContext) => ctx.accept.includes('text/html');
 
 /** `/` for browsers: the HMI. API clients keep the answer `/` always gave. */
 const rootRoute: Route = {
-  method: 'GET', path: '/', grant: 'public', replyType: 'text/html', status: 302, responseSchema: null, serverDeclined: [404],
+  method: 'GET',
+  path: '/',
+  grant: 'public',
+  replyType: 'text/html',
+  status: 302,
+  responseSchema: null,
+  serverDeclined: [404],
   summary: 'A browser (Accept: text/html) is redirected to the HMI at /hmi/; other clients get 404.',
   handler: (ctx) => {
     if (!wantsHtml(ctx)) throw new ServerDeclined(404, 'No resource at /');
@@ -87,7 +93,11 @@ export function hmiRoutes(): Route[] {
   return [
     rootRoute,
     {
-      method: 'GET', path: '/hmi', grant: 'public', replyType: 'text/html', status: [200, 304],
+      method: 'GET',
+      path: '/hmi',
+      grant: 'public',
+      replyType: 'text/html',
+      status: [200, 304],
       summary: 'The HMI page (index.html); /hmi is redirected to /hmi/, as the page names its files relative to it.',
       handler: (ctx) => {
         if (!ctx.path.endsWith('/')) {
@@ -98,13 +108,21 @@ export function hmiRoutes(): Route[] {
       },
     },
     {
-      method: 'GET', path: '/hmi/{asset}', grant: 'public', replyType: 'application/octet-stream', status: [200, 304], serverDeclined: [404],
+      method: 'GET',
+      path: '/hmi/{asset}',
+      grant: 'public',
+      replyType: 'application/octet-stream',
+      status: [200, 304],
+      serverDeclined: [404],
       summary: 'A file of the HMI (script, style sheet, icon) by its content-hashed name, cached for a year; brotli or gzip as Accept-Encoding allows.',
       handler: (ctx) => serveAsset(ctx, ctx.param('asset')),
     },
     {
       // No particular grant: any valid token may ask who it is.
-      method: 'GET', path: '/hmi/session', grant: AUTHENTICATED, responseSchema: SessionSchema,
+      method: 'GET',
+      path: '/hmi/session',
+      grant: AUTHENTICATED,
+      responseSchema: SessionSchema,
       summary: 'The caller of the bearer token (needed, whatever its grants): name, roles and grants, for the HMI to offer only allowed actions.',
       handler: (ctx) => {
         const principal = ctx.caller;

@@ -32,8 +32,10 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       // Say what to do, not only what happened: an installer's next step is another port.
-      if (err.code === 'EADDRINUSE') err.message = `another program already listens on ${host}:${port}; choose another port with --port N (or WMS_PORT, server.port in wms.config.json)`;
-      if (err.code === 'EACCES') err.message = `no permission to listen on ${host}:${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another with --port N`;
+      if (err.code === 'EADDRINUSE')
+        err.message = `another program already listens on ${host}:${port}; choose another port with --port N (or WMS_PORT, server.port in wms.config.json)`;
+      if (err.code === 'EACCES')
+        err.message = `no permission to listen on ${host}:${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another with --port N`;
       reject(err);
     });
     server.listen(port, host, () => {

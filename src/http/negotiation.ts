@@ -16,8 +16,7 @@ export const FORM = 'application/x-www-form-urlencoded';
 export const OCTETS = 'application/octet-stream';
 
 /** The vendor media type of a resource: `vendorType('common', 'location')`. */
-export const vendorType = (module: string, resource: string, version = 1) =>
-  `application/vnd.vendor.${module}.${resource}-v${version}+json`;
+export const vendorType = (module: string, resource: string, version = 1) => `application/vnd.vendor.${module}.${resource}-v${version}+json`;
 
 /** `Accept` → media types in the client's order (highest q first), parameters stripped; q=0 dropped. */
 export function parseAccept(header: string | undefined): string[] {
@@ -119,5 +118,4 @@ export function indexToXml(body: IndexBody): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<index xmlns:atom="http://www.w3.org/2005/Atom">\n${links}\n</index>\n`;
 }
 
-const escapeXml = (text: string) =>
-  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);

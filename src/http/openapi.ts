@@ -92,7 +92,7 @@ function build(routes: readonly Route[], version: string) {
       securitySchemes: {
         oauth2: {
           type: 'oauth2' as const,
-          description: 'Username and password for a token (grant_type=password); the grants of the user\'s roles are its scopes.',
+          description: "Username and password for a token (grant_type=password); the grants of the user's roles are its scopes.",
           flows: { password: { tokenUrl: '/oauth/token', scopes: Object.fromEntries(grants.map((g) => [g, `The grant ${g}.`])) } },
         },
         bearer: {

@@ -56,28 +56,16 @@ describe('Router start-up validation', () => {
   });
 
   it('refuses two routes whose paths differ only in parameter names (same shape)', () => {
-    expect(() => new Router([route('GET', '/v1/things/{pKey}'), route('GET', '/v1/things/{id}')])).toThrow(
-      RouteTableError,
-    );
+    expect(() => new Router([route('GET', '/v1/things/{pKey}'), route('GET', '/v1/things/{id}')])).toThrow(RouteTableError);
   });
 
   it('refuses two routes with the same query set, whatever the order of its names', () => {
-    expect(
-      () =>
-        new Router([
-          route('GET', '/v1/things', { query: ['a', 'b'] }),
-          route('GET', '/v1/things', { query: ['b', 'a'] }),
-        ]),
-    ).toThrow(RouteTableError);
+    expect(() => new Router([route('GET', '/v1/things', { query: ['a', 'b'] }), route('GET', '/v1/things', { query: ['b', 'a'] })])).toThrow(RouteTableError);
   });
 
   it('refuses two routes with the same name=value requirement', () => {
     expect(
-      () =>
-        new Router([
-          route('PATCH', '/v1/thing/{pKey}', { query: ['op=change-state'] }),
-          route('PATCH', '/v1/thing/{id}', { query: ['op=change-state'] }),
-        ]),
+      () => new Router([route('PATCH', '/v1/thing/{pKey}', { query: ['op=change-state'] }), route('PATCH', '/v1/thing/{id}', { query: ['op=change-state'] })]),
     ).toThrow(RouteTableError);
   });
 
@@ -270,26 +258,18 @@ describe('hrefTemplate', () => {
   });
 
   it('adds name={name} placeholders for required and then optional parameters', () => {
-    expect(hrefTemplate(route('GET', '/v1/locations', { query: ['locationId'] }))).toBe(
-      '/v1/locations?locationId={locationId}',
-    );
+    expect(hrefTemplate(route('GET', '/v1/locations', { query: ['locationId'] }))).toBe('/v1/locations?locationId={locationId}');
     expect(hrefTemplate(route('GET', '/v1/locations', { query: ['area'], optionalQuery: ['aisle', 'x'] }))).toBe(
       '/v1/locations?area={area}&aisle={aisle}&x={x}',
     );
   });
 
   it('keeps name=value requirements as they are', () => {
-    expect(hrefTemplate(route('PATCH', '/v1/location/{pKey}', { query: ['op=change-state'] }))).toBe(
-      '/v1/location/{pKey}?op=change-state',
-    );
-    expect(hrefTemplate(route('PATCH', '/v1/location-groups', { query: ['name', 'op=change-state'] }))).toBe(
-      '/v1/location-groups?name={name}&op=change-state',
-    );
+    expect(hrefTemplate(route('PATCH', '/v1/location/{pKey}', { query: ['op=change-state'] }))).toBe('/v1/location/{pKey}?op=change-state');
+    expect(hrefTemplate(route('PATCH', '/v1/location-groups', { query: ['name', 'op=change-state'] }))).toBe('/v1/location-groups?name={name}&op=change-state');
   });
 
   it('uses linkHref when the route gives one', () => {
-    expect(hrefTemplate(route('GET', '/v1/things', { query: ['a'], linkHref: '/v1/things?a=FOO' }))).toBe(
-      '/v1/things?a=FOO',
-    );
+    expect(hrefTemplate(route('GET', '/v1/things', { query: ['a'], linkHref: '/v1/things?a=FOO' }))).toBe('/v1/things?a=FOO');
   });
 });

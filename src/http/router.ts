@@ -223,12 +223,7 @@ function compile(route: Route): CompiledRoute {
   return { route, segments, paramNames, required };
 }
 
-function choose(
-  methods: Map<Method, CompiledRoute[]>,
-  method: Method,
-  query: URLSearchParams,
-  segments: readonly string[] | undefined,
-): Match {
+function choose(methods: Map<Method, CompiledRoute[]>, method: Method, query: URLSearchParams, segments: readonly string[] | undefined): Match {
   const variants = methods.get(method);
   if (!variants) return { kind: 'method-not-allowed', allow: [...methods.keys()] };
   const chosen = variants.find((v) => v.required.every((r) => satisfied(r, query)));

@@ -9,12 +9,7 @@ import type { IndexBody } from './hal.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
 import { AuthenticationError, DomainError, TooManyAttempts } from '../core/errors.ts';
-import {
-  ServerDeclined,
-  apiDeclinedBody,
-  serverDeclinedBody,
-  type MessageKeyFamily,
-} from './errors.ts';
+import { ServerDeclined, apiDeclinedBody, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
 import {
   HAL_JSON,
   JSON_TYPE,
@@ -112,7 +107,10 @@ function writeRaw(options: HttpOptions, socket: Duplex, status: number, message:
   const requestId = newRequestId();
   options.log.debug({ requestId, status, ...extra }, message);
   const body = JSON.stringify(serverDeclinedBody(status, message, '', requestId));
-  const headers = Object.entries(extra).filter(([k]) => k !== 'code').map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const headers = Object.entries(extra)
+    .filter(([k]) => k !== 'code')
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
@@ -140,7 +138,9 @@ const PARSER_MESSAGE: Record<string, string> = {
  * and sometimes tokens).
  */
 const SAFETY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
-const SAFETY_HEADERS_TEXT = Object.entries(SAFETY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+const SAFETY_HEADERS_TEXT = Object.entries(SAFETY_HEADERS)
+  .map(([k, v]) => `${k}: ${v}\r\n`)
+  .join('');
 
 /** Resolves when the socket can take more, or is gone. */
 function roomOrGone(res: ServerResponse): Promise<void> {
@@ -180,8 +180,7 @@ class Exchange {
   private representation: Representation = 'json';
   private principal: Principal | undefined;
   private readonly arrived = process.hrtime.bigint();
-  private readonly fail = (err: unknown) =>
-    this.done(sendError(this.options, this.req, this.res, err, this.rawPath, this.requestId, this.headers));
+  private readonly fail = (err: unknown) => this.done(sendError(this.options, this.req, this.res, err, this.rawPath, this.requestId, this.headers));
 
   constructor(options: HttpOptions, req: IncomingMessage, res: ServerResponse) {
     this.options = options;
@@ -377,9 +376,7 @@ class Exchange {
 
 /** The actor of the events a caller causes: a user by name, an API key by its name. */
 function actorOf(principal: Principal): Actor {
-  return principal.kind === 'api-key'
-    ? { kind: 'apiKey', name: principal.username.replace(/^api-key:/, '') }
-    : { kind: 'user', name: principal.username };
+  return principal.kind === 'api-key' ? { kind: 'apiKey', name: principal.username.replace(/^api-key:/, '') } : { kind: 'user', name: principal.username };
 }
 
 function send(
@@ -409,7 +406,9 @@ function send(
     headers['Content-Type'] = reply.type ?? OCTETS;
     headers['Content-Length'] = String(reply.file.size);
     res.writeHead(reply.status, headers);
-    createReadStream(reply.file.path).on('error', () => res.destroy()).pipe(res);
+    createReadStream(reply.file.path)
+      .on('error', () => res.destroy())
+      .pipe(res);
     return;
   }
   let payload: string | Buffer | undefined;

@@ -96,17 +96,34 @@ function checkInstalled(file: string, shown: string): void {
 
 function installUser(r: Run): void {
   const { o } = r;
-  const args = ['--system', '--user-group', '--no-create-home', '--home-dir', o.dataDir, '--shell', noLoginShell(), '--groups', 'dialout', '--comment', 'Warehouse appliance', o.user];
+  const args = [
+    '--system',
+    '--user-group',
+    '--no-create-home',
+    '--home-dir',
+    o.dataDir,
+    '--shell',
+    noLoginShell(),
+    '--groups',
+    'dialout',
+    '--comment',
+    'Warehouse appliance',
+    o.user,
+  ];
   const useradd = ['useradd', ...args].map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ');
   if (!r.onMachine) {
     r.say('user', `${o.user}: not created below --root (on the box: ${useradd})`);
     return;
   }
   if (!groupExists('dialout')) {
-    throw new InstallError('this system has no group dialout (the owner group of serial devices on Debian and Ubuntu): create it with groupadd --system dialout, or give the serial devices to such a group');
+    throw new InstallError(
+      'this system has no group dialout (the owner group of serial devices on Debian and Ubuntu): create it with groupadd --system dialout, or give the serial devices to such a group',
+    );
   }
   if (!userIds(o.user)) {
-    r.change('user', `create the system user ${o.user} (${useradd})`, `${o.user}: system user created, in dialout, no login shell, no home of its own`, () => command('useradd', args));
+    r.change('user', `create the system user ${o.user} (${useradd})`, `${o.user}: system user created, in dialout, no login shell, no home of its own`, () =>
+      command('useradd', args),
+    );
   } else if (!inGroup(o.user, 'dialout')) {
     r.change('user', `add ${o.user} to dialout`, `${o.user}: exists, added to dialout`, () => command('usermod', ['--append', '--groups', 'dialout', o.user]));
   } else {
@@ -126,7 +143,8 @@ function installDataDir(r: Run): void {
   r.change(
     'data',
     `${existed ? 'keep' : 'create'} ${o.dataDir}, mode 0700, owned by ${o.user}`,
-    () => `${o.dataDir}: ${existed ? 'kept with what it holds' : 'created'}, mode 0700, ${owner}${existed && given > 0 ? ` (${given} entries given to ${o.user})` : ''}`,
+    () =>
+      `${o.dataDir}: ${existed ? 'kept with what it holds' : 'created'}, mode 0700, ${owner}${existed && given > 0 ? ` (${given} entries given to ${o.user})` : ''}`,
     () => {
       makeSystemDirs(path.dirname(dir));
       mkdirSync(dir, { recursive: true });

@@ -1,5 +1,21 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, chmodSync, existsSync, lstatSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  lchownSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 // The machine as install-service sees it: users, groups, systemd, files. Every call

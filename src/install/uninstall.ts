@@ -17,8 +17,8 @@ export function uninstall(r: Run): void {
   const unitPath = r.at(unitFile);
   const installed = existsSync(unitPath) ? readUnit(readFileSync(unitPath, 'utf8')) : {};
   const user = o.given.has('user') || !installed.user ? o.user : installed.user;
-  const dataDir = o.given.has('dataDir') || !installed.dataDir ? o.dataDir : checkPath('the unit\'s --data-dir', installed.dataDir);
-  const bin = o.given.has('bin') || !installed.bin ? o.bin : checkPath('the unit\'s ExecStart', installed.bin);
+  const dataDir = o.given.has('dataDir') || !installed.dataDir ? o.dataDir : checkPath("the unit's --data-dir", installed.dataDir);
+  const bin = o.given.has('bin') || !installed.bin ? o.bin : checkPath("the unit's ExecStart", installed.bin);
   r.line(`${o.dryRun ? 'dry run, nothing is changed: ' : ''}removing the service wms${o.root ? ` below ${o.root}` : ''}`);
 
   const systemd = r.onMachine && systemdRunning();

@@ -107,7 +107,7 @@ export function filterListing<T>(listing: Listing<T>, keep: (items: T[]) => T[],
     page(after, limit) {
       const items: T[] = [];
       let at = after;
-      for (let scanned = 0; ; ) {
+      for (let scanned = 0; ;) {
         // Never more than the page still needs: the cursor is where the reading stopped.
         const page = listing.page(at, limit - items.length);
         items.push(...keep(page.items));
@@ -187,4 +187,3 @@ export async function firstChunkRead<T>(chunks: AsyncIterable<T[]>): Promise<Asy
   }
   return again();
 }
-

@@ -86,7 +86,10 @@ export async function openPage(browser: Browser, wms: Target, options: PageOptio
     problems,
     expectClean: () => {
       expect(foreign, 'requests that left the appliance').toEqual([]);
-      expect(problems.filter((p) => /Content Security Policy|Refused to/i.test(p) || p.startsWith('page error')), 'errors in the page').toEqual([]);
+      expect(
+        problems.filter((p) => /Content Security Policy|Refused to/i.test(p) || p.startsWith('page error')),
+        'errors in the page',
+      ).toEqual([]);
     },
   };
 }

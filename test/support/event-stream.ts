@@ -91,7 +91,6 @@ export class EventStream {
   }
 }
 
-
 /**
  * A stream client on a raw socket that reads only while told to. It starts paused: its
  * socket buffers fill up and the server has to wait for it, as for a client on a slow

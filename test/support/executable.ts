@@ -91,7 +91,10 @@ export interface Build {
  * process of its own in the repository, its output kept for the test to read.
  */
 export async function buildAsTheReadmeSays(args: string[] = []): Promise<Build> {
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'scripts/build-binary.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'scripts/build-binary.ts'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   const built = /^built (\S+) \(\d+ MB\)$/m.exec(stdout);
   if (!built) throw new Error(`the build named no executable:\n${stdout}${stderr}`);
   return { binary: path.join(ROOT, built[1]!), stdout, stderr };

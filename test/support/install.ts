@@ -49,7 +49,11 @@ export function removeRoots(): void {
 export const mode = (file: string) => statSync(file).mode & 0o777;
 
 /** What a step printed: its line (`  unit     /etc/…: written …`). */
-export const step = (stdout: string, name: string) => stdout.split('\n').filter((l) => l.startsWith(`  ${name} `)).join('\n');
+export const step = (stdout: string, name: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith(`  ${name} `))
+    .join('\n');
 
 /**
  * The checks docs/install.md gives ("Checking the unit"), read out of the document and
@@ -60,7 +64,9 @@ export const step = (stdout: string, name: string) => stdout.split('\n').filter(
  * no systemd: the commands must work like that.
  */
 export const INSTALL_DOC = readFileSync(path.join(ROOT, 'docs/install.md'), 'utf8');
-export const UNIT_CHECKS = [...INSTALL_DOC.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n')).filter((line) => line.startsWith('systemd-analyze '));
+export const UNIT_CHECKS = [...INSTALL_DOC.matchAll(/```sh\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1]!.split('\n'))
+  .filter((line) => line.startsWith('systemd-analyze '));
 
 export function checkAsTheDocSays(root: string): (Exit & { command: string })[] {
   return UNIT_CHECKS.map((command) => {

@@ -20,7 +20,12 @@ export interface SlaveMemory {
 }
 
 export const memory = (): SlaveMemory => ({
-  coils: new Map(), inputs: new Map(), holding: new Map(), inputRegisters: new Map(), writes: [], refused: new Set(),
+  coils: new Map(),
+  inputs: new Map(),
+  holding: new Map(),
+  inputRegisters: new Map(),
+  writes: [],
+  refused: new Set(),
 });
 
 /** The exception modbus-serial's server answers with (a thrown `modbusErrorCode`). */

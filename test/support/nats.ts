@@ -13,7 +13,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { jetstream as jsClient, jetstreamManager as jsManager, type JetStreamClient, type JetStreamManager, type JetStreamManagerOptions, type StoredMsg } from '@nats-io/jetstream';
+import {
+  jetstream as jsClient,
+  jetstreamManager as jsManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JetStreamManagerOptions,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { afterAll } from 'vitest';
 import { freePort } from './ports.ts';

@@ -144,4 +144,3 @@ export async function startOpcuaServer(options: OpcuaServerOptions = {}): Promis
     },
   };
 }
-

@@ -56,7 +56,8 @@ export function createLocations(wms: TestAppliance, area: string, count: number)
   const { work } = wms.app;
   const common = wms.app.module('common');
   work.run(() => {
-    for (let i = 0; i < count; i++) common.locations.create({ locationId: `${area}/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' });
+    for (let i = 0; i < count; i++)
+      common.locations.create({ locationId: `${area}/${String(i).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' });
   });
 }
 

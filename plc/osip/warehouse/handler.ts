@@ -93,7 +93,10 @@ export function createOsipHandler({ adapter, log, channels }: OsipHandlerDeps): 
   /** A run of REQ_/UPD_/UPDX: the adapter's sightings together, one commit for the run. */
   function handleRun(run: readonly TuTelegram[], channel: ChannelContext): HandlingResult[] {
     if (run.length === 1) return [handle(run[0]!, channel)];
-    const done = adapter.unitSightings(run.map((t) => units.sighting(t, channel)), reporter(channel, run[0]!.type));
+    const done = adapter.unitSightings(
+      run.map((t) => units.sighting(t, channel)),
+      reporter(channel, run[0]!.type),
+    );
     return run.map((telegram, i) => {
       const outcome = done[i]!;
       if (outcome.outcome !== 'internal') return units.answer(telegram, channel, outcome as UnitOutcome);

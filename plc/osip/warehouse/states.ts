@@ -59,18 +59,20 @@ export function createStateTelegrams(adapter: PlcOperations) {
       return answer(adapter.groupState(name, groupChange(code, 0)!, from));
     }
     const group = groupChange(code, 2)!;
-    return answer(adapter.locationState(
-      locationRef(channel.options.locationAddressing, t.location, t.rawLocation),
-      {
-        plcState: digits === '****' ? undefined : Number(digits),
-        inboundLocked: lockedAt(code, 0),
-        outboundLocked: lockedAt(code, 1),
-        groupIn: group.in,
-        groupOut: group.out,
-        group: name,
-      },
-      from,
-    ));
+    return answer(
+      adapter.locationState(
+        locationRef(channel.options.locationAddressing, t.location, t.rawLocation),
+        {
+          plcState: digits === '****' ? undefined : Number(digits),
+          inboundLocked: lockedAt(code, 0),
+          outboundLocked: lockedAt(code, 1),
+          groupIn: group.in,
+          groupOut: group.out,
+          group: name,
+        },
+        from,
+      ),
+    );
   }
 
   function sysu(t: SysuTelegram | ErrTelegram, channel: ChannelContext): HandlingResult {

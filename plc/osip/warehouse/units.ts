@@ -53,7 +53,10 @@ export function createUnitTelegrams(adapter: PlcOperations, log: Logger) {
         if (done.next === undefined) return result('no-read', res(t, reason));
         const field = locationField(adapter, done.next.location);
         if (field === undefined) {
-          log.warn({ channel: channel.name, noReadLocation: done.next.location }, 'PLC: the no-read location cannot be written as a 20-character location field; RES_ without target');
+          log.warn(
+            { channel: channel.name, noReadLocation: done.next.location },
+            'PLC: the no-read location cannot be written as a 20-character location field; RES_ without target',
+          );
           return result('no-read', res(t, reason));
         }
         return result('no-read', res(t, reason, { field, group: undefined }));

@@ -30,9 +30,19 @@ describe('Modbus addresses', () => {
 describe('batches', () => {
   it('reads adjacent addresses of one area in one request, others apart', () => {
     const p = (id: string, address: string, kind: 'bit' | 'word' | 'dword' = 'word') => ({ id, address: modbusAddress(address), kind });
-    const batches = batchesOf([p('a', 'hr:100'), p('b', 'hr:101', 'dword'), p('c', 'hr:12.3', 'bit'), p('d', 'hr:400'), p('e', 'coil:7', 'bit'), p('f', 'coil:0', 'bit')]);
+    const batches = batchesOf([
+      p('a', 'hr:100'),
+      p('b', 'hr:101', 'dword'),
+      p('c', 'hr:12.3', 'bit'),
+      p('d', 'hr:400'),
+      p('e', 'coil:7', 'bit'),
+      p('f', 'coil:0', 'bit'),
+    ]);
     expect(batches.map((b) => `${b.area}:${b.start}+${b.count} ${b.members.map((m) => m.id).join('')}`)).toEqual([
-      'coil:0+8 fe', 'hr:12+1 c', 'hr:100+3 ab', 'hr:400+1 d',
+      'coil:0+8 fe',
+      'hr:12+1 c',
+      'hr:100+3 ab',
+      'hr:400+1 d',
     ]);
   });
 });

@@ -73,7 +73,16 @@ export class ModbusDriver implements SignalDriver {
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly c = {
-    polls: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, exceptions: 0, timeouts: 0, connects: 0, reconnects: 0, connectFailures: 0,
+    polls: 0,
+    reads: 0,
+    readErrors: 0,
+    writes: 0,
+    writeErrors: 0,
+    exceptions: 0,
+    timeouts: 0,
+    connects: 0,
+    reconnects: 0,
+    connectFailures: 0,
   };
 
   constructor(config: SignalChannelConfig, context: DriverContext) {

@@ -79,7 +79,10 @@ export interface OpcuaChannelConfig extends Partial<Omit<OpcuaDriverConfig, 'nam
  * The protocol module's entry for the signal channels (plc/signals/drivers.ts): a
  * validated channel configuration, defaults as the configuration documents them.
  */
-export function createDriver(config: OpcuaChannelConfig, ctx: { log: Logger; dataDir: string | undefined; backoffMs?: readonly number[] | undefined }): SignalDriver {
+export function createDriver(
+  config: OpcuaChannelConfig,
+  ctx: { log: Logger; dataDir: string | undefined; backoffMs?: readonly number[] | undefined },
+): SignalDriver {
   if (!config.endpoint) throw new Error(`OPC UA channel ${config.name} has no endpoint`);
   return createOpcuaDriver(
     {
@@ -356,7 +359,8 @@ class OpcuaDriver implements SignalDriver {
   }
 
   #online(): ClientSession {
-    if (this.#state !== 'online' || !this.#session) throw new Error(`OPC UA channel ${this.#config.name} is not connected (${this.#detail ?? this.#state ?? 'not started'})`);
+    if (this.#state !== 'online' || !this.#session)
+      throw new Error(`OPC UA channel ${this.#config.name} is not connected (${this.#detail ?? this.#state ?? 'not started'})`);
     return this.#session;
   }
 

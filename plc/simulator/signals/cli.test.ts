@@ -69,13 +69,19 @@ describe('signal mode: bad arguments', () => {
     [['--protocol', 'modbus-tcp', '--locations', L1, '--framing', 'stxetx', 'serve'], '--framing applies to --protocol osip'],
     [['--tcp', '127.0.0.1:1', '--locations', L1, 'synq'], '--locations applies to signal mode (--protocol opcua, modbus-tcp or modbus-rtu)'],
     [['--protocol', 'modbus-rtu', '--locations', L1, 'serve'], "modbus-rtu needs --serial PATH (the simulator's end of the line)"],
-    [['--protocol', 'modbus-rtu', '--serial', '/dev/ttyS0', '--listen', '5020', '--locations', L1, 'serve'], '--listen applies to opcua and modbus-tcp; modbus-rtu serves on --serial'],
+    [
+      ['--protocol', 'modbus-rtu', '--serial', '/dev/ttyS0', '--listen', '5020', '--locations', L1, 'serve'],
+      '--listen applies to opcua and modbus-tcp; modbus-rtu serves on --serial',
+    ],
     [['--protocol', 'modbus-rtu', '--serial', '/dev/ttyS0', '--parity', 'mark', '--locations', L1, 'serve'], '--parity must be none, even or odd, got "mark"'],
     [['--protocol', 'modbus-tcp', '--serial', '/dev/ttyS0', '--locations', L1, 'serve'], '--serial applies to modbus-rtu; modbus-tcp serves on --listen'],
     [['--protocol', 'opcua', '--unit', '2', '--locations', L1, 'serve'], '--unit applies to modbus-tcp and modbus-rtu'],
     [['--protocol', 'modbus-tcp', '--unit', '0', '--locations', L1, 'serve'], '--unit must be 1 to 247, got 0'],
     [['--protocol', 'modbus-tcp', '--listen', '70000', '--locations', L1, 'serve'], '--listen needs [HOST:]PORT, got "70000"'],
-    [['--protocol', 'modbus-tcp', '--name', 'my plc', '--locations', L1, 'serve'], '--name must be 1 to 32 letters, digits, _ . or - (not index), got "my plc"'],
+    [
+      ['--protocol', 'modbus-tcp', '--name', 'my plc', '--locations', L1, 'serve'],
+      '--name must be 1 to 32 letters, digits, _ . or - (not index), got "my plc"',
+    ],
     [['--protocol', 'modbus-tcp', '--locations', `${L1},${L2}=17`, '--locations', `CONV/0001/0003/0000/0000=17`, 'serve'], '17 is named twice in --locations'],
     [['--protocol', 'modbus-tcp', '--locations', L1, 'run-tu', '4711', L2], `${L2} is not one of --locations (a coordinate or its PLC code)`],
     [['--protocol', 'modbus-tcp', '--locations', L1, 'run-tu', '4711'], 'usage: run-tu BARCODE START'],
@@ -117,7 +123,17 @@ describe('serve: commands from standard input', () => {
   it('reports a command it cannot carry out and goes on; quit ends it with exit code 0', async () => {
     const sim = simulateInProcess(['--protocol', 'modbus-tcp', '--listen', '127.0.0.1:0', '--locations', `${L1},${L2}=17`, '--groups', 'CONV', 'serve']);
     await sim.line(/^serving/);
-    for (const line of ['bogus', `lock ${L1} sideways on`, 'error 17 99999', 'group HALL on', 'arrive 4711 CONV/0009/0001/0000/0000', 'error 17 12', 'group CONV in off', 'show']) sim.send(line);
+    for (const line of [
+      'bogus',
+      `lock ${L1} sideways on`,
+      'error 17 99999',
+      'group HALL on',
+      'arrive 4711 CONV/0009/0001/0000/0000',
+      'error 17 12',
+      'group CONV in off',
+      'show',
+    ])
+      sim.send(line);
     await sim.line(/^ {3}hr:0 = 0 {3}\(heartbeat\)$/);
     expect(await sim.stop()).toBe(0);
     const after = sim.lines.slice(sim.lines.findIndex((l) => l.startsWith('serving')) + 1);
@@ -147,13 +163,19 @@ describe('serve as a process', () => {
   });
 });
 
-describe('wms simulate from the appliance\'s bundle', () => {
+describe("wms simulate from the appliance's bundle", () => {
   it('serves Modbus TCP: the entry, then quit from standard input, exit code 0', async () => {
-    const { code, stdout, stderr } = await exec(BUNDLE, ['simulate', '--protocol', 'modbus-tcp', '--listen', '127.0.0.1:0', '--locations', L1, 'serve'], 'quit\n');
+    const { code, stdout, stderr } = await exec(
+      BUNDLE,
+      ['simulate', '--protocol', 'modbus-tcp', '--listen', '127.0.0.1:0', '--locations', L1, 'serve'],
+      'quit\n',
+    );
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Modbus TCP slave on 127\.0\.0\.1:\d+, unit 1$/m);
-    expect(stdout).toContain(`  {"kind": "arrival", "location": "${L1}", "barcode": "hr:1000*10", "trigger": "coil:0", "target": "hr:1010*16", "done": "coil:1"},`);
+    expect(stdout).toContain(
+      `  {"kind": "arrival", "location": "${L1}", "barcode": "hr:1000*10", "trigger": "coil:0", "target": "hr:1010*16", "done": "coil:1"},`,
+    );
   });
 
   it('OPC UA: the bundle serves it from opcua-simulator.cjs beside it; a bundle copied without it answers exit code 2 saying so', async () => {

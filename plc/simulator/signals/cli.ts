@@ -53,7 +53,10 @@ function settingsOf(protocol: SignalProtocol, values: Values): Settings {
   const unitId = int(values, 'unit', 1);
   if (unitId < 1 || unitId > 247) throw new UsageError(`--unit must be 1 to 247, got ${unitId}`);
   const settings: Settings = {
-    protocol, layout, name, unitId,
+    protocol,
+    layout,
+    name,
+    unitId,
     timeoutMs: int(values, 'timeout', 5000),
     travelMs: int(values, 'travel', 0),
     maxSteps: int(values, 'max-steps', 100),
@@ -61,7 +64,7 @@ function settingsOf(protocol: SignalProtocol, values: Values): Settings {
   };
   if (settings.timeoutMs === 0) throw new UsageError('--timeout must be above 0');
   if (rtu) {
-    if (values.serial === undefined) throw new UsageError('modbus-rtu needs --serial PATH (the simulator\'s end of the line)');
+    if (values.serial === undefined) throw new UsageError("modbus-rtu needs --serial PATH (the simulator's end of the line)");
     const parity = values.parity ?? 'even';
     if (parity !== 'none' && parity !== 'even' && parity !== 'odd') throw new UsageError(`--parity must be none, even or odd, got "${parity}"`);
     const baudRate = int(values, 'baud', 38_400);
@@ -123,10 +126,10 @@ function onInterrupt(handler: () => void): () => void {
 
 const SERVE_HELP = [
   'commands:',
-  '  arrive BARCODE LOCATION       arrival handshake at the location\'s scanner',
-  '  error LOCATION CODE           the segment\'s error word (plcState), 0 = none',
+  "  arrive BARCODE LOCATION       arrival handshake at the location's scanner",
+  "  error LOCATION CODE           the segment's error word (plcState), 0 = none",
   '  lock LOCATION in|out on|off   a lock bit of the segment',
-  '  group GROUP [in|out] on|off   the group\'s availability (both ways without in|out)',
+  "  group GROUP [in|out] on|off   the group's availability (both ways without in|out)",
   '  show                          every signal and its value',
   '  quit                          stop serving',
 ];
@@ -162,7 +165,8 @@ async function serveCommand(line: string, r: Run): Promise<'quit' | void> {
       for (const l of SERVE_HELP) out(l);
       return;
     case 'show':
-      for (const signal of s.layout.signals) out(`   ${addressOf(signal, s.protocol)} = ${show(memory.get(signal), s.protocol)}   (${s.layout.describe(signal)})`);
+      for (const signal of s.layout.signals)
+        out(`   ${addressOf(signal, s.protocol)} = ${show(memory.get(signal), s.protocol)}   (${s.layout.describe(signal)})`);
       return;
     case 'arrive': {
       if (a.length !== 2) throw wrong('arrive BARCODE LOCATION');

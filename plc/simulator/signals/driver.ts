@@ -62,7 +62,12 @@ export class ConveyorDriver {
     const signal = (role: 'barcode' | 'trigger' | 'target' | 'done') => layout.signal(role, at);
     if (memory.get(signal('trigger')) === true) throw new Error(`a unit is at the scanner of ${at.coordinate} already (its trigger is set)`);
     await this.o.watch.untilOnline(this.o.connectTimeoutMs);
-    await memory.until(signal('done'), (v) => v === false, timeoutMs, `done at ${at.coordinate} is still set from the last unit: the appliance did not clear it`);
+    await memory.until(
+      signal('done'),
+      (v) => v === false,
+      timeoutMs,
+      `done at ${at.coordinate} is still set from the last unit: the appliance did not clear it`,
+    );
     memory.set(signal('barcode'), barcode);
     const raised = performance.now();
     memory.set(signal('trigger'), true);

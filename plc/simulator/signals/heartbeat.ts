@@ -61,7 +61,9 @@ export class ApplianceWatch {
       await this.memory.next((w) => w.signal === this.heartbeat && w.by === 'appliance', timeoutMs, 'no heartbeat');
     } catch (err) {
       if ((err as Error).message.startsWith('no heartbeat')) {
-        throw new Error(`the appliance did not write its heartbeat (${this.address}) within ${timeoutMs / 1000} s: is the entry above in its plc.signals, and enabled?`);
+        throw new Error(
+          `the appliance did not write its heartbeat (${this.address}) within ${timeoutMs / 1000} s: is the entry above in its plc.signals, and enabled?`,
+        );
       }
       throw err;
     }

@@ -27,10 +27,7 @@ export type SignalProtocol = (typeof SIGNAL_PROTOCOLS)[number];
 export type ValueKind = 'bit' | 'word' | 'text';
 export type Value = boolean | number | string;
 
-export type Role =
-  | 'plcState' | 'inboundLock' | 'outboundLock'
-  | 'barcode' | 'trigger' | 'target' | 'done'
-  | 'groupState' | 'heartbeat' | 'plcLife';
+export type Role = 'plcState' | 'inboundLock' | 'outboundLock' | 'barcode' | 'trigger' | 'target' | 'done' | 'groupState' | 'heartbeat' | 'plcLife';
 
 export type ModbusArea = 'coil' | 'di' | 'hr' | 'ir';
 
@@ -105,7 +102,10 @@ function place(text: string, index: number): Place {
 
 /** The items of repeated, comma-separated option values: `--locations A,B --locations C`. */
 export const listOf = (values: readonly string[] | undefined): string[] =>
-  (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 
 /** The conveyor's locations and groups, and the signals they have. */
 export class Layout {
@@ -118,7 +118,7 @@ export class Layout {
 
   /** `locations`: `COORDINATE[=PLCCODE]`; throws LayoutError naming what is wrong. */
   constructor(locations: readonly string[], groups: readonly string[] = []) {
-    if (locations.length === 0) throw new LayoutError('give the conveyor\'s locations: --locations COORDINATE[=PLCCODE],…');
+    if (locations.length === 0) throw new LayoutError("give the conveyor's locations: --locations COORDINATE[=PLCCODE],…");
     if (locations.length > MAX_LOCATIONS) throw new LayoutError(`at most ${MAX_LOCATIONS} locations, got ${locations.length}`);
     if (groups.length > MAX_GROUPS) throw new LayoutError(`at most ${MAX_GROUPS} groups, got ${groups.length}`);
     const places = locations.map(place);
@@ -143,7 +143,14 @@ export class Layout {
       const coil = (n: number): ModbusPlace => ({ area: 'coil', offset: 10 * p.index + n });
       const text = 1000 + 100 * p.index;
       const at = (role: Role, kind: ValueKind, writer: Signal['writer'], modbus: ModbusPlace, node: string, initial: Value): Signal => ({
-        id: `${p.tag}.${role}`, role, kind, writer, modbus, node: `ns=1;s=${p.tag}.${node}`, place: p, initial,
+        id: `${p.tag}.${role}`,
+        role,
+        kind,
+        writer,
+        modbus,
+        node: `ns=1;s=${p.tag}.${node}`,
+        place: p,
+        initial,
       });
       signals.push(
         at('plcState', 'word', 'plc', hr(100 + p.index), 'Error', 0),
@@ -157,7 +164,16 @@ export class Layout {
     }
     this.groups.forEach((group, g) => {
       // Available in and out until the simulator is told otherwise.
-      signals.push({ id: `G${g + 1}.groupState`, role: 'groupState', kind: 'word', writer: 'plc', modbus: { area: 'hr', offset: 10 + g }, node: `ns=1;s=G${g + 1}.Available`, group, initial: 3 });
+      signals.push({
+        id: `G${g + 1}.groupState`,
+        role: 'groupState',
+        kind: 'word',
+        writer: 'plc',
+        modbus: { area: 'hr', offset: 10 + g },
+        node: `ns=1;s=G${g + 1}.Available`,
+        group,
+        initial: 3,
+      });
     });
     signals.push(
       { id: 'heartbeat', role: 'heartbeat', kind: 'word', writer: 'appliance', modbus: { area: 'hr', offset: 0 }, node: 'ns=1;s=Host.Life', initial: 0 },
@@ -218,7 +234,10 @@ export function channelEntry(layout: Layout, name: string, reach: Reach): Entry 
 }
 
 /** One object on one line, `"key": value` as the configuration examples write it. */
-const line = (o: Record<string, unknown>) => `{${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
+const line = (o: Record<string, unknown>) =>
+  `{${Object.entries(o)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+    .join(', ')}}`;
 
 /** The entry as JSON, one point a line, ready to paste into `"plc": {"signals": [ … ]}`. */
 export function formatEntry(entry: Entry): string[] {

@@ -10,9 +10,7 @@ import { freePort, type SignalServer } from './server.ts';
 // characters a register, the first in the high byte, padded with NUL, as the appliance
 // reads and writes it.
 
-export type ModbusTransport =
-  | { kind: 'tcp'; host: string; port: number }
-  | { kind: 'rtu'; path: string; baudRate: number; parity: 'none' | 'even' | 'odd' };
+export type ModbusTransport = { kind: 'tcp'; host: string; port: number } | { kind: 'rtu'; path: string; baudRate: number; parity: 'none' | 'even' | 'odd' };
 
 export interface ModbusSlaveOptions {
   layout: Layout;
@@ -118,7 +116,12 @@ export async function startModbusSlave(o: ModbusSlaveOptions): Promise<SignalSer
   let server: InstanceType<NonNullable<Loaded['ServerSerial']>> | undefined;
   await new Promise<void>((resolve, reject) => {
     server = new ServerSerial(vector, {
-      path: t.path, baudRate: t.baudRate, parity: t.parity, dataBits: 8, stopBits: 1, unitID: unitId,
+      path: t.path,
+      baudRate: t.baudRate,
+      parity: t.parity,
+      dataBits: 8,
+      stopBits: 1,
+      unitID: unitId,
       openCallback: (err: Error | null) => (err ? reject(new Error(`cannot open ${t.path}: ${err.message}`)) : resolve()),
     } as never);
     server.on('error', () => undefined);

@@ -41,7 +41,7 @@ describe('signal mode, Modbus TCP: serve, then run-tu on the same port', () => {
     await wms?.close();
   });
 
-  it('prints the entry of its conveyor: every location\'s points, the group, the heartbeat; the appliance takes it as it is', async () => {
+  it("prints the entry of its conveyor: every location's points, the group, the heartbeat; the appliance takes it as it is", async () => {
     expect(entry).toMatchObject({ name: 'SIM01', protocol: 'modbus-tcp', host: '127.0.0.1', port, unitId: 1 });
     expect(entry.points).toHaveLength(4 * 4 + 2);
     expect(entry.points[3]).toEqual({ kind: 'arrival', location: at(1), barcode: 'hr:1000*10', trigger: 'coil:0', target: 'hr:1010*16', done: 'coil:1' });
@@ -52,7 +52,7 @@ describe('signal mode, Modbus TCP: serve, then run-tu on the same port', () => {
     await sim.line(/^the appliance is online: heartbeat \d+ at hr:0$/);
   });
 
-  it('error sets the location\'s plcState, lock locks it, group takes the group\'s availability', async () => {
+  it("error sets the location's plcState, lock locks it, group takes the group's availability", async () => {
     sim.send(`error ${at(2)} 12`);
     await until(async () => (await location(s.C1)).plcState === 12, 'plcState 12');
     expect(sim.lines).toContain(`>> hr:101 = 12   (plcState at ${at(2)})`);
@@ -75,24 +75,28 @@ describe('signal mode, Modbus TCP: serve, then run-tu on the same port', () => {
     await until(async () => (await group()).groupStateIn === 'AVAILABLE', 'the group available again');
   });
 
-  it('arrive runs the handshake: the appliance writes the next hop\'s PLC code and done, then clears done', async () => {
+  it("arrive runs the handshake: the appliance writes the next hop's PLC code and done, then clears done", async () => {
     await unitWithOrder(wms, 'SMB-1', s.INFEED, s.STOCK);
     const from = sim.lines.length;
     sim.send(`arrive SMB-1 ${at(1)}`);
     const result = await sim.line(/^TU SMB-1 at /, 20_000, from);
     expect(result).toMatch(new RegExp(`^TU SMB-1 at ${at(1)} → ${at(2)} \\(target "17", done after [\\d.]+ ms\\)$`));
     const printed = sim.lines.slice(from);
-    expect(printed).toEqual(expect.arrayContaining([
-      `>> hr:1000*10 = "SMB-1"   (barcode at ${at(1)})`,
-      `>> coil:0 = 1   (trigger at ${at(1)})`,
-      `<< hr:1010*16 = "17"   (target at ${at(1)})`,
-      `<< coil:1 = 1   (done at ${at(1)})`,
-      `>> coil:0 = 0   (trigger at ${at(1)})`,
-      `<< coil:1 = 0   (done at ${at(1)})`,
-    ]));
+    expect(printed).toEqual(
+      expect.arrayContaining([
+        `>> hr:1000*10 = "SMB-1"   (barcode at ${at(1)})`,
+        `>> coil:0 = 1   (trigger at ${at(1)})`,
+        `<< hr:1010*16 = "17"   (target at ${at(1)})`,
+        `<< coil:1 = 1   (done at ${at(1)})`,
+        `>> coil:0 = 0   (trigger at ${at(1)})`,
+        `<< coil:1 = 0   (done at ${at(1)})`,
+      ]),
+    );
     // The appliance's side of it: the scan in the signal log, with the unit and the decision.
     const log = (await wms.get('/v1/plc-channels/SIM01/telegrams?type=SIG_&barcode=SMB-1')).body;
-    expect(log.map((e: { direction: string; fields: { value: unknown }; outcome: string }) => `${e.direction} ${String(e.fields.value)} ${e.outcome}`)).toEqual(['in SMB-1 ok', 'out 17 written']);
+    expect(log.map((e: { direction: string; fields: { value: unknown }; outcome: string }) => `${e.direction} ${String(e.fields.value)} ${e.outcome}`)).toEqual(
+      ['in SMB-1 ok', 'out 17 written'],
+    );
     // An unknown barcode is no routing decision: the fallback (no target).
     sim.send(`arrive NOSUCHUNIT ${at(1)}`);
     expect(await sim.line(/^TU NOSUCHUNIT at /)).toMatch(new RegExp(`^TU NOSUCHUNIT at ${at(1)} → no target \\(done after`));
@@ -101,16 +105,26 @@ describe('signal mode, Modbus TCP: serve, then run-tu on the same port', () => {
   it('serve ends at quit (exit 0); run-tu on the same port prints the same entry and takes a unit to its target', async () => {
     expect(await sim.stop()).toBe(0);
     await unitWithOrder(wms, 'SMB-2', s.INFEED, s.STOCK);
-    const run = simulateChild(['--protocol', 'modbus-tcp', '--listen', `127.0.0.1:${port}`, '--locations', LOCATIONS, '--groups', AREA, 'run-tu', 'SMB-2', at(1)]);
+    const run = simulateChild([
+      '--protocol',
+      'modbus-tcp',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--locations',
+      LOCATIONS,
+      '--groups',
+      AREA,
+      'run-tu',
+      'SMB-2',
+      at(1),
+    ]);
     try {
       expect(await run.entry()).toEqual(entry);
       expect(await run.exit).toBe(0);
     } finally {
       await run.stop();
     }
-    expect(run.lines).toEqual(expect.arrayContaining([
-      `TU SMB-2 visited ${at(1)} → ${at(2)} → ${at(3)} → ${at(4)}; done`,
-    ]));
+    expect(run.lines).toEqual(expect.arrayContaining([`TU SMB-2 visited ${at(1)} → ${at(2)} → ${at(3)} → ${at(4)}; done`]));
     expect(run.lines.filter((l) => l.startsWith('TU SMB-2 at '))).toHaveLength(4);
     expect(run.stderr()).toBe('');
     expect((await wms.get('/v1/transport-units?bk=SMB-2')).body.actualLocation).toBe(at(4));
@@ -142,8 +156,21 @@ describe('signal mode, Modbus RTU on a serial line (socat pty pair)', () => {
 
   it('run-tu waits for the appliance, which is started with the printed entry, and takes the unit through', async () => {
     const run = simulateInProcess([
-      '--protocol', 'modbus-rtu', '--serial', ttys.plc, '--appliance-device', ttys.host, '--baud', '38400', '--unit', '3',
-      '--locations', [1, 2, 3, 4].map(rtuAt).join(','), 'run-tu', 'SMR-1', rtuAt(1),
+      '--protocol',
+      'modbus-rtu',
+      '--serial',
+      ttys.plc,
+      '--appliance-device',
+      ttys.host,
+      '--baud',
+      '38400',
+      '--unit',
+      '3',
+      '--locations',
+      [1, 2, 3, 4].map(rtuAt).join(','),
+      'run-tu',
+      'SMR-1',
+      rtuAt(1),
     ]);
     const entry = await run.entry();
     expect(entry).toMatchObject({ protocol: 'modbus-rtu', device: ttys.host, baudRate: 38_400, parity: 'even', unitId: 3 });

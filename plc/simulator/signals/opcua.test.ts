@@ -53,7 +53,12 @@ describe('signal mode, OPC UA', () => {
   it('prints the entry of its conveyor with node ids in namespace 1; the appliance watches every node', async () => {
     expect(entry).toMatchObject({ name: 'UA9', protocol: 'opcua', endpoint: expect.stringMatching(/^opc\.tcp:\/\/127\.0\.0\.1:\d+$/), securityMode: 'None' });
     expect(entry.points[3]).toEqual({
-      kind: 'arrival', location: at(1), barcode: 'ns=1;s=L1.Scan.Code', trigger: 'ns=1;s=L1.Scan.New', target: 'ns=1;s=L1.Scan.Target', done: 'ns=1;s=L1.Scan.Ack',
+      kind: 'arrival',
+      location: at(1),
+      barcode: 'ns=1;s=L1.Scan.Code',
+      trigger: 'ns=1;s=L1.Scan.New',
+      target: 'ns=1;s=L1.Scan.Target',
+      done: 'ns=1;s=L1.Scan.Ack',
     });
     expect(entry.points.at(-2)).toEqual({ kind: 'groupState', group: AREA, node: 'ns=1;s=G1.Available', type: 'word' });
     const c = await channel();
@@ -62,7 +67,7 @@ describe('signal mode, OPC UA', () => {
     await sim.line(/^the appliance is online: heartbeat \d+ at ns=1;s=Host\.Life$/);
   });
 
-  it('error sets the location\'s plcState, lock locks it, group takes the group\'s availability', async () => {
+  it("error sets the location's plcState, lock locks it, group takes the group's availability", async () => {
     sim.send('error 17 33');
     await until(async () => (await location(s.C1)).plcState === 33, 'plcState 33');
     expect(sim.lines).toContain(`>> ns=1;s=L2.Error = 33   (plcState at ${at(2)})`);
@@ -79,25 +84,41 @@ describe('signal mode, OPC UA', () => {
     await until(async () => (await group()).groupStateOut === 'AVAILABLE', 'the group available again');
   });
 
-  it('arrive runs the handshake: the appliance writes the next hop\'s PLC code and done, then clears done', async () => {
+  it("arrive runs the handshake: the appliance writes the next hop's PLC code and done, then clears done", async () => {
     await unitWithOrder(wms, 'SUA-1', s.INFEED, s.STOCK);
     const from = sim.lines.length;
     sim.send(`arrive SUA-1 ${at(1)}`);
     expect(await sim.line(/^TU SUA-1 at /, 20_000, from)).toMatch(new RegExp(`^TU SUA-1 at ${at(1)} → ${at(2)} \\(target "17", done after [\\d.]+ ms\\)$`));
-    expect(sim.lines.slice(from)).toEqual(expect.arrayContaining([
-      `>> ns=1;s=L1.Scan.Code = "SUA-1"   (barcode at ${at(1)})`,
-      `>> ns=1;s=L1.Scan.New = true   (trigger at ${at(1)})`,
-      `<< ns=1;s=L1.Scan.Target = "17"   (target at ${at(1)})`,
-      `<< ns=1;s=L1.Scan.Ack = true   (done at ${at(1)})`,
-      `<< ns=1;s=L1.Scan.Ack = false   (done at ${at(1)})`,
-    ]));
+    expect(sim.lines.slice(from)).toEqual(
+      expect.arrayContaining([
+        `>> ns=1;s=L1.Scan.Code = "SUA-1"   (barcode at ${at(1)})`,
+        `>> ns=1;s=L1.Scan.New = true   (trigger at ${at(1)})`,
+        `<< ns=1;s=L1.Scan.Target = "17"   (target at ${at(1)})`,
+        `<< ns=1;s=L1.Scan.Ack = true   (done at ${at(1)})`,
+        `<< ns=1;s=L1.Scan.Ack = false   (done at ${at(1)})`,
+      ]),
+    );
   });
 
   it('run-tu from the command line: the same entry on the same port, the unit taken to its target (exit 0)', async () => {
     expect(await sim.stop()).toBe(0);
     await unitWithOrder(wms, 'SUA-2', s.INFEED, s.STOCK);
     const port = new URL(entry.endpoint.replace('opc.tcp', 'http')).port;
-    const run = simulateChild(['--protocol', 'opcua', '--listen', `127.0.0.1:${port}`, '--name', 'UA9', '--locations', LOCATIONS, '--groups', AREA, 'run-tu', 'SUA-2', at(1)]);
+    const run = simulateChild([
+      '--protocol',
+      'opcua',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--name',
+      'UA9',
+      '--locations',
+      LOCATIONS,
+      '--groups',
+      AREA,
+      'run-tu',
+      'SUA-2',
+      at(1),
+    ]);
     try {
       expect(await run.entry(30_000)).toEqual(entry);
       expect(await run.exit, `${run.lines.join('\n')}\n${run.stderr()}`).toBe(0);

@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 async function modbusSimulator(): Promise<{ sim: SignalSimulator; client: ModbusRTU }> {
-  const sim = await SignalSimulator.start({ protocol: 'modbus-tcp', layout: new Layout([L1, `${L2}=17`], ['CONV']), listen: { host: '127.0.0.1', port: 0 }, unitId: 2 });
+  const sim = await SignalSimulator.start({
+    protocol: 'modbus-tcp',
+    layout: new Layout([L1, `${L2}=17`], ['CONV']),
+    listen: { host: '127.0.0.1', port: 0 },
+    unitId: 2,
+  });
   started.push(sim);
   const client = new (ModbusSerial as unknown as new () => ModbusRTU)();
   clients.push(client);
@@ -44,7 +49,7 @@ describe('SignalSimulator over Modbus TCP', () => {
     expect((await client.readHoldingRegisters(1100, 3)).data).toEqual([0x4142, 0x2d31, 0]);
   });
 
-  it('records the appliance\'s writes: a text target over several registers as one write, done, the heartbeat, and a stray one', async () => {
+  it("records the appliance's writes: a text target over several registers as one write, done, the heartbeat, and a stray one", async () => {
     const { sim, client } = await modbusSimulator();
     const writes: Write[] = [];
     const strays: string[] = [];
@@ -54,7 +59,11 @@ describe('SignalSimulator over Modbus TCP', () => {
     await client.writeCoil(1, true);
     await client.writeRegister(0, 7);
     await client.writeRegister(999, 5);
-    expect(writes.map((w) => `${w.by} ${w.signal.id}=${String(w.value)}`)).toEqual(['appliance L1.target=17', 'appliance L1.done=true', 'appliance heartbeat=7']);
+    expect(writes.map((w) => `${w.by} ${w.signal.id}=${String(w.value)}`)).toEqual([
+      'appliance L1.target=17',
+      'appliance L1.done=true',
+      'appliance heartbeat=7',
+    ]);
     expect(strays).toEqual(['hr:999=5']);
     expect(sim.watch.online).toBe(true);
   });

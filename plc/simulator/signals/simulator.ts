@@ -45,7 +45,13 @@ export class SignalSimulator {
     this.memory = memory;
     this.server = server;
     this.watch = new ApplianceWatch(memory, o.layout, note, addressOf(o.layout.signal('heartbeat'), o.protocol));
-    this.driver = new ConveyorDriver({ layout: o.layout, memory, watch: this.watch, timeoutMs: o.timeoutMs ?? 5000, connectTimeoutMs: o.connectTimeoutMs ?? 60_000 });
+    this.driver = new ConveyorDriver({
+      layout: o.layout,
+      memory,
+      watch: this.watch,
+      timeoutMs: o.timeoutMs ?? 5000,
+      connectTimeoutMs: o.connectTimeoutMs ?? 60_000,
+    });
     this.entry = channelEntry(o.layout, o.name ?? 'SIM01', reachOf(o, server));
     server.onNote(note);
     this.watch.start();

@@ -61,7 +61,13 @@ export function simulateInProcess(argv: string[]): SimulatorRun {
   const errors: string[] = [];
   const input = new PassThrough();
   const exit = runSimulatorCli(argv, { program: 'wms simulate', out: (l) => lines.push(...l.split('\n')), err: (l) => errors.push(l), input });
-  return runOf(lines, () => errors.join('\n'), input, exit, () => input.write('quit\n'));
+  return runOf(
+    lines,
+    () => errors.join('\n'),
+    input,
+    exit,
+    () => input.write('quit\n'),
+  );
 }
 
 /** `npm run plc:sim -- …`: the script in a child process of this Node. */
@@ -77,8 +83,14 @@ export function simulateChild(argv: string[]): SimulatorRun & { child: ChildProc
   });
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exit = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
-  const run = runOf(lines, () => stderr, child.stdin!, exit, () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-  });
+  const run = runOf(
+    lines,
+    () => stderr,
+    child.stdin!,
+    exit,
+    () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+  );
   return Object.assign(run, { child });
 }

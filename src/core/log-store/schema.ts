@@ -64,7 +64,20 @@ CREATE TABLE meta (
 export const logsFileOf = (databaseFile: string): string => databaseFile.replace(/(\.sqlite)?$/, '-logs.sqlite');
 
 /** The columns of a telegram log row, in insert order. */
-export const TELEGRAM_COLUMNS = ['at', 'channel', 'direction', 'type', 'seq', 'text', 'outcome', 'barcode', 'location', 'order_pk', 'latency_ms', 'connection'] as const;
+export const TELEGRAM_COLUMNS = [
+  'at',
+  'channel',
+  'direction',
+  'type',
+  'seq',
+  'text',
+  'outcome',
+  'barcode',
+  'location',
+  'order_pk',
+  'latency_ms',
+  'connection',
+] as const;
 
 /** An index row: kind, key, event id. */
 export type RefRow = [kind: string, key: string, eventId: number];

@@ -98,7 +98,9 @@ function run(file: string, nativeBinding: string | undefined): void {
 
   const insertTelegrams = batchInsert(`INSERT INTO telegram_log (${TELEGRAM_COLUMNS.join(', ')})`, TELEGRAM_COLUMNS.length);
   const insertRefs = batchInsert('INSERT OR IGNORE INTO event_refs (kind, key, event_id)', 3);
-  const setPosition = db.prepare("INSERT INTO positions (name, position) VALUES ('event_refs', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position");
+  const setPosition = db.prepare(
+    "INSERT INTO positions (name, position) VALUES ('event_refs', ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position",
+  );
   const position = () => (db.prepare("SELECT position FROM positions WHERE name = 'event_refs'").pluck().get() as number | undefined) ?? 0;
   const oldestTelegram = db.prepare('SELECT min(id) FROM telegram_log').pluck();
   const newestTelegram = db.prepare('SELECT max(id) FROM telegram_log').pluck();

@@ -73,7 +73,16 @@ function onAlarmEvent(event: LiveEvent<(typeof ALARM_EVENTS)[number]>): void {
 // ---- sound on a new critical alarm: off until the user turns it on ---------------
 
 /** Three short square-wave beeps at 880 Hz: heard over a conveyor, not mistaken for a phone. */
-const CRITICAL: Tone = { wave: 'square', hz: 880, beeps: [[0, 0.15], [0.25, 0.15], [0.5, 0.15]], end: 0.75 };
+const CRITICAL: Tone = {
+  wave: 'square',
+  hz: 880,
+  beeps: [
+    [0, 0.15],
+    [0.25, 0.15],
+    [0.5, 0.15],
+  ],
+  end: 0.75,
+};
 
 const alarmSound = new SoundSwitch('wms.hmi.alarmSound');
 export const soundOn = alarmSound.on;

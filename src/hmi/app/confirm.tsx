@@ -10,7 +10,16 @@ import { Icon } from './icons.tsx';
  * happen, the step, and a way back. The focus moves to the way back: the question is
  * met at once by keyboard and screen reader, and a stray Enter undoes nothing.
  */
-export function Confirm(props: { label: string; question: string; confirm: string; back: string; busy: boolean; onConfirm: () => void; onBack: () => void; children?: ComponentChildren }) {
+export function Confirm(props: {
+  label: string;
+  question: string;
+  confirm: string;
+  back: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onBack: () => void;
+  children?: ComponentChildren;
+}) {
   const first = useRef<HTMLButtonElement>(null);
   // As it is drawn (not after the paint): the next key pressed already lands on it.
   useLayoutEffect(() => first.current?.focus(), []);

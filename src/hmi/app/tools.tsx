@@ -71,7 +71,14 @@ export function AlarmBadge() {
   // The name starts with the number shown, as a screen reader user hears it.
   const label = plural('badge.alarms', n);
   return (
-    <a id="alarm-badge" href={hrefOf('alarms')} class={`badge${n ? ' raised' : ''}${critical ? ' critical' : ''}`} aria-label={label} title={label} data-count={n}>
+    <a
+      id="alarm-badge"
+      href={hrefOf('alarms')}
+      class={`badge${n ? ' raised' : ''}${critical ? ' critical' : ''}`}
+      aria-label={label}
+      title={label}
+      data-count={n}
+    >
       <Icon name="bell" />
       <span class="badge-count">{n}</span>
     </a>

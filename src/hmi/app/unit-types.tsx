@@ -53,7 +53,17 @@ interface FieldProps {
  */
 export function UnitTypeField({ id, types, value, onChange, describedBy }: FieldProps) {
   if (!types?.length) {
-    return <input id={id} value={value} onInput={(e) => onChange(e.currentTarget.value)} autocomplete="off" spellcheck={false} maxLength={64} aria-describedby={describedBy} />;
+    return (
+      <input
+        id={id}
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+        autocomplete="off"
+        spellcheck={false}
+        maxLength={64}
+        aria-describedby={describedBy}
+      />
+    );
   }
   const names = types.map((t) => t.type);
   return (

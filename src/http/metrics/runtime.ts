@@ -13,7 +13,11 @@ import client from 'prom-client';
 
 const LAG_NAME = 'wms_event_loop_lag_seconds';
 const LAG_RESOLUTION_MS = 20;
-const LAG_QUANTILES = [[0.5, 50], [0.99, 99], [1, 100]] as const;
+const LAG_QUANTILES = [
+  [0.5, 50],
+  [0.99, 99],
+  [1, 100],
+] as const;
 
 /**
  * Node's totals of active handles, requests and resources: each the sum of the series of

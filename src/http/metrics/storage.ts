@@ -29,7 +29,7 @@ export class StorageMetrics {
     });
     new client.Gauge({
       name: 'wms_db_wal_size_bytes',
-      help: 'Size of each database\'s write-ahead log (0 when there is none)',
+      help: "Size of each database's write-ahead log (0 when there is none)",
       labelNames: ['database'],
       registers,
       collect() {

@@ -96,10 +96,16 @@ export function operationOf(
   };
   const description = describe(variants);
   if (description) operation.description = description;
-  const parameters = [...pathParams(first.path).map((name): Parameter => ({ name, in: 'path', required: true, schema: { type: 'string' } })), ...queryParameters(variants, components)];
+  const parameters = [
+    ...pathParams(first.path).map((name): Parameter => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...queryParameters(variants, components),
+  ];
   if (variants.some((v) => v.eventStream)) {
     parameters.push({
-      name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' },
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      schema: { type: 'string' },
       description: 'The id of the last event received: the stream replays what came after it from the durable log.',
     });
   }
@@ -108,7 +114,12 @@ export function operationOf(
   if (body) operation.requestBody = body;
   const paged = parameters.some((p) => p.in === 'query' && p.name === 'after');
   Object.assign(operation.responses, successResponses(variants, components, paged));
-  const refused = refusalsOf(variants, !!body, parameters.some((p) => p.in === 'query'), shadowed);
+  const refused = refusalsOf(
+    variants,
+    !!body,
+    parameters.some((p) => p.in === 'query'),
+    shadowed,
+  );
   for (const [status, bodies] of [...refused].sort(([a], [b]) => a - b)) {
     operation.responses[String(status)] = refusals.ref(status, bodies, `${first.method} ${first.path}`);
   }
@@ -243,7 +254,9 @@ function successResponses(variants: readonly Route[], components: SchemaComponen
     if (Object.keys(content).length) response.content = content;
     if (status === 201) response.headers = { Location: { description: 'Where the new resource is.', schema: { type: 'string', format: 'uri' } } };
     if (paged && status === 200) {
-      response.headers = { Link: { description: 'While more exist: `<…>; rel="next"`, the request with the cursor of the next page.', schema: { type: 'string' } } };
+      response.headers = {
+        Link: { description: 'While more exist: `<…>; rel="next"`, the request with the cursor of the next page.', schema: { type: 'string' } },
+      };
     }
     responses[String(status)] = response;
   }
@@ -263,13 +276,10 @@ function replyContent(routes: readonly Route[], components: SchemaComponents): R
       add(r.replyType, r.replyType.startsWith('text/') ? { type: 'string' } : BINARY);
       continue;
     }
-    const schema = r.responseSchema
-      ? components.convert(r.responseSchema, 'output')
-      : r.index
-        ? { $ref: '#/components/schemas/Index' }
-        : {};
+    const schema = r.responseSchema ? components.convert(r.responseSchema, 'output') : r.index ? { $ref: '#/components/schemas/Index' } : {};
     for (const type of [...(r.vendorTypes ?? []), HAL_JSON, JSON_TYPE]) add(type, schema);
-    if (r.index) add(XML, { type: 'string', description: 'The links as Atom links, <index><atom:link rel="…" href="…"/></index>; a URI template adds templated="true".' });
+    if (r.index)
+      add(XML, { type: 'string', description: 'The links as Atom links, <index><atom:link rel="…" href="…"/></index>; a URI template adds templated="true".' });
   }
   return Object.fromEntries(Object.entries(content).map(([type, schemas]) => [type, { schema: oneOf(schemas) }]));
 }

@@ -48,12 +48,7 @@ export interface RefusalResponse {
  * serve its method (`DELETE /v1/locations/index` beside `DELETE /v1/locations/{pKey}`),
  * which the router answers with 405.
  */
-export function refusalsOf(
-  variants: readonly Route[],
-  takesBody: boolean,
-  readsQuery: boolean,
-  shadowed: boolean,
-): Map<number, Set<RefusalBody>> {
+export function refusalsOf(variants: readonly Route[], takesBody: boolean, readsQuery: boolean, shadowed: boolean): Map<number, Set<RefusalBody>> {
   const refusals = new Map<number, Set<RefusalBody>>();
   const add = (body: RefusalBody, ...statuses: number[]) => {
     for (const status of statuses) refusals.set(status, (refusals.get(status) ?? new Set()).add(body));
@@ -129,7 +124,12 @@ export function shadowedOperations(routes: readonly Route[]): Set<string> {
   const shadowed = new Set<string>();
   for (const r of routes) {
     if (!r.path.includes('{')) continue;
-    const pattern = new RegExp(`^${r.path.split('/').map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/\./g, '\\.'))).join('/')}$`);
+    const pattern = new RegExp(
+      `^${r.path
+        .split('/')
+        .map((s) => (s.startsWith('{') ? '[^/]+' : s.replace(/\./g, '\\.')))
+        .join('/')}$`,
+    );
     if (literals.some((l) => pattern.test(l) && !methodsAt.get(l)!.has(r.method))) shadowed.add(`${r.path} ${r.method}`);
   }
   return shadowed;

@@ -33,9 +33,10 @@ export class SchemaComponents {
       if (!node || typeof node !== 'object') return node;
       const out: JsonSchema = {};
       for (const [key, value] of Object.entries(node)) {
-        out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
-          ? COMPONENTS + names.get(value.slice('#/$defs/'.length))!
-          : rewrite(value);
+        out[key] =
+          key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
+            ? COMPONENTS + names.get(value.slice('#/$defs/'.length))!
+            : rewrite(value);
       }
       return out;
     };

@@ -40,8 +40,13 @@ const idOf = (ctx: RequestContext) => {
 export function alarmRoutes(alarms: AlarmService): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'alarms-findall', optionalQuery: ['state', 'limit', 'after'],
-      querySchema: listQuery, responseSchema: z.array(AlarmSchema),
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'alarms-findall',
+      optionalQuery: ['state', 'limit', 'after'],
+      querySchema: listQuery,
+      responseSchema: z.array(AlarmSchema),
       summary:
         'Open alarms (state active and/or acknowledged; default both), critical first, then the oldest; state=cleared: the journal of cleared alarms, newest first, paged.',
       handler: (ctx) => {
@@ -51,17 +56,31 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
         const before = q.after === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(q.after, ['id'] as const).id;
         const page = alarms.cleared(before, q.limit + 1);
         const items = page.slice(0, q.limit);
-        return pageReply(ctx, items.map((a) => vo(ctx, a)), page.length > q.limit ? encodeCursor({ id: items.at(-1)!.id }) : undefined);
+        return pageReply(
+          ctx,
+          items.map((a) => vo(ctx, a)),
+          page.length > q.limit ? encodeCursor({ id: items.at(-1)!.id }) : undefined,
+        );
       },
     },
     {
-      method: 'GET', path: `${BASE}/{id}`, grant: READ, link: 'alarms-findbyid', responseSchema: AlarmSchema,
+      method: 'GET',
+      path: `${BASE}/{id}`,
+      grant: READ,
+      link: 'alarms-findbyid',
+      responseSchema: AlarmSchema,
       summary: 'One alarm.',
       handler: (ctx) => ok(vo(ctx, alarms.byId(idOf(ctx)))),
     },
     {
-      method: 'POST', path: `${BASE}/{id}/acknowledge`, grant: WRITE, link: 'alarm-acknowledge', body: ['json', 'none'],
-      requestSchema: acknowledgeBody, responseSchema: AlarmSchema, errors: [409],
+      method: 'POST',
+      path: `${BASE}/{id}/acknowledge`,
+      grant: WRITE,
+      link: 'alarm-acknowledge',
+      body: ['json', 'none'],
+      requestSchema: acknowledgeBody,
+      responseSchema: AlarmSchema,
+      errors: [409],
       summary: 'Acknowledge an open alarm, with an optional comment; an alarm of a one-off event (an ERR_ without group, an order ONFAILURE) is cleared by it.',
       handler: (ctx) => {
         const id = idOf(ctx);
@@ -69,8 +88,13 @@ export function alarmRoutes(alarms: AlarmService): Route[] {
       },
     },
     {
-      method: 'POST', path: `${BASE}/{id}/shelve`, grant: WRITE, link: 'alarm-shelve',
-      requestSchema: shelveBody, responseSchema: AlarmSchema, errors: [409],
+      method: 'POST',
+      path: `${BASE}/{id}/shelve`,
+      grant: WRITE,
+      link: 'alarm-shelve',
+      requestSchema: shelveBody,
+      responseSchema: AlarmSchema,
+      errors: [409],
       summary: `Shelve an open alarm for {minutes} (1 to ${MAX_SHELVE_MINUTES}), with an optional comment: it stays open but leaves the active views until then.`,
       handler: (ctx) => {
         const id = idOf(ctx);

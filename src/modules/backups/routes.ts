@@ -30,7 +30,14 @@ const vo = (ctx: RequestContext, b: BackupFile) => ({
 export function backupRoutes(backups: BackupService): Route[] {
   const routes: Route[] = [
     {
-      method: 'POST', path: BASE, body: 'none', grant: ADMIN, link: 'backups-create', responseSchema: BackupSchema, status: 201, errors: [409],
+      method: 'POST',
+      path: BASE,
+      body: 'none',
+      grant: ADMIN,
+      link: 'backups-create',
+      responseSchema: BackupSchema,
+      status: 201,
+      errors: [409],
       summary: `Take an online backup of the database (kept in the data directory; the newest ${backups.keep} are kept).`,
       handler: async (ctx) => {
         const backup = await backups.take();
@@ -38,13 +45,22 @@ export function backupRoutes(backups: BackupService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, grant: ADMIN, link: 'backups-findall', querySchema: listQuery, responseSchema: z.array(BackupSchema),
+      method: 'GET',
+      path: BASE,
+      grant: ADMIN,
+      link: 'backups-findall',
+      querySchema: listQuery,
+      responseSchema: z.array(BackupSchema),
       summary: 'The backups on the box, newest first: online ones, and those kept before migrations and restores.',
       // A few files (storage.backupsToKeep of each kind): read at once, paged by position.
       handler: (ctx) => listReply(ctx, arrayListing(backups.list()), (b) => vo(ctx, b)),
     },
     {
-      method: 'GET', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-download', replyType: 'application/vnd.sqlite3',
+      method: 'GET',
+      path: `${BASE}/{name}`,
+      grant: ADMIN,
+      link: 'backups-download',
+      replyType: 'application/vnd.sqlite3',
       summary: 'Download a backup (an SQLite database file).',
       handler: (ctx) => {
         const backup = backups.byName(ctx.param('name'));
@@ -57,7 +73,11 @@ export function backupRoutes(backups: BackupService): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{name}`, grant: ADMIN, link: 'backups-delete', status: 204,
+      method: 'DELETE',
+      path: `${BASE}/{name}`,
+      grant: ADMIN,
+      link: 'backups-delete',
+      status: 204,
       summary: 'Delete a backup.',
       handler: (ctx) => {
         const name = ctx.param('name');

@@ -90,11 +90,16 @@ export function createHistory(log: EventLog) {
       if (filter.to !== undefined) upto = Math.min(upto, log.firstIdAt(afterMs(filter.to)) - 1);
       // The events of one thing come by index; every other filter is scanned window by window.
       if (about) {
-        return log.about(about, query, start, upto, limit + 1).then((rows) =>
-          rows.length > limit ? { items: rows.slice(0, limit), next: rows[limit - 1]!.id } : { items: rows },
-        );
+        return log
+          .about(about, query, start, upto, limit + 1)
+          .then((rows) => (rows.length > limit ? { items: rows.slice(0, limit), next: rows[limit - 1]!.id } : { items: rows }));
       }
-      return scanById((a, b, n) => log.window(query, a, b, n), (e) => e.id, { after: start, upto }, limit);
+      return scanById(
+        (a, b, n) => log.window(query, a, b, n),
+        (e) => e.id,
+        { after: start, upto },
+        limit,
+      );
     },
 
     /**
@@ -126,8 +131,8 @@ export function createHistory(log: EventLog) {
       const decoded = t > 0 ? await telegrams!.withFields(logged.slice(0, t)) : [];
       let nextEvent = 0;
       let nextTelegram = 0;
-      const items = sources.map(
-        (source): UnitHistoryEntry => (source === 'event' ? { source, ...events[nextEvent++]! } : { source, ...decoded[nextTelegram++]! }),
+      const items = sources.map((source): UnitHistoryEntry =>
+        source === 'event' ? { source, ...events[nextEvent++]! } : { source, ...decoded[nextTelegram++]! },
       );
       const more = e < events.length || t < logged.length;
       return more ? { items, next: cursor } : { items };

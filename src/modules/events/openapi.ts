@@ -42,13 +42,13 @@ export const UnitHistoryEntrySchema = z
     z.object({
       source: z.literal('telegram'),
       ...telegramFields,
-      fields: z
-        .record(z.string(), z.unknown())
-        .nullable()
-        .meta({ description: 'Its fields, decoded as the channel\'s telegram log decodes them (GET /v1/plc-channels/{name}/telegrams); null when the text does not decode.' }),
+      fields: z.record(z.string(), z.unknown()).nullable().meta({
+        description:
+          "Its fields, decoded as the channel's telegram log decodes them (GET /v1/plc-channels/{name}/telegrams); null when the text does not decode.",
+      }),
     }),
   ])
-  .meta({ id: 'UnitHistoryEntry', description: 'An entry of a transport unit\'s trace: an event about it, or a telegram that named it.' });
+  .meta({ id: 'UnitHistoryEntry', description: "An entry of a transport unit's trace: an event about it, or a telegram that named it." });
 
 export const TicketSchema = z
   .object({

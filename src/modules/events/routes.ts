@@ -40,8 +40,14 @@ const cursorOf = (after: string | undefined) => (after === undefined ? 0 : decod
 export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Route[] {
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'events-stream', optionalQuery: ['types', 'lastEventId', 'ticket'],
-      eventStream: true, ticket: true, querySchema: streamQuery,
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'events-stream',
+      optionalQuery: ['types', 'lastEventId', 'ticket'],
+      eventStream: true,
+      ticket: true,
+      querySchema: streamQuery,
       summary:
         'Server-Sent Events of every committed change (id = event id); Last-Event-ID (header or lastEventId) replays what was missed from the durable log. ' +
         'Authenticate with a bearer token, or with ?ticket= from POST /v1/events/tickets (browsers).',
@@ -59,14 +65,23 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
       },
     },
     {
-      method: 'POST', path: `${BASE}/tickets`, body: 'none', grant: READ, link: 'events-ticket', responseSchema: TicketSchema,
+      method: 'POST',
+      path: `${BASE}/tickets`,
+      body: 'none',
+      grant: READ,
+      link: 'events-ticket',
+      responseSchema: TicketSchema,
       summary: `A single-use ticket (valid 60 s) that opens the event stream as the caller: GET ${BASE}?ticket=… (browsers' EventSource cannot send Authorization).`,
       handler: (ctx) => ok(tickets.issue(ctx.caller)),
     },
     {
-      method: 'GET', path: `${BASE}/history`, grant: READ, link: 'events-history',
+      method: 'GET',
+      path: `${BASE}/history`,
+      grant: READ,
+      link: 'events-history',
       optionalQuery: ['types', 'subjectKind', 'subject', 'actor', 'from', 'to', 'limit', 'after'],
-      querySchema: historyQuery, responseSchema: z.array(EventSchema),
+      querySchema: historyQuery,
+      responseSchema: z.array(EventSchema),
       summary:
         'Recorded events, oldest first, as pages (limit ≤ 1000, default 100; Link rel="next" while more exist): filter by types (names or prefix.*), ' +
         'subjectKind and subject (events about it, also those naming it), actor (name or kind:name), from/to (ISO times).',
@@ -77,9 +92,13 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
       },
     },
     {
-      method: 'GET', path: '/v1/transport-units/{bk}/history', grant: 'transport-units:read', link: 'transport-unit-history',
+      method: 'GET',
+      path: '/v1/transport-units/{bk}/history',
+      grant: 'transport-units:read',
+      link: 'transport-unit-history',
       linkHref: '/v1/transport-units/{bk}/history?limit={limit}&after={after}',
-      querySchema: unitHistoryQuery, responseSchema: z.array(UnitHistoryEntrySchema),
+      querySchema: unitHistoryQuery,
+      responseSchema: z.array(UnitHistoryEntrySchema),
       summary:
         'The trace of a transport unit by barcode: its events (created, moved, orders, movements, stock, locks) and the PLC telegrams that named it, ' +
         'oldest first, paged like the event history. Each entry says its source (event or telegram).',

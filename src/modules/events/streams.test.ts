@@ -106,7 +106,10 @@ describe('LiveStreams', () => {
     const url = await listen(server);
     const a = await EventStream.open(url);
     const b = await EventStream.open(url);
-    cleanup.push(() => a.stream.close(), () => b.stream.close());
+    cleanup.push(
+      () => a.stream.close(),
+      () => b.stream.close(),
+    );
     await a.stream.until(() => a.stream.raw.join('').includes('retry:'));
     await b.stream.until(() => b.stream.raw.join('').includes('retry:'));
     const stringify = JSON.stringify;
@@ -154,7 +157,11 @@ describe('LiveStreams', () => {
     const replayed = await EventStream.open(url, { 'Last-Event-ID': '0' });
     cleanup.push(() => replayed.stream.close());
     await replayed.stream.until((events) => events.length === 4);
-    const frames = (s: EventStream) => s.raw.join('').split('\n\n').filter((f) => f.startsWith('id: '));
+    const frames = (s: EventStream) =>
+      s.raw
+        .join('')
+        .split('\n\n')
+        .filter((f) => f.startsWith('id: '));
     expect(frames(replayed.stream)).toEqual(frames(live.stream));
     expect(frames(live.stream)).toHaveLength(4);
     // A stream that wants some types only gets those frames out of the page, byte for byte.
@@ -244,10 +251,14 @@ describe('LiveStreams', () => {
     expect(streams.replaying).toMatchObject({ serving: 2, waiting: 3 });
     for (const client of clients) client.read();
     const newest = events.newest();
-    await until(() => {
-      watch();
-      return clients.every((c) => c.ids.at(-1) === newest);
-    }, 'every client has the whole log', 150_000);
+    await until(
+      () => {
+        watch();
+        return clients.every((c) => c.ids.at(-1) === newest);
+      },
+      'every client has the whole log',
+      150_000,
+    );
     expect(most).toBe(2);
     for (const client of clients) expect(client.ids).toEqual(range(1, newest));
     expect(streams.replaying).toMatchObject({ serving: 0, waiting: 0 });

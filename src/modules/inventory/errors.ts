@@ -23,16 +23,12 @@ export const INVENTORY_KEYS = {
   puNotEnoughOnLocation: 'svc.wms.inv.pu.notEnoughOnLocation',
 } as const;
 
-export const transportUnitBKMissing = () =>
-  new DomainError(400, INVENTORY_KEYS.tuBk, 'TransportUnit is missing the business key: transportUnitBK is required');
+export const transportUnitBKMissing = () => new DomainError(400, INVENTORY_KEYS.tuBk, 'TransportUnit is missing the business key: transportUnitBK is required');
 
 export const transportUnitTypeMissing = (barcode: string) =>
-  new DomainError(
-    400,
-    INVENTORY_KEYS.tuType,
-    `TransportUnit [${barcode}] does not exist and is to be created, but transportUnitType is missing`,
-    { obj: [barcode] },
-  );
+  new DomainError(400, INVENTORY_KEYS.tuType, `TransportUnit [${barcode}] does not exist and is to be created, but transportUnitType is missing`, {
+    obj: [barcode],
+  });
 
 export const actualLocationMissing = (barcode: string) =>
   new DomainError(
@@ -47,8 +43,7 @@ export const productPKeyMissing = () =>
 
 export const productSkuMissing = () => new DomainError(400, INVENTORY_KEYS.productSku, 'Product is missing its SKU: sku is required');
 
-export const productBaseUnitMissing = () =>
-  new DomainError(400, INVENTORY_KEYS.productBaseUnit, 'Product is missing its base unit: baseUnit is required');
+export const productBaseUnitMissing = () => new DomainError(400, INVENTORY_KEYS.productBaseUnit, 'Product is missing its base unit: baseUnit is required');
 
 /** A product that another resource or request names by SKU does not exist. */
 export const productNotFoundBySku = (sku: string) =>
@@ -81,12 +76,9 @@ export const otherProductOnLoadUnit = (barcode: string, luPos: string, otherSku:
   );
 
 export const noPackagingUnitOnLocation = (sku: string, locationId: string) =>
-  new DomainError(
-    404,
-    INVENTORY_KEYS.puNoPUOnLocation,
-    `Product [${sku}] is not on location [${locationId}] (or all of it is allocated) and cannot be moved`,
-    { obj: [sku, locationId] },
-  );
+  new DomainError(404, INVENTORY_KEYS.puNoPUOnLocation, `Product [${sku}] is not on location [${locationId}] (or all of it is allocated) and cannot be moved`, {
+    obj: [sku, locationId],
+  });
 
 export const notEnoughOnLocation = (sku: string, locationId: string, available: string, requested: string) =>
   new DomainError(

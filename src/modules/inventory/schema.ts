@@ -155,12 +155,7 @@ export const loadUnitTypeQuery = z.object({ loadUnitType: blankAsAbsent(64) });
 /** `?sku=&amount=&sort=`. */
 export const forProductQuery = z.object({
   sku,
-  amount: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of at least 1')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1'))
-    .optional(),
+  amount: z.string().regex(/^\d+$/, 'must be a whole number of at least 1').transform(Number).pipe(z.number().int().min(1, 'must be at least 1')).optional(),
   sort: z
     .string()
     .transform((s) => s.toUpperCase())

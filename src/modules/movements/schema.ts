@@ -64,8 +64,7 @@ export const completion = z
   .optional();
 
 /** `types=INBOUND,OUTBOUND` (or repeated); empty = no restriction. */
-const csv = <const T extends readonly [string, ...string[]]>(values: T) =>
-  enumList(values).transform((list) => (list.length === 0 ? undefined : list));
+const csv = <const T extends readonly [string, ...string[]]>(values: T) => enumList(values).transform((list) => (list.length === 0 ? undefined : list));
 
 /** Unknown query parameters are refused rather than ignored: a misspelt filter must not list everything. */
 const lookups = {

@@ -35,8 +35,7 @@ export const DEFAULT_TYPE: MovementType = 'MANUAL';
 export const DEFAULT_MODE: MovementMode = 'MANUAL';
 
 /** "CANCELLED or higher": the final states. */
-export const isCompleted = (state: MovementState): boolean =>
-  MOVEMENT_STATES.indexOf(state) >= MOVEMENT_STATES.indexOf('CANCELLED');
+export const isCompleted = (state: MovementState): boolean => MOVEMENT_STATES.indexOf(state) >= MOVEMENT_STATES.indexOf('CANCELLED');
 
 const completedNotMoved = (m: Movement) =>
   new DomainError(409, 'svc.wms.mov.mov.completedNotMoved', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be changed or moved`, {
@@ -149,13 +148,10 @@ export function createMovementService({ work, store, common }: MovementServiceDe
 
   /** Where a completed movement put its unit down: a coordinate, else an ERP code. */
   function completionLocation(value: string) {
-    const location =
-      common.locations.findByLocationId(value) ?? common.locations.findByErpCode(value);
+    const location = common.locations.findByLocationId(value) ?? common.locations.findByErpCode(value);
     if (location) return location;
     if (common.locationGroups.byNames([value])[0]) {
-      throw validationError(
-        `Validation failed: target: [${value}] is a location group; a movement is completed onto a location (coordinate or ERP code)`,
-      );
+      throw validationError(`Validation failed: target: [${value}] is a location group; a movement is completed onto a location (coordinate or ERP code)`);
     }
     throw locationNotFoundByName(value);
   }
@@ -218,9 +214,7 @@ export function createMovementService({ work, store, common }: MovementServiceDe
     /** A new movement of the unit, INACTIVE. */
     create(barcode: string, input: NewMovementInput): Movement {
       if (input.transportUnitBk !== undefined && input.transportUnitBk !== barcode) {
-        throw validationError(
-          `Validation failed: transportUnitBk: [${input.transportUnitBk}] differs from the transport unit of the path [${barcode}]`,
-        );
+        throw validationError(`Validation failed: transportUnitBk: [${input.transportUnitBk}] differs from the transport unit of the path [${barcode}]`);
       }
       return work.run(() => {
         const unit = common.transportUnits.byBarcode(barcode);
@@ -320,9 +314,7 @@ export function createMovementService({ work, store, common }: MovementServiceDe
         checkVersion('Movement', current, input?.ol);
         if (isCompleted(current.state)) throw completedNotMoved(current);
         if (input?.target !== undefined && input.targetLocation !== undefined && input.target !== input.targetLocation) {
-          throw validationError(
-            `Validation failed: target [${input.target}] and targetLocation [${input.targetLocation}] differ; send one of them`,
-          );
+          throw validationError(`Validation failed: target [${input.target}] and targetLocation [${input.targetLocation}] differ; send one of them`);
         }
         const wanted = input?.target ?? input?.targetLocation;
         let location;

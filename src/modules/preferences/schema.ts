@@ -28,10 +28,9 @@ export const MAX_VALUE_LENGTH = 65_536;
 
 export type JsonValue = string | number | boolean | unknown[] | Record<string, unknown>;
 
-const value = z.union(
-  [z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())],
-  { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string, number, boolean, object or array') },
-);
+const value = z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+  error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string, number, boolean, object or array'),
+});
 
 /** `POST /v1/preferences`; read-only fields a client sends back (`links`, `createDt`, …) are ignored. */
 export const newPreference = z.object({

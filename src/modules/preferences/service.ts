@@ -3,14 +3,7 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { nowIso } from '../../core/time.ts';
 import { DomainError, notFound, validationError } from '../../core/errors.ts';
 import { checkVersion } from '../../core/versioned.ts';
-import {
-  inferType,
-  scopeOfClass,
-  valueText,
-  type NewPreference,
-  type PreferenceUpdate,
-  type Scope,
-} from './schema.ts';
+import { inferType, scopeOfClass, valueText, type NewPreference, type PreferenceUpdate, type Scope } from './schema.ts';
 import type { Preference, PreferenceFields, PreferenceStore } from './store.ts';
 
 // The rules of the preferences module. A user preference belongs to one user: only
@@ -28,8 +21,7 @@ export const NOT_ALLOWED = 'svc.core.preferences.notAllowedToFetchUserPrefs';
 export const ALREADY_EXISTS = 'svc.core.preferences.alreadyExistsWithOwnerAndScopeAndKey';
 
 /** 401 of the spec: user preferences asked for without naming the user; body `message`, `messageKey`, `httpStatus` only. */
-const userNotNamed = () =>
-  new DomainError(401, NOT_ALLOWED, 'Not allowed to fetch user preferences without naming the user', { minimal: true });
+const userNotNamed = () => new DomainError(401, NOT_ALLOWED, 'Not allowed to fetch user preferences without naming the user', { minimal: true });
 
 /** 403: another user's preferences. */
 const notOwner = (owner: string, caller: Caller) =>
@@ -157,12 +149,9 @@ export function createPreferenceService(work: UnitOfWork, store: PreferenceStore
           return { preference, created: true };
         }
         if (strict) {
-          throw new DomainError(
-            409,
-            ALREADY_EXISTS,
-            `Preference with key [${input.key}], owner [${owner ?? ''}] and scope [${scope}] already exists`,
-            { obj: [input.key, owner, scope] },
-          );
+          throw new DomainError(409, ALREADY_EXISTS, `Preference with key [${input.key}], owner [${owner ?? ''}] and scope [${scope}] already exists`, {
+            obj: [input.key, owner, scope],
+          });
         }
         if (sameFields(existing, fields)) return { preference: existing, created: false };
         store.update(existing.pk, fields, nowIso());

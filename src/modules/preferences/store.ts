@@ -88,9 +88,7 @@ export function createPreferenceStore(db: Db, reads?: ReadPool) {
        WHERE pk = @pk`,
     ),
     delete: db.prepare('DELETE FROM preferences WHERE pk = ?'),
-    renameOwner: db.prepare(
-      'UPDATE OR IGNORE preferences SET owner = @to, ol = ol + 1, last_modified_dt = @now WHERE kind = @scope AND owner = @from',
-    ),
+    renameOwner: db.prepare('UPDATE OR IGNORE preferences SET owner = @to, ol = ol + 1, last_modified_dt = @now WHERE kind = @scope AND owner = @from'),
     deleteOwner: db.prepare('DELETE FROM preferences WHERE kind = ? AND owner = ?'),
   };
 

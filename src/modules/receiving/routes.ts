@@ -77,8 +77,13 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'receiving-order-findall', vendorTypes: [RECEIVING_ORDER_TYPE],
-      querySchema: listQuery, responseSchema: z.array(ReceivingOrderSchema),
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'receiving-order-findall',
+      vendorTypes: [RECEIVING_ORDER_TYPE],
+      querySchema: listQuery,
+      responseSchema: z.array(ReceivingOrderSchema),
       summary: 'All receiving orders with their positions, oldest first (an empty array when there is none).',
       handler: (ctx) => {
         // Products looked up once per page or chunk: a long stream keeps no map of them all.
@@ -90,20 +95,36 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'receiving-order-findbypkey', vendorTypes: [RECEIVING_ORDER_TYPE],
+      method: 'GET',
+      path: `${BASE}/{pKey}`,
+      grant: READ,
+      link: 'receiving-order-findbypkey',
+      vendorTypes: [RECEIVING_ORDER_TYPE],
       responseSchema: ReceivingOrderSchema,
       summary: 'A receiving order by its persistent key.',
       handler: (ctx) => one(ctx, receiving.byPKey(ctx.param('pKey'))),
     },
     {
-      method: 'GET', path: BASE, query: ['orderId'], grant: READ, link: 'receiving-order-findbyorderid', vendorTypes: [RECEIVING_ORDER_TYPE],
+      method: 'GET',
+      path: BASE,
+      query: ['orderId'],
+      grant: READ,
+      link: 'receiving-order-findbyorderid',
+      vendorTypes: [RECEIVING_ORDER_TYPE],
       responseSchema: ReceivingOrderSchema,
       summary: 'A receiving order by its orderId.',
       handler: (ctx) => one(ctx, receiving.byOrderId(ctx.queryValue('orderId'))),
     },
     {
-      method: 'POST', path: BASE, grant: WRITE, link: 'receiving-order-create', vendorTypes: [RECEIVING_ORDER_TYPE],
-      requestSchema: newReceivingOrder, responseSchema: ReceivingOrderSchema, status: 201, errors: [404, 409],
+      method: 'POST',
+      path: BASE,
+      grant: WRITE,
+      link: 'receiving-order-create',
+      vendorTypes: [RECEIVING_ORDER_TYPE],
+      requestSchema: newReceivingOrder,
+      responseSchema: ReceivingOrderSchema,
+      status: 201,
+      errors: [404, 409],
       summary: 'Announce a goods receipt: orderId and a non-empty array of positions (positionId, product sku, quantityExpected).',
       handler: (ctx) => {
         const order = receiving.create(parseNewOrder(ctx.fields()));
@@ -111,12 +132,19 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
       },
     },
     {
-      method: 'POST', path: `${BASE}/{pKey}/capture`, optionalQuery: ['loadUnitType'], grant: WRITE, link: 'receiving-order-capture',
-      vendorTypes: [RECEIVING_ORDER_TYPE], querySchema: loadUnitTypeQuery,
-      requestSchema: z.union([captureRequest, z.array(captureRequest)]), responseSchema: ReceivingOrderSchema, errors: [409],
+      method: 'POST',
+      path: `${BASE}/{pKey}/capture`,
+      optionalQuery: ['loadUnitType'],
+      grant: WRITE,
+      link: 'receiving-order-capture',
+      vendorTypes: [RECEIVING_ORDER_TYPE],
+      querySchema: loadUnitTypeQuery,
+      requestSchema: z.union([captureRequest, z.array(captureRequest)]),
+      responseSchema: ReceivingOrderSchema,
+      errors: [409],
       summary:
         'Capture received goods (one capture request or an array): booked against the open positions of the product and put ' +
-        'as packaging units onto the transport unit\'s load unit (created with loadUnitType when missing); all or nothing.',
+        "as packaging units onto the transport unit's load unit (created with loadUnitType when missing); all or nothing.",
       handler: (ctx) => {
         const { requests, single } = parseCaptures(ctx.fields());
         const { loadUnitType } = parseOrRefuse(loadUnitTypeQuery, Object.fromEntries(ctx.query), 'query');
@@ -124,7 +152,12 @@ export function receivingRoutes(receiving: ReceivingService): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'receiving-order-cancel', status: 204, errors: [403],
+      method: 'DELETE',
+      path: `${BASE}/{pKey}`,
+      grant: WRITE,
+      link: 'receiving-order-cancel',
+      status: 204,
+      errors: [403],
       summary: 'Cancel a receiving order that is still CREATED (204); in process, processed or cancelled → 403 CANCELLATION.DENIED.',
       handler: (ctx) => {
         receiving.cancel(ctx.param('pKey'));

@@ -37,13 +37,10 @@ export interface ReceivingDeps {
   common: Pick<CommonServices, 'transportUnits'>;
 }
 
-
 /** The quantity received on a position so far, in the unit of its expected quantity where that is whole. */
-export const quantityReceived = (p: Position): Quantity =>
-  tidy({ family: p.quantityExpected.family, unit: p.quantityExpected.unit, base: p.receivedBase });
+export const quantityReceived = (p: Position): Quantity => tidy({ family: p.quantityExpected.family, unit: p.quantityExpected.unit, base: p.receivedBase });
 
-const productNotFound = (sku: string) =>
-  new DomainError(404, RECEIVING_KEYS.product404, `Product with SKU [${sku}] does not exist`, { obj: [sku] });
+const productNotFound = (sku: string) => new DomainError(404, RECEIVING_KEYS.product404, `Product with SKU [${sku}] does not exist`, { obj: [sku] });
 
 const wrongFamily = (field: string, q: Quantity, product: Product) =>
   `${field}: [${q.unit}] is a unit of ${q.family}, but product [${product.sku}] is kept in ${product.baseUnit.family} (base unit ${product.baseUnit.unit})`;
@@ -71,9 +68,7 @@ export function createReceivingService({ work, store, inventory, common }: Recei
     if (!product) throw productNotFound(request.product.sku);
     const q = request.quantityReceived;
     if (q.family !== product.baseUnit.family) throw genericValidationError([wrongFamily(`${field}quantityReceived`, q, product)]);
-    const demanding = order.positions.filter(
-      (p) => p.productPk === product.pk && p.receivedBase < p.quantityExpected.base && p.state !== 'CANCELED',
-    );
+    const demanding = order.positions.filter((p) => p.productPk === product.pk && p.receivedBase < p.quantityExpected.base && p.state !== 'CANCELED');
     if (demanding.length === 0) {
       throw new DomainError(
         404,
@@ -123,10 +118,7 @@ export function createReceivingService({ work, store, inventory, common }: Recei
       p.state = p.receivedBase >= p.quantityExpected.base ? 'PROCESSED' : 'PROCESSING';
       store.receive(p.pk, p.receivedBase, p.state, now);
       const part = tidy({ ...q, base: take });
-      store.insertCapture(
-        { orderPk: order.pk, positionPk: p.pk, packagingUnitPk: pu.pk, transportUnitBK: tu.barcode, luPos, quantity: part },
-        now,
-      );
+      store.insertCapture({ orderPk: order.pk, positionPk: p.pk, packagingUnitPk: pu.pk, transportUnitBK: tu.barcode, luPos, quantity: part }, now);
       positions.push({ positionId: p.positionId, quantity: describeQuantity(part) });
     });
     const booked: Booked = {

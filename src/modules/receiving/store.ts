@@ -172,16 +172,12 @@ export function createReceivingStore(db: Db, reads?: ReadPool) {
     byOrderId: db.prepare<[string], OrderRow>(`${ORDER_SELECT} WHERE order_id = ?`),
     positionsOf: db.prepare<[string], PositionRow>(`${POSITION_SELECT} WHERE order_pk = ? ORDER BY seq`),
     capturesOf: db.prepare<[string], CaptureRow>(`${CAPTURE_SELECT} WHERE order_pk = ? ORDER BY seq`),
-    nextCaptureSeq: db
-      .prepare<[string], number>('SELECT COALESCE(MAX(seq), 0) + 1 FROM receiving_captures WHERE order_pk = ?')
-      .pluck(),
+    nextCaptureSeq: db.prepare<[string], number>('SELECT COALESCE(MAX(seq), 0) + 1 FROM receiving_captures WHERE order_pk = ?').pluck(),
     insertOrder: db.prepare(
       `INSERT INTO receiving_orders (pk, order_id, state, details, ol, create_dt, last_modified_dt)
        VALUES (@pk, @orderId, 'CREATED', @details, 0, @now, @now)`,
     ),
-    setOrderState: db.prepare(
-      'UPDATE receiving_orders SET state = @state, ol = ol + 1, last_modified_dt = @now WHERE pk = @pk',
-    ),
+    setOrderState: db.prepare('UPDATE receiving_orders SET state = @state, ol = ol + 1, last_modified_dt = @now WHERE pk = @pk'),
     insertPosition: db.prepare(
       `INSERT INTO receiving_order_positions (pk, order_pk, seq, position_id, state, product_pk,
          qty_expected_family, qty_expected_unit, qty_expected_base, qty_received_base, ol, create_dt, last_modified_dt)
@@ -192,9 +188,7 @@ export function createReceivingStore(db: Db, reads?: ReadPool) {
       `UPDATE receiving_order_positions SET qty_received_base = @receivedBase, state = @state, ol = ol + 1, last_modified_dt = @now
        WHERE pk = @pk`,
     ),
-    cancelPositions: db.prepare(
-      `UPDATE receiving_order_positions SET state = 'CANCELED', ol = ol + 1, last_modified_dt = @now WHERE order_pk = @orderPk`,
-    ),
+    cancelPositions: db.prepare(`UPDATE receiving_order_positions SET state = 'CANCELED', ol = ol + 1, last_modified_dt = @now WHERE order_pk = @orderPk`),
     insertCapture: db.prepare(
       `INSERT INTO receiving_captures (pk, order_pk, position_pk, seq, packaging_unit_pk, transport_unit_bk, lu_pos,
          quantity_family, quantity_unit, quantity_base, create_dt)
@@ -235,8 +229,7 @@ export function createReceivingStore(db: Db, reads?: ReadPool) {
     },
     setOrderState: (pk: string, state: OrderState, now: string) => s.setOrderState.run({ pk, state, now }),
     /** Books received base units on a position and sets its state. */
-    receive: (pk: string, receivedBase: number, state: PositionState, now: string) =>
-      s.receive.run({ pk, receivedBase, state, now }),
+    receive: (pk: string, receivedBase: number, state: PositionState, now: string) => s.receive.run({ pk, receivedBase, state, now }),
     cancelPositions: (orderPk: string, now: string) => s.cancelPositions.run({ orderPk, now }),
     insertCapture(capture: NewCapture, now: string): string {
       const pk = newPKey();

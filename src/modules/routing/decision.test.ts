@@ -121,18 +121,18 @@ const at = (s: Setup, order: OrderTarget | null = toLocation, location = L) => d
 // ---- route precedence ---------------------------------------------------------------
 
 describe('the route of the journey starts where the order began', () => {
-  it('a unit on its way (at L) follows the route from the order\'s source DEEP, though no route starts at L', () => {
+  it("a unit on its way (at L) follows the route from the order's source DEEP, though no route starts at L", () => {
     const journey: RouteDef = { ...route('deep-to-t', { loc: DEEP }, { loc: T }, N[0]!) };
     const order: OrderTarget = { ...toLocation, sourceLocation: DEEP };
     expect(chosen(at({ routes: [journey] }, order))).toEqual({ route: 'deep-to-t', next: N[0] });
   });
 
-  it('the order\'s source beats the current location: DEEP → T wins over L → T', () => {
+  it("the order's source beats the current location: DEEP → T wins over L → T", () => {
     const routes = [route('from-here', { loc: L }, { loc: T }, N[1]!), route('from-origin', { loc: DEEP }, { loc: T }, N[0]!)];
     expect(chosen(at({ routes }, { ...toLocation, sourceLocation: DEEP }))).toEqual({ route: 'from-origin', next: N[0] });
   });
 
-  it('the origin\'s groups come before the current location: A-DEEP → T wins over L → T', () => {
+  it("the origin's groups come before the current location: A-DEEP → T wins over L → T", () => {
     const routes = [route('from-here', { loc: L }, { loc: T }, N[1]!), route('from-origin-group', { group: 'A-DEEP' }, { loc: T }, N[0]!)];
     expect(chosen(at({ routes }, { ...toLocation, sourceLocation: DEEP }))).toEqual({ route: 'from-origin-group', next: N[0] });
   });
@@ -144,7 +144,7 @@ describe('the route of the journey starts where the order began', () => {
 });
 
 describe('route precedence (most specific first)', () => {
-  it('L → target location beats L → the target location\'s group', () => {
+  it("L → target location beats L → the target location's group", () => {
     const routes = [route('to-group', { loc: L }, { group: 'B-SUB' }, N[1]!), route('to-loc', { loc: L }, { loc: T }, N[0]!)];
     expect(chosen(at({ routes }))).toEqual({ route: 'to-loc', next: N[0] });
   });
@@ -164,16 +164,13 @@ describe('route precedence (most specific first)', () => {
     expect(chosen(at({ routes }))).toEqual({ route: 'to-wh', next: N[0] });
   });
 
-  it('every route from L (even to the root group) beats a route from L\'s group to the target location', () => {
+  it("every route from L (even to the root group) beats a route from L's group to the target location", () => {
     const routes = [route('group-to-loc', { group: 'A-SUB' }, { loc: T }, N[1]!), route('loc-to-wh', { loc: L }, { group: 'WH' }, N[0]!)];
     expect(chosen(at({ routes }))).toEqual({ route: 'loc-to-wh', next: N[0] });
   });
 
-  it('from L\'s group the same target steps apply: group(L) → T beats group(L) → target group', () => {
-    const routes = [
-      route('sub-to-group', { group: 'A-SUB' }, { group: 'B-SUB' }, N[1]!),
-      route('sub-to-loc', { group: 'A-SUB' }, { loc: T }, N[0]!),
-    ];
+  it("from L's group the same target steps apply: group(L) → T beats group(L) → target group", () => {
+    const routes = [route('sub-to-group', { group: 'A-SUB' }, { group: 'B-SUB' }, N[1]!), route('sub-to-loc', { group: 'A-SUB' }, { loc: T }, N[0]!)];
     expect(chosen(at({ routes }))).toEqual({ route: 'sub-to-loc', next: N[0] });
   });
 
@@ -214,7 +211,7 @@ describe('route precedence (most specific first)', () => {
     expect(at({ routes })).toEqual({ kind: 'no-route', route: undefined });
   });
 
-  it('routes from somewhere else do not match: another location, a group L is not in, a group below L\'s', () => {
+  it("routes from somewhere else do not match: another location, a group L is not in, a group below L's", () => {
     const routes = [
       route('from-L2', { loc: L2 }, { loc: T }, N[0]!),
       route('from-zone-b', { group: 'ZONE-B' }, { loc: T }, N[1]!),
@@ -233,7 +230,7 @@ describe('route precedence (most specific first)', () => {
     expect(chosen(at({ routes }, toGroup('ZONE-B')))).toEqual({ route: 'to-zone', next: N[1] });
   });
 
-  it('an order with target location and group climbs from the order\'s group, not the location\'s', () => {
+  it("an order with target location and group climbs from the order's group, not the location's", () => {
     const routes = [route('to-b-sub', { loc: L }, { group: 'B-SUB' }, N[1]!), route('to-zone-c', { loc: L }, { group: 'ZONE-C' }, N[0]!)];
     const order: OrderTarget = { pKey: 'TO-3', targetLocation: T, targetLocationGroup: 'ZONE-C' };
     expect(chosen(at({ routes }, order))).toEqual({ route: 'to-zone-c', next: N[0] });
@@ -244,7 +241,7 @@ describe('route precedence (most specific first)', () => {
     expect(chosen(at({ routes }))).toEqual({ route: 'a-route', next: N[0] });
   });
 
-  it('the chosen route\'s key and name are reported, with via=route', () => {
+  it("the chosen route's key and name are reported, with via=route", () => {
     const d = at({ routes: [route('to-loc', { loc: L }, { loc: T }, N[0]!)] });
     expect(d).toEqual({ kind: 'next', next: N[0], route: { key: 'key-to-loc', name: 'to-loc' }, via: 'route' });
   });
@@ -352,13 +349,22 @@ describe('lock check', () => {
 
   it('default hops are lock-checked the same way', () => {
     const d = at(
-      { defaultHops: [{ source: L, next: N[0]! }, { source: L, next: N[1]! }], locationFlags: { [N[0]!]: { incomingActive: false } } },
+      {
+        defaultHops: [
+          { source: L, next: N[0]! },
+          { source: L, next: N[1]! },
+        ],
+        locationFlags: { [N[0]!]: { incomingActive: false } },
+      },
       NONE,
     );
     expect(d).toEqual({ kind: 'next', next: N[1], route: undefined, via: 'default' });
     const all = at(
       {
-        defaultHops: [{ source: L, next: N[0]! }, { source: L, next: N[1]! }],
+        defaultHops: [
+          { source: L, next: N[0]! },
+          { source: L, next: N[1]! },
+        ],
         locationFlags: { [N[0]!]: { incomingActive: false }, [N[1]!]: { incomingActive: false } },
       },
       NONE,
@@ -370,7 +376,7 @@ describe('lock check', () => {
 // ---- default hops and no order ------------------------------------------------------
 
 describe('default hop table (units without order, and the fallback)', () => {
-  it('no order: the entry of L itself wins over its group\'s', () => {
+  it("no order: the entry of L itself wins over its group's", () => {
     const defaultHops = [
       { sourceGroup: 'A-SUB', next: N[1]! },
       { source: L, next: N[0]! },
@@ -378,7 +384,7 @@ describe('default hop table (units without order, and the fallback)', () => {
     expect(at({ defaultHops }, NONE)).toEqual({ kind: 'next', next: N[0], route: undefined, via: 'default' });
   });
 
-  it('no order: L\'s group, then its ancestors, nearest first', () => {
+  it("no order: L's group, then its ancestors, nearest first", () => {
     const defaultHops = [
       { sourceGroup: 'WH', next: N[2]! },
       { sourceGroup: 'ZONE-A', next: N[1]! },
@@ -430,7 +436,7 @@ describe('default hop table (units without order, and the fallback)', () => {
 describe('arrived, unknown location, reason codes', () => {
   const routes = [route('anywhere-to-wh', undefined, { group: 'WH' }, N[0]!)];
 
-  it('L is the order\'s target location: arrived, even when L does not let units out', () => {
+  it("L is the order's target location: arrived, even when L does not let units out", () => {
     expect(at({ routes }, toLocation, T)).toEqual({ kind: 'arrived' });
     expect(at({ routes, locationFlags: { [T]: { outgoingActive: false } } }, toLocation, T)).toEqual({ kind: 'arrived' });
   });
@@ -512,7 +518,12 @@ describe('service.decide asks the injected OrderLookup', () => {
         via: 'route',
         order: { pKey: 'TO-9', targetLocation: null, targetLocationGroup: 'DST' },
       });
-      expect(routing.decide('NO-ORDER', 'SVC/0001/0000/0000/0000')).toMatchObject({ kind: 'next', next: 'SVC/0003/0000/0000/0000', via: 'default', order: undefined });
+      expect(routing.decide('NO-ORDER', 'SVC/0001/0000/0000/0000')).toMatchObject({
+        kind: 'next',
+        next: 'SVC/0003/0000/0000/0000',
+        via: 'default',
+        order: undefined,
+      });
       expect(routing.decide(undefined, 'SVC/0001/0000/0000/0000')).toMatchObject({ kind: 'next', via: 'default' });
       expect(routing.decide('WITH-ORDER', 'SVC/0003/0000/0000/0000')).toMatchObject({ kind: 'arrived' });
       expect(routing.decide('WITH-ORDER', 'SVC/9999/0000/0000/0000')).toMatchObject({ kind: 'unknown-location' });

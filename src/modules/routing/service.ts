@@ -53,15 +53,7 @@ export interface DefaultHopResource {
 export type RoutingDecision = Decision & { order: OrderTarget | undefined };
 
 /** The fields a client sees; an update that changes none of them writes nothing. */
-const VISIBLE: readonly (keyof RouteFields)[] = [
-  'name',
-  'description',
-  'sourceLocationPk',
-  'sourceGroupPk',
-  'targetLocationPk',
-  'targetGroupPk',
-  'enabled',
-];
+const VISIBLE: readonly (keyof RouteFields)[] = ['name', 'description', 'sourceLocationPk', 'sourceGroupPk', 'targetLocationPk', 'targetGroupPk', 'enabled'];
 
 /** Field names as the API spells them, for the `fields` of `route.changed`. */
 const FIELD_NAMES: Record<keyof RouteFields, string> = {
@@ -152,17 +144,13 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
   /** The structural rules of source and target (400), checked before anything is looked up. */
   function checkEnds(input: NewRouteInput): void {
     if (input.sourceLocationName && input.sourceLocationGroupName) {
-      throw validationError(
-        'Validation failed: a route starts at a location (sourceLocationName) or at a location group (sourceLocationGroupName), not both',
-      );
+      throw validationError('Validation failed: a route starts at a location (sourceLocationName) or at a location group (sourceLocationGroupName), not both');
     }
     if (!input.targetLocationName && !input.targetLocationGroupName) {
       throw validationError('Validation failed: a route needs a target: targetLocationName or targetLocationGroupName');
     }
     if (input.targetLocationName && input.targetLocationGroupName) {
-      throw validationError(
-        'Validation failed: a route ends at a location (targetLocationName) or at a location group (targetLocationGroupName), not both',
-      );
+      throw validationError('Validation failed: a route ends at a location (targetLocationName) or at a location group (targetLocationGroupName), not both');
     }
     const self =
       (input.sourceLocationName && input.sourceLocationName === input.targetLocationName) ||
@@ -195,9 +183,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
   function requireUnambiguous(ends: RouteEnds, ownPk?: string): void {
     const other = store.enabledWithEnds(ends).find((r) => r.pk !== ownPk);
     if (other) {
-      throw alreadyExists(
-        `The enabled route [${other.name}] already leads from the same source to the same target; disable it first or disable this one`,
-      );
+      throw alreadyExists(`The enabled route [${other.name}] already leads from the same source to the same target; disable it first or disable this one`);
     }
   }
 
@@ -269,8 +255,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
     };
   }
 
-  const readGroups = (): GroupDef[] =>
-    common.locationGroups.all().map((g) => ({ name: g.name, parentName: g.parentName, groupStateIn: g.groupStateIn }));
+  const readGroups = (): GroupDef[] => common.locationGroups.all().map((g) => ({ name: g.name, parentName: g.parentName, groupStateIn: g.groupStateIn }));
 
   /** The model for the current data; each part read at most once per change (nothing is cached inside a transaction). */
   function currentModel(): RoutingModel {

@@ -121,17 +121,11 @@ export function createRoutingStore(db: Db, reads?: ReadPool) {
     ),
     touch: db.prepare<[string, string]>('UPDATE routes SET ol = ol + 1, last_modified_dt = ? WHERE pk = ?'),
     delete: db.prepare<[string]>('DELETE FROM routes WHERE pk = ?'),
-    hopsOf: db.prepare<[string], HopRow>(
-      'SELECT route_pk, source_location_pk, next_location_pk FROM route_hops WHERE route_pk = ? ORDER BY pos',
-    ),
+    hopsOf: db.prepare<[string], HopRow>('SELECT route_pk, source_location_pk, next_location_pk FROM route_hops WHERE route_pk = ? ORDER BY pos'),
     allHops: db.prepare<[], HopRow>('SELECT route_pk, source_location_pk, next_location_pk FROM route_hops ORDER BY route_pk, pos'),
     deleteHops: db.prepare<[string]>('DELETE FROM route_hops WHERE route_pk = ?'),
-    insertHop: db.prepare<[string, number, string, string]>(
-      'INSERT INTO route_hops (route_pk, pos, source_location_pk, next_location_pk) VALUES (?, ?, ?, ?)',
-    ),
-    defaultHops: db.prepare<[], DefaultHopRow>(
-      'SELECT source_location_pk, source_group_pk, next_location_pk FROM default_hops ORDER BY pos',
-    ),
+    insertHop: db.prepare<[string, number, string, string]>('INSERT INTO route_hops (route_pk, pos, source_location_pk, next_location_pk) VALUES (?, ?, ?, ?)'),
+    defaultHops: db.prepare<[], DefaultHopRow>('SELECT source_location_pk, source_group_pk, next_location_pk FROM default_hops ORDER BY pos'),
     deleteDefaultHops: db.prepare('DELETE FROM default_hops'),
     insertDefaultHop: db.prepare<[number, string | null, string | null, string]>(
       'INSERT INTO default_hops (pos, source_location_pk, source_group_pk, next_location_pk) VALUES (?, ?, ?, ?)',

@@ -54,8 +54,4 @@ export const ShippingOrderSchema = resource('ShippingOrder', 'A shipping order w
   positions: z.array(PositionSchema),
 });
 
-export const ShippingOrderMinimumSchema = resource(
-  'ShippingOrderMinimum',
-  'A shipping order without its positions (the -minimum media type).',
-  orderFields,
-);
+export const ShippingOrderMinimumSchema = resource('ShippingOrderMinimum', 'A shipping order without its positions (the -minimum media type).', orderFields);

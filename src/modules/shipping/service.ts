@@ -73,9 +73,7 @@ export function createShippingService({ work, store, products, common }: Shippin
   }
   function requireFamily(field: string, quantity: Quantity | null | undefined, product: ProductRef) {
     if (quantity && !sameFamily(quantity, product.baseUnit)) {
-      throw validationError(
-        `Validation failed: ${field}: product [${product.sku}] is counted in ${product.baseUnit.family}, not in ${quantity.family}`,
-      );
+      throw validationError(`Validation failed: ${field}: product [${product.sku}] is counted in ${product.baseUnit.family}, not in ${quantity.family}`);
     }
   }
   function positionFields(p: PositionInput, index: number): PositionFields {

@@ -205,8 +205,7 @@ export function createShippingStore(db: Db, reads?: ReadPool) {
     details: JSON.parse(row.details) as Record<string, unknown>,
     positions,
   });
-  const withPositions = (row: OrderRow | undefined) =>
-    row ? toOrder(row, s.positionsOf.all(row.pk).map(toPosition)) : undefined;
+  const withPositions = (row: OrderRow | undefined) => (row ? toOrder(row, s.positionsOf.all(row.pk).map(toPosition)) : undefined);
 
   return {
     byPk: (pk: string) => withPositions(s.byPk.get(pk)),
@@ -246,8 +245,7 @@ export function createShippingStore(db: Db, reads?: ReadPool) {
       s.insertPosition.run({ ...positionParams(fields), pk, orderPk, now });
       return pk;
     },
-    updatePosition: (pk: string, fields: PositionFields, now: string) =>
-      s.updatePosition.run({ ...positionParams(fields), pk, now }),
+    updatePosition: (pk: string, fields: PositionFields, now: string) => s.updatePosition.run({ ...positionParams(fields), pk, now }),
   };
 }
 

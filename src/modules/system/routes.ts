@@ -27,31 +27,47 @@ export function systemRoutes({ db, version, indexLinks, startedAt, metrics, rout
   const ping = db.prepare('SELECT 1');
   return [
     {
-      method: 'GET', path: '/index', grant: 'public', index: true,
+      method: 'GET',
+      path: '/index',
+      grant: 'public',
+      index: true,
       summary: 'Entry index: a link to every module index.',
       handler: (ctx) => indexReply(ctx, indexLinks()),
     },
     {
-      method: 'GET', path: '/healthz', grant: 'public', responseSchema: HealthSchema,
+      method: 'GET',
+      path: '/healthz',
+      grant: 'public',
+      responseSchema: HealthSchema,
       summary: 'Liveness: the process answers.',
       handler: () => ok({ status: 'UP', version, uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }),
     },
     {
       // What the box does, per route and channel, is no business of every LAN client.
-      method: 'GET', path: '/metrics', grant: metricsPublic ? 'public' : 'metrics:read', replyType: 'text/plain',
-      summary: 'Prometheus metrics: HTTP requests, PLC telegrams and reply latency, channel states, database size and commit time, event-loop lag, event streams, alarms.',
+      method: 'GET',
+      path: '/metrics',
+      grant: metricsPublic ? 'public' : 'metrics:read',
+      replyType: 'text/plain',
+      summary:
+        'Prometheus metrics: HTTP requests, PLC telegrams and reply latency, channel states, database size and commit time, event-loop lag, event streams, alarms.',
       handler: async () => {
         const { text, type } = await metrics.render();
         return { status: 200, raw: Buffer.from(text), type };
       },
     },
     {
-      method: 'GET', path: '/openapi.json', grant: 'public', responseSchema: ApiDescriptionSchema,
+      method: 'GET',
+      path: '/openapi.json',
+      grant: 'public',
+      responseSchema: ApiDescriptionSchema,
       summary: 'The API description (OpenAPI 3.1), generated from the route table.',
       handler: (ctx) => ({ status: 200, body: openApiDocument(routes(), { version, serverUrl: ctx.baseUrl }), type: 'application/json' }),
     },
     {
-      method: 'GET', path: '/readyz', grant: 'public', responseSchema: ReadinessSchema,
+      method: 'GET',
+      path: '/readyz',
+      grant: 'public',
+      responseSchema: ReadinessSchema,
       summary: 'Readiness: the database answers.',
       handler: () => {
         ping.get();

@@ -63,9 +63,7 @@ export function createTaskStore(db: Db, reads?: ReadPool) {
   const s = {
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
     byTaskId: db.prepare<[string], Row>(`${SELECT} WHERE task_id = ?`),
-    nextSeq: db
-      .prepare<[], number>('UPDATE task_sequence SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value')
-      .pluck(),
+    nextSeq: db.prepare<[], number>('UPDATE task_sequence SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value').pluck(),
     insert: db.prepare<[NewTaskRow & { now: string }]>(
       `INSERT INTO tasks (pk, seq, task_id, type, description, state, ol, create_dt, last_modified_dt)
        VALUES (@pk, @seq, @taskId, @type, @description, 'CREATED', 0, @now, @now)`,

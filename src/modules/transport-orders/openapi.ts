@@ -8,7 +8,7 @@ export const TransportOrderSchema = resource(
   'TransportOrder',
   'An order to bring a transport unit to a location or group; links: itself, `transport-unit` and, while not ended, `transport-orders-update`, `transport-orders-cancel`.',
   {
-    persistentKey: z.string().meta({ description: 'The same as pKey (the spec\'s name of the key).' }),
+    persistentKey: z.string().meta({ description: "The same as pKey (the spec's name of the key)." }),
     transportUnitBK: z.string(),
     priority: z.enum(PRIORITIES),
     state: z.enum(ORDER_STATES),

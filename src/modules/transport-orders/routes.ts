@@ -29,10 +29,7 @@ const enc = encodeURIComponent;
  */
 export function transportOrderVO(ctx: RequestContext, o: TransportOrder) {
   const self = `${BASE}/${o.pk}`;
-  const links: Link[] = [
-    link(ctx, 'transport-orders-findbypkey', self),
-    link(ctx, 'transport-unit', `/v1/transport-units?bk=${enc(o.transportUnitBK)}`),
-  ];
+  const links: Link[] = [link(ctx, 'transport-orders-findbypkey', self), link(ctx, 'transport-unit', `/v1/transport-units?bk=${enc(o.transportUnitBK)}`)];
   if (!isEnded(o.state)) links.push(link(ctx, 'transport-orders-update', self), link(ctx, 'transport-orders-cancel', self));
   return {
     ...technical(o, links),
@@ -53,23 +50,40 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'POST', path: BASE, grant: WRITE, link: 'transport-orders-create', vendorTypes: [TRANSPORT_ORDER_TYPE],
-      requestSchema: newTransportOrder, responseSchema: TransportOrderSchema, status: 201, errors: [404, 409],
-      summary: 'Create a transport order for the unit (barcode) to targetLocation and/or targetLocationGroup; it starts at once when the unit has no STARTED order.',
+      method: 'POST',
+      path: BASE,
+      grant: WRITE,
+      link: 'transport-orders-create',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      requestSchema: newTransportOrder,
+      responseSchema: TransportOrderSchema,
+      status: 201,
+      errors: [404, 409],
+      summary:
+        'Create a transport order for the unit (barcode) to targetLocation and/or targetLocationGroup; it starts at once when the unit has no STARTED order.',
       handler: (ctx) => {
         const order = orders.create(ctx.body(newTransportOrder));
         return created(ctx, `${BASE}/${order.pk}`, transportOrderVO(ctx, order));
       },
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'transport-orders-findbypkey', vendorTypes: [TRANSPORT_ORDER_TYPE],
+      method: 'GET',
+      path: `${BASE}/{pKey}`,
+      grant: READ,
+      link: 'transport-orders-findbypkey',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
       responseSchema: TransportOrderSchema,
       summary: 'A transport order by its persistent key.',
       handler: (ctx) => one(ctx, orders.byPKey(ctx.param('pKey'))),
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'transport-orders-findall', vendorTypes: [TRANSPORT_ORDER_TYPE],
-      querySchema: findAllQuery, responseSchema: z.array(TransportOrderSchema),
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'transport-orders-findall',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      querySchema: findAllQuery,
+      responseSchema: z.array(TransportOrderSchema),
       summary: 'All transport orders, oldest first (possibly none).',
       handler: (ctx) => {
         ctx.queryAs(findAllQuery);
@@ -77,8 +91,14 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, query: ['barcode', 'state'], grant: READ, link: 'transport-orders-findbybarcodeandstate',
-      vendorTypes: [TRANSPORT_ORDER_TYPE], querySchema: findQuery, responseSchema: z.array(TransportOrderSchema),
+      method: 'GET',
+      path: BASE,
+      query: ['barcode', 'state'],
+      grant: READ,
+      link: 'transport-orders-findbybarcodeandstate',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      querySchema: findQuery,
+      responseSchema: z.array(TransportOrderSchema),
       summary: 'The transport orders of a unit in the given states (comma-separated), oldest first.',
       handler: (ctx) => {
         const q = ctx.queryAs(findQuery);
@@ -86,20 +106,37 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, query: ['barcode'], grant: READ, link: 'transport-orders-findbybarcode', vendorTypes: [TRANSPORT_ORDER_TYPE],
-      querySchema: findQuery, responseSchema: z.array(TransportOrderSchema),
+      method: 'GET',
+      path: BASE,
+      query: ['barcode'],
+      grant: READ,
+      link: 'transport-orders-findbybarcode',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      querySchema: findQuery,
+      responseSchema: z.array(TransportOrderSchema),
       summary: 'The transport orders of a unit, oldest first.',
       handler: (ctx) => many(ctx, orders.forBarcode(ctx.queryAs(findQuery).barcode!)),
     },
     {
-      method: 'GET', path: BASE, query: ['state'], grant: READ, link: 'transport-orders-findbystate', vendorTypes: [TRANSPORT_ORDER_TYPE],
-      querySchema: findQuery, responseSchema: z.array(TransportOrderSchema),
+      method: 'GET',
+      path: BASE,
+      query: ['state'],
+      grant: READ,
+      link: 'transport-orders-findbystate',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      querySchema: findQuery,
+      responseSchema: z.array(TransportOrderSchema),
       summary: 'The transport orders in the given states (comma-separated), oldest first.',
       handler: (ctx) => many(ctx, orders.inStates(ctx.queryAs(findQuery).state!)),
     },
     {
-      method: 'PATCH', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-orders-update',
-      requestSchema: transportOrderPatch, status: 204, errors: [409],
+      method: 'PATCH',
+      path: `${BASE}/{pKey}`,
+      grant: WRITE,
+      link: 'transport-orders-update',
+      requestSchema: transportOrderPatch,
+      status: 204,
+      errors: [409],
       summary: 'Change priority, target (redirect), state (along the transition table) or problem text of an order; 204.',
       handler: (ctx) => {
         orders.modify(ctx.param('pKey'), ctx.body(transportOrderPatch));
@@ -107,9 +144,14 @@ export function transportOrderRoutes(orders: TransportOrderService): Route[] {
       },
     },
     {
-      method: 'DELETE', path: `${BASE}/{pKey}`, grant: WRITE, link: 'transport-orders-cancel', vendorTypes: [TRANSPORT_ORDER_TYPE],
-      responseSchema: TransportOrderSchema, errors: [409],
-      summary: 'Cancel an order that has not ended; 200 with the order in state CANCELED. The unit\'s next order starts.',
+      method: 'DELETE',
+      path: `${BASE}/{pKey}`,
+      grant: WRITE,
+      link: 'transport-orders-cancel',
+      vendorTypes: [TRANSPORT_ORDER_TYPE],
+      responseSchema: TransportOrderSchema,
+      errors: [409],
+      summary: "Cancel an order that has not ended; 200 with the order in state CANCELED. The unit's next order starts.",
       handler: (ctx) => one(ctx, orders.cancel(ctx.param('pKey'))),
     },
   ];

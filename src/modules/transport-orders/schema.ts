@@ -18,12 +18,7 @@ const priority = z.unknown();
  * `problem`: a text recorded as the order's `message`, or the reference system's
  * problem object of which `message` is taken; `null` clears the message.
  */
-const problem = z
-  .union([
-    text(1024),
-    z.looseObject({ message: text(1024) }).transform((p) => p.message),
-  ])
-  .nullable();
+const problem = z.union([text(1024), z.looseObject({ message: text(1024) }).transform((p) => p.message)]).nullable();
 
 /**
  * `POST /v1/transport-orders`. `barcode` and at least one of `targetLocation`,
@@ -36,10 +31,7 @@ export const newTransportOrder = z.object({
   barcode: name(64),
   priority: priority.optional(),
   problem: problem.optional(),
-  state: z
-    .literal('CREATED', { error: 'a new order is CREATED, the appliance initializes and starts it; change its state with PATCH' })
-    .nullable()
-    .optional(),
+  state: z.literal('CREATED', { error: 'a new order is CREATED, the appliance initializes and starts it; change its state with PATCH' }).nullable().optional(),
   targetLocation: reference.nullable().optional(),
   targetLocationGroup: reference.nullable().optional(),
 });

@@ -8,15 +8,7 @@ import { checkVersion } from '../../core/versioned.ts';
 import { DomainError, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
 import type { NewTransportOrderInput, TransportOrderPatchInput } from './schema.ts';
-import {
-  ENDED_STATES,
-  PRIORITIES,
-  type OrderFields,
-  type OrderState,
-  type Priority,
-  type StoredOrder,
-  type TransportOrderStore,
-} from './store.ts';
+import { ENDED_STATES, PRIORITIES, type OrderFields, type OrderState, type Priority, type StoredOrder, type TransportOrderStore } from './store.ts';
 
 // The rules of the transport-orders module (docs/transport-orders.md;
 // docs/routing.md last paragraph and docs/plc.md; decisions and the transition table in
@@ -58,14 +50,20 @@ export const isEnded = (state: OrderState): boolean => ENDED_STATES.includes(sta
 /** The spec: unknown transport unit or target on create → 404 `not.found` whose message is the key; no `obj`. */
 const notFoundPlain = () => new DomainError(404, 'not.found', 'not.found');
 
-const orderNotFound = (pKey: string) =>
-  new DomainError(404, 'not.found', `TransportOrder with pKey [${pKey}] does not exist`, { obj: [pKey] });
+const orderNotFound = (pKey: string) => new DomainError(404, 'not.found', `TransportOrder with pKey [${pKey}] does not exist`, { obj: [pKey] });
 
 /** The spec: 400 `core.invalid.parameter` when the priority level is not defined; no `obj`. */
 function priorityOf(value: unknown): Priority {
   if (typeof value === 'string' && (PRIORITIES as readonly string[]).includes(value)) return value as Priority;
   // Shown as sent when it is a word; anything else by its kind (an object may nest deeper than a message should reach).
-  const shown = typeof value === 'string' ? value.slice(0, 64) : value === null || typeof value !== 'object' ? String(value) : Array.isArray(value) ? 'a list' : 'an object';
+  const shown =
+    typeof value === 'string'
+      ? value.slice(0, 64)
+      : value === null || typeof value !== 'object'
+        ? String(value)
+        : Array.isArray(value)
+          ? 'a list'
+          : 'an object';
   throw new DomainError(400, 'core.invalid.parameter', `Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
 }
 
@@ -131,24 +129,17 @@ export interface StartedOrder {
 }
 
 /** The fields a client sees; a PATCH that changes none of them writes nothing. */
-const VISIBLE: readonly (keyof OrderFields)[] = [
-  'priority',
-  'state',
-  'targetLocation',
-  'targetLocationGroup',
-  'startDate',
-  'endDate',
-  'message',
-];
+const VISIBLE: readonly (keyof OrderFields)[] = ['priority', 'state', 'targetLocation', 'targetLocationGroup', 'startDate', 'endDate', 'message'];
 const TARGET_FIELDS: readonly (keyof OrderFields)[] = ['targetLocation', 'targetLocationGroup'];
 const STATE_FIELDS: readonly (keyof OrderFields)[] = ['state', 'startDate', 'endDate'];
 
 /** An event of this module as it is emitted: about the order, naming its unit. */
-type OrderEvent = Extract<EventInput, { type: `transportOrder.${string}` }> extends infer E
-  ? E extends { type: infer T; data: infer D }
-    ? { type: T; data: D }
-    : never
-  : never;
+type OrderEvent =
+  Extract<EventInput, { type: `transportOrder.${string}` }> extends infer E
+    ? E extends { type: infer T; data: infer D }
+      ? { type: T; data: D }
+      : never
+    : never;
 
 /** States with an event of their own; INTERRUPTED and ONFAILURE are announced as `transportOrder.changed`. */
 const STATE_EVENTS: Partial<Record<OrderState, 'transportOrder.started' | 'transportOrder.finished' | 'transportOrder.canceled'>> = {

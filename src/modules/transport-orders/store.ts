@@ -118,8 +118,7 @@ const OF_UNIT = oldestFirst(`transport_unit_pk = @unit AND ${STATES}`);
 const OF_BARCODE = oldestFirst(`transport_unit_bk = @barcode AND ${STATES}`);
 
 export function createTransportOrderStore(db: Db, reads?: ReadPool) {
-  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<StoredOrder> =>
-    list.listing(db, params, (rows) => rows.map(toOrder), reads);
+  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<StoredOrder> => list.listing(db, params, (rows) => rows.map(toOrder), reads);
   const s = {
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
     started: db.prepare<[string], Row>(`${SELECT} WHERE transport_unit_pk = ? AND state = 'STARTED'`),
@@ -154,8 +153,7 @@ export function createTransportOrderStore(db: Db, reads?: ReadPool) {
     /** The orders of a transport unit (by its pKey), oldest first; `undefined` states = any. */
     forUnit: (unitPk: string, states?: readonly OrderState[]): Listing<StoredOrder> => listed(OF_UNIT, { unit: unitPk, states: list(states) }),
     /** The orders recorded for a barcode (of a unit that no longer exists), oldest first. */
-    forBarcode: (barcode: string, states?: readonly OrderState[]): Listing<StoredOrder> =>
-      listed(OF_BARCODE, { barcode, states: list(states) }),
+    forBarcode: (barcode: string, states?: readonly OrderState[]): Listing<StoredOrder> => listed(OF_BARCODE, { barcode, states: list(states) }),
     /** The unit's STARTED order (the unique index allows one at most). */
     startedOf: (unitPk: string): StoredOrder | undefined => one(s.started.get(unitPk)),
     /** The unit's INITIALIZED order to start next: highest priority, then oldest. */

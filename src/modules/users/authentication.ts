@@ -19,8 +19,15 @@ import type { UserService } from './users/service.ts';
 
 /** Events after which a resolved caller may no longer be what it was (locked, demoted, revoked, …). */
 export const FORGET_AFTER = [
-  'user.changed', 'user.deleted', 'user.locked', 'user.unlocked', 'user.passwordChanged',
-  'role.changed', 'role.deleted', 'grant.changed', 'apiKey.revoked',
+  'user.changed',
+  'user.deleted',
+  'user.locked',
+  'user.unlocked',
+  'user.passwordChanged',
+  'role.changed',
+  'role.deleted',
+  'grant.changed',
+  'apiKey.revoked',
 ] as const;
 
 /**
@@ -132,12 +139,18 @@ export function createAuthentication(deps: AuthenticationDeps) {
     if (refusalOf(user, known)) return;
     const failure = addresses.failed(user.pk, address, LOCK_AFTER_FAILURES);
     if (failure === 'forgotten') {
-      log.warn({ username: user.username, address }, `${LOCK_AFTER_FAILURES} failed logins in a row from an address the user signed in from: it counts as a stranger's from now on`);
+      log.warn(
+        { username: user.username, address },
+        `${LOCK_AFTER_FAILURES} failed logins in a row from an address the user signed in from: it counts as a stranger's from now on`,
+      );
     }
     if (failure !== 'unknown') return;
     const locked = users.recordFailedLogin(user, LOCK_AFTER_FAILURES, lockoutMinutes);
     if (locked) {
-      log.warn({ username: user.username, until: locked.until }, `account locked against addresses it never signed in from after ${LOCK_AFTER_FAILURES} failed logins in a row from them`);
+      log.warn(
+        { username: user.username, until: locked.until },
+        `account locked against addresses it never signed in from after ${LOCK_AFTER_FAILURES} failed logins in a row from them`,
+      );
     }
   }
 
@@ -189,13 +202,15 @@ export function createAuthentication(deps: AuthenticationDeps) {
         }
         const key = apiKeys.findByPk(principal.id);
         if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= nowIso())) return undefined;
-        return principals.get(`api-key:${key.pk}`)?.principal ?? {
-          id: key.pk,
-          username: `api-key:${key.name}`,
-          kind: 'api-key',
-          grants: new Set(key.rolePk ? grants.namesOfRole(key.rolePk) : []),
-          roleNames: [key.roleName],
-        };
+        return (
+          principals.get(`api-key:${key.pk}`)?.principal ?? {
+            id: key.pk,
+            username: `api-key:${key.name}`,
+            kind: 'api-key',
+            grants: new Set(key.rolePk ? grants.namesOfRole(key.rolePk) : []),
+            roleNames: [key.roleName],
+          }
+        );
       } catch (err) {
         if (err instanceof AuthenticationError) return undefined;
         throw err;

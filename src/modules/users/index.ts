@@ -26,7 +26,10 @@ export const users: ModuleDefinition<'users', UsersModule> = {
           log.warn({ username: 'admin' }, 'user admin restored from the command line: unlocked, enabled, role ADMIN, new password');
         } else if (seeded.generatedPassword) {
           const file = writeInitialPassword(dataDir, seeded.generatedPassword);
-          log.warn({ username: 'admin', file }, `first start: generated the password of user admin and wrote it to ${file} (readable by this user only); log in, change it, and the file is removed`);
+          log.warn(
+            { username: 'admin', file },
+            `first start: generated the password of user admin and wrote it to ${file} (readable by this user only); log in, change it, and the file is removed`,
+          );
         } else if (seeded.adminCreated) {
           log.info({ username: 'admin' }, 'first start: user admin created with the password from WMS_ADMIN_PASSWORD');
         }

@@ -19,9 +19,7 @@ export const UserSchema = resource('User', 'A user; never its password.', {
   enabled: z.boolean(),
   expirationDate: instant.optional(),
   fullname: z.string().optional(),
-  details: z
-    .record(z.string(), z.unknown())
-    .meta({ description: 'Free details; `image` ({contentType, size, href}) when the user has an image.' }),
+  details: z.record(z.string(), z.unknown()).meta({ description: 'Free details; `image` ({contentType, size, href}) when the user has an image.' }),
   emailAddresses: z.array(z.object({ emailAddress: z.string(), primary: z.boolean(), fullname: z.string().optional() })),
   roleNames: z.array(z.string()),
 });

@@ -27,7 +27,10 @@ export function usersRoutes(module: UsersModule): Route[] {
       method: 'POST',
       path: '/oauth/token',
       grant: 'public',
-      body: ['form', 'json'], requestSchema: tokenRequest, responseSchema: TokenSchema, serverDeclined: [401, 429],
+      body: ['form', 'json'],
+      requestSchema: tokenRequest,
+      responseSchema: TokenSchema,
+      serverDeclined: [401, 429],
       summary: 'Obtain an access token with username and password (grant_type=password).',
       handler: async (ctx) => {
         const request = ctx.body(tokenRequest);

@@ -3,9 +3,7 @@ import { name, ol, text, timestamp } from '../../core/schema.ts';
 
 // Request bodies of the users module (users, roles, grants, API keys).
 
-export const username = z
-  .string()
-  .regex(/^[\w.@+-]{1,64}$/, 'must be 1-64 of letters, digits and _ . @ + -');
+export const username = z.string().regex(/^[\w.@+-]{1,64}$/, 'must be 1-64 of letters, digits and _ . @ + -');
 
 export const password = z.string().min(8, 'must have at least 8 characters').max(256);
 

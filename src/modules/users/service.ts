@@ -82,11 +82,7 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
      * `resetAdmin`, `admin` is restored with `adminPassword` (the recovery path).
      * Returns the generated admin password when one had to be made.
      */
-    async seed(
-      routeGrants: readonly { name: string; description: string }[],
-      adminPassword: string | undefined,
-      resetAdmin = false,
-    ) {
+    async seed(routeGrants: readonly { name: string; description: string }[], adminPassword: string | undefined, resetAdmin = false) {
       const adminRolePk = work.run(() => {
         const now = nowIso();
         const grantPks = grants.ensureSystemGrants(routeGrants, now);

@@ -134,16 +134,19 @@ export class LiveList<T extends Versioned> {
       return;
     }
     this.inFlight.set(pKey, false);
-    this.spec.readOne(pKey).then(
-      (item) => this.put(item),
-      (err) => {
-        if (err instanceof ApiFailure && err.status === 404) this.drop(pKey);
-      },
-    ).finally(() => {
-      const again = this.inFlight.get(pKey);
-      this.inFlight.delete(pKey);
-      if (again) this.touch(pKey);
-    });
+    this.spec
+      .readOne(pKey)
+      .then(
+        (item) => this.put(item),
+        (err) => {
+          if (err instanceof ApiFailure && err.status === 404) this.drop(pKey);
+        },
+      )
+      .finally(() => {
+        const again = this.inFlight.get(pKey);
+        this.inFlight.delete(pKey);
+        if (again) this.touch(pKey);
+      });
   }
 
   /** A record as the appliance has it now (an action's reply, or read after an event). */

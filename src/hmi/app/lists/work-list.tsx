@@ -65,7 +65,17 @@ export function workOutcome<T extends Versioned>(list: LiveList<T>, toast: Signa
 }
 
 /** The list under the screen's title (`labelledBy`): `none` when nothing is to be shown; a card per record. */
-export function WorkList<T extends Versioned>({ list, labelledBy, none, card }: { list: LiveList<T>; labelledBy: string; none: string; card: (item: T) => VNode }) {
+export function WorkList<T extends Versioned>({
+  list,
+  labelledBy,
+  none,
+  card,
+}: {
+  list: LiveList<T>;
+  labelledBy: string;
+  none: string;
+  card: (item: T) => VNode;
+}) {
   const shown = list.shown.value;
   return (
     <>

@@ -172,10 +172,14 @@ export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Elemen
       if (next) focusNode(next);
     };
     switch (e.key) {
-      case 'ArrowLeft': return move(-1, 0);
-      case 'ArrowRight': return move(1, 0);
-      case 'ArrowUp': return move(0, -1);
-      case 'ArrowDown': return move(0, 1);
+      case 'ArrowLeft':
+        return move(-1, 0);
+      case 'ArrowRight':
+        return move(1, 0);
+      case 'ArrowUp':
+        return move(0, -1);
+      case 'ArrowDown':
+        return move(0, 1);
       case 'Enter':
       case ' ':
         if (id) {
@@ -253,7 +257,12 @@ export function ConveyorPlan(props: ConveyorPlanProps & PlanOptions): JSX.Elemen
               {t('plan.fit')}
             </button>
             {onLinkDrawn && selected && (
-              <button type="button" class="plan-link-to" aria-pressed={linkFrom.value !== undefined} onClick={() => (linkFrom.value = linkFrom.peek() ? undefined : selected)}>
+              <button
+                type="button"
+                class="plan-link-to"
+                aria-pressed={linkFrom.value !== undefined}
+                onClick={() => (linkFrom.value = linkFrom.peek() ? undefined : selected)}
+              >
                 {t('plan.linkTo')}
               </button>
             )}

@@ -20,10 +20,23 @@ import { PlanStore } from './plan-store.ts';
 // screen showed the plan). A login of another user starts a new feed.
 
 export const PLAN_EVENTS = [
-  'location.created', 'location.changed', 'location.deleted', 'location.stateChanged',
-  'locationGroup.created', 'locationGroup.changed', 'locationGroup.deleted', 'locationGroup.stateChanged',
-  'transportUnit.created', 'transportUnit.changed', 'transportUnit.moved', 'transportUnit.deleted',
-  'route.created', 'route.changed', 'route.deleted', 'route.hopsReplaced', 'routing.defaultHopsReplaced',
+  'location.created',
+  'location.changed',
+  'location.deleted',
+  'location.stateChanged',
+  'locationGroup.created',
+  'locationGroup.changed',
+  'locationGroup.deleted',
+  'locationGroup.stateChanged',
+  'transportUnit.created',
+  'transportUnit.changed',
+  'transportUnit.moved',
+  'transportUnit.deleted',
+  'route.created',
+  'route.changed',
+  'route.deleted',
+  'route.hopsReplaced',
+  'routing.defaultHopsReplaced',
 ] as const;
 
 type PlanEvent = LiveEvent<(typeof PLAN_EVENTS)[number]>;
@@ -72,7 +85,11 @@ class PlanFeed {
   attach(): () => void {
     if (this.users++ === 0) {
       this.reload();
-      this.off = subscribe(PLAN_EVENTS, (e) => this.onEvent(e), () => this.reload());
+      this.off = subscribe(
+        PLAN_EVENTS,
+        (e) => this.onEvent(e),
+        () => this.reload(),
+      );
     }
     return () => {
       if (--this.users > 0) return;

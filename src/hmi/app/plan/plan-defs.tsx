@@ -53,7 +53,18 @@ export function PlanDefs({ ids }: { ids: DefIds }) {
         </pattern>
       ))}
       {[...LINK_KINDS, 'highlighted'].map((k) => (
-        <marker key={k} id={ids.arrow(k)} class={`plan-arrow plan-arrow-${k}`} viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto">
+        <marker
+          key={k}
+          id={ids.arrow(k)}
+          class={`plan-arrow plan-arrow-${k}`}
+          viewBox="0 0 10 10"
+          refX="10"
+          refY="5"
+          markerUnits="userSpaceOnUse"
+          markerWidth="9"
+          markerHeight="9"
+          orient="auto"
+        >
           <path d="M0 0L10 5L0 10z" />
         </marker>
       ))}

@@ -32,7 +32,12 @@ function stateOf(r: LocationRecord, group: GroupRecord | undefined): PlanLocatio
 
 /** The same as read before: a background read that finds nothing new redraws nothing. */
 const sameRecord = (a: LocationRecord | undefined, b: LocationRecord) =>
-  a !== undefined && a.pKey === b.pKey && a.locationGroupName === b.locationGroupName && a.incomingActive === b.incomingActive && a.outgoingActive === b.outgoingActive && a.plcState === b.plcState;
+  a !== undefined &&
+  a.pKey === b.pKey &&
+  a.locationGroupName === b.locationGroupName &&
+  a.incomingActive === b.incomingActive &&
+  a.outgoingActive === b.outgoingActive &&
+  a.plcState === b.plcState;
 
 const sameUnits = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
   (a?.length ?? 0) === (b?.length ?? 0) && (a ?? []).every((u, i) => u === b![i]);

@@ -93,8 +93,7 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
     /** Unthrowing lookup for modules that keep a group's pKey. */
     findByPk: (pk: string) => store.byPk(pk),
     byName,
-    byNames: (names: readonly string[]) =>
-      names.map((n) => store.byName(n)).filter((g): g is LocationGroup => g !== undefined),
+    byNames: (names: readonly string[]) => names.map((n) => store.byName(n)).filter((g): g is LocationGroup => g !== undefined),
     /** The group and its descendants, as pKeys. */
     subtree: (pk: string) => store.subtree(pk),
     /** The group's ancestors, nearest first, as pKeys. */
@@ -130,9 +129,7 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
         if (patch.parentName !== undefined) {
           parentPk = patch.parentName === null ? null : byName(patch.parentName).pk;
           if (parentPk && store.subtree(current.pk).includes(parentPk)) {
-            throw validationError(
-              `Validation failed: parentName [${patch.parentName}] lies below [${current.name}]; a group cannot be its own ancestor`,
-            );
+            throw validationError(`Validation failed: parentName [${patch.parentName}] lies below [${current.name}]; a group cannot be its own ancestor`);
           }
         }
         store.update(
@@ -174,9 +171,11 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
           store.delete(group.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
-          throw inUse('svc.common.common.lg.inUse', `LocationGroup [${group.name}] is still named by a route, a default hop, an open transport order or another record; remove those references first`, [
-            group.name,
-          ]);
+          throw inUse(
+            'svc.common.common.lg.inUse',
+            `LocationGroup [${group.name}] is still named by a route, a default hop, an open transport order or another record; remove those references first`,
+            [group.name],
+          );
         }
         work.emit({ type: 'locationGroup.deleted', key: group.name, data: { name: group.name, pKey } });
       });

@@ -85,9 +85,7 @@ export function createLocationGroupStore(db: Db, reads?: ReadPool) {
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE g.pk = +?`),
     byName: db.prepare<[string], Row>(`${SELECT} WHERE g.name = +?`),
     children: db.prepare<[string], string>('SELECT name FROM location_groups WHERE parent_pk = ? ORDER BY name').pluck(),
-    allChildren: db.prepare<[], { parent_pk: string; name: string }>(
-      'SELECT parent_pk, name FROM location_groups WHERE parent_pk IS NOT NULL ORDER BY name',
-    ),
+    allChildren: db.prepare<[], { parent_pk: string; name: string }>('SELECT parent_pk, name FROM location_groups WHERE parent_pk IS NOT NULL ORDER BY name'),
     subtree: db
       .prepare<[string], string>(
         `WITH RECURSIVE tree(pk) AS (
@@ -119,12 +117,8 @@ export function createLocationGroupStore(db: Db, reads?: ReadPool) {
        WHERE pk = @pk`,
     ),
     accountPkOf: db.prepare<[string], string | null>('SELECT account_pk FROM location_groups WHERE pk = ?').pluck(),
-    setStateIn: db.prepare(
-      'UPDATE location_groups SET group_state_in = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ? AND group_state_in <> ?',
-    ),
-    setStateOut: db.prepare(
-      'UPDATE location_groups SET group_state_out = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ? AND group_state_out <> ?',
-    ),
+    setStateIn: db.prepare('UPDATE location_groups SET group_state_in = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ? AND group_state_in <> ?'),
+    setStateOut: db.prepare('UPDATE location_groups SET group_state_out = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ? AND group_state_out <> ?'),
     delete: db.prepare('DELETE FROM location_groups WHERE pk = ?'),
   };
 
@@ -141,8 +135,7 @@ export function createLocationGroupStore(db: Db, reads?: ReadPool) {
       return s.all.all().map((row) => toGroup(row, children.get(row.pk) ?? []));
     },
     /** Every group by name: pages, or the whole list streamed. */
-    list: (): Listing<LocationGroup> =>
-      EVERY_GROUP.listing(db, {}, (rows) => rows.map((row) => toGroup(row, JSON.parse(row.child_names) as string[])), reads),
+    list: (): Listing<LocationGroup> => EVERY_GROUP.listing(db, {}, (rows) => rows.map((row) => toGroup(row, JSON.parse(row.child_names) as string[])), reads),
     byPk: (pk: string) => withChildren(s.byPk.get(pk)),
     byName: (name: string) => withChildren(s.byName.get(name)),
     /** The group and all its descendants (pKeys). */

@@ -45,7 +45,11 @@ afterEach(() => {
 });
 
 const globs = (parts: Partial<Coordinate>): Coordinate => ({ area: '*', aisle: '*', x: '*', y: '*', z: '*', ...parts });
-const count = (driver: Driver, params: object) => db.prepare(probeSql(driver as Exclude<Driver, 'scan'>)).pluck().get(params) as number;
+const count = (driver: Driver, params: object) =>
+  db
+    .prepare(probeSql(driver as Exclude<Driver, 'scan'>))
+    .pluck()
+    .get(params) as number;
 const select = () => 'SELECT l.location_id FROM locations l';
 const ids = (rows: { location_id: string }[]) => rows.map((r) => r.location_id);
 
@@ -68,7 +72,8 @@ function walk(listing: Listing<string>, limit: number): { items: string[]; pages
   return { items, pages, short };
 }
 
-const matching = (test: (id: string) => boolean) => (db.prepare('SELECT location_id FROM locations ORDER BY location_id').pluck().all() as string[]).filter(test);
+const matching = (test: (id: string) => boolean) =>
+  (db.prepare('SELECT location_id FROM locations ORDER BY location_id').pluck().all() as string[]).filter(test);
 
 describe('the driver of a search', () => {
   it('is the exact part with the fewest rows, never a part every rack shares', () => {

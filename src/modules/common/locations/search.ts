@@ -81,8 +81,7 @@ export function probeSql(driver: Exclude<Driver, 'scan'>): string {
  */
 export function searchSql(driver: Driver, select: (hint: string) => string): string {
   const test = COORDINATE_PARTS.map((p) => `+l.${p} GLOB @${p}`).join(' AND ');
-  const drive =
-    driver === 'scan' ? '' : driver === 'prefix' ? 'l.location_id >= @from AND l.location_id < @to AND ' : `l.${driver} = @exact AND `;
+  const drive = driver === 'scan' ? '' : driver === 'prefix' ? 'l.location_id >= @from AND l.location_id < @to AND ' : `l.${driver} = @exact AND `;
   const hint = driver === 'scan' || driver === 'prefix' ? '' : `INDEXED BY locations_${driver}`;
   return `${select(hint)} WHERE ${drive}${test} AND l.location_id > @k0 ORDER BY l.location_id LIMIT @limit`;
 }
@@ -118,7 +117,7 @@ export function scanListing<Row extends { location_id: string }, T>(options: {
   const read = (on: Db, after: string, upto: string, limit: number) => prepared(on, sql).all({ ...params, k0: after, upto, limit }) as Row[];
   /** Every window from the start, its matching rows (the walk of the whole list). */
   function* windows(on: Db): Generator<Row[]> {
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const upto = windowEnd(on, after);
       yield read(on, after, upto, -1);
       if (upto === PAST_THE_END) return;

@@ -160,9 +160,11 @@ export function createLocationService({ work, store, accounts, groups, types }: 
           store.delete(location.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
-          throw inUse('svc.common.common.loc.inUse', `Location [${location.locationId}] is still named by a route, a hop, an open transport order or another record; remove those references first`, [
-            location.locationId,
-          ]);
+          throw inUse(
+            'svc.common.common.loc.inUse',
+            `Location [${location.locationId}] is still named by a route, a hop, an open transport order or another record; remove those references first`,
+            [location.locationId],
+          );
         }
         work.emit({ type: 'location.deleted', key: location.locationId, data: { locationId: location.locationId, pKey } });
       });

@@ -106,9 +106,7 @@ const IN_GROUP = inCoordinateOrder(`${SELECT} WHERE l.location_group_pk = (SELEC
 const IN_GROUPS = inCoordinateOrder(
   `${SELECT} WHERE l.location_group_pk IN (SELECT pk FROM location_groups WHERE name IN (SELECT value FROM json_each(@names))) AND ${PAGE}`,
 );
-const IN_GROUPS_GLOB = inCoordinateOrder(
-  `${SELECT} WHERE l.location_group_pk IN (SELECT pk FROM location_groups WHERE name GLOB @pattern) AND ${PAGE}`,
-);
+const IN_GROUPS_GLOB = inCoordinateOrder(`${SELECT} WHERE l.location_group_pk IN (SELECT pk FROM location_groups WHERE name GLOB @pattern) AND ${PAGE}`);
 /** The wildcard search, one statement per driving index (search.ts). */
 const SEARCH = new Map(INDEXED_DRIVERS.map((driver) => [driver, inCoordinateOrder(searchSql(driver, selectWith))]));
 
@@ -118,12 +116,8 @@ export function createLocationStore(db: Db, reads?: ReadPool) {
     byLocationId: db.prepare<[string], Row>(`${SELECT} WHERE l.location_id = +?`),
     byPlcCode: db.prepare<[string], Row>(`${SELECT} WHERE l.plc_code = +?`),
     byErpCode: db.prepare<[string], Row>(`${SELECT} WHERE l.erp_code = +?`),
-    inGroupPks: db.prepare<[string], Row>(
-      `${SELECT} WHERE l.location_group_pk IN (SELECT value FROM json_each(?)) ORDER BY l.location_id`,
-    ),
-    transportUnitCount: db.prepare<[string], number>(
-      'SELECT count(*) FROM transport_units WHERE ? IN (actual_location_pk, target_location_pk)',
-    ).pluck(),
+    inGroupPks: db.prepare<[string], Row>(`${SELECT} WHERE l.location_group_pk IN (SELECT value FROM json_each(?)) ORDER BY l.location_id`),
+    transportUnitCount: db.prepare<[string], number>('SELECT count(*) FROM transport_units WHERE ? IN (actual_location_pk, target_location_pk)').pluck(),
     insert: db.prepare(
       `INSERT INTO locations (pk, location_id, area, aisle, x, y, z, account_pk, location_group_pk, location_type_pk,
          plc_code, erp_code, description, sort_order, stock_zone, ol, create_dt, last_modified_dt)
@@ -156,8 +150,7 @@ export function createLocationStore(db: Db, reads?: ReadPool) {
   });
   const one = (row: Row | undefined) => cache.remember(row ? toLocation(row) : undefined);
   const bit = (flag: boolean | undefined) => (flag === undefined ? null : flag ? 1 : 0);
-  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<Location> =>
-    list.listing(db, params, (rows) => rows.map(toLocation), reads);
+  const listed = (list: KeysetList<Row>, params: Record<string, unknown>): Listing<Location> => list.listing(db, params, (rows) => rows.map(toLocation), reads);
   const probes = new Map<Driver, Statement>();
   const probe = (driver: Driver, params: SearchParams): number => {
     if (driver === 'scan') return Number.MAX_SAFE_INTEGER;
@@ -178,8 +171,7 @@ export function createLocationStore(db: Db, reads?: ReadPool) {
       if (driver === 'scan') return scanListing<Row, Location>({ db, reads, params, select: selectWith, map: (rows) => rows.map(toLocation) });
       return listed(SEARCH.get(driver)!, { ...params } as Record<string, unknown>);
     },
-    inGroups: (names: readonly string[]) =>
-      names.length === 1 ? listed(IN_GROUP, { name: names[0] }) : listed(IN_GROUPS, { names: JSON.stringify(names) }),
+    inGroups: (names: readonly string[]) => (names.length === 1 ? listed(IN_GROUP, { name: names[0] }) : listed(IN_GROUPS, { names: JSON.stringify(names) })),
     inGroupsGlob: (pattern: string) => listed(IN_GROUPS_GLOB, { pattern }),
     inGroupPks: (pks: readonly string[]) => s.inGroupPks.all(JSON.stringify(pks)).map(toLocation),
     transportUnitCount: (pk: string) => s.transportUnitCount.get(pk)!,

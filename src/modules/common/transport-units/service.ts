@@ -164,11 +164,7 @@ export function createTransportUnitService({ work, store, locations, types }: Tr
         // A new location is booked by the same row update, so one request raises ol by one.
         const moving = location !== undefined && location.pk !== current.actualLocationPk;
         const target =
-          patch.targetLocation === undefined
-            ? current.targetLocationPk
-            : patch.targetLocation === null
-              ? null
-              : locations.resolve(patch.targetLocation).pk;
+          patch.targetLocation === undefined ? current.targetLocationPk : patch.targetLocation === null ? null : locations.resolve(patch.targetLocation).pk;
         store.update(
           current.pk,
           {
@@ -215,9 +211,7 @@ export function createTransportUnitService({ work, store, locations, types }: Tr
           store.delete(unit.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
-          throw inUse('svc.common.common.tu.inUse', `TransportUnit [${unit.barcode}] still carries load units or stock; empty it first`, [
-            unit.barcode,
-          ]);
+          throw inUse('svc.common.common.tu.inUse', `TransportUnit [${unit.barcode}] still carries load units or stock; empty it first`, [unit.barcode]);
         }
         work.emit({
           type: 'transportUnit.deleted',

@@ -104,8 +104,7 @@ export function createTransportUnitStore(db: Db, reads?: ReadPool) {
     list: (): Listing<TransportUnit> => EVERY_UNIT.listing(db, {}, units, reads),
     byPk: (pk: string) => one(s.byPk.get(pk)),
     byBarcode: (barcode: string) => one(s.byBarcode.get(barcode)),
-    byBarcodes: (barcodes: readonly string[]): Listing<TransportUnit> =>
-      NAMED_UNITS.listing(db, { barcodes: JSON.stringify(barcodes) }, units),
+    byBarcodes: (barcodes: readonly string[]): Listing<TransportUnit> => NAMED_UNITS.listing(db, { barcodes: JSON.stringify(barcodes) }, units),
     onLocation: (locationPk: string) => s.onLocation.all(locationPk).map(toUnit),
     /** The units standing on a location: pages, or the whole list streamed. */
     listOnLocation: (locationPk: string): Listing<TransportUnit> => UNITS_ON.listing(db, { location: locationPk }, units, reads),

@@ -21,10 +21,7 @@ export interface CatalogueRoutesSpec<F extends CatalogueFields> {
 }
 
 /** The routes of a type catalogue: `/v1/<resource>s` with the link names `<resource>s-…`. */
-export function catalogueRoutes<F extends CatalogueFields>(
-  catalogue: ReturnType<typeof createTypeCatalogue<F>>,
-  spec: CatalogueRoutesSpec<F>,
-): Route[] {
+export function catalogueRoutes<F extends CatalogueFields>(catalogue: ReturnType<typeof createTypeCatalogue<F>>, spec: CatalogueRoutesSpec<F>): Route[] {
   const plural = `${spec.resource}s`;
   const base = `/v1/${plural}`;
   const type = vendorType('common', spec.resource);
@@ -37,27 +34,47 @@ export function catalogueRoutes<F extends CatalogueFields>(
 
   const routes: Route[] = [
     {
-      method: 'GET', path: `${base}/{pKey}`, grant: read, link: `${plural}-findbypkey`, vendorTypes: [type], responseSchema: spec.representation,
+      method: 'GET',
+      path: `${base}/{pKey}`,
+      grant: read,
+      link: `${plural}-findbypkey`,
+      vendorTypes: [type],
+      responseSchema: spec.representation,
       summary: `A ${spec.noun} by its persistent key.`,
       handler: (ctx) => ok(vo(ctx, catalogue.byPKey(ctx.param('pKey')))),
     },
-    ...spec.nameQueries.map(
-      ({ param, link: linkName }): Route => ({
-        method: 'GET', path: base, query: [param], grant: read, vendorTypes: [type], ...(linkName ? { link: linkName } : {}),
-        responseSchema: spec.representation,
-        summary: `A ${spec.noun} by its name.`,
-        handler: (ctx) => ok(vo(ctx, catalogue.byType(ctx.queryValue(param)))),
-      }),
-    ),
+    ...spec.nameQueries.map(({ param, link: linkName }): Route => ({
+      method: 'GET',
+      path: base,
+      query: [param],
+      grant: read,
+      vendorTypes: [type],
+      ...(linkName ? { link: linkName } : {}),
+      responseSchema: spec.representation,
+      summary: `A ${spec.noun} by its name.`,
+      handler: (ctx) => ok(vo(ctx, catalogue.byType(ctx.queryValue(param)))),
+    })),
     {
-      method: 'GET', path: base, grant: read, link: `${plural}-findall`, vendorTypes: [type], querySchema: listQuery,
+      method: 'GET',
+      path: base,
+      grant: read,
+      link: `${plural}-findall`,
+      vendorTypes: [type],
+      querySchema: listQuery,
       responseSchema: z.array(spec.representation),
       summary: `All ${spec.noun}s, by type.`,
       handler: (ctx) => listReply(ctx, catalogue.list(), (entry) => vo(ctx, entry)),
     },
     {
-      method: 'POST', path: base, grant: write, link: `${plural}-create`, vendorTypes: [type],
-      requestSchema: spec.create, responseSchema: spec.representation, status: 201, errors: [409],
+      method: 'POST',
+      path: base,
+      grant: write,
+      link: `${plural}-create`,
+      vendorTypes: [type],
+      requestSchema: spec.create,
+      responseSchema: spec.representation,
+      status: 201,
+      errors: [409],
       summary: `Create a ${spec.noun}.`,
       handler: (ctx) => {
         const entry = catalogue.create(ctx.body(spec.create));
@@ -65,8 +82,14 @@ export function catalogueRoutes<F extends CatalogueFields>(
       },
     },
     {
-      method: 'PUT', path: base, grant: write, link: `${plural}-update`, vendorTypes: [type],
-      requestSchema: spec.update, responseSchema: spec.representation, errors: [404, 409],
+      method: 'PUT',
+      path: base,
+      grant: write,
+      link: `${plural}-update`,
+      vendorTypes: [type],
+      requestSchema: spec.update,
+      responseSchema: spec.representation,
+      errors: [404, 409],
       summary: `Replace a ${spec.noun}; the body carries its pKey (and ol to detect concurrent changes).`,
       handler: (ctx) => {
         const body = ctx.body(spec.update);
@@ -74,7 +97,12 @@ export function catalogueRoutes<F extends CatalogueFields>(
       },
     },
     {
-      method: 'DELETE', path: `${base}/{pKey}`, grant: write, link: `${plural}-delete`, status: 204, errors: [409],
+      method: 'DELETE',
+      path: `${base}/{pKey}`,
+      grant: write,
+      link: `${plural}-delete`,
+      status: 204,
+      errors: [409],
       summary: `Delete a ${spec.noun} that no ${spec.usedBy} uses.`,
       handler: (ctx) => {
         catalogue.delete(ctx.param('pKey'));

@@ -5,14 +5,7 @@ import type { Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, validationError } from '../../../core/errors.ts';
 import type { CommonServices } from '../../common/service.ts';
-import {
-  actualLocationMissing,
-  loadUnitNotFound,
-  loadUnitTypeMissing,
-  otherProductOnLoadUnit,
-  transportUnitTypeMissing,
-  wrongFamily,
-} from '../errors.ts';
+import { actualLocationMissing, loadUnitNotFound, loadUnitTypeMissing, otherProductOnLoadUnit, transportUnitTypeMissing, wrongFamily } from '../errors.ts';
 import type { Product, ProductService } from '../products/service.ts';
 import type { LoadUnitRecord, LoadUnitStore } from './store.ts';
 
@@ -179,7 +172,10 @@ export function createLoadUnitService({ work, store, common, products, oneProduc
           type: 'loadUnit.reserved',
           key: pKey,
           data: { pKey, transportUnitBK: lu.transportUnitBK, physicalPosition: lu.physicalPosition, sku: lu.productSku },
-          refs: [{ kind: 'transportUnit', key: lu.transportUnitBK }, { kind: 'product', key: product.sku }],
+          refs: [
+            { kind: 'transportUnit', key: lu.transportUnitBK },
+            { kind: 'product', key: product.sku },
+          ],
         });
         return lu;
       });

@@ -4,16 +4,7 @@ import { created, defined, indexRoute, link, ok, technical } from '../../../http
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
 import { dimensionVO } from '../products/routes.ts';
-import {
-  forProductQuery,
-  inGroupQuery,
-  loadUnitTypeQuery,
-  luPos,
-  moveBody,
-  newPackagingUnit,
-  parseOrRefuse,
-  type PackagingUnitInput,
-} from '../schema.ts';
+import { forProductQuery, inGroupQuery, loadUnitTypeQuery, luPos, moveBody, newPackagingUnit, parseOrRefuse, type PackagingUnitInput } from '../schema.ts';
 import type { PackagingUnit, PackagingUnitService } from './service.ts';
 import { z } from 'zod';
 import { PackagingUnitSchema } from '../openapi.ts';
@@ -78,9 +69,17 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'POST', path: `${ON_TU}/{luPos}/packaging-units`, optionalQuery: ['loadUnitType'], grant: WRITE,
-      link: 'packaging-units-create', vendorTypes: [PACKAGING_UNIT_TYPE],
-      querySchema: loadUnitTypeQuery, requestSchema: newPackagingUnit, responseSchema: PackagingUnitSchema, status: 201, errors: [409],
+      method: 'POST',
+      path: `${ON_TU}/{luPos}/packaging-units`,
+      optionalQuery: ['loadUnitType'],
+      grant: WRITE,
+      link: 'packaging-units-create',
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      querySchema: loadUnitTypeQuery,
+      requestSchema: newPackagingUnit,
+      responseSchema: PackagingUnitSchema,
+      status: 201,
+      errors: [409],
       summary: 'Put a new packaging unit into a load unit of a transport unit; loadUnitType creates the load unit when needed.',
       handler: (ctx) => {
         const body = parseOrRefuse(newPackagingUnit, ctx.fields());
@@ -105,14 +104,25 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${ON_TU}/packaging-units`, grant: READ, link: 'packaging-units-findontu', vendorTypes: [PACKAGING_UNIT_TYPE],
-      querySchema: listQuery, responseSchema: z.array(PackagingUnitSchema),
+      method: 'GET',
+      path: `${ON_TU}/packaging-units`,
+      grant: READ,
+      link: 'packaging-units-findontu',
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      querySchema: listQuery,
+      responseSchema: z.array(PackagingUnitSchema),
       summary: 'All packaging units in all load units of a transport unit, oldest first.',
       handler: (ctx) => list(ctx, units.listOnTransportUnit(ctx.param('transportUnitBK'))),
     },
     {
-      method: 'GET', path: `${ON_TU}/packaging-units`, query: ['sku'], optionalQuery: ['amount', 'sort'], grant: READ,
-      vendorTypes: [PACKAGING_UNIT_TYPE], querySchema: forProductQuery.extend(listQuery.shape), responseSchema: z.array(PackagingUnitSchema),
+      method: 'GET',
+      path: `${ON_TU}/packaging-units`,
+      query: ['sku'],
+      optionalQuery: ['amount', 'sort'],
+      grant: READ,
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      querySchema: forProductQuery.extend(listQuery.shape),
+      responseSchema: z.array(PackagingUnitSchema),
       summary: 'Packaging units of a product on a transport unit, not allocated, oldest first; amount limits, sort ASC|DESC by quantity.',
       handler: (ctx) => {
         const q = parseOrRefuse(forProductQuery, Object.fromEntries(ctx.query), 'query');
@@ -120,15 +130,25 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${ON_TU}/{luPos}/packaging-units/{pKey}`, grant: READ, vendorTypes: [PACKAGING_UNIT_TYPE],
+      method: 'GET',
+      path: `${ON_TU}/{luPos}/packaging-units/{pKey}`,
+      grant: READ,
+      vendorTypes: [PACKAGING_UNIT_TYPE],
       responseSchema: PackagingUnitSchema,
       summary: 'A packaging unit under its transport unit and load unit (the Location of a create).',
       handler: (ctx) => ok(packagingUnitVO(ctx, units.at(ctx.param('transportUnitBK'), ctx.param('luPos'), ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: BASE, query: ['sku'], optionalQuery: ['amount', 'sort'], grant: READ,
-      link: 'packaging-units-findforproduct', linkHref: `${BASE}?sku=&amount=&sort=`, vendorTypes: [PACKAGING_UNIT_TYPE],
-      querySchema: forProductQuery.extend(listQuery.shape), responseSchema: z.array(PackagingUnitSchema),
+      method: 'GET',
+      path: BASE,
+      query: ['sku'],
+      optionalQuery: ['amount', 'sort'],
+      grant: READ,
+      link: 'packaging-units-findforproduct',
+      linkHref: `${BASE}?sku=&amount=&sort=`,
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      querySchema: forProductQuery.extend(listQuery.shape),
+      responseSchema: z.array(PackagingUnitSchema),
       summary: 'Packaging units of a product, not allocated, on any transport unit, oldest first; amount limits, sort ASC|DESC by quantity.',
       handler: (ctx) => {
         const q = parseOrRefuse(forProductQuery, Object.fromEntries(ctx.query), 'query');
@@ -136,29 +156,52 @@ export function packagingUnitRoutes(units: PackagingUnitService): Route[] {
       },
     },
     {
-      method: 'GET', path: BASE, query: ['productPKey', 'locationGroupName'], grant: READ, link: 'packaging-units-findforproductinlg',
-      vendorTypes: [PACKAGING_UNIT_TYPE], querySchema: inGroupQuery.extend(listQuery.shape), responseSchema: z.array(PackagingUnitSchema),
-      summary: 'Packaging units of a product on transport units in a location group or any group below it, oldest first; a page may hold fewer than limit and still link a next one.',
+      method: 'GET',
+      path: BASE,
+      query: ['productPKey', 'locationGroupName'],
+      grant: READ,
+      link: 'packaging-units-findforproductinlg',
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      querySchema: inGroupQuery.extend(listQuery.shape),
+      responseSchema: z.array(PackagingUnitSchema),
+      summary:
+        'Packaging units of a product on transport units in a location group or any group below it, oldest first; a page may hold fewer than limit and still link a next one.',
       handler: (ctx) => {
         const q = parseOrRefuse(inGroupQuery, Object.fromEntries(ctx.query), 'query');
         return list(ctx, units.inLocationGroup(q.productPKey, q.locationGroupName));
       },
     },
     {
-      method: 'GET', path: BASE, grant: READ, link: 'packaging-units-findall', vendorTypes: [PACKAGING_UNIT_TYPE],
-      querySchema: listQuery, responseSchema: z.array(PackagingUnitSchema),
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'packaging-units-findall',
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      querySchema: listQuery,
+      responseSchema: z.array(PackagingUnitSchema),
       summary: 'All packaging units, oldest first.',
       handler: (ctx) => list(ctx, units.list()),
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'packaging-units-findbypkey', vendorTypes: [PACKAGING_UNIT_TYPE],
+      method: 'GET',
+      path: `${BASE}/{pKey}`,
+      grant: READ,
+      link: 'packaging-units-findbypkey',
+      vendorTypes: [PACKAGING_UNIT_TYPE],
       responseSchema: PackagingUnitSchema,
       summary: 'A packaging unit by its persistent key.',
       handler: (ctx) => ok(packagingUnitVO(ctx, units.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'POST', path: `${BASE}/move`, grant: WRITE, link: 'packaging-units-move', vendorTypes: [PACKAGING_UNIT_TYPE],
-      requestSchema: moveBody, responseSchema: PackagingUnitSchema, status: 201, errors: [404, 409],
+      method: 'POST',
+      path: `${BASE}/move`,
+      grant: WRITE,
+      link: 'packaging-units-move',
+      vendorTypes: [PACKAGING_UNIT_TYPE],
+      requestSchema: moveBody,
+      responseSchema: PackagingUnitSchema,
+      status: 201,
+      errors: [404, 409],
       summary: 'Move a quantity of a product from a location into a new packaging unit on another transport unit.',
       handler: (ctx) => {
         const pu = units.move(parseOrRefuse(moveBody, ctx.fields()));

@@ -70,7 +70,6 @@ export interface PackagingUnitServiceDeps {
 
 type TransportUnit = ReturnType<CommonServices['transportUnits']['byBarcode']>;
 
-
 export function createPackagingUnitService({ work, store, common, products, loadUnits }: PackagingUnitServiceDeps) {
   /** Adds where each unit is; transport units are looked up once per reply. */
   function shower() {
@@ -244,7 +243,12 @@ export function createPackagingUnitService({ work, store, common, products, load
         const targetLu = loadUnits.ensureAt(target, request.targetLuPos, request.loadUnitType);
         loadUnits.requireOnlyProduct(target, targetLu, product);
         // Stock already in the target load unit is not taken from: it would only go round.
-        const sources = store.freeOfProductOn(product.pk, sourceUnits.map((tu) => tu.pk)).filter((pu) => pu.loadUnitPk !== targetLu.pk);
+        const sources = store
+          .freeOfProductOn(
+            product.pk,
+            sourceUnits.map((tu) => tu.pk),
+          )
+          .filter((pu) => pu.loadUnitPk !== targetLu.pk);
         if (sources.length === 0) throw noPackagingUnitOnLocation(product.sku, request.sourceLocation);
         const available = sources.reduce((sum, pu) => sum + pu.quantity.base, 0);
         if (available < request.quantity.base) {

@@ -149,8 +149,7 @@ export function createPackagingUnitStore(db: Db, reads?: ReadPool) {
     /** Every packaging unit, oldest first: pages, or the whole list streamed. */
     list: (): Listing<PackagingUnitRecord> => EVERY_UNIT.listing(db, {}, many, reads),
     /** The units on a transport unit, oldest first: pages, or the whole list (read at once). */
-    listOnTransportUnit: (transportUnitPk: string): Listing<PackagingUnitRecord> =>
-      ON_TRANSPORT_UNIT.listing(db, { tu: transportUnitPk }, many),
+    listOnTransportUnit: (transportUnitPk: string): Listing<PackagingUnitRecord> => ON_TRANSPORT_UNIT.listing(db, { tu: transportUnitPk }, many),
     /** The units of a product, oldest first: pages, or the whole list streamed. */
     listOfProduct: (productPk: string): Listing<PackagingUnitRecord> => OF_PRODUCT.listing(db, { product: productPk }, many, reads),
     /** The units of a product not allocated (on one transport unit when given), oldest first or by quantity. */
@@ -165,8 +164,7 @@ export function createPackagingUnitStore(db: Db, reads?: ReadPool) {
     /** The units of several load units at once, oldest first. */
     inLoadUnits: (loadUnitPks: readonly string[]) => many(s.inLoadUnits.all(JSON.stringify(loadUnitPks))),
     /** Not allocated, on one of the transport units, oldest first. */
-    freeOfProductOn: (productPk: string, transportUnitPks: readonly string[]) =>
-      many(s.freeOfProductOn.all(productPk, JSON.stringify(transportUnitPks))),
+    freeOfProductOn: (productPk: string, transportUnitPks: readonly string[]) => many(s.freeOfProductOn.all(productPk, JSON.stringify(transportUnitPks))),
     insert(f: PackagingUnitFields, now: string): string {
       const pk = newPKey();
       s.insert.run({
@@ -186,8 +184,7 @@ export function createPackagingUnitStore(db: Db, reads?: ReadPool) {
       });
       return pk;
     },
-    setQuantity: (pk: string, q: Quantity, now: string) =>
-      s.setQuantity.run({ pk, now, quantityUnit: q.unit, quantityBase: q.base }),
+    setQuantity: (pk: string, q: Quantity, now: string) => s.setQuantity.run({ pk, now, quantityUnit: q.unit, quantityBase: q.base }),
     setAllocated: (pk: string, allocated: boolean, now: string) => s.setAllocated.run(bit(allocated), now, pk),
     delete: (pk: string) => s.delete.run(pk),
   };

@@ -51,19 +51,36 @@ export function productRoutes(products: ProductService): Route[] {
 
   const routes: Route[] = [
     {
-      method: 'GET', path: BASE, grant: READ, link: 'products-findall', vendorTypes: [PRODUCT_TYPE], querySchema: listQuery,
+      method: 'GET',
+      path: BASE,
+      grant: READ,
+      link: 'products-findall',
+      vendorTypes: [PRODUCT_TYPE],
+      querySchema: listQuery,
       responseSchema: z.array(ProductSchema),
       summary: 'All products, by SKU.',
       handler: (ctx) => listReply(ctx, products.list(), (p) => productVO(ctx, p)),
     },
     {
-      method: 'GET', path: BASE, query: ['sku'], grant: READ, link: 'products-findbysku', vendorTypes: [PRODUCT_TYPE], responseSchema: ProductSchema,
+      method: 'GET',
+      path: BASE,
+      query: ['sku'],
+      grant: READ,
+      link: 'products-findbysku',
+      vendorTypes: [PRODUCT_TYPE],
+      responseSchema: ProductSchema,
       summary: 'A product by its SKU; unknown → 404 not.found.',
       handler: (ctx) => one(ctx, products.lookupBySku(ctx.queryValue('sku'))),
     },
     {
-      method: 'GET', path: BASE, query: ['sku', 'uom'], grant: READ, link: 'products-findbyskuanduom', vendorTypes: [PRODUCT_TYPE],
-      querySchema: skuAndUom, responseSchema: ProductSchema,
+      method: 'GET',
+      path: BASE,
+      query: ['sku', 'uom'],
+      grant: READ,
+      link: 'products-findbyskuanduom',
+      vendorTypes: [PRODUCT_TYPE],
+      querySchema: skuAndUom,
+      responseSchema: ProductSchema,
       summary: 'The product with this SKU whose base unit is given in the unit symbol uom.',
       handler: (ctx) => {
         const q = parseOrRefuse(skuAndUom, Object.fromEntries(ctx.query), 'query');
@@ -71,13 +88,25 @@ export function productRoutes(products: ProductService): Route[] {
       },
     },
     {
-      method: 'GET', path: `${BASE}/{pKey}`, grant: READ, link: 'products-findbyspkey', vendorTypes: [PRODUCT_TYPE], responseSchema: ProductSchema,
+      method: 'GET',
+      path: `${BASE}/{pKey}`,
+      grant: READ,
+      link: 'products-findbyspkey',
+      vendorTypes: [PRODUCT_TYPE],
+      responseSchema: ProductSchema,
       summary: 'A product by its persistent key.',
       handler: (ctx) => one(ctx, products.byPKey(ctx.param('pKey'))),
     },
     {
-      method: 'POST', path: BASE, grant: WRITE, link: 'products-create', vendorTypes: [PRODUCT_TYPE],
-      requestSchema: z.union([newProducts, newProduct]), responseSchema: z.array(ProductSchema), status: 201, errors: [404, 409],
+      method: 'POST',
+      path: BASE,
+      grant: WRITE,
+      link: 'products-create',
+      vendorTypes: [PRODUCT_TYPE],
+      requestSchema: z.union([newProducts, newProduct]),
+      responseSchema: z.array(ProductSchema),
+      status: 201,
+      errors: [404, 409],
       summary: 'Create products: an array (bulk) or one product; all or none. 201 with the created products.',
       handler: (ctx) => {
         const body = ctx.fields();
@@ -91,8 +120,14 @@ export function productRoutes(products: ProductService): Route[] {
       },
     },
     {
-      method: 'PUT', path: BASE, grant: WRITE, link: 'products-update', vendorTypes: [PRODUCT_TYPE],
-      requestSchema: productUpdate, responseSchema: ProductSchema, errors: [404, 409],
+      method: 'PUT',
+      path: BASE,
+      grant: WRITE,
+      link: 'products-update',
+      vendorTypes: [PRODUCT_TYPE],
+      requestSchema: productUpdate,
+      responseSchema: ProductSchema,
+      errors: [404, 409],
       summary: 'Replace a product named by pKey in the body (ol to detect concurrent changes).',
       handler: (ctx) => {
         const body = ctx.fields();

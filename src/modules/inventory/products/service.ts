@@ -80,8 +80,7 @@ export function createProductService({ work, store, common }: ProductServiceDeps
    * are cleared; account, availability and overbooking keep their values when not sent).
    */
   function fieldsOf(input: ProductInput, current: ProductRecord | undefined): ProductFields {
-    const accountPk =
-      input.accountId != null ? common.accounts.resolve(input.accountId).pk : (current?.accountPk ?? common.accounts.resolve(undefined).pk);
+    const accountPk = input.accountId != null ? common.accounts.resolve(input.accountId).pk : (current?.accountPk ?? common.accounts.resolve(undefined).pk);
     return {
       sku: input.sku,
       label: input.label ?? null,
@@ -104,10 +103,31 @@ export function createProductService({ work, store, common }: ProductServiceDeps
   const canonDim = (d: Dimension | null) => d && [d.length ?? null, d.width ?? null, d.height ?? null, d.uom];
   const comparable = (f: ProductFields) =>
     JSON.stringify([
-      f.sku, f.label, f.accountPk, f.baseUnit.family, f.baseUnit.unit, f.baseUnit.base, f.overbookingAllowed, f.description,
-      f.availabilityState, f.classification, f.group, f.stockZone, canonDim(f.dimension),
+      f.sku,
+      f.label,
+      f.accountPk,
+      f.baseUnit.family,
+      f.baseUnit.unit,
+      f.baseUnit.base,
+      f.overbookingAllowed,
+      f.description,
+      f.availabilityState,
+      f.classification,
+      f.group,
+      f.stockZone,
+      canonDim(f.dimension),
       Object.entries(f.details).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      f.units.map((u) => [u.pk, u.label, u.quantity.family, u.quantity.unit, u.quantity.base, canonDim(u.dimension), u.piecesPerLayer, u.numbersOfLayers, u.carrierType]),
+      f.units.map((u) => [
+        u.pk,
+        u.label,
+        u.quantity.family,
+        u.quantity.unit,
+        u.quantity.base,
+        canonDim(u.dimension),
+        u.piecesPerLayer,
+        u.numbersOfLayers,
+        u.carrierType,
+      ]),
       f.stackingRules.map((r) => [r.noProducts, r.allowedSku]),
     ]);
 

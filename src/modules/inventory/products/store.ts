@@ -168,9 +168,7 @@ export function createProductStore(db: Db, reads?: ReadPool) {
     byPk: db.prepare<[string], Row>(`${SELECT} WHERE pk = ?`),
     bySku: db.prepare<[string], Row>(`${SELECT} WHERE sku = ?`),
     unitsOf: db.prepare<[string], UnitRow>(`${UNITS} WHERE product_pk = ? ORDER BY position`),
-    rulesOf: db.prepare<[string], RuleRow>(
-      'SELECT product_pk, no_products, allowed_sku FROM product_stacking_rules WHERE product_pk = ? ORDER BY position',
-    ),
+    rulesOf: db.prepare<[string], RuleRow>('SELECT product_pk, no_products, allowed_sku FROM product_stacking_rules WHERE product_pk = ? ORDER BY position'),
     insert: db.prepare(
       `INSERT INTO products (pk, sku, label, account_pk, base_unit_family, base_unit_unit, base_unit_base, overbooking_allowed,
          description, availability_state, classification, product_group, stock_zone, dim_length, dim_width, dim_height, dim_uom,
@@ -197,13 +195,10 @@ export function createProductStore(db: Db, reads?: ReadPool) {
     unitOwner: db.prepare<[string], string>('SELECT product_pk FROM product_units WHERE pk = ?').pluck(),
     stockCount: db.prepare<[string], number>('SELECT count(*) FROM packaging_units WHERE product_pk = ?').pluck(),
     deleteRules: db.prepare('DELETE FROM product_stacking_rules WHERE product_pk = ?'),
-    insertRule: db.prepare(
-      'INSERT INTO product_stacking_rules (product_pk, position, no_products, allowed_sku) VALUES (?, ?, ?, ?)',
-    ),
+    insertRule: db.prepare('INSERT INTO product_stacking_rules (product_pk, position, no_products, allowed_sku) VALUES (?, ?, ?, ?)'),
   };
 
-  const one = (row: Row | undefined): ProductRecord | undefined =>
-    row && toProduct(row, s.unitsOf.all(row.pk).map(toUnit), s.rulesOf.all(row.pk).map(toRule));
+  const one = (row: Row | undefined): ProductRecord | undefined => row && toProduct(row, s.unitsOf.all(row.pk).map(toUnit), s.rulesOf.all(row.pk).map(toRule));
 
   function writeParts(pk: string, f: ProductFields) {
     s.deleteUnits.run(pk);

@@ -22,7 +22,11 @@ const COLUMNS = 'pk, name, description, system, ol, create_dt, last_modified_dt'
 // Grants by name, in pages (core/listing.ts). A site has tens: the whole list is read
 // at once on the writer's connection.
 const byName = (where: string) =>
-  new KeysetList<Row>({ sql: `SELECT ${COLUMNS} FROM grants WHERE ${where} AND name > @k0 ORDER BY name LIMIT @limit`, keyOf: (row) => [row.name], first: [''] });
+  new KeysetList<Row>({
+    sql: `SELECT ${COLUMNS} FROM grants WHERE ${where} AND name > @k0 ORDER BY name LIMIT @limit`,
+    keyOf: (row) => [row.name],
+    first: [''],
+  });
 const EVERY_GRANT = byName('1');
 /** The effective grants of a user: the union of its roles' grants. */
 const OF_USER = byName('pk IN (SELECT rg.grant_pk FROM user_roles ur JOIN role_grants rg ON rg.role_pk = ur.role_pk WHERE ur.user_pk = +@user)');
@@ -39,16 +43,12 @@ export function createGrantStore(db: Db) {
          WHERE ur.user_pk = +?`,
       )
       .pluck(),
-    namesOfRole: db
-      .prepare<[string], string>('SELECT g.name FROM role_grants rg JOIN grants g ON g.pk = rg.grant_pk WHERE rg.role_pk = +?')
-      .pluck(),
+    namesOfRole: db.prepare<[string], string>('SELECT g.name FROM role_grants rg JOIN grants g ON g.pk = rg.grant_pk WHERE rg.role_pk = +?').pluck(),
     insert: db.prepare(
       `INSERT INTO grants (pk, name, description, system, ol, create_dt, last_modified_dt)
        VALUES (@pk, @name, @description, @system, 0, @now, @now)`,
     ),
-    update: db.prepare(
-      'UPDATE grants SET name = @name, description = @description, ol = ol + 1, last_modified_dt = @now WHERE pk = @pk',
-    ),
+    update: db.prepare('UPDATE grants SET name = @name, description = @description, ol = ol + 1, last_modified_dt = @now WHERE pk = @pk'),
     markSystem: db.prepare('UPDATE grants SET system = 1 WHERE pk = ? AND system = 0'),
     delete: db.prepare('DELETE FROM grants WHERE pk = ?'),
   };
@@ -73,8 +73,7 @@ export function createGrantStore(db: Db) {
       s.insert.run({ pk, name, description, system: system ? 1 : 0, now });
       return pk;
     },
-    update: (pk: string, name: string, description: string | null, now: string) =>
-      s.update.run({ pk, name, description, now }),
+    update: (pk: string, name: string, description: string | null, now: string) => s.update.run({ pk, name, description, now }),
     markSystem: (pk: string) => s.markSystem.run(pk),
     delete: (pk: string) => s.delete.run(pk),
   };

@@ -19,24 +19,47 @@ export function roleRoutes(module: UsersModule): Route[] {
   const vo = (ctx: RequestContext, r: Role) => roleVO(ctx, r, ...module.roleMembers(r));
   const routes: Route[] = [
     {
-      method: 'GET', path: '/roles/{pKey}', grant: READ, link: 'roles-findbypkey', vendorTypes: [TYPE], responseSchema: RoleSchema,
+      method: 'GET',
+      path: '/roles/{pKey}',
+      grant: READ,
+      link: 'roles-findbypkey',
+      vendorTypes: [TYPE],
+      responseSchema: RoleSchema,
       summary: 'A role by its persistent key, with its users and grants.',
       handler: (ctx) => ok(vo(ctx, roles.byPKey(ctx.param('pKey')))),
     },
     {
-      method: 'GET', path: '/roles', query: ['name'], grant: READ, link: 'roles-findbyname', vendorTypes: [TYPE], responseSchema: RoleSchema,
+      method: 'GET',
+      path: '/roles',
+      query: ['name'],
+      grant: READ,
+      link: 'roles-findbyname',
+      vendorTypes: [TYPE],
+      responseSchema: RoleSchema,
       summary: 'A role by its name.',
       handler: (ctx) => ok(vo(ctx, roles.byName(ctx.queryValue('name')))),
     },
     {
-      method: 'GET', path: '/roles', grant: READ, link: 'roles-findall', vendorTypes: [TYPE], querySchema: listQuery,
+      method: 'GET',
+      path: '/roles',
+      grant: READ,
+      link: 'roles-findall',
+      vendorTypes: [TYPE],
+      querySchema: listQuery,
       responseSchema: z.array(RoleSchema),
       summary: 'All roles, by name.',
       handler: (ctx) => listReply(ctx, roles.list(), (r) => vo(ctx, r)),
     },
     {
-      method: 'POST', path: '/roles', grant: WRITE, link: 'roles-create', vendorTypes: [TYPE],
-      requestSchema: newRole, responseSchema: RoleSchema, status: 201, errors: [404, 409],
+      method: 'POST',
+      path: '/roles',
+      grant: WRITE,
+      link: 'roles-create',
+      vendorTypes: [TYPE],
+      requestSchema: newRole,
+      responseSchema: RoleSchema,
+      status: 201,
+      errors: [404, 409],
       summary: 'Create a role, optionally with grants and users (by name).',
       handler: (ctx) => {
         const role = roles.create(ctx.body(newRole));
@@ -44,8 +67,14 @@ export function roleRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'PUT', path: '/roles', grant: WRITE, link: 'roles-save', vendorTypes: [TYPE],
-      requestSchema: roleUpdate, responseSchema: RoleSchema, errors: [403, 404, 409],
+      method: 'PUT',
+      path: '/roles',
+      grant: WRITE,
+      link: 'roles-save',
+      vendorTypes: [TYPE],
+      requestSchema: roleUpdate,
+      responseSchema: RoleSchema,
+      errors: [403, 404, 409],
       summary: 'Change a role named by pKey in the body; grants and users are replaced when given. Immutable roles: 403.',
       handler: (ctx) => {
         const body = ctx.body(roleUpdate);
@@ -53,7 +82,12 @@ export function roleRoutes(module: UsersModule): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/roles/{pKey}', grant: WRITE, link: 'roles-delete', status: 204, errors: [403, 409],
+      method: 'DELETE',
+      path: '/roles/{pKey}',
+      grant: WRITE,
+      link: 'roles-delete',
+      status: 204,
+      errors: [403, 409],
       summary: 'Delete a role (not an immutable one, not one that API keys name, revoked ones included: they stay listed).',
       handler: (ctx) => {
         roles.delete(ctx.param('pKey'));

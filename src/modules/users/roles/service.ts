@@ -43,7 +43,11 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
     }
   }
   function assign(pk: string, input: Pick<RoleInput, 'grants' | 'users'>) {
-    if (input.grants) store.setGrants(pk, input.grants.map((g) => grants.byName(g).pk));
+    if (input.grants)
+      store.setGrants(
+        pk,
+        input.grants.map((g) => grants.byName(g).pk),
+      );
     if (input.users) store.setUsers(pk, input.users.map(resolveUser));
   }
   const changed = (type: 'role.created' | 'role.changed' | 'role.deleted', role: { pk: string; name: string }) =>
@@ -60,10 +64,7 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
     create(input: RoleInput): Role {
       return work.run(() => {
         requireUnique(input.name);
-        const pk = store.insert(
-          { name: input.name, description: input.description ?? null, immutable: input.immutable ?? false },
-          nowIso(),
-        );
+        const pk = store.insert({ name: input.name, description: input.description ?? null, immutable: input.immutable ?? false }, nowIso());
         assign(pk, input);
         changed('role.created', { pk, name: input.name });
         return byPKey(pk);

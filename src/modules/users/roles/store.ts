@@ -30,7 +30,11 @@ const COLUMNS = 'pk, name, description, immutable, ol, create_dt, last_modified_
 // Roles by name, in pages (core/listing.ts). A site has a handful: the whole list is
 // read at once on the writer's connection.
 const byName = (where: string) =>
-  new KeysetList<Row>({ sql: `SELECT ${COLUMNS} FROM roles WHERE ${where} AND name > @k0 ORDER BY name LIMIT @limit`, keyOf: (row) => [row.name], first: [''] });
+  new KeysetList<Row>({
+    sql: `SELECT ${COLUMNS} FROM roles WHERE ${where} AND name > @k0 ORDER BY name LIMIT @limit`,
+    keyOf: (row) => [row.name],
+    first: [''],
+  });
 const EVERY_ROLE = byName('1');
 const OF_USER = byName('pk IN (SELECT role_pk FROM user_roles WHERE user_pk = @user)');
 
@@ -39,15 +43,9 @@ export function createRoleStore(db: Db) {
     byPk: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM roles WHERE pk = ?`),
     byName: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM roles WHERE name = ?`),
     grantNames: db
-      .prepare<[string], string>(
-        'SELECT g.name FROM role_grants rg JOIN grants g ON g.pk = rg.grant_pk WHERE rg.role_pk = +? ORDER BY g.name',
-      )
+      .prepare<[string], string>('SELECT g.name FROM role_grants rg JOIN grants g ON g.pk = rg.grant_pk WHERE rg.role_pk = +? ORDER BY g.name')
       .pluck(),
-    userPks: db
-      .prepare<[string], string>(
-        'SELECT u.pk FROM user_roles ur JOIN users u ON u.pk = ur.user_pk WHERE ur.role_pk = +? ORDER BY u.username',
-      )
-      .pluck(),
+    userPks: db.prepare<[string], string>('SELECT u.pk FROM user_roles ur JOIN users u ON u.pk = ur.user_pk WHERE ur.role_pk = +? ORDER BY u.username').pluck(),
     apiKeyCounts: db.prepare<[string], { active: number; revoked: number }>(
       `SELECT count(*) FILTER (WHERE revoked_at IS NULL) AS active, count(*) FILTER (WHERE revoked_at IS NOT NULL) AS revoked
        FROM api_keys WHERE role_pk = ?`,
@@ -88,8 +86,7 @@ export function createRoleStore(db: Db) {
       s.insert.run({ ...fields, immutable: fields.immutable ? 1 : 0, pk, now });
       return pk;
     },
-    update: (pk: string, fields: RoleFields, now: string) =>
-      s.update.run({ ...fields, immutable: fields.immutable ? 1 : 0, pk, now }),
+    update: (pk: string, fields: RoleFields, now: string) => s.update.run({ ...fields, immutable: fields.immutable ? 1 : 0, pk, now }),
     setGrants(pk: string, grantPks: readonly string[]) {
       s.deleteGrants.run(pk);
       for (const grantPk of grantPks) s.insertGrant.run(pk, grantPk);

@@ -113,7 +113,12 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
       if (!user.lockExpired) return;
       work.run(() => {
         if (!store.releaseLock(user.pk, nowIso())) return;
-        work.emit({ type: 'user.unlocked', key: user.username, data: { pKey: user.pk, username: user.username }, reason: 'the lock after failed logins ended' });
+        work.emit({
+          type: 'user.unlocked',
+          key: user.username,
+          data: { pKey: user.pk, username: user.username },
+          reason: 'the lock after failed logins ended',
+        });
       });
     },
     /** A successful login from an address the user never signed in from: failures and earlier lockouts are forgotten. */
@@ -144,7 +149,10 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
         };
         const pk = store.insert(fields, now);
         store.setEmails(pk, input.emailAddresses ?? []);
-        store.setRoles(pk, (input.roleNames ?? []).map((r) => roles.byName(r).pk));
+        store.setRoles(
+          pk,
+          (input.roleNames ?? []).map((r) => roles.byName(r).pk),
+        );
         if (hash) store.setPassword(pk, hash, now);
         const user = byPKey(pk);
         changed('user.created', user);
@@ -175,7 +183,11 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
           nowIso(),
         );
         if (input.emailAddresses) store.setEmails(current.pk, input.emailAddresses);
-        if (input.roleNames) store.setRoles(current.pk, input.roleNames.map((r) => roles.byName(r).pk));
+        if (input.roleNames)
+          store.setRoles(
+            current.pk,
+            input.roleNames.map((r) => roles.byName(r).pk),
+          );
         requireAnAdministrator(current);
         const user = byPKey(pKey);
         changed('user.changed', user);

@@ -92,11 +92,7 @@ export function createUserStore(db: Db) {
     emails: db.prepare<[string], { email_address: string; is_primary: number; fullname: string | null }>(
       'SELECT email_address, is_primary, fullname FROM user_email_addresses WHERE user_pk = ? ORDER BY position',
     ),
-    roleNames: db
-      .prepare<[string], string>(
-        'SELECT r.name FROM user_roles ur JOIN roles r ON r.pk = ur.role_pk WHERE ur.user_pk = +? ORDER BY r.name',
-      )
-      .pluck(),
+    roleNames: db.prepare<[string], string>('SELECT r.name FROM user_roles ur JOIN roles r ON r.pk = ur.role_pk WHERE ur.user_pk = +? ORDER BY r.name').pluck(),
     insert: db.prepare(
       `INSERT INTO users (pk, username, external_user, locked, enabled, expiration_date, fullname, details,
          ol, create_dt, last_modified_dt)
@@ -126,9 +122,7 @@ export function createUserStore(db: Db) {
     ),
     deleteRoles: db.prepare('DELETE FROM user_roles WHERE user_pk = ?'),
     insertRole: db.prepare('INSERT OR IGNORE INTO user_roles (user_pk, role_pk) VALUES (?, ?)'),
-    failedLogin: db.prepare(
-      'UPDATE users SET failed_logins = failed_logins + 1 WHERE pk = ? RETURNING failed_logins',
-    ),
+    failedLogin: db.prepare('UPDATE users SET failed_logins = failed_logins + 1 WHERE pk = ? RETURNING failed_logins'),
     lock: db.prepare<[string | null, string, string], { lockouts: number }>(
       `UPDATE users SET locked = 1, locked_until = ?, locked_after_failures = 1, lockouts = lockouts + 1, ol = ol + 1, last_modified_dt = ?
        WHERE pk = ? AND locked = 0 RETURNING lockouts`,
@@ -138,9 +132,7 @@ export function createUserStore(db: Db) {
        WHERE pk = ? AND locked = 1 AND locked_until <= ?`,
     ),
     loggedIn: db.prepare('UPDATE users SET failed_logins = 0, lockouts = 0 WHERE pk = ? AND (failed_logins <> 0 OR lockouts <> 0)'),
-    image: db.prepare<[string], { content_type: string; bytes: Buffer }>(
-      'SELECT content_type, bytes FROM user_images WHERE user_pk = ?',
-    ),
+    image: db.prepare<[string], { content_type: string; bytes: Buffer }>('SELECT content_type, bytes FROM user_images WHERE user_pk = ?'),
     saveImage: db.prepare(
       `INSERT INTO user_images (user_pk, content_type, bytes, update_dt) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_pk) DO UPDATE SET content_type = excluded.content_type, bytes = excluded.bytes,
@@ -204,8 +196,7 @@ export function createUserStore(db: Db) {
       return pk;
     },
     /** `unlocks`: the update releases a locked account, which also forgets its failed logins. */
-    update: (pk: string, fields: UserFields, unlocks: boolean, now: string) =>
-      s.update.run({ ...flags(fields), unlocks: unlocks ? 1 : 0, pk, now }),
+    update: (pk: string, fields: UserFields, unlocks: boolean, now: string) => s.update.run({ ...flags(fields), unlocks: unlocks ? 1 : 0, pk, now }),
     /** Sets the password; tokens issued before now stop working. */
     setPassword: (pk: string, hash: string, now: string) => s.setPassword.run({ hash, now, pk }),
     setEmails(pk: string, emails: readonly EmailAddress[]) {

@@ -38,7 +38,8 @@ export function AlarmCard({ alarm, onOutcome }: { alarm: Alarm; onOutcome: Outco
         <div>
           <dt>{t('alarms.source')}</dt>
           <dd>
-            {hasText(`alarms.sourceKind.${alarm.source.kind}`) ? t(`alarms.sourceKind.${alarm.source.kind}`) : alarm.source.kind} <strong>{alarm.source.key}</strong>
+            {hasText(`alarms.sourceKind.${alarm.source.kind}`) ? t(`alarms.sourceKind.${alarm.source.kind}`) : alarm.source.kind}{' '}
+            <strong>{alarm.source.key}</strong>
           </dd>
         </div>
         <div>
@@ -88,14 +89,7 @@ export function AlarmCard({ alarm, onOutcome }: { alarm: Alarm; onOutcome: Outco
           </button>
         </div>
       )}
-      {actions && mode.value && (
-        <ActionForm
-          alarm={alarm}
-          mode={mode.value}
-          onOutcome={onOutcome}
-          onClose={() => (mode.value = undefined)}
-        />
-      )}
+      {actions && mode.value && <ActionForm alarm={alarm} mode={mode.value} onOutcome={onOutcome} onClose={() => (mode.value = undefined)} />}
     </li>
   );
 }
@@ -142,7 +136,12 @@ function ActionForm({ alarm, mode, onOutcome, onClose }: { alarm: Alarm; mode: M
       )}
       <label for={`${id}-comment`}>{t('alarms.commentOptional')}</label>
       <textarea id={`${id}-comment`} maxLength={500} rows={2} value={comment.value} onInput={(e) => (comment.value = e.currentTarget.value)} />
-      <FormActions send={t(mode === 'acknowledge' ? 'alarms.confirmAcknowledge' : 'alarms.confirmShelve')} back={t('action.cancel')} busy={busy.value} onBack={onClose} />
+      <FormActions
+        send={t(mode === 'acknowledge' ? 'alarms.confirmAcknowledge' : 'alarms.confirmShelve')}
+        back={t('action.cancel')}
+        busy={busy.value}
+        onBack={onClose}
+      />
     </form>
   );
 }

@@ -131,7 +131,11 @@ function Journal() {
 
   useEffect(() => {
     void loadFirst();
-    return subscribe(['alarm.cleared'], () => void loadFirst(), () => void loadFirst());
+    return subscribe(
+      ['alarm.cleared'],
+      () => void loadFirst(),
+      () => void loadFirst(),
+    );
   }, []);
 
   if (items.value === undefined) {

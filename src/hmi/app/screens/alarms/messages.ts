@@ -39,7 +39,8 @@ export const alarmsMessages: Messages = {
     'alarms.message.backup.failed': 'A backup could not be taken: {error}',
     'alarms.message.disk.low': 'Only {freeMb} MB free in {dataDir} (alarm below {minFreeMb} MB)',
     'alarms.message.federation.lag': 'The export to the hub is {seconds} s behind (limit {maxSeconds} s); events waiting: {waiting}; link {state}',
-    'alarms.message.federation.lag.lastError': 'The export to the hub is {seconds} s behind (limit {maxSeconds} s); events waiting: {waiting}; link {state}; last error: {lastError}',
+    'alarms.message.federation.lag.lastError':
+      'The export to the hub is {seconds} s behind (limit {maxSeconds} s); events waiting: {waiting}; link {state}; last error: {lastError}',
     'alarms.source': 'Source',
     'alarms.sourceKind.location': 'Location',
     'alarms.sourceKind.locationGroup': 'Location group',

@@ -112,7 +112,8 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
   const links = ((): PlanLink[] => {
     const name = route?.name;
     const dry = dryLink.value;
-    const marked = (l: PlanLink) => (l.kind === 'hop' && name !== undefined && l.route === name) || (dry !== undefined && l.from === dry.from && l.to === dry.to);
+    const marked = (l: PlanLink) =>
+      (l.kind === 'hop' && name !== undefined && l.route === name) || (dry !== undefined && l.from === dry.from && l.to === dry.to);
     const known = plan.links.value.map((l) => (marked(l) ? { ...l, highlighted: true } : l));
     const has = (from: string, to: string) => known.some((l) => l.from === from && l.to === to);
     const extra: PlanLink[] = (routeHops.value ?? [])
@@ -144,7 +145,11 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
           </select>
           <p class="cm-selected" aria-live="polite">
             {here
-              ? t('commissioning.plan.selected', { location: here.id, group: here.group ?? '–', units: here.units?.length ? here.units.join(', ') : t('commissioning.plan.noUnits') })
+              ? t('commissioning.plan.selected', {
+                  location: here.id,
+                  group: here.group ?? '–',
+                  units: here.units?.length ? here.units.join(', ') : t('commissioning.plan.noUnits'),
+                })
               : plan.loading.value
                 ? t('screen.loading')
                 : t(drawing ? 'commissioning.plan.hintDraw' : 'commissioning.plan.hint')}

@@ -27,8 +27,7 @@ export interface Finding {
   part?: Part;
 }
 
-export const findingText = (f: Finding): string =>
-  t(f.key, { ...f.params, ...(f.part ? { part: t(`commissioning.part.${f.part}`) } : {}) });
+export const findingText = (f: Finding): string => t(f.key, { ...f.params, ...(f.part ? { part: t(`commissioning.part.${f.part}`) } : {}) });
 
 /** What the appliance would refuse in one part; undefined when it takes it. */
 export function partProblem(part: Part, value: string): Finding | undefined {

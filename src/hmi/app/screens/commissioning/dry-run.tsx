@@ -61,9 +61,23 @@ export function DryRun({ selectedLocation, unitsAt, route, onAnswer }: DryRunPro
       <p class="cm-hint">{t('commissioning.dry.hint')}</p>
       <form class="cm-form" onSubmit={ask}>
         <label for="cm-dry-location">{t('commissioning.dry.location')}</label>
-        <input id="cm-dry-location" required spellcheck={false} autocapitalize="characters" value={location.value} onInput={(e) => (location.value = e.currentTarget.value)} />
+        <input
+          id="cm-dry-location"
+          required
+          spellcheck={false}
+          autocapitalize="characters"
+          value={location.value}
+          onInput={(e) => (location.value = e.currentTarget.value)}
+        />
         <label for="cm-dry-barcode">{t('commissioning.dry.barcode')}</label>
-        <input id="cm-dry-barcode" list="cm-dry-units" spellcheck={false} maxLength={64} value={barcode.value} onInput={(e) => (barcode.value = e.currentTarget.value)} />
+        <input
+          id="cm-dry-barcode"
+          list="cm-dry-units"
+          spellcheck={false}
+          maxLength={64}
+          value={barcode.value}
+          onInput={(e) => (barcode.value = e.currentTarget.value)}
+        />
         <datalist id="cm-dry-units">
           {units.map((u) => (
             <option key={u} value={u} />
@@ -85,7 +99,6 @@ export function DryRun({ selectedLocation, unitsAt, route, onAnswer }: DryRunPro
     </section>
   );
 }
-
 
 /** The decision in a sentence: who stands where, and where it goes or why it stays. */
 export function decisionText(location: string, barcode: string, d: Decision): string {

@@ -78,7 +78,15 @@ function NewGroup({ names, onCreated }: { names: readonly string[]; onCreated: (
       <div class="cm-fields">
         <div>
           <label for="cm-group-name">{t('commissioning.groups.name')}</label>
-          <input id="cm-group-name" required maxLength={255} autocapitalize="characters" spellcheck={false} value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} />
+          <input
+            id="cm-group-name"
+            required
+            maxLength={255}
+            autocapitalize="characters"
+            spellcheck={false}
+            value={name.value}
+            onInput={(e) => (name.value = e.currentTarget.value)}
+          />
         </div>
         <div>
           <label for="cm-group-parent">{t('commissioning.groups.parent')}</label>

@@ -19,7 +19,19 @@ export interface DrawnLink {
   to: string;
 }
 
-export function HopForm({ link, routes, chosen, onClose, onAdded }: { link: DrawnLink; routes: readonly RouteInfo[]; chosen: string | undefined; onClose: () => void; onAdded: (routeKey: string | undefined) => void }) {
+export function HopForm({
+  link,
+  routes,
+  chosen,
+  onClose,
+  onAdded,
+}: {
+  link: DrawnLink;
+  routes: readonly RouteInfo[];
+  chosen: string | undefined;
+  onClose: () => void;
+  onAdded: (routeKey: string | undefined) => void;
+}) {
   const target = useSignal<string>(chosen ?? routes[0]?.key ?? DEFAULT);
   const busy = useSignal(false);
   const error = useSignal('');

@@ -32,7 +32,9 @@ export function GroupSelect({ id, names, value, onChange }: { id: string; names:
 /** A location refused as existing: by its coordinate, or by the PLC code (the appliance names the value taken in `obj`). */
 function takenText(err: unknown, coordinate: string, plcCode: string): string | undefined {
   if (!(err instanceof ApiFailure) || err.messageKey !== 'already.exists') return undefined;
-  return plcCode && err.obj[0] === plcCode && plcCode !== coordinate ? t('commissioning.locations.plcCodeTaken', { plcCode }) : t('commissioning.locations.exists', { coordinate });
+  return plcCode && err.obj[0] === plcCode && plcCode !== coordinate
+    ? t('commissioning.locations.plcCodeTaken', { plcCode })
+    : t('commissioning.locations.exists', { coordinate });
 }
 
 export function NewLocation({ names }: { names: readonly string[] }) {
@@ -225,7 +227,17 @@ export function BulkLocations({ names }: { names: readonly string[] }) {
   );
 }
 
-function BulkRun({ run, groupChosen, onCreate, onStop }: { run: Exclude<Run, { state: 'idle' }>; groupChosen: boolean; onCreate: () => void; onStop: () => void }) {
+function BulkRun({
+  run,
+  groupChosen,
+  onCreate,
+  onStop,
+}: {
+  run: Exclude<Run, { state: 'idle' }>;
+  groupChosen: boolean;
+  onCreate: () => void;
+  onStop: () => void;
+}) {
   const total = run.coordinates.length;
   const created = run.state === 'finished' ? total : run.state === 'preview' ? 0 : run.created;
   return (

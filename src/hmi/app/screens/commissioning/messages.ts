@@ -130,7 +130,8 @@ export const commissioningMessages: Messages = {
     'commissioning.hop.circle': 'This hop would close a circle of first choices: {circle}. A route’s hops must reach its target.',
 
     'commissioning.dry.title': 'Dry run of the routing decision',
-    'commissioning.dry.hint': 'Where would a unit standing here go next? The appliance answers as it would answer the PLC. Without a barcode: a unit without transport order.',
+    'commissioning.dry.hint':
+      'Where would a unit standing here go next? The appliance answers as it would answer the PLC. Without a barcode: a unit without transport order.',
     'commissioning.dry.location': 'Standing at (location)',
     'commissioning.dry.barcode': 'Transport unit (barcode, optional)',
     'commissioning.dry.ask': 'Ask',
@@ -179,7 +180,8 @@ export const commissioningMessages: Messages = {
     'commissioning.help.s9.text':
       'While the simulator runs, the dot of unit 4711 moves on the plan from the square 1 to 4, one every two seconds; its transport order is then FINISHED. Ten seconds after the simulator has ended, the PLC channel offline alarm comes back: the channel has no PLC any more.',
     'commissioning.help.commands': 'Commands',
-    'commissioning.help.more': 'The channel settings and the simulator’s commands are described in docs/plc.md; routes, hops and the routing decision in docs/routing.md.',
+    'commissioning.help.more':
+      'The channel settings and the simulator’s commands are described in docs/plc.md; routes, hops and the routing decision in docs/routing.md.',
     'commissioning.help.back': 'Back to commissioning',
 
     'error.already.exists': 'This exists already.',
@@ -289,9 +291,11 @@ export const commissioningMessages: Messages = {
     'commissioning.routes.create': 'Route anlegen',
     'commissioning.routes.created': 'Route {name} angelegt. Zeichnen Sie ihre Schritte im Plan.',
     'commissioning.routes.exists': 'Es gibt schon eine Route namens {name}.',
-    'commissioning.routes.sameEnds': 'Die aktive Route {name} hat schon denselben Start und dasselbe Ziel: Legen Sie diese deaktiviert an, oder deaktivieren Sie zuerst jene.',
+    'commissioning.routes.sameEnds':
+      'Die aktive Route {name} hat schon denselben Start und dasselbe Ziel: Legen Sie diese deaktiviert an, oder deaktivieren Sie zuerst jene.',
     'commissioning.routes.existsUntold': 'Die Appliance hat diese Route schon: ihren Namen, oder eine aktive Route mit demselben Start und Ziel.',
-    'commissioning.routes.twin': 'Route {name} kann nicht aktiviert werden: Eine andere aktive Route hat denselben Start und dasselbe Ziel. Deaktivieren Sie zuerst diese.',
+    'commissioning.routes.twin':
+      'Route {name} kann nicht aktiviert werden: Eine andere aktive Route hat denselben Start und dasselbe Ziel. Deaktivieren Sie zuerst diese.',
 
     'commissioning.hops.of': 'Schritte von {name}',
     'commissioning.hops.drawHint': 'Einen Schritt hinzufügen: seinen ersten Lagerplatz im Plan wählen, „Verbinden mit…“, dann den nächsten Lagerplatz.',
@@ -312,7 +316,8 @@ export const commissioningMessages: Messages = {
     'commissioning.hop.circle': 'Dieser Schritt schlösse einen Kreis erster Wahl: {circle}. Die Schritte einer Route müssen ihr Ziel erreichen.',
 
     'commissioning.dry.title': 'Probelauf der Wegentscheidung',
-    'commissioning.dry.hint': 'Wohin führe eine Einheit, die hier steht, als Nächstes? Die Appliance antwortet, wie sie der SPS antworten würde. Ohne Barcode: eine Einheit ohne Transportauftrag.',
+    'commissioning.dry.hint':
+      'Wohin führe eine Einheit, die hier steht, als Nächstes? Die Appliance antwortet, wie sie der SPS antworten würde. Ohne Barcode: eine Einheit ohne Transportauftrag.',
     'commissioning.dry.location': 'Steht auf (Lagerplatz)',
     'commissioning.dry.barcode': 'Transporteinheit (Barcode, optional)',
     'commissioning.dry.ask': 'Fragen',
@@ -361,7 +366,8 @@ export const commissioningMessages: Messages = {
     'commissioning.help.s9.text':
       'Während der Simulator läuft, wandert der Punkt der Einheit 4711 im Plan vom Feld 1 bis 4, alle zwei Sekunden eins weiter; ihr Transportauftrag ist danach FINISHED. Zehn Sekunden nach dem Ende des Simulators kommt der Alarm SPS-Kanal nicht verbunden wieder: Der Kanal hat keine SPS mehr.',
     'commissioning.help.commands': 'Befehle',
-    'commissioning.help.more': 'Die Kanaleinstellungen und die Befehle des Simulators beschreibt docs/plc.md; Routen, Schritte und die Wegentscheidung docs/routing.md.',
+    'commissioning.help.more':
+      'Die Kanaleinstellungen und die Befehle des Simulators beschreibt docs/plc.md; Routen, Schritte und die Wegentscheidung docs/routing.md.',
     'commissioning.help.back': 'Zurück zur Inbetriebnahme',
 
     'error.already.exists': 'Das gibt es schon.',

@@ -13,9 +13,7 @@ export const MAX_COORDINATES = 1000;
 
 const RANGE = /^(\d{1,20})\s*\.\.\s*(\d{1,20})$/;
 
-export type Expansion =
-  | { coordinates: string[]; /** Why no PLC could address them, when so. */ plc?: Finding }
-  | { problem: Finding };
+export type Expansion = { coordinates: string[]; /** Why no PLC could address them, when so. */ plc?: Finding } | { problem: Finding };
 
 function values(part: Part, text: string): string[] | Finding {
   const range = RANGE.exec(text);

@@ -43,7 +43,14 @@ function End({ id, legend, kinds, kind, value, names, selectedLocation, onKind, 
         <>
           <label for={`${id}-location`}>{t('commissioning.routes.location', { end: legend })}</label>
           <div class="cm-inline">
-            <input id={`${id}-location`} required spellcheck={false} autocapitalize="characters" value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+            <input
+              id={`${id}-location`}
+              required
+              spellcheck={false}
+              autocapitalize="characters"
+              value={value}
+              onInput={(e) => onValue(e.currentTarget.value)}
+            />
             <button type="button" disabled={!selectedLocation} onClick={() => selectedLocation && onValue(selectedLocation)}>
               {t('commissioning.routes.useSelected')}
             </button>
@@ -78,7 +85,15 @@ async function clashText(wanted: Omit<RouteInfo, 'key' | 'ol'>): Promise<string>
   return t('commissioning.routes.existsUntold');
 }
 
-export function NewRoute({ names, selectedLocation, onCreated }: { names: readonly string[]; selectedLocation: string | undefined; onCreated: (route: RouteInfo) => void }) {
+export function NewRoute({
+  names,
+  selectedLocation,
+  onCreated,
+}: {
+  names: readonly string[];
+  selectedLocation: string | undefined;
+  onCreated: (route: RouteInfo) => void;
+}) {
   const name = useSignal('');
   const sourceKind = useSignal<EndKind>('location');
   const source = useSignal('');

@@ -37,7 +37,13 @@ export function RoutesPanel({ routes, chosen, hops }: RoutesPanelProps) {
       ) : (
         <ul class="cm-list cm-routes" aria-labelledby="cm-routes-title">
           {list.map((r) => (
-            <RouteRow key={r.key} route={r} chosen={chosen.value === r.key} writer={writer} onChoose={() => (chosen.value = chosen.value === r.key ? undefined : r.key)} />
+            <RouteRow
+              key={r.key}
+              route={r}
+              chosen={chosen.value === r.key}
+              writer={writer}
+              onChoose={() => (chosen.value = chosen.value === r.key ? undefined : r.key)}
+            />
           ))}
         </ul>
       )}
@@ -123,7 +129,12 @@ function RouteHops({ route, hops, writer }: { route: RouteInfo; hops: Signal<Hop
                   {alternative && <span class="muted"> ({t('commissioning.hops.alternative')})</span>}
                 </span>
                 {writer && (
-                  <button type="button" disabled={busy.value} aria-label={t('commissioning.hops.remove', { from: h.source, to: h.next })} onClick={() => void remove(i)}>
+                  <button
+                    type="button"
+                    disabled={busy.value}
+                    aria-label={t('commissioning.hops.remove', { from: h.source, to: h.next })}
+                    onClick={() => void remove(i)}
+                  >
                     {t('commissioning.hops.removeShort')}
                   </button>
                 )}

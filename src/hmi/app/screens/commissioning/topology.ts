@@ -8,7 +8,10 @@ import type * as Wire from '../../../../contract/replies.ts';
 export type LocationGroup = Pick<Wire.LocationGroup, 'pKey' | 'name' | 'parentName' | 'description' | 'childLocationGroupNames'>;
 
 /** What commissioning shows of a route. */
-export type RouteInfo = Pick<Wire.Route, 'key' | 'name' | 'description' | 'sourceLocationName' | 'sourceLocationGroupName' | 'targetLocationName' | 'targetLocationGroupName' | 'enabled' | 'ol'>;
+export type RouteInfo = Pick<
+  Wire.Route,
+  'key' | 'name' | 'description' | 'sourceLocationName' | 'sourceLocationGroupName' | 'targetLocationName' | 'targetLocationGroupName' | 'enabled' | 'ol'
+>;
 
 /** A hop as read, or as sent (without its position, which the list order gives). */
 export type Hop = Pick<Wire.Hop, 'source' | 'next'> & Partial<Pick<Wire.Hop, 'pos'>>;

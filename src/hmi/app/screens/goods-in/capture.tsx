@@ -69,7 +69,12 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
     const bookedUnit = position && !sameFamily(scan.unit, unitOf(position.quantityExpected)) ? unitOf(position.quantityExpected) : scan.unit;
     try {
       const reply = await request<ReceivingOrder>('POST', `/v1/receiving-orders/${encodeURIComponent(before.pKey)}/capture`, {
-        body: { quantityReceived: quantityOf(magnitude, bookedUnit), product: { sku: scan.code }, barcode: scan.transportUnit, loadUnitLabel: scan.loadUnit || '1' },
+        body: {
+          quantityReceived: quantityOf(magnitude, bookedUnit),
+          product: { sku: scan.code },
+          barcode: scan.transportUnit,
+          loadUnitLabel: scan.loadUnit || '1',
+        },
         query: { loadUnitType: scan.loadUnitType || undefined },
       });
       const after = reply.body;
@@ -174,7 +179,15 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
       >
         <div class="gi-field gi-quantity">
           <label for="gi-quantity">{t('goodsIn.quantity')}</label>
-          <input id="gi-quantity" inputMode="decimal" autocomplete="off" enterKeyHint="next" value={quantity.value} onInput={(e) => (quantity.value = e.currentTarget.value)} aria-describedby="gi-current" />
+          <input
+            id="gi-quantity"
+            inputMode="decimal"
+            autocomplete="off"
+            enterKeyHint="next"
+            value={quantity.value}
+            onInput={(e) => (quantity.value = e.currentTarget.value)}
+            aria-describedby="gi-current"
+          />
         </div>
         <div class="gi-field gi-unit-choice">
           <label for="gi-unit-symbol">{t('goodsIn.unit')}</label>
@@ -196,7 +209,17 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
         <div class="gi-field gi-grow">
           <label for="gi-scan">{t('goodsIn.scanField')}</label>
           <div class="gi-scan-row">
-            <input id="gi-scan" ref={scanField} class="gi-code" aria-describedby="gi-scan-hint" autocomplete="off" autocapitalize="off" spellcheck={false} enterKeyHint="send" maxLength={128} />
+            <input
+              id="gi-scan"
+              ref={scanField}
+              class="gi-code"
+              aria-describedby="gi-scan-hint"
+              autocomplete="off"
+              autocapitalize="off"
+              spellcheck={false}
+              enterKeyHint="send"
+              maxLength={128}
+            />
             <button type="submit" class="primary">
               {t('goodsIn.book')}
             </button>
@@ -208,7 +231,9 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
       </form>
       <FeedbackLine feedback={feedback.value} waiting={waiting.value} />
       <details class="gi-load-unit" open={luOpen.value} onToggle={(e) => (luOpen.value = e.currentTarget.open)}>
-        <summary>{luType ? t('goodsIn.loadUnitOfType', { label: loadUnit.value || '1', type: luType }) : t('goodsIn.loadUnit', { label: loadUnit.value || '1' })}</summary>
+        <summary>
+          {luType ? t('goodsIn.loadUnitOfType', { label: loadUnit.value || '1', type: luType }) : t('goodsIn.loadUnit', { label: loadUnit.value || '1' })}
+        </summary>
         <label for="gi-lu-label">{t('goodsIn.loadUnitLabel')}</label>
         <input id="gi-lu-label" value={loadUnit.value} onInput={(e) => setLoadUnit(e.currentTarget.value)} autocomplete="off" maxLength={64} />
         <label for="gi-lu-type">{t('goodsIn.loadUnitType')}</label>

@@ -31,11 +31,21 @@ export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undef
           <div class="gi-feedback done" data-kind="done">
             <p class="gi-feedback-title">
               <Icon name="check" />
-              <span>{t('goodsIn.booked', { quantity: `${formatMagnitude(feedback.magnitude)} ${feedback.unit}`, sku: feedback.scan.code, unit: feedback.scan.transportUnit })}</span>
+              <span>
+                {t('goodsIn.booked', {
+                  quantity: `${formatMagnitude(feedback.magnitude)} ${feedback.unit}`,
+                  sku: feedback.scan.code,
+                  unit: feedback.scan.transportUnit,
+                })}
+              </span>
             </p>
             {feedback.positions.map((p) => (
               <p key={p.pKey} class="gi-feedback-detail">
-                {t('goodsIn.bookedPosition', { id: p.positionId, received: formatQuantity(inUnit(p.quantityReceived, unitOf(p.quantityExpected))), expected: formatQuantity(p.quantityExpected) })}
+                {t('goodsIn.bookedPosition', {
+                  id: p.positionId,
+                  received: formatQuantity(inUnit(p.quantityReceived, unitOf(p.quantityExpected))),
+                  expected: formatQuantity(p.quantityExpected),
+                })}
               </p>
             ))}
           </div>
@@ -49,7 +59,9 @@ export function FeedbackLine({ feedback, waiting }: { feedback: Feedback | undef
               <Icon name="warning" />
               <span>{t('goodsIn.refused', { code: feedback.scan.code })}</span>
             </p>
-            <p class="gi-feedback-detail">{feedback.textKey ? t(feedback.textKey) : refusalText(feedback.error, feedback.scan.code, feedback.onOrder ?? false)}</p>
+            <p class="gi-feedback-detail">
+              {feedback.textKey ? t(feedback.textKey) : refusalText(feedback.error, feedback.scan.code, feedback.onOrder ?? false)}
+            </p>
           </div>
         )}
       </div>
@@ -74,4 +86,3 @@ function refusalText(error: unknown, sku: string, onOrder: boolean): string {
       return errorText(error);
   }
 }
-

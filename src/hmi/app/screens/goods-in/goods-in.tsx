@@ -56,7 +56,11 @@ function OrderCapture({ pKey }: { pKey: string }) {
   };
   useEffect(() => {
     void load();
-    return subscribe(ORDER_EVENTS, (event) => pKeyOfEvent(event) === pKey && void load(), () => void load());
+    return subscribe(
+      ORDER_EVENTS,
+      (event) => pKeyOfEvent(event) === pKey && void load(),
+      () => void load(),
+    );
   }, [pKey]);
 
   const o = order.value;

@@ -28,7 +28,7 @@ export const goodsInMessages: Messages = {
     'goodsIn.closed.CANCELED': 'This order was cancelled: nothing to capture on it.',
     'goodsIn.readOnly': 'Your user may look at receiving orders but not capture goods (grant receiving-orders:write).',
     'goodsIn.unitField': 'Transport unit (pallet)',
-    'goodsIn.unitHint': 'Scan the pallet\'s label: the goods are booked onto it.',
+    'goodsIn.unitHint': "Scan the pallet's label: the goods are booked onto it.",
     'goodsIn.quantity': 'Quantity',
     'goodsIn.unit': 'Unit',
     'goodsIn.scanField': 'Article (SKU)',
@@ -38,7 +38,8 @@ export const goodsInMessages: Messages = {
     'goodsIn.loadUnitLabel': 'Load unit position on the pallet',
     'goodsIn.loadUnitType': 'Load unit type (for a load unit to be created)',
     'goodsIn.loadUnitOfType': 'Load unit: {label}, type {type}',
-    'goodsIn.loadUnitTypeHint': 'The first booking onto a new pallet creates its load unit of this type. The site\'s default is chosen until this device chooses another.',
+    'goodsIn.loadUnitTypeHint':
+      "The first booking onto a new pallet creates its load unit of this type. The site's default is chosen until this device chooses another.",
     'goodsIn.positions': 'Positions',
     'goodsIn.received': '{received} of {expected}',
     'goodsIn.current': 'Unit of the quantity: {unit} (position {id})',
@@ -99,7 +100,8 @@ export const goodsInMessages: Messages = {
     'goodsIn.loadUnitLabel': 'Position der Ladeeinheit auf der Palette',
     'goodsIn.loadUnitType': 'Ladeeinheitentyp (für eine neu anzulegende Ladeeinheit)',
     'goodsIn.loadUnitOfType': 'Ladeeinheit: {label}, Typ {type}',
-    'goodsIn.loadUnitTypeHint': 'Die erste Buchung auf eine neue Palette legt ihre Ladeeinheit mit diesem Typ an. Gewählt ist der Standard des Standorts, bis dieses Gerät einen anderen wählt.',
+    'goodsIn.loadUnitTypeHint':
+      'Die erste Buchung auf eine neue Palette legt ihre Ladeeinheit mit diesem Typ an. Gewählt ist der Standard des Standorts, bis dieses Gerät einen anderen wählt.',
     'goodsIn.positions': 'Positionen',
     'goodsIn.received': '{received} von {expected}',
     'goodsIn.current': 'Einheit der Menge: {unit} (Position {id})',
@@ -123,7 +125,8 @@ export const goodsInMessages: Messages = {
     'goodsIn.refusal.orderComplete': 'Dieser Auftrag ist vollständig: Es kann nichts mehr darauf erfasst werden.',
     'goodsIn.refusal.orderCancelled': 'Dieser Auftrag ist storniert: Es kann nichts darauf erfasst werden.',
     'error.svc.wms.rec.overbookingNotAllowed': 'Das ist mehr, als der Auftrag noch erwartet, und dieser Artikel darf nicht überbucht werden.',
-    'error.svc.wms.inv.pu.loadUnitTypeMissing': 'Die Palette hat an dieser Position noch keine Ladeeinheit: Wählen Sie unter „Ladeeinheit“ einen Ladeeinheitentyp, um sie anzulegen.',
+    'error.svc.wms.inv.pu.loadUnitTypeMissing':
+      'Die Palette hat an dieser Position noch keine Ladeeinheit: Wählen Sie unter „Ladeeinheit“ einen Ladeeinheitentyp, um sie anzulegen.',
     'error.svc.wms.inv.lu.otherProduct': 'Die Ladeeinheit enthält einen anderen Artikel: ein Artikel je Ladeeinheit.',
   },
 };

@@ -24,7 +24,8 @@ export const pKeyOfEvent = (event: LiveEvent<(typeof ORDER_EVENTS)[number]>): st
 
 export const orderById = async (orderId: string): Promise<ReceivingOrder> => (await get<ReceivingOrder>('/v1/receiving-orders', { orderId })).body;
 
-export const orderByPKey = async (pKey: string): Promise<ReceivingOrder> => (await get<ReceivingOrder>(`/v1/receiving-orders/${encodeURIComponent(pKey)}`)).body;
+export const orderByPKey = async (pKey: string): Promise<ReceivingOrder> =>
+  (await get<ReceivingOrder>(`/v1/receiving-orders/${encodeURIComponent(pKey)}`)).body;
 
 // ---- the open orders, for choosing one --------------------------------------------
 

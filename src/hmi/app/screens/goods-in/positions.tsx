@@ -8,7 +8,17 @@ import { baseOf, formatQuantity, inUnit, unitOf } from './quantity.ts';
 // booking (this desk's, and others' by the live events). Choosing one puts the quantity
 // in its unit; the focus goes back to the article field for the next scan.
 
-export function Positions({ positions, current, unit, choosable }: { positions: Position[]; current: Signal<string | undefined>; unit: Signal<string>; choosable: boolean }) {
+export function Positions({
+  positions,
+  current,
+  unit,
+  choosable,
+}: {
+  positions: Position[];
+  current: Signal<string | undefined>;
+  unit: Signal<string>;
+  choosable: boolean;
+}) {
   return (
     <section class="gi-positions" aria-labelledby="gi-positions-title">
       <h2 id="gi-positions-title" class="gi-subtitle">
@@ -53,7 +63,12 @@ function PositionLine({ position: p }: { position: Position }) {
         <strong class="gi-sku">{p.product.sku}</strong>
         <span class={`gi-state pos-${p.state}`}>{t(`goodsIn.position.${p.state}`)}</span>
       </span>
-      <span class="gi-received">{t('goodsIn.received', { received: formatQuantity(inUnit(p.quantityReceived, unitOf(p.quantityExpected))), expected: formatQuantity(p.quantityExpected) })}</span>
+      <span class="gi-received">
+        {t('goodsIn.received', {
+          received: formatQuantity(inUnit(p.quantityReceived, unitOf(p.quantityExpected))),
+          expected: formatQuantity(p.quantityExpected),
+        })}
+      </span>
       <progress max={expected} value={Math.min(expected, baseOf(p.quantityReceived))} aria-hidden="true" />
     </>
   );

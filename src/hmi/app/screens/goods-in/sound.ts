@@ -5,7 +5,15 @@ import { SoundSwitch, type Tone } from '../../sound.ts';
 // remembered by the browser (the switch is the shell's, sound.ts).
 
 const BOOKED: Tone = { wave: 'sine', hz: 1320, beeps: [[0, 0.12]], end: 0.5 };
-const REFUSED: Tone = { wave: 'square', hz: 220, beeps: [[0, 0.15], [0.22, 0.15]], end: 0.5 };
+const REFUSED: Tone = {
+  wave: 'square',
+  hz: 220,
+  beeps: [
+    [0, 0.15],
+    [0.22, 0.15],
+  ],
+  end: 0.5,
+};
 
 const scanSound = new SoundSwitch('wms.hmi.goodsIn.sound');
 export const soundOn = scanSound.on;

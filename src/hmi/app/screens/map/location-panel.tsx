@@ -20,7 +20,13 @@ import type * as Wire from '../../../../contract/replies.ts';
 /** A location as the API sends it. */
 type LocationDetails = Wire.Location;
 
-export function LocationPanel({ id, plan, onClose, onOutcome, onChanged }: {
+export function LocationPanel({
+  id,
+  plan,
+  onClose,
+  onOutcome,
+  onChanged,
+}: {
   id: string;
   /** The location as the plan draws it; undefined while loading or when it does not exist. */
   plan: PlanLocation | undefined;
@@ -85,7 +91,9 @@ export function LocationPanel({ id, plan, onClose, onOutcome, onChanged }: {
           <Fact name="map.field.lastMovement" value={d.lastMovement ? formatTime(d.lastMovement) : undefined} />
         </dl>
       )}
-      {d && can('locations:write') && <LockActions d={d} change={change.value} setChange={(c) => (change.value = c)} onOutcome={onOutcome} onChanged={onChanged} />}
+      {d && can('locations:write') && (
+        <LockActions d={d} change={change.value} setChange={(c) => (change.value = c)} onOutcome={onOutcome} onChanged={onChanged} />
+      )}
       {alarms.length > 0 && (
         <section aria-labelledby="map-alarms-title">
           <h3 id="map-alarms-title">{t('map.alarms')}</h3>
@@ -133,7 +141,13 @@ function Fact({ name, value, flag }: { name: string; value: string | undefined; 
   );
 }
 
-function LockActions({ d, change, setChange, onOutcome, onChanged }: {
+function LockActions({
+  d,
+  change,
+  setChange,
+  onOutcome,
+  onChanged,
+}: {
   d: LocationDetails;
   change: LockChange | undefined;
   setChange: (c: LockChange | undefined) => void;

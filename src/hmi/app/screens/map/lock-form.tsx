@@ -21,7 +21,14 @@ export const actionKey = (c: LockChange) => `map.${c.lock ? 'lock' : 'unlock'}.$
 
 const errorCode = ({ direction, lock }: LockChange) => (direction === 'in' ? `*******${lock ? 1 : 0}` : `******${lock ? 1 : 0}*`);
 
-export function LockForm({ id, pKey, change, onOutcome, onClose, onDone }: {
+export function LockForm({
+  id,
+  pKey,
+  change,
+  onOutcome,
+  onClose,
+  onDone,
+}: {
   id: string;
   pKey: string;
   change: LockChange;
@@ -39,7 +46,10 @@ export function LockForm({ id, pKey, change, onOutcome, onClose, onDone }: {
     busy.value = true;
     try {
       // The reason goes as typed: the appliance decides what it accepts, and says why not.
-      await request('PATCH', `/v1/location/${encodeURIComponent(pKey)}`, { query: { op: 'change-state' }, body: { errorCode: errorCode(change), reason: reason.value } });
+      await request('PATCH', `/v1/location/${encodeURIComponent(pKey)}`, {
+        query: { op: 'change-state' },
+        body: { errorCode: errorCode(change), reason: reason.value },
+      });
       onOutcome('done', t(`map.done.${change.lock ? 'lock' : 'unlock'}.${change.direction}`, { id }));
       onDone();
       onClose();

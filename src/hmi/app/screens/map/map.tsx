@@ -64,7 +64,15 @@ export default function MapScreen({ rest }: ScreenProps) {
       {/* The wallboard is looked at, not used: no retry there. */}
       {data.error.value !== undefined && <Failure error={data.error.value} retry={board ? undefined : () => data.reload()} />}
       <div class={`map-body${selected ? ' with-panel' : ''}`} ref={body} style={lastHeight}>
-        <ConveyorPlan locations={shown.locations} links={shown.links} selected={selected} onSelect={select} viewKey={filter} label={t('map.title')} place="map" />
+        <ConveyorPlan
+          locations={shown.locations}
+          links={shown.links}
+          selected={selected}
+          onSelect={select}
+          viewKey={filter}
+          label={t('map.title')}
+          place="map"
+        />
         {!loading && shown.locations.length === 0 && <p class="empty map-empty">{t(filter ? 'map.emptyGroup' : 'map.empty')}</p>}
         {selected && (
           <LocationPanel id={selected} plan={current} onClose={() => replaceRoute('map')} onOutcome={onOutcome} onChanged={() => data.refresh(selected)} />

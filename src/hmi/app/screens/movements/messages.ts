@@ -48,7 +48,8 @@ export const movementsMessages: Messages = {
     'movements.keep': 'Keep it',
     'movements.completeLabel': 'Complete the movement of {unit}',
     'movements.putDownOn': 'Put down on location',
-    'movements.putDownHint': 'Coordinate or ERP code of the location where {unit} now stands; scan or type it. The unit is booked there and the movement is done: this cannot be undone.',
+    'movements.putDownHint':
+      'Coordinate or ERP code of the location where {unit} now stands; scan or type it. The unit is booked there and the movement is done: this cannot be undone.',
     'movements.targetMissing': 'Enter the location where the unit was put down.',
     'movements.targetNotLocation': 'This is not a location: a unit is put down on a location, not on a group.',
     'movements.confirmComplete': 'Complete movement',
@@ -110,7 +111,8 @@ export const movementsMessages: Messages = {
     'movements.keep': 'Behalten',
     'movements.completeLabel': 'Bewegung von {unit} abschließen',
     'movements.putDownOn': 'Abgestellt auf Lagerplatz',
-    'movements.putDownHint': 'Koordinate oder ERP-Code des Platzes, auf dem {unit} jetzt steht; scannen oder eintippen. Die Einheit wird dorthin gebucht und die Bewegung ist erledigt: Das lässt sich nicht rückgängig machen.',
+    'movements.putDownHint':
+      'Koordinate oder ERP-Code des Platzes, auf dem {unit} jetzt steht; scannen oder eintippen. Die Einheit wird dorthin gebucht und die Bewegung ist erledigt: Das lässt sich nicht rückgängig machen.',
     'movements.targetMissing': 'Geben Sie den Platz an, auf dem die Einheit abgestellt wurde.',
     'movements.targetNotLocation': 'Das ist kein Lagerplatz: Eine Einheit wird auf einem Platz abgestellt, nicht auf einer Gruppe.',
     'movements.confirmComplete': 'Bewegung abschließen',

@@ -34,7 +34,11 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
   const actions = can('movements:write') && !wallboard.value && isOpen(m);
 
   /** Sends one step; resolves to the refusal's text, or undefined when it was done. */
-  const act = async (send: () => Promise<Movement>, done: string, describe: (err: unknown, m: Movement) => Promise<string> = movementError): Promise<string | undefined> => {
+  const act = async (
+    send: () => Promise<Movement>,
+    done: string,
+    describe: (err: unknown, m: Movement) => Promise<string> = movementError,
+  ): Promise<string | undefined> => {
     busy.value = true;
     try {
       const updated = await send();
@@ -51,7 +55,10 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
     }
   };
   const patchState = (state: 'ACTIVE' | 'INACTIVE') =>
-    act(async () => (await request<Movement>('PATCH', path(m), { body: { state } })).body, state === 'ACTIVE' ? 'movements.done.activated' : 'movements.done.deactivated');
+    act(
+      async () => (await request<Movement>('PATCH', path(m), { body: { state } })).body,
+      state === 'ACTIVE' ? 'movements.done.activated' : 'movements.done.deactivated',
+    );
   const cancel = () => act(async () => (await request<Movement>('DELETE', path(m))).body, 'movements.done.cancelled');
 
   const unit = m.transportUnitBk;
@@ -79,14 +86,26 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
       </p>
       <dl class="facts">
         <Fact label={t('movements.priority')}>{m.priority}</Fact>
-        {m.latestDueAt && <Fact label={t('movements.due')}><time dateTime={m.latestDueAt}>{formatTime(m.latestDueAt)}</time></Fact>}
+        {m.latestDueAt && (
+          <Fact label={t('movements.due')}>
+            <time dateTime={m.latestDueAt}>{formatTime(m.latestDueAt)}</time>
+          </Fact>
+        )}
         {m.sku && <Fact label={t('movements.sku')}>{m.sku}</Fact>}
         {m.initiator && <Fact label={t('movements.initiator')}>{m.initiator}</Fact>}
         <Fact label={t('movements.created')}>
           <time dateTime={m.createdAt}>{formatTime(m.createdAt)}</time> ({formatAge(m.createdAt, now.value)})
         </Fact>
-        {m.startedAt && <Fact label={t('movements.started')}><time dateTime={m.startedAt}>{formatTime(m.startedAt)}</time></Fact>}
-        {m.finishedAt && <Fact label={t('movements.finished')}><time dateTime={m.finishedAt}>{formatTime(m.finishedAt)}</time></Fact>}
+        {m.startedAt && (
+          <Fact label={t('movements.started')}>
+            <time dateTime={m.startedAt}>{formatTime(m.startedAt)}</time>
+          </Fact>
+        )}
+        {m.finishedAt && (
+          <Fact label={t('movements.finished')}>
+            <time dateTime={m.finishedAt}>{formatTime(m.finishedAt)}</time>
+          </Fact>
+        )}
       </dl>
       {actions && !step.value && (
         <div class="actions">
@@ -123,7 +142,9 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
         <CompleteForm
           movement={m}
           busy={busy.value}
-          onSubmit={(target) => act(async () => (await request<Movement>('POST', `${path(m)}/complete`, { body: { target } })).body, 'movements.done.completed', completionError)}
+          onSubmit={(target) =>
+            act(async () => (await request<Movement>('POST', `${path(m)}/complete`, { body: { target } })).body, 'movements.done.completed', completionError)
+          }
           onBack={back}
         />
       )}

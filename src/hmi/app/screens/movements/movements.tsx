@@ -32,7 +32,12 @@ export default function MovementsScreen(_: ScreenProps) {
         <h1 id="movements-title">{t('movements.title')}</h1>
       </div>
       {!wallboard.value && <MovementFilterForm filter={filter.value} onApply={(f) => (filter.value = f)} />}
-      <WorkList list={list} labelledBy="movements-title" none={t('movements.none')} card={(m) => <MovementCard key={m.pKey} movement={m} outcome={outcome} />} />
+      <WorkList
+        list={list}
+        labelledBy="movements-title"
+        none={t('movements.none')}
+        card={(m) => <MovementCard key={m.pKey} movement={m} outcome={outcome} />}
+      />
       <Toasts toast={toast} />
     </section>
   );

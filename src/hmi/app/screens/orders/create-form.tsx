@@ -11,7 +11,17 @@ import { refusalText } from './refusal.ts';
 // scanner, whose Enter moves on to the target instead of sending a half-filled form),
 // the target location and/or group, the priority.
 
-export function CreateForm({ initialBarcode, onCreated, onClose, onOutcome }: { initialBarcode: string; onCreated: (o: TransportOrder) => void; onClose: () => void; onOutcome: Outcome }) {
+export function CreateForm({
+  initialBarcode,
+  onCreated,
+  onClose,
+  onOutcome,
+}: {
+  initialBarcode: string;
+  onCreated: (o: TransportOrder) => void;
+  onClose: () => void;
+  onOutcome: Outcome;
+}) {
   const id = useId();
   const barcode = useSignal(initialBarcode);
   const location = useSignal('');
@@ -37,13 +47,23 @@ export function CreateForm({ initialBarcode, onCreated, onClose, onOutcome }: { 
     try {
       const order = (await post<TransportOrder>('/v1/transport-orders', body)).body;
       onCreated(order);
-      onOutcome('done', t('orders.done.created', { unit: order.transportUnitBK, target: targetText(order.targetLocation, order.targetLocationGroup), state: stateText(order.state) }));
+      onOutcome(
+        'done',
+        t('orders.done.created', {
+          unit: order.transportUnitBK,
+          target: targetText(order.targetLocation, order.targetLocationGroup),
+          state: stateText(order.state),
+        }),
+      );
       barcode.value = '';
       location.value = '';
       group.value = '';
       first.current?.focus();
     } catch (err) {
-      onOutcome('failed', await refusalText(err, 'create', { barcode: body.barcode!, location: body.targetLocation ?? null, group: body.targetLocationGroup ?? null }));
+      onOutcome(
+        'failed',
+        await refusalText(err, 'create', { barcode: body.barcode!, location: body.targetLocation ?? null, group: body.targetLocationGroup ?? null }),
+      );
     } finally {
       busy.value = false;
     }
@@ -72,7 +92,15 @@ export function CreateForm({ initialBarcode, onCreated, onClose, onOutcome }: { 
         </div>
         <div>
           <label for={`${id}-location`}>{t('orders.targetLocation')}</label>
-          <input id={`${id}-location`} ref={target} value={location.value} autoComplete="off" spellcheck={false} placeholder="AREA/AISLE/X/Y/Z" onInput={(e) => (location.value = e.currentTarget.value)} />
+          <input
+            id={`${id}-location`}
+            ref={target}
+            value={location.value}
+            autoComplete="off"
+            spellcheck={false}
+            placeholder="AREA/AISLE/X/Y/Z"
+            onInput={(e) => (location.value = e.currentTarget.value)}
+          />
         </div>
         <div>
           <label for={`${id}-group`}>{t('orders.targetGroup')}</label>

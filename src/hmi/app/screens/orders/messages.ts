@@ -49,7 +49,7 @@ export const ordersMessages: Messages = {
     'orders.confirmRedirect': 'Redirect',
     'orders.cancel': 'Cancel order',
     'orders.cancelOf': 'Cancel the order for {unit}',
-    'orders.cancelQuestion': 'Cancel the transport order of {unit} to {target}? The unit\'s next order starts.',
+    'orders.cancelQuestion': "Cancel the transport order of {unit} to {target}? The unit's next order starts.",
     'orders.confirmCancel': 'Cancel order',
     'orders.keep': 'Keep order',
     'orders.save': 'Save',
@@ -64,7 +64,8 @@ export const ordersMessages: Messages = {
     'orders.error.unknownGroup': 'There is no location group {group}: check the target group.',
     'orders.error.orderGone': 'This order does not exist any more.',
     'orders.error.notFoundNow': 'The appliance did not know what the order names when it was sent, and knows it now: try again.',
-    'orders.error.createNotFound': 'The appliance does not know this transport unit or this target, and your user may not look up which. Check the barcode and the target.',
+    'orders.error.createNotFound':
+      'The appliance does not know this transport unit or this target, and your user may not look up which. Check the barcode and the target.',
     'orders.error.targetNotFound': 'The appliance does not know this target, and your user may not look up whether the location or the group. Check both.',
     'orders.error.targets': 'Give a target location or group; a location given with a group must lie in it.',
     'error.svc.tms.to.tuAlreadyAtTarget': 'The unit already stands at this target: the order would have nothing to do.',
@@ -134,7 +135,8 @@ export const ordersMessages: Messages = {
     'orders.error.unknownGroup': 'Es gibt keine Lagerplatzgruppe {group}: Prüfen Sie die Zielgruppe.',
     'orders.error.orderGone': 'Diesen Auftrag gibt es nicht mehr.',
     'orders.error.notFoundNow': 'Die Appliance kannte beim Senden nicht, was der Auftrag nennt, und kennt es jetzt: Versuchen Sie es erneut.',
-    'orders.error.createNotFound': 'Die Appliance kennt diese Transporteinheit oder dieses Ziel nicht, und Ihr Benutzer darf nicht nachsehen, welches. Prüfen Sie Barcode und Ziel.',
+    'orders.error.createNotFound':
+      'Die Appliance kennt diese Transporteinheit oder dieses Ziel nicht, und Ihr Benutzer darf nicht nachsehen, welches. Prüfen Sie Barcode und Ziel.',
     'orders.error.targetNotFound': 'Die Appliance kennt dieses Ziel nicht, und Ihr Benutzer darf nicht nachsehen, ob Platz oder Gruppe. Prüfen Sie beide.',
     'orders.error.targets': 'Geben Sie einen Zielplatz oder eine Gruppe an; ein Platz mit Gruppe muss in ihr liegen.',
     'error.svc.tms.to.tuAlreadyAtTarget': 'Die Einheit steht bereits an diesem Ziel: Der Auftrag hätte nichts zu tun.',

@@ -83,7 +83,11 @@ export function OrderCard({ order, at, board, onOutcome }: { order: TransportOrd
           order={order}
           onClose={close}
           onFailed={(m) => onOutcome('failed', m)}
-          submit={(priority) => request('PATCH', `/v1/transport-orders/${encodeURIComponent(order.persistentKey)}`, { body: { priority } }).then(() => done(t('orders.done.priority', { unit: order.transportUnitBK, priority: priorityText(priority) })))}
+          submit={(priority) =>
+            request('PATCH', `/v1/transport-orders/${encodeURIComponent(order.persistentKey)}`, { body: { priority } }).then(() =>
+              done(t('orders.done.priority', { unit: order.transportUnitBK, priority: priorityText(priority) })),
+            )
+          }
         />
       )}
       {actions && mode.value === 'redirect' && (

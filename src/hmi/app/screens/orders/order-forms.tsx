@@ -63,7 +63,12 @@ export function PriorityForm({ order, onClose, onFailed, submit }: FormProps & {
   );
 }
 
-export function RedirectForm({ order, onClose, onFailed, submit }: FormProps & { submit: (location: string | null, group: string | null) => Promise<unknown> }) {
+export function RedirectForm({
+  order,
+  onClose,
+  onFailed,
+  submit,
+}: FormProps & { submit: (location: string | null, group: string | null) => Promise<unknown> }) {
   const id = useId();
   const location = useSignal(order.targetLocation ?? '');
   const group = useSignal(order.targetLocationGroup ?? '');
@@ -81,7 +86,14 @@ export function RedirectForm({ order, onClose, onFailed, submit }: FormProps & {
     >
       <p class="muted">{t('orders.redirectHint', { target: targetText(order.targetLocation, order.targetLocationGroup) })}</p>
       <label for={`${id}-location`}>{t('orders.targetLocation')}</label>
-      <input id={`${id}-location`} value={location.value} autoComplete="off" spellcheck={false} placeholder="AREA/AISLE/X/Y/Z" onInput={(e) => (location.value = e.currentTarget.value)} />
+      <input
+        id={`${id}-location`}
+        value={location.value}
+        autoComplete="off"
+        spellcheck={false}
+        placeholder="AREA/AISLE/X/Y/Z"
+        onInput={(e) => (location.value = e.currentTarget.value)}
+      />
       <label for={`${id}-group`}>{t('orders.targetGroup')}</label>
       <input id={`${id}-group`} value={group.value} autoComplete="off" spellcheck={false} onInput={(e) => (group.value = e.currentTarget.value)} />
       <FormActions send={t('orders.confirmRedirect')} back={t('orders.back')} busy={busy.value} onBack={onClose} />

@@ -54,7 +54,16 @@ export function applyOrderEvent(order: TransportOrder | undefined, event: OrderE
   const base: TransportOrder | undefined =
     order ??
     (event.type === 'transportOrder.created'
-      ? { persistentKey: d.pKey, transportUnitBK: d.transportUnitBK, priority: d.priority, state: d.state, sourceLocation: event.data.sourceLocation, targetLocation: null, targetLocationGroup: null, createDt: event.at }
+      ? {
+          persistentKey: d.pKey,
+          transportUnitBK: d.transportUnitBK,
+          priority: d.priority,
+          state: d.state,
+          sourceLocation: event.data.sourceLocation,
+          targetLocation: null,
+          targetLocationGroup: null,
+          createDt: event.at,
+        }
       : undefined);
   if (!base) return undefined;
   const next: TransportOrder = {

@@ -31,8 +31,10 @@ const exists = (path: string, query: Record<string, string>) =>
 
 /** The first thing named that the appliance does not know, in words; undefined when all are known now. */
 async function missing(named: Named): Promise<string | undefined> {
-  if (named.barcode !== undefined && !(await exists('/v1/transport-units', { bk: named.barcode }))) return t('orders.error.unknownUnit', { barcode: named.barcode });
-  if (named.location !== null && !(await exists('/v1/locations', { locationId: named.location }))) return t('orders.error.unknownLocation', { location: named.location });
+  if (named.barcode !== undefined && !(await exists('/v1/transport-units', { bk: named.barcode })))
+    return t('orders.error.unknownUnit', { barcode: named.barcode });
+  if (named.location !== null && !(await exists('/v1/locations', { locationId: named.location })))
+    return t('orders.error.unknownLocation', { location: named.location });
   if (named.group !== null && !(await exists('/v1/location-groups', { name: named.group }))) return t('orders.error.unknownGroup', { group: named.group });
   return undefined;
 }

@@ -48,7 +48,14 @@ export default function TasksScreen(_: ScreenProps) {
           </div>
           <div class="work-field work-wide">
             <label for="task-search">{t('tasks.filter.text')}</label>
-            <input id="task-search" type="search" value={f.text} autoComplete="off" spellcheck={false} onInput={(e) => (filter.value = { ...f, text: e.currentTarget.value })} />
+            <input
+              id="task-search"
+              type="search"
+              value={f.text}
+              autoComplete="off"
+              spellcheck={false}
+              onInput={(e) => (filter.value = { ...f, text: e.currentTarget.value })}
+            />
           </div>
         </form>
       )}

@@ -7,7 +7,7 @@ export const telegramsMessages: Messages = {
   en: {
     'telegrams.title': 'Telegram monitor',
     'telegrams.channels': 'PLC channels',
-    'telegrams.noChannels': 'No PLC channel is configured (plc.channels in the appliance\'s configuration).',
+    'telegrams.noChannels': "No PLC channel is configured (plc.channels in the appliance's configuration).",
     'telegrams.unknownChannel': 'There is no PLC channel {name}.',
     'telegrams.channel': 'Channel {name}',
     'telegrams.since': 'since',

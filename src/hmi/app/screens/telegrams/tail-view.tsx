@@ -123,7 +123,11 @@ export function TailView({ channel, paused, onPause }: Props) {
         </div>
       )}
       <p class="tg-status" role="status">
-        {paused && <span class="tg-paused" data-arrived={arrived.value}>{plural('telegrams.paused', arrived.value)}</span>}
+        {paused && (
+          <span class="tg-paused" data-arrived={arrived.value}>
+            {plural('telegrams.paused', arrived.value)}
+          </span>
+        )}
       </p>
       {skipped.value && <p class="notice">{t('telegrams.skipped')}</p>}
       {error.value !== undefined && <Failure error={error.value} />}

@@ -16,7 +16,13 @@ export function TelegramRow({ telegram, threshold }: { telegram: Telegram; thres
   const late = isLate(telegram.latencyMs, threshold);
   const dir = telegram.direction;
   return (
-    <li class={`tg-row ${dir}${late ? ' late' : ''}`} data-id={telegram.id} data-type={telegram.type ?? ''} data-direction={dir} data-outcome={telegram.outcome}>
+    <li
+      class={`tg-row ${dir}${late ? ' late' : ''}`}
+      data-id={telegram.id}
+      data-type={telegram.type ?? ''}
+      data-direction={dir}
+      data-outcome={telegram.outcome}
+    >
       <details onToggle={(e) => (open.value = (e.currentTarget as HTMLDetailsElement).open)}>
         <summary>
           <time class="tg-time" dateTime={telegram.at}>

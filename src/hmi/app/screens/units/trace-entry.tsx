@@ -42,7 +42,10 @@ function tellEvent(e: EventEntry): Told {
     case 'plc.bookedOntoLockedLocation':
       return { kind: 'lock', text: t('units.ev.bookedOntoLocked', { location: str(e.data.locationId), channel: str(e.data.channel) }) };
     case 'transportOrder.created':
-      return { kind: 'order', text: t('units.ev.orderCreated', { target: target(e.data), priority: priorityText(e.data.priority), state: stateText(e.data.state) }) };
+      return {
+        kind: 'order',
+        text: t('units.ev.orderCreated', { target: target(e.data), priority: priorityText(e.data.priority), state: stateText(e.data.state) }),
+      };
     case 'transportOrder.started':
       return { kind: 'order', text: t('units.ev.orderStarted', { target: target(e.data) }) };
     case 'transportOrder.finished':
@@ -77,7 +80,8 @@ function orderChange(d: LiveEvent<'transportOrder.changed'>['data']): string {
   const parts: string[] = [];
   if (d.fields.includes('priority')) parts.push(t('units.ev.orderPriority', { priority: priorityText(d.priority) }));
   if (d.fields.includes('state')) parts.push(t('units.ev.orderState', { state: stateText(d.state) }));
-  if (d.fields.includes('message')) parts.push(typeof d.message === 'string' ? t('units.ev.orderProblem', { message: d.message }) : t('units.ev.orderProblemCleared'));
+  if (d.fields.includes('message'))
+    parts.push(typeof d.message === 'string' ? t('units.ev.orderProblem', { message: d.message }) : t('units.ev.orderProblemCleared'));
   return parts.length ? parts.join(' · ') : t('units.ev.orderChanged');
 }
 

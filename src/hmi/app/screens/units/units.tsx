@@ -151,7 +151,9 @@ function UnitPlace({ unit, location }: { unit: TransportUnit; location: Location
         <div>
           <dt>{t('units.state')}</dt>
           <dd>
-            <span class={`state-chip unit-state-${unit.state}`}>{hasText(`units.unitState.${unit.state}`) ? t(`units.unitState.${unit.state}`) : unit.state}</span>
+            <span class={`state-chip unit-state-${unit.state}`}>
+              {hasText(`units.unitState.${unit.state}`) ? t(`units.unitState.${unit.state}`) : unit.state}
+            </span>
           </dd>
         </div>
         {location && (
