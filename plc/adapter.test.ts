@@ -8,6 +8,7 @@ import { createRoutingStore } from '../src/modules/routing/store.ts';
 import { createTransportOrderService } from '../src/modules/transport-orders/service.ts';
 import { createTransportOrderStore } from '../src/modules/transport-orders/store.ts';
 import { ofType, startTestAppliance, type TestAppliance, type RecordedEvent } from '../test/support/appliance.ts';
+import { failUpdatesOf } from '../test/support/faults.ts';
 import type { EventType } from '../src/contract/events.ts';
 import { createAdapter } from './adapter.ts';
 import { decode, encode, fieldFromCoordinate, type ResTelegram, type Telegram, type TelegramInput } from './osip/index.ts';
@@ -496,10 +497,8 @@ describe('refused and failed telegrams: the reply, and no state change', () => {
   }
 
   describe('an internal failure rolls the whole telegram back', () => {
-    const { exec } = { exec: (sql: string) => wms.app.db.exec(sql) };
-    const failOn = (table: string) =>
-      exec(`CREATE TRIGGER plc_test_fail BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, 'failure forced by the test'); END`);
-    const repair = () => exec('DROP TRIGGER IF EXISTS plc_test_fail');
+    let repair = () => {};
+    const failOn = (table: string) => (repair = failUpdatesOf(wms, table));
 
     it('REQ_ at the order target with finishing the order failing: the unit is not booked either; RES_ without target', async () => {
       const before = await snapshot();
@@ -837,13 +836,12 @@ describe('bursts: unit reports queued together share one commit, each as if hand
 
   it('one failing telegram rolls back only itself; the events of the others follow the commit', async () => {
     const mark = events.length;
-    wms.app.db.exec(`CREATE TRIGGER plc_test_fail BEFORE UPDATE ON transport_units WHEN OLD.barcode = 'B-2'
-      BEGIN SELECT RAISE(ABORT, 'failure forced by the test'); END`);
+    const repair = failUpdatesOf(wms, 'transport_units', "OLD.barcode = 'B-2'");
     let results: HandlingResult[];
     try {
       results = batch([req('B-1', s.INFEED), req('B-2', s.INFEED), upd('B-3', s.C1)]);
     } finally {
-      wms.app.db.exec('DROP TRIGGER IF EXISTS plc_test_fail');
+      repair();
     }
     expect(results.map((r) => r.outcome)).toEqual(['ok', 'internal', 'ok']);
     expect(resOf(results[0]!)).toMatchObject({ errorCode: '00000000', targetLocation: s.C1 });

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantCatalogue } from '../src/auth/grants.ts';
-import { hashPassword } from '../src/auth/passwords.ts';
 import { newPKey } from '../src/core/ids.ts';
 import { namesGrant, type Route } from '../src/http/router.ts';
 import { ADMIN_PASSWORD, expectApiError, expectServerError, loginReply, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { roleWith, userWith } from './support/users.ts';
 
 // Authentication (the token endpoint, bearer tokens) and authorisation (grants held
 // through roles), over real HTTP against the real appliance.
@@ -65,19 +65,6 @@ async function login(username: string, password: string): Promise<string> {
   const reply = await tokenRequest({ grant_type: 'password', username, password }, 'form');
   expect(reply.status, reply.text).toBe(200);
   return reply.body.access_token as string;
-}
-
-/** Inserts a user with a scrypt hash and no roles, as the users module stores them. */
-async function insertUser(username: string, password: string, columns: { locked?: 0 | 1; enabled?: 0 | 1; expirationDate?: string } = {}): Promise<string> {
-  const pk = newPKey();
-  const now = new Date().toISOString();
-  wms.app.db
-    .prepare(
-      `INSERT INTO users (pk, username, password_hash, last_password_change, locked, enabled, expiration_date, ol, create_dt, last_modified_dt)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-    )
-    .run(pk, username, await hashPassword(password), now, columns.locked ?? 0, columns.enabled ?? 1, columns.expirationDate ?? null, now, now);
-  return pk;
 }
 
 const failedLogins = (username: string) => wms.app.db.prepare('SELECT failed_logins FROM users WHERE username = ?').pluck().get(username) as number;
@@ -256,7 +243,7 @@ describe('POST /oauth/token', () => {
   });
 
   it('refuses a locked user even with the right password', async () => {
-    await insertUser('locked-user', 'locked-password', { locked: 1 });
+    await userWith(wms, { username: 'locked-user', password: 'locked-password', locked: true });
     const reply = await tokenRequest({ grant_type: 'password', username: 'locked-user', password: 'locked-password' }, 'form');
     expectServerError(reply, 401);
     // Alike for every refusal: a locked account must not confirm a right password.
@@ -265,8 +252,8 @@ describe('POST /oauth/token', () => {
   });
 
   it('refuses a disabled user and a user whose account has expired', async () => {
-    await insertUser('disabled-user', 'disabled-password', { enabled: 0 });
-    await insertUser('expired-user', 'expired-password', { expirationDate: '2020-01-01T00:00:00.000Z' });
+    await userWith(wms, { username: 'disabled-user', password: 'disabled-password', enabled: false });
+    await userWith(wms, { username: 'expired-user', password: 'expired-password', expirationDate: '2020-01-01T00:00:00.000Z' });
     const disabled = await tokenRequest({ grant_type: 'password', username: 'disabled-user', password: 'disabled-password' }, 'json');
     expectServerError(disabled, 401);
     expect(disabled.body.message).toBe('Bad credentials');
@@ -401,7 +388,7 @@ describe('grants', () => {
   let token: string;
 
   beforeAll(async () => {
-    userPk = await insertUser('no-grant-user', 'no-grant-password');
+    userPk = await userWith(wms, { username: 'no-grant-user', password: 'no-grant-password' });
     token = await login('no-grant-user', 'no-grant-password');
   });
 
@@ -428,18 +415,10 @@ describe('grants', () => {
   });
 
   it('allows the call once the user holds a role with the grant', async () => {
-    const db = wms.app.db;
-    const now = new Date().toISOString();
-    const rolePk = newPKey();
-    db.prepare(
-      `INSERT INTO roles (pk, name, description, immutable, ol, create_dt, last_modified_dt)
-       VALUES (?, 'LOCATION_READER', 'reads locations', 0, 0, ?, ?)`,
-    ).run(rolePk, now, now);
-    const grantPk = db.prepare("SELECT pk FROM grants WHERE name = 'locations:read'").pluck().get() as string;
-    expect(grantPk).toBeTruthy();
-    db.prepare('INSERT INTO role_grants (role_pk, grant_pk) VALUES (?, ?)').run(rolePk, grantPk);
-    db.prepare('INSERT INTO user_roles (user_pk, role_pk) VALUES (?, ?)').run(userPk, rolePk);
-    wms.app.module('users').invalidatePrincipals();
+    // An administrator gives the user a role with the grant: the token already issued carries it from now on.
+    await roleWith(wms, 'LOCATION_READER', ['locations:read'], 'reads locations');
+    const given = await wms.put('/users', { pKey: userPk, roleNames: ['LOCATION_READER'] });
+    expect(given.status, given.text).toBe(200);
 
     const reply = await wms.get('/v1/locations', { token });
     expect(reply.status).toBe(200);
@@ -453,14 +432,12 @@ describe('grants', () => {
   });
 
   it('stops accepting the token of a user who was locked since it was issued', async () => {
-    const pk = await insertUser('later-locked-user', 'later-locked-password');
-    const adminRole = wms.app.db.prepare("SELECT pk FROM roles WHERE name = 'ADMIN'").pluck().get() as string;
-    wms.app.db.prepare('INSERT INTO user_roles (user_pk, role_pk) VALUES (?, ?)').run(pk, adminRole);
+    const pk = await userWith(wms, { username: 'later-locked-user', password: 'later-locked-password', roleNames: ['ADMIN'] });
     const lockedToken = await login('later-locked-user', 'later-locked-password');
     expect((await wms.get('/v1/locations', { token: lockedToken })).status).toBe(200);
 
-    wms.app.db.prepare('UPDATE users SET locked = 1 WHERE pk = ?').run(pk);
-    wms.app.module('users').invalidatePrincipals();
+    const locked = await wms.put('/users', { pKey: pk, locked: true });
+    expect(locked.status, locked.text).toBe(200);
     const reply = await wms.get('/v1/locations', { token: lockedToken });
     expectServerError(reply, 401);
     expect(reply.body.message).toMatch(/locked/);

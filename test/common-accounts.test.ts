@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, startOnBroughtOverDatabase, startTestAppliance, type TestAppliance } from './support/appliance.ts';
 
 // Accounts of the common base module (docs/common-module.md): read-only over the
 // API; a fresh box has the seeded default account `D` / `Default`.
@@ -159,9 +159,8 @@ describe('a database without a default account', () => {
     ['upper-case', 'COMMON.ACCOUNT_NO_DEFAULT'],
   ] as const) {
     it(`answers ?default=true and a location create that names no account with 404 ${key}`, async () => {
-      const box = await startTestAppliance({ api: { messageKeys: family } });
+      const box = await startOnBroughtOverDatabase('UPDATE accounts SET is_default = 0', { api: { messageKeys: family } });
       try {
-        box.app.db.prepare('UPDATE accounts SET is_default = 0').run();
         const lookup = await box.get('/v1/accounts?default=true');
         expectApiError(lookup, 404, key);
         expect(lookup.body.obj).toBeUndefined();

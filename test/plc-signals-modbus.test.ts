@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { failUpdatesOf } from './support/faults.ts';
 import { freePort, memory, putText, serialSlave, tcpSlave, type Slave } from './support/modbus-slave.ts';
 import { site, unitWithOrder, until, type Site } from './support/warehouse.ts';
 
@@ -337,8 +338,7 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
     const before = await mb3();
     const commitsBefore = await commits();
     // A real failure of one change: its UPDATE of the location is refused by the database.
-    box.app.db.exec(`CREATE TRIGGER plc_signals_test_fail BEFORE UPDATE ON locations WHEN OLD.location_id = '${FAILING}'
-      BEGIN SELECT RAISE(ABORT, 'failure forced by the test'); END`);
+    const repair = failUpdatesOf(box, 'locations', `OLD.location_id = '${FAILING}'`);
     try {
       // Set in one go: the next poll reads them all in one request.
       for (let i = 0; i < WORDS; i++) plc.holding.set(300 + i, 11 + i);
@@ -351,7 +351,7 @@ describe('a Modbus TCP signal channel: the changes of a poll are committed toget
       );
       for (let i = 0; i < WORDS; i++) await until(async () => (await applied(`p${i}`, 11 + i)) !== undefined, `p${i} applied`);
     } finally {
-      box.app.db.exec('DROP TRIGGER IF EXISTS plc_signals_test_fail');
+      repair();
     }
     const changes = WORDS + 3;
     const commitsAfter = await commits();

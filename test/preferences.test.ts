@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../src/auth/passwords.ts';
-import { newPKey } from '../src/core/ids.ts';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { roleWith, userWith } from './support/users.ts';
 
 // Preferences module (docs/preferences.md; design in
 // docs/preferences.md): four kinds told apart by `@class`, values checked against
@@ -32,9 +31,10 @@ let readerToken: string;
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  await insertUser(OTHER, OTHER_PASSWORD, 'PREF_EDITOR', ['preferences:read', 'preferences:write']);
-  await insertUser(READER, READER_PASSWORD, 'PREF_READER', ['preferences:read']);
-  wms.app.module('users').invalidatePrincipals();
+  await roleWith(wms, 'PREF_EDITOR', ['preferences:read', 'preferences:write']);
+  await roleWith(wms, 'PREF_READER', ['preferences:read']);
+  await userWith(wms, { username: OTHER, password: OTHER_PASSWORD, roleNames: ['PREF_EDITOR'] });
+  await userWith(wms, { username: READER, password: READER_PASSWORD, roleNames: ['PREF_READER'] });
   otherToken = await login(OTHER, OTHER_PASSWORD);
   readerToken = await login(READER, READER_PASSWORD);
 });
@@ -55,30 +55,6 @@ interface Preference {
   value: string;
   groupName?: string;
   type: string;
-}
-
-/** A user with a role holding the given grants, written as the users module stores them. */
-async function insertUser(username: string, password: string, roleName: string, grants: string[]): Promise<void> {
-  const db = wms.app.db;
-  const now = new Date().toISOString();
-  const userPk = newPKey();
-  db.prepare(
-    `INSERT INTO users (pk, username, password_hash, last_password_change, locked, enabled, ol, create_dt, last_modified_dt)
-     VALUES (?, ?, ?, ?, 0, 1, 0, ?, ?)`,
-  ).run(userPk, username, await hashPassword(password), now, now, now);
-  const rolePk = newPKey();
-  db.prepare(`INSERT INTO roles (pk, name, description, immutable, ol, create_dt, last_modified_dt) VALUES (?, ?, 'preferences test', 0, 0, ?, ?)`).run(
-    rolePk,
-    roleName,
-    now,
-    now,
-  );
-  for (const grant of grants) {
-    const grantPk = db.prepare('SELECT pk FROM grants WHERE name = ?').pluck().get(grant) as string;
-    expect(grantPk, grant).toBeTruthy();
-    db.prepare('INSERT INTO role_grants (role_pk, grant_pk) VALUES (?, ?)').run(rolePk, grantPk);
-  }
-  db.prepare('INSERT INTO user_roles (user_pk, role_pk) VALUES (?, ?)').run(userPk, rolePk);
 }
 
 async function login(username: string, password: string): Promise<string> {

@@ -1,7 +1,16 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { expectApiError, expectServerError, startTestAppliance, tempDir, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import {
+  expectApiError,
+  expectServerError,
+  restartAfterSql,
+  startTestAppliance,
+  tempDir,
+  type Reply,
+  type TestAppliance,
+  type RecordedEvent,
+} from './support/appliance.ts';
 
 // Tasks module (docs/tasks.md and
 // the task error keys; decisions in docs/tasks.md). Every refused request is shown to
@@ -203,12 +212,20 @@ describe('POST /tasks', () => {
   });
 
   it('never hands out a taskId twice, even after the newest task was removed', async () => {
-    const last = await create();
-    // There is no delete operation; an operator's clean-up in SQL stands in for one.
-    wms.app.db.prepare('DELETE FROM tasks WHERE pk = ?').run(last.pKey);
-    const next = await create();
-    expect(taskNumber(next.taskId)).toBe(taskNumber(last.taskId) + 1);
-    expectApiError(await wms.get(`/tasks/${last.pKey}`), 404, 'svc.common.tasks.notFoundByPKey');
+    // There is no delete operation: an operator's clean-up in SQL, the appliance stopped, stands in for one.
+    let box = await startTestAppliance();
+    try {
+      const created = await box.post('/tasks', { type: 'MANUAL' });
+      expect(created.status, created.text).toBe(201);
+      const last = created.body as Task;
+      box = await restartAfterSql(box, `DELETE FROM tasks WHERE pk = '${last.pKey}'`);
+      expectApiError(await box.get(`/tasks/${last.pKey}`), 404, 'svc.common.tasks.notFoundByPKey');
+      const next = await box.post('/tasks', { type: 'MANUAL' });
+      expect(next.status, next.text).toBe(201);
+      expect(taskNumber(next.body.taskId)).toBe(taskNumber(last.taskId) + 1);
+    } finally {
+      await box.close();
+    }
   });
 
   it('publishes task.created after the commit', async () => {

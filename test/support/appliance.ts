@@ -3,6 +3,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
 import { loadConfig, type ConfigInput } from '../../src/config.ts';
 import { startAppliance, type Appliance } from '../../src/main.ts';
 import type { EventRecord, EventType } from '../../src/contract/events.ts';
@@ -156,6 +157,28 @@ export function expectServerError(reply: Reply, status: number): void {
     typeof body.path === 'string' &&
     typeof body.requestId === 'string';
   if (!ok) throw new Error(`expected server-declined ${status}, got ${reply.status}: ${reply.text}`);
+}
+
+/**
+ * Stops the appliance, applies to its database file what an operator or another system
+ * did to it meanwhile (`sql`), and starts it again on the same data directory. The one
+ * way tests write SQL into the appliance's tables: for states no API call can make (a
+ * row removed by hand, a database without a default account), and never while it runs.
+ */
+export async function restartAfterSql(box: TestAppliance, sql: string, overrides: ConfigInput = {}): Promise<TestAppliance> {
+  await box.app.close();
+  const db = new Database(path.join(box.dataDir, box.app.config.storage.file));
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+  return startTestAppliance(overrides, box.dataDir);
+}
+
+/** An appliance started on a database as another system left it: the appliance's schema, then that system's writes (`sql`). */
+export async function startOnBroughtOverDatabase(sql: string, overrides: ConfigInput = {}): Promise<TestAppliance> {
+  return restartAfterSql(await startTestAppliance(overrides), sql, overrides);
 }
 
 /** A committed event as the appliance records and sends it (src/contract/events.ts). */
