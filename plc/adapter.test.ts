@@ -14,6 +14,7 @@ import { createAdapter } from './adapter.ts';
 import { decode, encode, fieldFromCoordinate, type ResTelegram, type Telegram, type TelegramInput } from './osip/index.ts';
 import type { AdapterOptions, ChannelContext, ChannelDirectory, HandlingResult, ReplyInput } from './osip/port.ts';
 import { createOsipHandler, type OsipHandler } from './osip/warehouse/handler.ts';
+import { recordEvents } from '../test/support/expect.ts';
 
 // The adapter against a real appliance, without sockets: telegrams are built with the
 // codec (decode(encode(…))), handed to `handle`, and the replies and the effects are
@@ -25,12 +26,12 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  const { work, bus, log } = wms.app;
+  const { work, log } = wms.app;
   const common = wms.app.module('common');
   const transportOrders = wms.app.module('transport-orders');
   const routing = wms.app.module('routing');
   adapter = createOsipHandler({ adapter: createAdapter({ work, common, transportOrders, routing, log }), log });
-  bus.onAny((event) => events.push(event));
+  recordEvents(wms, events);
 });
 afterAll(async () => {
   adapter.close();

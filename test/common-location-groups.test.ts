@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { refusal } from './support/expect.ts';
 
 // Location groups of the common base module: a tree below the seeded root WAREHOUSE;
 // states groupStateIn/groupStateOut (AVAILABLE, NOT_AVAILABLE) cascade to all groups
@@ -44,13 +45,7 @@ async function allGroups(): Promise<Group[]> {
 }
 
 /** Runs a request that must be refused, and proves that no group changed. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = await allGroups();
-  const reply = await send();
-  check(reply);
-  expect(await allGroups()).toEqual(before);
-  return reply;
-}
+const refusedWithoutChange = refusal({ state: () => allGroups() });
 
 /** A 3-level tree `<p>-TOP` > `<p>-MID` > `<p>-LEAF` below WAREHOUSE. */
 async function tree(prefix: string) {

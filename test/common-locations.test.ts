@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
+import { refusal } from './support/expect.ts';
 
 // Locations of the common base module (docs/common-module.md), and the state
 // change by the 8-character bitmap (docs/plc.md ("Telegram catalogue")): position 0 from the
@@ -67,13 +68,7 @@ async function allGroups(): Promise<unknown[]> {
 }
 
 /** Runs a request that must be refused, and proves that no location and no group changed. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = { locations: await allLocations(), groups: await allGroups() };
-  const reply = await send();
-  check(reply);
-  expect({ locations: await allLocations(), groups: await allGroups() }).toEqual(before);
-  return reply;
-}
+const refusedWithoutChange = refusal({ state: async () => ({ locations: await allLocations(), groups: await allGroups() }) });
 
 const sortedIds = (reply: Reply) => (reply.body as Location[]).map((l) => l.locationId).sort();
 

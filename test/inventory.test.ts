@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/core/errors.ts';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { apiError, recordEvents, refusal, serverError } from './support/expect.ts';
 
 // Inventory module (docs/inventory.md, endpoints
 // "Products", "Load units", "Packaging units" and the inventory keys; decisions in
@@ -35,7 +36,7 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => events.push(event));
+  recordEvents(wms, events);
   for (const [name, parentName] of [
     ['INV-STOCK', 'WAREHOUSE'],
     ['INV-AISLE', 'INV-STOCK'],
@@ -132,19 +133,9 @@ async function state(on: TestAppliance = wms) {
   };
 }
 
-/** Runs a request that must be refused, and proves that nothing changed. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void, on: TestAppliance = wms): Promise<Reply> {
-  const before = await state(on);
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await state(on)).toEqual(before);
-  expect(events.slice(eventsBefore).filter((e) => !e.type.startsWith('user.'))).toEqual([]);
-  return reply;
-}
+/** Runs a request that must be refused, and proves that nothing changed (a user's login may be recorded meanwhile); `on` another appliance. */
+const refusedWithoutChange = refusal({ state, events, ignore: (e) => e.type.startsWith('user.') });
 
-const apiError = (status: number, key: string) => (reply: Reply) => expectApiError(reply, status, key);
-const serverError = (status: number) => (reply: Reply) => expectServerError(reply, status);
 const relsOf = (reply: Reply) => Object.keys(reply.body._links as Record<string, unknown>).sort();
 
 // ---- indexes ----------------------------------------------------------------

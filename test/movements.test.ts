@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { apiError, recordEvents, refusal, validation } from './support/expect.ts';
 
 // Movements module (docs/movements.md, "States and transitions /
 // Movement", endpoints "Movements"; decisions in docs/movements.md), black-box over
@@ -47,9 +48,7 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => {
-    if (event.type.startsWith('movement.') || event.type === 'transportUnit.moved') events.push(event);
-  });
+  recordEvents(wms, events, (event) => event.type.startsWith('movement.') || event.type === 'transportUnit.moved');
   for (const [name, parentName] of [
     ['MV-ZONE', 'WAREHOUSE'],
     ['MV-SUB', 'MV-ZONE'],
@@ -142,23 +141,7 @@ async function snapshot() {
 }
 
 /** Sends a request that must be refused and proves that nothing changed. */
-async function refused(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = await snapshot();
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await snapshot()).toEqual(before);
-  expect(events.length).toBe(eventsBefore);
-  return reply;
-}
-
-const apiError = (status: number, key: string, field?: string, obj?: unknown[]) => (reply: Reply) => {
-  expectApiError(reply, status, key);
-  if (field) expect(reply.body.message).toContain(field);
-  if (obj) expect(reply.body.obj).toEqual(obj);
-};
-
-const validation = (field: string) => apiError(400, 'core.validation.error', field);
+const refused = refusal({ state: snapshot, events });
 
 const rawJson = (method: string, path: string, text: string) => wms.request(method, path, { raw: text, headers: { 'Content-Type': 'application/json' } });
 

@@ -3,6 +3,7 @@ import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index
 import { PtyPair } from '../plc/testing.ts';
 import { ofType, startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './support/warehouse.ts';
+import { recordEvents } from './support/expect.ts';
 
 // The appliance and a simulated conveyor PLC end to end (docs/plc.md ("The simulator"), scenarios 1–4
 // and 6): the simulator (its own encoder and framing) talks to the appliance's PLC
@@ -24,7 +25,7 @@ beforeAll(async () => {
       ],
     },
   });
-  wms.app.bus.onAny((event) => events.push(event));
+  recordEvents(wms, events);
 });
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance } from './support/appliance.ts';
 import { roleWith, userWith } from './support/users.ts';
+import { refusal } from './support/expect.ts';
 
 // Preferences module (docs/preferences.md; design in
 // docs/preferences.md): four kinds told apart by `@class`, values checked against
@@ -87,13 +88,7 @@ async function all(token?: string): Promise<Preference[]> {
 }
 
 /** Runs a request that must be refused, and proves that no preference of either user changed. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = { admin: await all(), other: await all(otherToken) };
-  const reply = await send();
-  check(reply);
-  expect({ admin: await all(), other: await all(otherToken) }).toEqual(before);
-  return reply;
-}
+const refusedWithoutChange = refusal({ state: async () => ({ admin: await all(), other: await all(otherToken) }) });
 
 const validationRefusal = (field: string) => (reply: Reply) => {
   expectApiError(reply, 400, 'core.validation.error');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { apiError, recordEvents, refusal } from './support/expect.ts';
 
 // Receiving module (docs/receiving.md, "States and transitions /
 // Receiving order", endpoints "Receiving orders", errors; decisions in
@@ -29,7 +30,7 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => events.push(event));
+  recordEvents(wms, events);
   const reply = await wms.post('/v1/locations', { locationId: LOC_DOCK, locationGroupName: 'WAREHOUSE' });
   expect(reply.status, reply.text).toBe(201);
 });
@@ -110,18 +111,8 @@ async function state() {
   };
 }
 
-/** Runs a request that must be refused, and proves that nothing changed. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = await state();
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await state()).toEqual(before);
-  expect(events.slice(eventsBefore).filter((e) => !e.type.startsWith('user.'))).toEqual([]);
-  return reply;
-}
-
-const apiError = (status: number, key: string) => (reply: Reply) => expectApiError(reply, status, key);
+/** Runs a request that must be refused, and proves that nothing changed (a user's login may be recorded meanwhile). */
+const refusedWithoutChange = refusal({ state, events, ignore: (e) => e.type.startsWith('user.') });
 
 /** 400 `core.validation.error`, message exactly 'Generic validation error', an `obj` entry per failing field. */
 const validation =

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, expectServerError, lastOfType, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { expectApiError, expectServerError, lastOfType, startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { apiError, recordEvents, refusal, validation } from './support/expect.ts';
 
 // Routing module (docs/routing.md; decisions in
 // docs/routing.md), black-box over real HTTP. Every refused request is shown to change
@@ -39,9 +40,7 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => {
-    if (/^(route|routing|location|locationGroup)\./.test(event.type)) events.push(event);
-  });
+  recordEvents(wms, events, (event) => /^(route|routing|location|locationGroup)\./.test(event.type));
   for (const [name, parentName] of [
     ['RT-ZONE', 'WAREHOUSE'],
     ['RT-IN', 'RT-ZONE'],
@@ -150,22 +149,8 @@ async function snapshot() {
 }
 
 /** Sends a request that must be refused and proves that nothing changed. */
-async function refused(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = await snapshot();
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await snapshot()).toEqual(before);
-  expect(events.slice(eventsBefore).map((e) => e.type)).toEqual([]);
-  return reply;
-}
+const refused = refusal({ state: snapshot, events });
 
-const apiError = (status: number, key: string, text?: string, obj?: unknown[]) => (reply: Reply) => {
-  expectApiError(reply, status, key);
-  if (text) expect(reply.body.message).toContain(text);
-  if (obj) expect(reply.body.obj).toEqual(obj);
-};
-const validation = (text: string) => apiError(400, 'core.validation.error', text);
 const eventTypesSince = (from: number) => events.slice(from).map((e) => e.type);
 
 async function decision(location: string, barcode?: string) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, expectServerError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { expectApiError, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { apiError, recordEvents, refusal, serverError } from './support/expect.ts';
 
 // Shipping module (docs/shipping.md, "States and transitions /
 // Shipping order", endpoints "Shipping orders"; decisions and the state transition
@@ -84,9 +85,7 @@ async function newTransportUnit(transportUnitType = 'EURO'): Promise<string> {
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => {
-    if (event.type.startsWith('shippingOrder')) events.push(event);
-  });
+  recordEvents(wms, events, (event) => event.type.startsWith('shippingOrder'));
   const location = await wms.post('/v1/locations', { locationId: LOC, locationGroupName: 'WAREHOUSE' });
   expect(location.status, location.text).toBe(201);
   pieceProduct = await newProduct({ '@class': PIECE, unitType: [PIECE_UNIT, 'PC'], magnitude: 1 });
@@ -171,18 +170,8 @@ async function snapshot() {
 }
 
 /** Runs a request that must be refused, and proves that nothing changed. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = await snapshot();
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await snapshot()).toEqual(before);
-  expect(events.slice(eventsBefore)).toEqual([]);
-  return reply;
-}
+const refusedWithoutChange = refusal({ state: snapshot, events });
 
-const apiError = (status: number, key: string) => (reply: Reply) => expectApiError(reply, status, key);
-const serverError = (status: number) => (reply: Reply) => expectServerError(reply, status);
 const relsOf = (reply: Reply) => Object.keys(reply.body._links).sort();
 
 // ---- indexes ----------------------------------------------------------------

@@ -11,6 +11,7 @@ import {
   type TestAppliance,
   type RecordedEvent,
 } from './support/appliance.ts';
+import { recordEvents, refusal } from './support/expect.ts';
 
 // Tasks module (docs/tasks.md and
 // the task error keys; decisions in docs/tasks.md). Every refused request is shown to
@@ -44,9 +45,7 @@ let wms: TestAppliance;
 const events: RecordedEvent[] = [];
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => {
-    if (event.type.startsWith('task.')) events.push(event);
-  });
+  recordEvents(wms, events, (event) => event.type.startsWith('task.'));
 });
 afterAll(() => wms.close());
 
@@ -96,16 +95,8 @@ async function taskIn(state: State, description?: string): Promise<Task> {
   return task;
 }
 
-/** Runs a request that must be refused, and proves that no task changed and none was added. */
-async function refusedWithoutChange(send: () => Promise<Reply>, check: (reply: Reply) => void, on: TestAppliance = wms): Promise<Reply> {
-  const before = await allTasks(on);
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await allTasks(on)).toEqual(before);
-  expect(events.length).toBe(eventsBefore);
-  return reply;
-}
+/** Runs a request that must be refused, and proves that no task changed and none was added; `on` another appliance. */
+const refusedWithoutChange = refusal({ state: (on: TestAppliance = wms) => allTasks(on), events });
 
 const linkRels = (task: Task) => task.links.map((l) => l.rel).sort();
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, lastOfType, startTestAppliance, type Reply, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { apiError, recordEvents, refusal, validation } from './support/expect.ts';
 
 // Transport-orders module (docs/transport-orders.md; docs/routing.md
 // and docs/plc.md; decisions and the transition table in docs/transport-orders.md),
@@ -49,9 +50,7 @@ const events: RecordedEvent[] = [];
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  wms.app.bus.onAny((event) => {
-    if (event.type.startsWith('transportOrder.')) events.push(event);
-  });
+  recordEvents(wms, events, (event) => event.type.startsWith('transportOrder.'));
   for (const [name, parentName] of [
     ['TO-ZONE', 'WAREHOUSE'],
     ['TO-SUB', 'TO-ZONE'],
@@ -150,23 +149,7 @@ async function snapshot() {
 }
 
 /** Sends a request that must be refused and proves that nothing changed. */
-async function refused(send: () => Promise<Reply>, check: (reply: Reply) => void): Promise<Reply> {
-  const before = await snapshot();
-  const eventsBefore = events.length;
-  const reply = await send();
-  check(reply);
-  expect(await snapshot()).toEqual(before);
-  expect(events.length).toBe(eventsBefore);
-  return reply;
-}
-
-const apiError = (status: number, key: string, text?: string, obj?: unknown[]) => (reply: Reply) => {
-  expectApiError(reply, status, key);
-  if (text) expect(reply.body.message).toContain(text);
-  if (obj) expect(reply.body.obj).toEqual(obj);
-};
-
-const validation = (field: string) => apiError(400, 'core.validation.error', field);
+const refused = refusal({ state: snapshot, events });
 
 /** The spec: `not.found` whose message is the key, without `obj`. */
 const plainNotFound = (reply: Reply) => {
