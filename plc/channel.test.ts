@@ -3,7 +3,18 @@ import type { ChannelConfigInput } from './config.ts';
 import { ERR_CODES } from './osip/index.ts';
 import { withLengthText, withType } from './simulator/faults.ts';
 import { PlcSimulator, type SimulatorOptions } from './simulator/index.ts';
-import { BatchRecordingHandler, Cleanup, PtyPair, RawClient, RecordingHandler, captureLog, makeChannel, stateReached, stateTrail, waitFor } from './testing.ts';
+import {
+  BatchRecordingHandler,
+  Cleanup,
+  PtyPair,
+  RawClient,
+  RecordingHandler,
+  captureLog,
+  makeChannel,
+  stateReached,
+  stateTrail,
+  waitFor,
+} from '../test/support/plc.ts';
 
 // The channel (plc/channel.ts) over real loopback sockets and real socat pty pairs,
 // spoken to by the simulator (its own encoder and framing) or by raw bytes, with a

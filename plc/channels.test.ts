@@ -7,7 +7,7 @@ import { PlcChannels } from './channels.ts';
 import { plcConfigSchema } from './config.ts';
 import { ERR_CODES } from './osip/index.ts';
 import { PlcSimulator } from './simulator/index.ts';
-import { Cleanup, RecordingHandler, captureLog, stateReached, waitFor } from './testing.ts';
+import { Cleanup, RecordingHandler, captureLog, stateReached, waitFor } from '../test/support/plc.ts';
 
 // The set of channels: the directory the adapter sends unsolicited telegrams through,
 // and the channels inside the real appliance (started after HTTP, stopped on close,

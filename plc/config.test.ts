@@ -6,7 +6,7 @@ import { BUNDLE } from '../scripts/build.ts';
 import { CONFIG_FILE_NAME, loadConfig } from '../src/config.ts';
 import { tempDir } from '../test/support/appliance.ts';
 import { configError } from '../test/support/config.ts';
-import { Cleanup, PtyPair, RawClient, waitFor } from './testing.ts';
+import { Cleanup, PtyPair, RawClient, waitFor } from '../test/support/plc.ts';
 
 // The `plc` section of the configuration (plc/config.ts): defaults, the ways to set
 // it, and the one-line error naming the key of a bad channel — also as the real

@@ -3,7 +3,7 @@ import type { ChannelConfigInput } from './config.ts';
 import { ConnectionFlood, closedByPeer, openIdle } from './connection-flood.ts';
 import { MAX_UNPROVEN } from './link/unproven.ts';
 import { PlcSimulator } from './simulator/index.ts';
-import { Cleanup, RecordingHandler, captureLog, makeChannel, stateReached, waitFor } from './testing.ts';
+import { Cleanup, RecordingHandler, captureLog, makeChannel, stateReached, waitFor } from '../test/support/plc.ts';
 
 // A tcp-server channel under a flood of connections from other addresses and ports
 // (docs/plc.md, "Who gets a connection"), over real loopback sockets: idle sockets that

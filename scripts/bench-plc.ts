@@ -37,7 +37,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PtyPair } from '../plc/testing.ts';
+import { PtyPair } from '../test/support/plc.ts';
 import { bundle } from './build.ts';
 import { C1, C2, channelIn, cpuTimeUs, createSite, rssMb, startAppliance, startBaseline } from './bench-plc/appliance.ts';
 import { dialTcp, openSerial, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';

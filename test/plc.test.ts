@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conveyor, PlcSimulator, type ResTelegram } from '../plc/simulator/index.ts';
-import { PtyPair } from '../plc/testing.ts';
+import { PtyPair } from './support/plc.ts';
 import { ofType, startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { site as siteOver, unitWithOrder as unitWithOrderOver, until } from './support/warehouse.ts';
 import { recordEvents } from './support/expect.ts';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PtyPair } from '../plc/testing.ts';
+import { PtyPair } from './support/plc.ts';
 import { BUNDLE } from '../scripts/build.ts';
 import { startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { site, unitWithOrder, type Site } from './support/warehouse.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureLog } from '../testing.ts';
+import { captureLog } from '../../test/support/plc.ts';
 import { BACKOFF_MS, Backoff, ProblemLog, hostPort } from './link.ts';
 
 // The retry schedule and the quiet problem log shared by the links.

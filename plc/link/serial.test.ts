@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, PtyPair, captureLog, waitFor } from '../testing.ts';
+import { Cleanup, PtyPair, captureLog, waitFor } from '../../test/support/plc.ts';
 import type { Connection, LinkEvents } from './link.ts';
 import { SerialLink } from './serial.ts';
 

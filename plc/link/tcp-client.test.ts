@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, captureLog, waitFor } from '../testing.ts';
+import { Cleanup, captureLog, waitFor } from '../../test/support/plc.ts';
 import type { Connection, LinkEvents } from './link.ts';
 import { TcpClientLink } from './tcp-client.ts';
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, RawClient, captureLog, waitFor } from '../testing.ts';
+import { Cleanup, RawClient, captureLog, waitFor } from '../../test/support/plc.ts';
 import type { Connection, LinkEvents } from './link.ts';
 import { TcpServerLink } from './tcp-server.ts';
 

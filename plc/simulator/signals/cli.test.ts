@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE } from '../../../scripts/build.ts';
 import { EXIT, runSimulatorCli } from '../cli.ts';
 import { freePort } from './server.ts';
-import { CLI, simulateChild, simulateInProcess } from './testing.ts';
+import { CLI, simulateChild, simulateInProcess } from '../../../test/support/signal-simulator.ts';
 
 // Signal mode's command line: bad arguments are refused with one line and exit code 2
 // before anything starts (no port is listened on, no device opened); a server that cannot

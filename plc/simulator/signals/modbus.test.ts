@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, tempDir, type TestAppliance } from '../../../test/support/appliance.ts';
 import { site, unitWithOrder, until, type Site } from '../../../test/support/warehouse.ts';
-import { PtyPair } from '../../testing.ts';
+import { PtyPair } from '../../../test/support/plc.ts';
 import { freePort } from './server.ts';
-import { simulateChild, simulateInProcess, type SimulatorRun } from './testing.ts';
+import { simulateChild, simulateInProcess, type SimulatorRun } from '../../../test/support/signal-simulator.ts';
 
 // Signal mode over Modbus against the real appliance: the simulator serves a conveyor as
 // a Modbus TCP slave (and an RTU slave on a socat pty pair), the appliance is started with

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, type TestAppliance } from '../../../test/support/appliance.ts';
 import { site, unitWithOrder, until, type Site } from '../../../test/support/warehouse.ts';
-import { simulateChild, simulateInProcess, type SimulatorRun } from './testing.ts';
+import { simulateChild, simulateInProcess, type SimulatorRun } from '../../../test/support/signal-simulator.ts';
 
 // Signal mode over OPC UA against the real appliance: the simulator serves a conveyor as
 // an OPC UA server (node-opcua), the appliance is started with the plc.signals entry the

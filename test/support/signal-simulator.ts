@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { runSimulatorCli } from '../cli.ts';
+import { runSimulatorCli } from '../../plc/simulator/cli.ts';
 
 // Test support for signal mode (not used by the simulator): its command line run as the
 // appliance runs it (in this process, `wms simulate`) or as a person does (a child
 // process, `npm run plc:sim`), with what it prints collected line by line, the
 // `plc.signals` entry read back from it, and commands written to its input.
 
-export const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../plc/simulator/cli.ts', import.meta.url));
 
 export interface SimulatorRun {
   /** Every line printed so far (standard output). */

@@ -7,12 +7,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { createLogger, type Logger } from '../src/core/log.ts';
-import { Channel, type ChannelState } from './channel.ts';
-import { channelSchema, type ChannelConfigInput } from './config.ts';
-import type { Telegram } from './osip/index.ts';
-import type { ChannelContext, HandlingResult, TelegramHandler } from './osip/port.ts';
-import { Deframer, decode as simDecode, type FramingOptions, type Telegram as SimTelegram } from './simulator/index.ts';
+import { createLogger, type Logger } from '../../src/core/log.ts';
+import { Channel, type ChannelState } from '../../plc/channel.ts';
+import { channelSchema, type ChannelConfigInput } from '../../plc/config.ts';
+import type { Telegram } from '../../plc/osip/index.ts';
+import type { ChannelContext, HandlingResult, TelegramHandler } from '../../plc/osip/port.ts';
+import { Deframer, decode as simDecode, type FramingOptions, type Telegram as SimTelegram } from '../../plc/simulator/index.ts';
 
 /**
  * How long a wait for a state may take: on a quiet box such states come in
