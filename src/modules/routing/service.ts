@@ -1,4 +1,3 @@
-import type { EventRecord } from '../../core/event-catalogue.ts';
 import { type Listing } from '../../core/listing.ts';
 import { mapListing } from '../lists.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
@@ -7,7 +6,9 @@ import { nowIso } from '../../core/time.ts';
 import { checkVersion, type Versioned } from '../../core/versioned.ts';
 import { alreadyExists, notFound, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
-import { buildModel, decide, type Decision, type GroupDef, type OrderTarget, type RoutingModel, type RoutingModelInput } from './decision.ts';
+import { decide, type Decision, type OrderTarget, type RoutingModel } from './decision.ts';
+import { checkDefaultHops, checkHops } from './hop-rules.ts';
+import { createModelCache } from './model-cache.ts';
 import type { DefaultHopInput, HopInput, NewRouteInput, RouteUpdateInput } from './schema.ts';
 import type { RouteEnds, RouteFields, RoutingStore, StoredDefaultHop, StoredHop, StoredRoute } from './store.ts';
 
@@ -68,26 +69,6 @@ const FIELD_NAMES: Record<keyof RouteFields, string> = {
 
 const routeNotFound = (key: string) => notFound(`Route with key [${key}] does not exist`, [key]);
 
-/**
- * What a common-module event makes stale: the routes' and default hops' names (a renamed,
- * moved or deleted location or group), the group tree with its states, or nothing.
- * Location flags are read live (the common module's location cache is exact), so a LOCU
- * storm rebuilds nothing; a group state change (SYSU) re-reads only the groups.
- */
-function staleAfter(event: EventRecord, named: ReadonlySet<string> | undefined): { names: boolean; groups: boolean } {
-  if (event.type.startsWith('locationGroup.')) {
-    return { names: event.type !== 'locationGroup.stateChanged' && event.type !== 'locationGroup.created', groups: true };
-  }
-  // A location matters only when a route, hop or default hop names it: a new one never
-  // is yet (it has a new pKey), and a change or deletion of one nobody names changes
-  // nothing the model holds (an HMI creating locations must not make every REQ_ that
-  // follows rebuild the model of a thousand routes).
-  if (event.type === 'location.changed' || event.type === 'location.deleted') {
-    return { names: named === undefined || named.has((event.data as { pKey: string }).pKey), groups: false };
-  }
-  return { names: false, groups: false };
-}
-
 export interface RoutingServiceDeps {
   work: UnitOfWork;
   store: RoutingStore;
@@ -98,42 +79,6 @@ export interface RoutingServiceDeps {
 
 export function createRoutingService({ work, store, common, orders = NO_ORDERS }: RoutingServiceDeps) {
   let orderLookup = orders;
-
-  // ---- names <-> pKeys of the common module -----------------------------------
-
-  /** Coordinate / group name of a pKey, memoised for one reply. */
-  function namer() {
-    const groups = new Map<string, string>();
-    return {
-      location: (pk: string | null): string | null => (pk === null ? null : (common.locations.findByPk(pk)?.locationId ?? null)),
-      group(pk: string | null): string | null {
-        if (pk === null) return null;
-        let name = groups.get(pk);
-        if (name === undefined) {
-          name = common.locationGroups.byPKey(pk).name;
-          groups.set(pk, name);
-        }
-        return name;
-      },
-    };
-  }
-
-  function view(r: StoredRoute, names = namer()): RouteResource {
-    return {
-      pk: r.pk,
-      ol: r.ol,
-      createDt: r.createDt,
-      lastModifiedDt: r.lastModifiedDt,
-      key: r.pk,
-      name: r.name,
-      description: r.description,
-      sourceLocationName: names.location(r.sourceLocationPk),
-      sourceLocationGroupName: names.group(r.sourceGroupPk),
-      targetLocationName: names.location(r.targetLocationPk),
-      targetLocationGroupName: names.group(r.targetGroupPk),
-      enabled: r.enabled,
-    };
-  }
 
   function stored(key: string): StoredRoute {
     const route = store.byPk(key);
@@ -187,172 +132,17 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
     }
   }
 
-  // ---- the routing model, cached ------------------------------------------------
+  const models = createModelCache({ work, store, common });
+  const { namer, view, invalidate } = models;
 
-  // Two parts, rebuilt separately: the routes, hops and default hops with their names
-  // (read from the database; stale after routing changes and renames), and the group
-  // tree with its states (stale after any group event). The model is indexed from both.
-  type Definitions = Pick<RoutingModelInput, 'routes' | 'defaultHops'>;
-  let definitions: Definitions | undefined;
-  let groupDefs: GroupDef[] | undefined;
-  let model: RoutingModel | undefined;
-  /** How often the model was indexed (diagnostics; a REQ_ should not cause one). */
-  let builds = 0;
-  /** The locations (pKeys) the definitions name; undefined while they are not read. */
-  let named: Set<string> | undefined;
-  const invalidate = () => {
-    definitions = undefined;
-    named = undefined;
-    model = undefined;
-  };
-  work.bus.onAny((event) => {
-    const stale = staleAfter(event, definitions && named);
-    if (stale.names) named = undefined;
-    if (stale.names) definitions = undefined;
-    if (stale.groups) groupDefs = undefined;
-    if (stale.names || stale.groups) model = undefined;
-  });
-
-  function readDefinitions(): Definitions {
-    const names = namer();
-    const allHops = store.allHops();
-    const pks = new Set<string>();
-    const stored = store.all();
-    for (const r of stored) for (const pk of [r.sourceLocationPk, r.targetLocationPk]) if (pk) pks.add(pk);
-    for (const hops of allHops.values()) for (const h of hops) pks.add(h.sourcePk).add(h.nextPk);
-    const defaults = store.defaultHops();
-    for (const d of defaults) {
-      if (d.sourceLocationPk) pks.add(d.sourceLocationPk);
-      pks.add(d.nextPk);
-    }
-    named = pks;
-    const coordinate = (pk: string) => common.locations.findByPk(pk)?.locationId;
-    const hopsOf = (hops: readonly StoredHop[]) =>
-      hops.flatMap((h) => {
-        const source = coordinate(h.sourcePk);
-        const next = coordinate(h.nextPk);
-        return source && next ? [{ source, next }] : [];
-      });
-    return {
-      routes: stored.map((r) => {
-        const v = view(r, names);
-        return {
-          key: v.key,
-          name: v.name,
-          enabled: v.enabled,
-          sourceLocation: v.sourceLocationName,
-          sourceGroup: v.sourceLocationGroupName,
-          targetLocation: v.targetLocationName,
-          targetGroup: v.targetLocationGroupName,
-          hops: hopsOf(allHops.get(r.pk) ?? []),
-        };
-      }),
-      defaultHops: defaults.flatMap((d) => {
-        const next = coordinate(d.nextPk);
-        if (!next) return [];
-        return [{ source: names.location(d.sourceLocationPk), sourceGroup: names.group(d.sourceGroupPk), next }];
-      }),
-    };
-  }
-
-  const readGroups = (): GroupDef[] => common.locationGroups.all().map((g) => ({ name: g.name, parentName: g.parentName, groupStateIn: g.groupStateIn }));
-
-  /** The model for the current data; each part read at most once per change (nothing is cached inside a transaction). */
-  function currentModel(): RoutingModel {
-    if (model) return model;
-    const keep = !work.active;
-    const defs = definitions ?? readDefinitions();
-    const groups = groupDefs ?? readGroups();
-    builds++;
-    const built = buildModel({
-      ...defs,
-      groups,
-      // Live: the common module's location cache is exact, flags included.
-      locations: (locationId) => common.locations.findByLocationId(locationId),
-    });
-    if (keep) {
-      definitions = defs;
-      groupDefs = groups;
-      model = built;
-    }
-    return built;
-  }
-
-  function decideFor(transportUnitBK: string | undefined, locationId: string, within: RoutingModel = currentModel()): RoutingDecision {
+  function decideFor(transportUnitBK: string | undefined, locationId: string, within: RoutingModel = models.current()): RoutingDecision {
     const order = transportUnitBK === undefined ? undefined : orderLookup.startedOrderOf(transportUnitBK);
     return { ...decide(within, { location: locationId, order }), order };
-  }
-
-  /** A model as if the route `key` were enabled: built for one dry run, never kept. */
-  function modelWithEnabled(key: string): RoutingModel {
-    const defs = definitions ?? readDefinitions();
-    return buildModel({
-      ...defs,
-      routes: defs.routes.map((r) => (r.key === key ? { ...r, enabled: true } : r)),
-      groups: groupDefs ?? readGroups(),
-      locations: (locationId) => common.locations.findByLocationId(locationId),
-    });
   }
 
   const routeEvent = (r: RouteResource) => ({ key: r.key, name: r.name });
 
   // ---- hops -----------------------------------------------------------------------
-
-  const checkPositions = (list: readonly { pos?: number | undefined }[]) =>
-    list.forEach((h, i) => {
-      if (h.pos !== undefined && h.pos !== i) {
-        throw validationError(`Validation failed: [${i}].pos: is ${h.pos}, but the position of an entry is its index in the array (${i})`);
-      }
-    });
-
-  /** A cycle of first-choice hops (source → its first next → …) as a path, or undefined. */
-  function firstChoiceCycle(hops: readonly HopInput[]): string[] | undefined {
-    const first = new Map<string, string>();
-    for (const h of hops) if (!first.has(h.source)) first.set(h.source, h.next);
-    const done = new Set<string>();
-    for (const start of first.keys()) {
-      const path: string[] = [];
-      let at: string | undefined = start;
-      while (at !== undefined && !done.has(at)) {
-        const seen = path.indexOf(at);
-        if (seen >= 0) return [...path.slice(seen), at];
-        path.push(at);
-        at = first.get(at);
-      }
-      for (const p of path) done.add(p);
-    }
-    return undefined;
-  }
-
-  function checkHops(hops: readonly HopInput[]): void {
-    checkPositions(hops);
-    const pairs = new Set<string>();
-    hops.forEach((h, i) => {
-      if (h.source === h.next) throw validationError(`Validation failed: [${i}]: a hop from [${h.source}] to itself`);
-      const pair = `${h.source}\u0000${h.next}`;
-      if (pairs.has(pair)) throw validationError(`Validation failed: [${i}]: the hop [${h.source}] → [${h.next}] is listed twice`);
-      pairs.add(pair);
-    });
-    const cycle = firstChoiceCycle(hops);
-    if (cycle) {
-      throw validationError(`Validation failed: the first-choice hops run in a circle: ${cycle.join(' → ')}; a unit would never arrive`);
-    }
-  }
-
-  function checkDefaultHops(hops: readonly DefaultHopInput[]): void {
-    checkPositions(hops);
-    const entries = new Set<string>();
-    hops.forEach((h, i) => {
-      if (h.source !== undefined && h.source === h.next) {
-        throw validationError(`Validation failed: [${i}]: a hop from [${h.source}] to itself`);
-      }
-      const entry = `${h.source !== undefined ? `L${h.source}` : `G${h.sourceGroup}`}\u0000${h.next}`;
-      if (entries.has(entry)) {
-        throw validationError(`Validation failed: [${i}]: the entry [${h.source ?? h.sourceGroup}] → [${h.next}] is listed twice`);
-      }
-      entries.add(entry);
-    });
-  }
 
   const hopsView = (hops: readonly StoredHop[], names = namer()): HopResource[] =>
     hops.map((h, pos) => ({ pos, source: names.location(h.sourcePk)!, next: names.location(h.nextPk)! }));
@@ -512,11 +302,11 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
      * that transaction's uncommitted changes.
      */
     prepare(): void {
-      if (!work.active) currentModel();
+      if (!work.active) models.current();
     },
 
     /** How often the routing model has been built since start (diagnostics and tests). */
-    modelBuilds: () => builds,
+    modelBuilds: () => models.builds(),
 
     /**
      * The diagnostic lookup behind `GET /v1/api/routes/decision`: as `decide`, but an
@@ -531,7 +321,7 @@ export function createRoutingService({ work, store, common, orders = NO_ORDERS }
       if (transportUnitBK !== undefined) common.transportUnits.byBarcode(transportUnitBK);
       if (assumeEnabled === undefined) return decideFor(transportUnitBK, location.locationId);
       stored(assumeEnabled);
-      return decideFor(transportUnitBK, location.locationId, modelWithEnabled(assumeEnabled));
+      return decideFor(transportUnitBK, location.locationId, models.withEnabled(assumeEnabled));
     },
 
     /** Replaces the order lookup (a routing service built without one: tests). */
