@@ -72,3 +72,12 @@ export function serverDeclinedBody(status: number, message: string, path: string
     requestId,
   };
 }
+
+/** A request path as a message names it: decoded where it decodes, as sent where it does not. */
+export function displayPath(rawPath: string): string {
+  try {
+    return decodeURIComponent(rawPath);
+  } catch {
+    return rawPath;
+  }
+}

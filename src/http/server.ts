@@ -9,7 +9,7 @@ import type { IndexBody } from './hal.ts';
 import type { HttpMetrics } from './metrics.ts';
 import { RequestContext, type Principal } from './context.ts';
 import { AuthenticationError, DomainError, TooManyAttempts } from '../core/errors.ts';
-import { ServerDeclined, apiDeclinedBody, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
+import { ServerDeclined, apiDeclinedBody, displayPath, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
 import {
   HAL_JSON,
   JSON_TYPE,
@@ -26,6 +26,8 @@ import {
   type Representation,
 } from './negotiation.ts';
 import { namesGrant, PUBLIC, type Reply, type Route, type Router } from './router.ts';
+import { carriesBody, ClientGone, readBody, roomOrGone } from './body.ts';
+import { allowedMethods, applyCors, preflight, VARY } from './cors.ts';
 
 export interface HttpOptions {
   router: Router;
@@ -49,9 +51,6 @@ export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer } | undefined;
 }
 
-const VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
-const EXPOSED = 'Location, X-Request-Id, Link';
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'accept', 'x-request-id', 'last-event-id'];
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 /** A `%` not followed by two hex digits. */
@@ -141,22 +140,6 @@ const SAFETY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': '
 const SAFETY_HEADERS_TEXT = Object.entries(SAFETY_HEADERS)
   .map(([k, v]) => `${k}: ${v}\r\n`)
   .join('');
-
-/** Resolves when the socket can take more, or is gone. */
-function roomOrGone(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
-}
-
-/** The client closed its connection before its request body arrived: nobody to answer, nothing failed. */
-class ClientGone extends Error {}
 
 /**
  * One request from arrival to reply. The common path (cached token, synchronous
@@ -482,82 +465,8 @@ function sendError(
   return status;
 }
 
-function applyCors(options: HttpOptions, req: IncomingMessage, headers: Record<string, string>): boolean {
-  headers['Access-Control-Expose-Headers'] = EXPOSED;
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  const allowed = options.corsOrigins.includes('*') || options.corsOrigins.includes(origin);
-  if (allowed) headers['Access-Control-Allow-Origin'] = origin;
-  return allowed;
-}
-
-function preflight(
-  options: HttpOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  rawPath: string,
-  headers: Record<string, string>,
-  originAllowed: boolean,
-): void {
-  const methods = options.router.methodsAt(rawPath);
-  if (methods.length === 0) throw new ServerDeclined(404, `No resource at ${displayPath(rawPath)}`);
-  if (!originAllowed) throw new ServerDeclined(403, `Origin ${req.headers.origin} is not allowed`);
-  const allow = allowedMethods(methods);
-  headers.Allow = allow;
-  if (req.headers['access-control-request-method']) {
-    headers['Access-Control-Allow-Methods'] = allow;
-    const requested = (req.headers['access-control-request-headers'] ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean);
-    headers['Access-Control-Allow-Headers'] = [...new Set([...ALLOWED_HEADERS, ...requested.filter((h) => ALLOWED_HEADERS.includes(h))])].join(', ');
-    headers['Access-Control-Max-Age'] = '600';
-  }
-  res.writeHead(204, headers);
-  res.end();
-}
-
-/** The `Allow` list of a path: its routes' methods, HEAD wherever GET is served, and OPTIONS (preflight). */
-function allowedMethods(methods: readonly string[]): string {
-  return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-}
-
 function offered(route: Route): string {
   return [...(route.vendorTypes ?? []), HAL_JSON, JSON_TYPE, ...(route.index ? [XML] : [])].join(', ');
-}
-
-function carriesBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  if (length !== undefined) return length !== '0';
-  return req.headers['transfer-encoding'] !== undefined;
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) {
-    return Promise.reject(new ServerDeclined(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
-  }
-  // Gone already while its token was being checked: its 'close' will not come again.
-  if (req.destroyed && !req.complete) return Promise.reject(new ClientGone('client went away before its request body arrived'));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        reject(new ServerDeclined(413, `Request body exceeds the limit of ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', (err) => reject(new ClientGone(`client went away before its request body arrived (${err.message})`)));
-    req.once('close', () => {
-      if (!req.complete) reject(new ClientGone('client went away before its request body arrived'));
-    });
-  });
 }
 
 function baseUrl(options: HttpOptions, req: IncomingMessage): string {
@@ -575,12 +484,4 @@ function decodesCleanly(rawQuery: string, query: URLSearchParams): boolean {
   if (!rawQuery.includes('%')) return true;
   for (const [key, value] of query) if (key.includes('\uFFFD') || value.includes('\uFFFD')) return false;
   return true;
-}
-
-function displayPath(rawPath: string): string {
-  try {
-    return decodeURIComponent(rawPath);
-  } catch {
-    return rawPath;
-  }
 }
