@@ -42,12 +42,12 @@ export interface ChannelSnapshot {
   telegrams: TelegramLogEntry[];
 }
 
-export type ChannelEvents = {
+type ChannelEvents = {
   state: [to: ChannelState, from: ChannelState, reason: string | undefined];
   telegram: [TelegramLogEntry];
 };
 
-export interface ChannelOptions {
+interface ChannelOptions {
   config: ChannelConfig;
   hostName: string;
   timeZone: string;

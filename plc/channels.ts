@@ -21,7 +21,7 @@ import { decoded, type DecodedRecord, type TelegramLog, type TelegramRecord } fr
 /** Locations remembered with the channel that last reported them (a warehouse has fewer). */
 const MAX_REPORTED = 100_000;
 
-export interface PlcChannelsOptions {
+interface PlcChannelsOptions {
   /** Link retry delays (tests); default BACKOFF_MS. */
   backoffMs?: readonly number[];
   /** Records channel state changes as events (`plcChannel.stateChanged`), for live views and alarms. */

@@ -31,7 +31,7 @@ const ms = (min: number) => z.number().int().min(min);
  */
 export const LATE_AFTER_MS = 150;
 /** A budget below a millisecond would call every answer late; above ten seconds, none. */
-export const LATE_AFTER_RANGE = { min: 1, max: 10_000 } as const;
+const LATE_AFTER_RANGE = { min: 1, max: 10_000 } as const;
 
 const channelFields = z.strictObject({
   /** The PLC's 5-character name: the sender of its telegrams and the receiver of ours. */

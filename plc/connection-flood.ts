@@ -9,7 +9,7 @@ import net from 'node:net';
 //   times, one the appliance closes is replaced at once;
 // - `churn` loops, each connecting and closing again at once, as fast as it can.
 
-export interface FloodOptions {
+interface FloodOptions {
   port: number;
   /** Default 127.0.0.1. */
   host?: string;

@@ -20,7 +20,7 @@ import { TELEGRAM_TYPES } from './osip/index.ts';
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 /** The buckets with the answer budget among them (in order, once). */
-export const latencyBuckets = (lateAfterMs: number): number[] => [...new Set([...LATENCY_BUCKETS, lateAfterMs / 1000])].sort((a, b) => a - b);
+const latencyBuckets = (lateAfterMs: number): number[] => [...new Set([...LATENCY_BUCKETS, lateAfterMs / 1000])].sort((a, b) => a - b);
 
 const TYPE_OFFSET = 23;
 const TYPE_END = 27;

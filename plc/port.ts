@@ -12,10 +12,10 @@
 export type GroupState = 'AVAILABLE' | 'NOT_AVAILABLE';
 
 /** Why a booked arrival has no next location, as routing decided it. */
-export type NoNextHop = 'no-order' | 'no-route' | 'locked' | 'unknown-location';
+type NoNextHop = 'no-order' | 'no-route' | 'locked' | 'unknown-location';
 
 /** The routing decision of an arrival, as a protocol may answer it. */
-export interface ArrivalDecision {
+interface ArrivalDecision {
   /** `next` (a next location), `arrived` (at its order's target), or why there is no next hop. */
   kind: 'next' | 'arrived' | NoNextHop;
   /**
@@ -65,7 +65,7 @@ export interface ReportFacts {
 }
 
 /** Why a unit report changed nothing. */
-export type RefusedReason = 'no-read' | 'unknown-location' | 'unknown-tu';
+type RefusedReason = 'no-read' | 'unknown-location' | 'unknown-tu';
 
 /** A unit seen at a location: booked there, and (an arrival) where it goes next. */
 export interface UnitOutcome {

@@ -48,7 +48,7 @@ interface Row {
   connection: number | null;
 }
 
-export interface TelegramQuery {
+interface TelegramQuery {
   channel?: string | undefined;
   direction?: 'in' | 'out' | undefined;
   type?: string | undefined;

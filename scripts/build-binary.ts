@@ -76,7 +76,7 @@ async function injectBlob(binary: string, blob: Buffer): Promise<void> {
   }
 }
 
-export async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<string> {
+async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<string> {
   if (process.platform !== 'linux') throw new Error('the single binary is built for Linux edge boxes');
   await bundle();
   // Another architecture's addons go into the blob straight from the packages'

@@ -124,7 +124,7 @@ const embeddedHmi = (assets: AssetTable): Plugin => ({
  * The commit the tree is at, short, with `-dirty` when tracked or new files differ
  * from it (the build then holds code no commit has); `unknown` outside a git checkout.
  */
-export function sourceCommit(): string {
+function sourceCommit(): string {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     const hash = git('rev-parse', '--short=7', 'HEAD');
@@ -135,13 +135,13 @@ export function sourceCommit(): string {
 }
 
 /** The build's day, UTC; `SOURCE_DATE_EPOCH` (seconds) fixes it for reproducible builds. */
-export function buildDay(env: NodeJS.ProcessEnv = process.env): string {
+function buildDay(env: NodeJS.ProcessEnv = process.env): string {
   const epoch = Number(env.SOURCE_DATE_EPOCH);
   return new Date(Number.isFinite(epoch) && env.SOURCE_DATE_EPOCH ? epoch * 1000 : Date.now()).toISOString().slice(0, 10);
 }
 
 /** What a bundle holds beyond the code: the HMI's files, their count and bytes in each encoding. */
-export interface BundleSummary {
+interface BundleSummary {
   hmi: ReturnType<typeof sizes>;
 }
 
@@ -282,7 +282,7 @@ function replaceWith(target: string, contents: Uint8Array): void {
  * appliance has the old addon mapped into memory; writing into that same file would
  * change its code under it and crash it.
  */
-export function replaceAtomically(source: string, target: string): void {
+function replaceAtomically(source: string, target: string): void {
   const partial = `${target}.${process.pid}.tmp`;
   copyFileSync(source, partial);
   renameSync(partial, target);

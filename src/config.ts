@@ -159,7 +159,7 @@ export const CONFIG_FILE_NAME = 'wms.config.json';
 
 export class ConfigError extends Error {}
 
-export interface Flags {
+interface Flags {
   printConfig: boolean;
   /** Restore the user admin (unlocked, enabled, in ADMIN) with WMS_ADMIN_PASSWORD, then run. */
   resetAdmin: boolean;
@@ -281,7 +281,7 @@ function setPath(target: Record<string, unknown>, keyPath: string, value: unknow
   bag[key] = value;
 }
 
-export interface LoadedConfig {
+interface LoadedConfig {
   config: Config;
   /** Where the config file was looked for, and whether it was there. */
   file: { path: string; found: boolean };

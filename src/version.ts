@@ -14,7 +14,7 @@ export const VERSION: string = pkg.version;
 export const COMMIT: string | undefined = typeof __WMS_COMMIT__ !== 'undefined' ? __WMS_COMMIT__ : undefined;
 
 /** The build's day (UTC, YYYY-MM-DD); undefined in the sources. */
-export const BUILT: string | undefined = typeof __WMS_BUILT__ !== 'undefined' ? __WMS_BUILT__ : undefined;
+const BUILT: string | undefined = typeof __WMS_BUILT__ !== 'undefined' ? __WMS_BUILT__ : undefined;
 
 /** `wms --version`: `wms 0.1.0 (commit abc1234, built 2026-11-24)`. */
 export function versionLine(): string {

@@ -40,12 +40,12 @@ export type FramingEventKind = 'resync' | 'overflow' | 'bcc-error' | 'non-ascii'
  * start. bcc-error: a whole stxetx frame (STX through BCC) with a wrong BCC.
  * non-ascii: bytes outside 0x20–0x7E in a frame that was still delivered.
  */
-export interface FramingEvent {
+interface FramingEvent {
   kind: FramingEventKind;
   bytes: number;
 }
 
-export interface PushResult {
+interface PushResult {
   /** Complete frames in arrival order, framing bytes removed. */
   frames: string[];
   /** Consecutive events of one kind within one push are merged into one (bytes summed). */

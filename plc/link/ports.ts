@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-export interface SerialPortInfo {
+interface SerialPortInfo {
   /** The device node, e.g. /dev/ttyUSB0. */
   path: string;
   /** Its stable name under /dev/serial/by-id, when udev made one. */
@@ -17,7 +17,7 @@ export interface SerialPortInfo {
   serialNumber?: string;
 }
 
-export interface ListOptions {
+interface ListOptions {
   /** Default /dev (tests point it elsewhere). */
   devDir?: string;
   /** Default /sys/class/tty. */

@@ -13,7 +13,7 @@
 import { statSync } from 'node:fs';
 import { Backoff, ProblemLog, connectionId, type Connection, type Link, type LinkContext } from './link.ts';
 
-export interface SerialOptions {
+interface SerialOptions {
   device: string;
   baudRate: number;
   backoffMs?: readonly number[];

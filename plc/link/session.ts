@@ -73,7 +73,7 @@ export interface Peer {
   overflows: number[];
 }
 
-export interface SessionOptions {
+interface SessionOptions {
   config: ChannelConfig;
   log: Logger;
   noisy: NoisyLog;

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { Backoff, ProblemLog, hostPort, type Link, type LinkContext } from './link.ts';
 import { SocketConnection } from './tcp-server.ts';
 
-export interface TcpClientOptions {
+interface TcpClientOptions {
   host: string;
   port: number;
   keepAliveMs?: number;

@@ -9,7 +9,7 @@ import net, { type AddressInfo } from 'node:net';
 import type { AllowList } from './allow-list.ts';
 import { connectionId, hostPort, type Connection, type Link, type LinkContext } from './link.ts';
 
-export interface TcpServerOptions {
+interface TcpServerOptions {
   host: string;
   port: number;
   /** TCP keep-alive probe delay (default 30 s): a dead peer is noticed even when no telegram is due. */

@@ -6,7 +6,7 @@
 import { CoordinateNotWritableError } from './errors.ts';
 import { DEFAULT_OSIP_OPTIONS, isPrintable, type LocationPadding } from './options.ts';
 
-export const LOCATION_WIDTH = 20;
+const LOCATION_WIDTH = 20;
 const PART_WIDTH = 4;
 const DIGITS = /^[0-9]+$/;
 

@@ -6,7 +6,7 @@ import type { TelegramType } from './telegrams.ts';
 
 export const HEADER_LENGTH = 23;
 export const TYPE_OFFSET = 23;
-export const TYPE_WIDTH = 4;
+const TYPE_WIDTH = 4;
 export const PAYLOAD_OFFSET = TYPE_OFFSET + TYPE_WIDTH;
 
 export const HEADER_FIELDS = Object.freeze({

@@ -83,7 +83,7 @@ export interface TelegramLogEntry {
 /** Facts of a log entry besides its text and outcome. */
 type EntryFacts = Pick<TelegramLogEntry, 'barcode' | 'location' | 'order' | 'latencyMs'>;
 
-export interface ProtocolOptions {
+interface ProtocolOptions {
   config: ChannelConfig;
   osip: OsipOptions;
   frame: EncodeFrameOptions;

@@ -68,13 +68,13 @@ export interface UpdxTelegram extends Base, TuAtLocation {
   type: 'UPDX';
 }
 
-export interface SynqTelegram extends Base {
+interface SynqTelegram extends Base {
   type: 'SYNQ';
   /** The PLC's clock. */
   time: Date | undefined;
 }
 
-export interface SyncTelegram extends Base {
+interface SyncTelegram extends Base {
   type: 'SYNC';
   /** The host's clock. */
   time: Date | undefined;
@@ -127,6 +127,3 @@ type InputOf<T extends Telegram> = { type: T['type']; header: HeaderInput } & {
  * (exactly its width) wins over the value next to it and is written unchanged.
  */
 export type TelegramInput = Telegram extends infer T ? (T extends Telegram ? InputOf<T> : never) : never;
-
-/** The input shape of one type, e.g. `TelegramInputOf<'RES_'>`. */
-export type TelegramInputOf<K extends TelegramType> = Extract<TelegramInput, { type: K }>;

@@ -23,7 +23,7 @@ import { sameValue, scannedBarcode } from './values.ts';
 // fallback (counted as `targetFallbacks`, logged with the reason), never to silence and
 // the PLC's own timeout.
 
-export interface ArrivalOptions {
+interface ArrivalOptions {
   point: ChannelPoint;
   driver: SignalDriver;
   operations: PlcOperations;

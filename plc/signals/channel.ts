@@ -22,7 +22,7 @@ import { channelPoints, type ChannelPoint } from './points.ts';
 import { asBit, sameValue, stateReportOf } from './values.ts';
 
 export const SIGNAL_STATES = ['DISABLED', 'CONNECTING', 'ONLINE', 'STALE', 'OFFLINE'] as const;
-export type SignalChannelState = (typeof SIGNAL_STATES)[number];
+type SignalChannelState = (typeof SIGNAL_STATES)[number];
 
 const RECENT = 100;
 const ERRORS = 20;
@@ -48,7 +48,7 @@ export interface SignalCounters {
   stateChanges: Record<SignalChannelState, number>;
 }
 
-export interface SignalPointSnapshot {
+interface SignalPointSnapshot {
   id: string;
   kind: ChannelPoint['config']['kind'];
   /** The watched address (an arrival: its trigger; a heartbeat: the PLC's life counter, or our counter when none is watched). */
@@ -83,12 +83,12 @@ export interface SignalChannelSnapshot {
   recent: SignalLogEntry[];
 }
 
-export type SignalChannelEvents = {
+type SignalChannelEvents = {
   state: [to: SignalChannelState, from: SignalChannelState, reason: string | undefined];
   logged: [SignalLogEntry];
 };
 
-export interface SignalChannelOptions {
+interface SignalChannelOptions {
   config: SignalChannelConfig;
   log: Logger;
   /** The driver of the channel's protocol (plc/signals/drivers.ts loadDriver). */
@@ -129,7 +129,7 @@ const zeroCounters = (): SignalCounters => ({
   stateChanges: Object.fromEntries(SIGNAL_STATES.map((s) => [s, 0])) as Record<SignalChannelState, number>,
 });
 
-export function endpointOf(c: SignalChannelConfig): string {
+function endpointOf(c: SignalChannelConfig): string {
   if (c.protocol === 'opcua') return c.endpoint!;
   if (c.protocol === 'modbus-tcp') return `${c.host}:${c.port} unit ${c.unitId}`;
   return `${c.device} ${c.baudRate} baud unit ${c.unitId}`;

@@ -73,7 +73,7 @@ const heartbeatPoint = z.strictObject({
   staleMs: z.number().int().min(100).max(3_600_000).optional(),
 });
 
-export const signalPointSchema = z.discriminatedUnion('kind', [plcStatePoint, lockPoint, groupStatePoint, arrivalPoint, heartbeatPoint]);
+const signalPointSchema = z.discriminatedUnion('kind', [plcStatePoint, lockPoint, groupStatePoint, arrivalPoint, heartbeatPoint]);
 
 export type SignalPointConfig = z.infer<typeof signalPointSchema>;
 
@@ -212,5 +212,4 @@ export const signalChannelSchema = signalChannelFields
   });
 
 export type SignalChannelConfig = z.infer<typeof signalChannelSchema>;
-export type SignalChannelConfigInput = z.input<typeof signalChannelSchema>;
 export type SignalProtocol = SignalChannelConfig['protocol'];

@@ -15,7 +15,7 @@ export interface DriverContext {
   backoffMs?: readonly number[] | undefined;
 }
 
-export interface DriverModule {
+interface DriverModule {
   createDriver(config: SignalChannelConfig, context: DriverContext): SignalDriver;
 }
 

@@ -29,7 +29,7 @@ export interface SignalLogEntry {
 }
 
 /** What `text` holds. */
-export interface SignalText {
+interface SignalText {
   point: string;
   address: string;
   value: SignalValue;

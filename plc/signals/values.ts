@@ -9,7 +9,7 @@ import type { ChannelPoint } from './points.ts';
 /** Most a location's plcState holds (as an OSIP LOCU carries it). */
 const MAX_PLC_STATE = 9999;
 
-export const asNumber = (v: SignalValue): number => (typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' ? v : Number(v.trim()));
+const asNumber = (v: SignalValue): number => (typeof v === 'boolean' ? (v ? 1 : 0) : typeof v === 'number' ? v : Number(v.trim()));
 
 export const asBit = (v: SignalValue): boolean =>
   typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : v.trim() !== '' && v.trim() !== '0' && v.trim().toLowerCase() !== 'false';

@@ -26,7 +26,7 @@ import { PlcSimulator, RunTuError, type Outgoing, type ReceivedTelegram, type Se
 export const EXIT = { ok: 0, failed: 1, badArguments: 2 } as const;
 
 /** How the caller runs the simulator, and where its lines go. */
-export interface SimulatorIo {
+interface SimulatorIo {
   /** The command as typed, for the usage text and messages: `wms simulate`, `npm run plc:sim --`. */
   program: string;
   /** Standard output: the telegrams and results; default console.log. */

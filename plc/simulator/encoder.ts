@@ -17,7 +17,7 @@ export type TelegramType = (typeof TELEGRAM_TYPES)[number];
 export const HEADER_LENGTH = 23;
 export const TYPE_END = HEADER_LENGTH + 4;
 
-export interface EncoderOptions {
+interface EncoderOptions {
   /** Total telegram length without the frame; the header's length field says the same. Default 160. */
   length?: number;
   /** Default `###`. */
@@ -41,7 +41,7 @@ interface Header {
 
 // What the encoder takes: absent optional fields become their "not set" text.
 
-export interface ReqInput extends Header {
+interface ReqInput extends Header {
   type: 'REQ_';
   /** null = no read (`?` × 20). */
   barcode: string | null;
@@ -50,7 +50,7 @@ export interface ReqInput extends Header {
   errorCode?: string;
   created?: OsipTime;
 }
-export interface ResInput extends Header {
+interface ResInput extends Header {
   type: 'RES_';
   barcode: string | null;
   actualLocation: string | null;
@@ -59,30 +59,30 @@ export interface ResInput extends Header {
   errorCode?: string;
   created?: OsipTime;
 }
-export interface TimeInput extends Header {
+interface TimeInput extends Header {
   type: 'SYNQ' | 'SYNC';
   time?: OsipTime;
 }
-export interface UpdInput extends Header {
+interface UpdInput extends Header {
   type: 'UPD_' | 'UPDX';
   barcode: string | null;
   actualLocation: string | null;
   errorCode?: string;
   created?: OsipTime;
 }
-export interface AckInput extends Header {
+interface AckInput extends Header {
   type: 'ACK_';
   errorCode?: string;
   created?: OsipTime;
 }
-export interface LocuInput extends Header {
+interface LocuInput extends Header {
   type: 'LOCU';
   locationGroupName?: string | null;
   location: string | null;
   errorCode?: string;
   created?: OsipTime;
 }
-export interface GroupInput extends Header {
+interface GroupInput extends Header {
   type: 'SYSU' | 'ERR_';
   locationGroupName: string | null;
   errorCode?: string;
@@ -141,7 +141,7 @@ export interface LocuTelegram extends DecodedHeader {
   errorCode: string;
   created: string;
 }
-export interface GroupTelegram extends DecodedHeader {
+interface GroupTelegram extends DecodedHeader {
   type: 'SYSU' | 'ERR_';
   locationGroupName: string | null;
   errorCode: string;
@@ -219,7 +219,7 @@ function withinWidth(what: string, value: string, width: number): string {
 }
 
 /** A 5-character header name; shorter names are padded with `_` as in `MFC__`. */
-export function encodeName(name: string): string {
+function encodeName(name: string): string {
   return withinWidth('name', name, 5).padEnd(5, '_');
 }
 

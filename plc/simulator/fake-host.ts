@@ -24,7 +24,7 @@ export interface ByteStream {
   on(event: 'close', listener: () => void): unknown;
 }
 
-export interface FakeConnection {
+interface FakeConnection {
   readonly id: number;
   /** Every byte received, in order. */
   bytes: Buffer;
@@ -41,7 +41,7 @@ const seq5 = (n: number) => String(n % 100_000).padStart(5, '0');
 const pad160 = (text: string) => text.padEnd(160, '*');
 
 /** SYNC for a SYNQ: header swapped, sequence number + 1, host time. */
-export function syncFor(synq: string): string {
+function syncFor(synq: string): string {
   return pad160(`###00160${synq.slice(13, 18)}${synq.slice(8, 13)}${seq5(Number(synq.slice(18, 23)) + 1)}SYNC${time14()}`);
 }
 

@@ -84,18 +84,18 @@ export interface ReceivedTelegram {
   error: string | undefined;
 }
 
-export interface DroppedBytes {
+interface DroppedBytes {
   link: number;
   bytes: Buffer;
   reason: string;
 }
 
-export interface LinkInfo {
+interface LinkInfo {
   id: number;
   description: string;
 }
 
-export type SimulatorEvents = {
+type SimulatorEvents = {
   sent: [SentTelegram];
   received: [ReceivedTelegram];
   dropped: [DroppedBytes];
@@ -119,7 +119,7 @@ export interface Exchange<T extends Telegram> {
   latencyMs: number;
 }
 
-export interface TuStep {
+interface TuStep {
   /** Where the TU asked (AREA/AISLE/X/Y/Z). */
   at: string;
   res: ResTelegram;

@@ -24,7 +24,7 @@ export interface ColdStarts {
 }
 
 /** Resident memory in MB to a tenth (rssMb rounds to whole MB; the difference looked for is smaller). */
-export function rssMbFine(pid: number): number {
+function rssMbFine(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 }
 

@@ -44,7 +44,7 @@ export interface Fixture {
 }
 
 /** The highest migration number of the tree a bundle was built from: the schema it writes. */
-export function schemaVersion(bundle: string): number {
+function schemaVersion(bundle: string): number {
   const dir = path.resolve(path.dirname(bundle), '..', 'db', 'migrations');
   return Math.max(...readdirSync(dir).map((f) => Number(/^(\d+)-.*\.sql$/.exec(f)?.[1] ?? 0)));
 }

@@ -8,7 +8,7 @@ import type { Coordinate } from '../../src/core/coordinate.ts';
 
 /** Conveyor locations `CONV/0001/<x>/0000/0000`: sources and hops of the bulk routes. */
 export const CONVEYORS = 2000;
-export const CONVEYOR_AREA = 'CONV';
+const CONVEYOR_AREA = 'CONV';
 /** Rack locations per area: aisles × x × y. */
 const PER_AREA = 100 * 100 * 10;
 

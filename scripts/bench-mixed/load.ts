@@ -34,7 +34,7 @@ export interface LoadConfig {
   fullList?: { afterMs: number; timeoutMs: number };
 }
 
-export interface Latencies {
+interface Latencies {
   sent: number;
   ok: number;
   skipped: number;
@@ -56,7 +56,7 @@ export interface FullListResult {
   bytes: number;
 }
 
-export interface StreamsResult {
+interface StreamsResult {
   opened: number;
   events: number;
   bytes: number;

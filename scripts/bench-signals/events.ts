@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { Appliance } from '../bench-plc/appliance.ts';
 import { epochNow } from './plc.ts';
 
-export interface StreamedEvent {
+interface StreamedEvent {
   id: number;
   type: string;
   at: string;

@@ -32,7 +32,7 @@ export interface ScannerSignals {
   done: string;
 }
 
-export interface SetSignals {
+interface SetSignals {
   /** The plcState word of conveyor location i + 1. */
   words: string[];
   scanners: ScannerSignals[];
@@ -78,7 +78,7 @@ export function modbusSignals(set: SignalSet, scanners: number): SetSignals {
 export const signalsOf = (protocol: Protocol, set: SignalSet, scanners: number) =>
   protocol === 'opcua' ? opcuaSignals(set, scanners) : modbusSignals(set, scanners);
 
-export interface ChannelTiming {
+interface ChannelTiming {
   /** OPC UA: the monitored items' sampling interval (publishing: the same, at least 20 ms). */
   samplingMs: number;
   /** Modbus: the poll period. */

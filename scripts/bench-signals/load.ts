@@ -42,7 +42,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- changes ---------------------------------------------------------------------------------
 
-export const changeKey = (word: number, value: number, from: number) => (value === 0 ? `${word}:0/${from}` : `${word}:${value}`);
+const changeKey = (word: number, value: number, from: number) => (value === 0 ? `${word}:0/${from}` : `${word}:${value}`);
 
 interface Change {
   phase: number;

@@ -38,7 +38,7 @@ import { newSeed, Random } from './random.ts';
 import { numberArg } from '../args.ts';
 import { bundleArg } from './cli.ts';
 
-export interface CrashOptions {
+interface CrashOptions {
   rounds: number;
   writers?: number;
   /** The kill comes at a random moment in [minWriteMs, maxWriteMs] after the writers start. */
@@ -247,7 +247,7 @@ export function crashSummary(r: CrashReport): string {
   return lines.join('\n');
 }
 
-export const crashPassed = (r: CrashReport) => r.lost.length === 0 && r.integrityFailures.length === 0 && r.refused.length === 0;
+const crashPassed = (r: CrashReport) => r.lost.length === 0 && r.integrityFailures.length === 0 && r.refused.length === 0;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const other = await bundleArg();

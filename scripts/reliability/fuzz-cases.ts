@@ -36,7 +36,7 @@ const BODY_LIMIT = 1_048_576;
 type Headers = [string, string][];
 
 /** A path parameter value as sent (already encoded) that tries to climb out, break decoding or confuse a lookup. */
-export const HOSTILE_PATH_VALUES = [
+const HOSTILE_PATH_VALUES = [
   '..',
   '.',
   '%2e%2e',
@@ -64,7 +64,7 @@ export const HOSTILE_PATH_VALUES = [
 ];
 
 /** Query values (encoded) that no client should send. */
-export const HOSTILE_QUERY_VALUES = [
+const HOSTILE_QUERY_VALUES = [
   '',
   '%00',
   '%ZZ',
@@ -88,7 +88,7 @@ export const HOSTILE_QUERY_VALUES = [
 ];
 
 /** Extra query parameters appended to a well-formed request. */
-export const HOSTILE_EXTRA_QUERY = [
+const HOSTILE_EXTRA_QUERY = [
   'limit=-1',
   'limit=abc',
   'limit=99999999999',
@@ -141,7 +141,7 @@ const MALFORMED_JSON = [
 const TOP_LEVEL_JSON = ['null', '0', '"text"', 'true', '[]', '{}', '[{}]', '[null]', '-0', '1e999', '[[[]]]', '{"":""}'];
 
 /** Values of the wrong type (or an edge of the right one) for any field. */
-export const WRONG_VALUES: readonly unknown[] = [
+const WRONG_VALUES: readonly unknown[] = [
   null,
   0,
   -1,
@@ -171,7 +171,7 @@ export const WRONG_VALUES: readonly unknown[] = [
 ];
 
 /** Strings that must not become part of a name: NUL, bidi controls, lone surrogates. */
-export const HOSTILE_NAME_CHARS = [
+const HOSTILE_NAME_CHARS = [
   { label: 'NUL', char: '\u0000' },
   { label: 'bidi override U+202E', char: '\u202E' },
   { label: 'bidi isolate U+2066', char: '\u2066' },
@@ -180,7 +180,7 @@ export const HOSTILE_NAME_CHARS = [
 ];
 
 /** Byte sequences that are not UTF-8. */
-export const BAD_UTF8 = [
+const BAD_UTF8 = [
   { label: 'byte FF', bytes: [0xff] },
   { label: 'overlong "/" (C0 AF)', bytes: [0xc0, 0xaf] },
   { label: 'a surrogate encoded (ED A0 80)', bytes: [0xed, 0xa0, 0x80] },
@@ -720,7 +720,7 @@ function headerMakers(op: Operation): CaseMaker[] {
 // ---- raw bytes: what no HTTP client sends
 
 /** Raw requests against an operation's path; each on a connection of its own. */
-export function rawMakers(op: Operation): CaseMaker[] {
+function rawMakers(op: Operation): CaseMaker[] {
   // A route that takes no body runs without waiting for one: an upload cut short may still have been carried out.
   const readsBody = !(op.body.length === 1 && op.body[0] === 'none');
   const raw = (

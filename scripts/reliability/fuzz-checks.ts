@@ -100,7 +100,7 @@ const clip = (s: string, n: number) => {
 };
 
 /** What is wrong with an error reply's body, or undefined when it is one of the spec's two. */
-export function errorFormatProblem(reply: Reply): string | undefined {
+function errorFormatProblem(reply: Reply): string | undefined {
   const type = String(reply.headers['content-type'] ?? '');
   const b = reply.json as Record<string, unknown> | undefined;
   if (!b || typeof b !== 'object' || Array.isArray(b)) return 'the body is not a JSON object';

@@ -12,11 +12,11 @@ const PRODUCT_POSITION = 'org.vendor.wms.shipping.api.ShippingOrderPositionVO';
 export const L1 = 'FZ/0001/0001/0000/0000';
 export const L2 = 'FZ/0001/0002/0000/0000';
 /** The target of the catalogue's transport orders: nothing else moves a unit there. */
-export const L3 = 'FZ/0001/0003/0000/0000';
+const L3 = 'FZ/0001/0003/0000/0000';
 export const BARCODE = 'FZTU1';
 export const SKU = 'FZ-SKU';
 /** The user whose pKey path parameters name: not the admin, whose password or lock would end the run. */
-export const VICTIM = 'fz-victim';
+const VICTIM = 'fz-victim';
 /** Logins are fuzzed with a user that does not exist: failed logins of a real one lock it (on purpose). */
 export const NOBODY = 'fz-nobody';
 export const CHANNEL = 'FZPLC';

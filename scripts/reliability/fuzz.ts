@@ -35,7 +35,7 @@ import { routeTable, type Operation } from './routes.ts';
 import { numberArg } from '../args.ts';
 import { bundleArg } from './cli.ts';
 
-export interface FuzzOptions {
+interface FuzzOptions {
   /** Hostile requests to send (the fixed cases count too). */
   requests: number;
   seed?: number;

@@ -19,7 +19,7 @@ export interface Reply {
 }
 
 /** The connection ended, failed or timed out without a (complete) reply. */
-export interface NoReply {
+interface NoReply {
   kind: 'none';
   error: string;
 }

@@ -8,13 +8,13 @@ import { AuthenticationError } from '../core/errors.ts';
 // keeps accepting what it issued. A verified token is remembered until it expires:
 // checking the same bytes twice would only cost CPU the PLC link needs more.
 
-export interface TokenSubject {
+interface TokenSubject {
   id: string;
   username: string;
   kind: 'user' | 'api-key';
 }
 
-export interface VerifiedToken extends TokenSubject {
+interface VerifiedToken extends TokenSubject {
   /** Expiry, epoch seconds. */
   exp: number;
   /** Issued at, epoch seconds. */

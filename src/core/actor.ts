@@ -14,7 +14,7 @@ export interface Actor {
 }
 
 /** The appliance itself: start-up seeding, timers, retention, alarms it raises on its own. */
-export const SYSTEM: Actor = Object.freeze({ kind: 'system', name: 'appliance' });
+const SYSTEM: Actor = Object.freeze({ kind: 'system', name: 'appliance' });
 
 const current = new AsyncLocalStorage<Actor>();
 

@@ -172,7 +172,7 @@ function syncFile(file: string): void {
   }
 }
 
-export interface RestoreOptions {
+interface RestoreOptions {
   /** The backup to restore. */
   source: string;
   /** The database file it replaces. */

@@ -5,7 +5,7 @@ export type Db = Database.Database;
 /** A reason not to start that the operator can act on; printed as one line, without a stack. */
 export class StartupError extends Error {}
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   file: string;
   busyTimeoutMs: number;
   /** The loaded SQLite addon (single binary) or a path to it; undefined = the package's own prebuild. */

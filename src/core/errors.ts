@@ -4,7 +4,7 @@
 // server-declined 401 and TooManyAttempts into a server-declined 429 with Retry-After;
 // the PLC adapter turns them into telegram answers; a hub command into an error result.
 
-export interface DomainErrorOptions {
+interface DomainErrorOptions {
   /** Arguments of the message (`obj`); omitted from the API body when absent. */
   obj?: readonly unknown[];
   /** Answer with `message`, `messageKey` and `httpStatus` only, where the spec shows that shape. */

@@ -177,7 +177,6 @@ export interface EventCatalogue {
 }
 
 export type EventType = keyof EventCatalogue;
-export const isEventType = (type: string): type is EventType => EVENT_TYPES.has(type);
 
 /** An event as a service emits it: the unit of work adds id, time and actor. */
 export type EventInput<T extends EventType = EventType> = T extends EventType
@@ -292,5 +291,4 @@ export const SUBJECT_OF: { [T in EventType]: EventCatalogue[T]['subject'] } = {
   'hubCommand.answered': 'hubCommand',
 };
 
-const EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(SUBJECT_OF));
 export const eventTypes = (): EventType[] => Object.keys(SUBJECT_OF) as EventType[];

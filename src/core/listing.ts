@@ -16,9 +16,9 @@ import type { ReadPool } from './read-pool.ts';
 
 export type Key = readonly (string | number)[];
 /** What a part of a key is: a cursor must hold the same kinds (core/paging.ts). */
-export type KeyKind = 'string' | 'number';
+type KeyKind = 'string' | 'number';
 
-export interface ListSpec<Row> {
+interface ListSpec<Row> {
   sql: string;
   /** The key of a row, in the order of `@k0`, `@k1`, …. */
   keyOf: (row: Row) => Key;
@@ -27,7 +27,7 @@ export interface ListSpec<Row> {
 }
 
 /** Rows of a chunk read at once: a few milliseconds of work. */
-export const CHUNK_ROWS = 500;
+const CHUNK_ROWS = 500;
 
 export class KeysetList<Row> {
   private readonly spec: ListSpec<Row>;

@@ -5,7 +5,7 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
-export interface LogOptions {
+interface LogOptions {
   level: string;
   /** Where the lines go; stdout when absent. Tests pass a stream to read them. */
   destination?: NodeJS.WritableStream;

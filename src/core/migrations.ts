@@ -15,7 +15,7 @@ export interface Migration {
 /** The newest schema the migrations make: what this build knows up to. */
 export const latestSchema = (migrations: readonly Migration[]): number => migrations.reduce((max, m) => Math.max(max, m.version), 0);
 
-export interface MigrateOptions {
+interface MigrateOptions {
   /** Where a copy of the database is written before the first pending migration. */
   backupDir: string;
   backupsToKeep: number;

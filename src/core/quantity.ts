@@ -8,7 +8,7 @@ import { z } from 'zod';
 // for weights), so sums and comparisons are exact: 0.1 KG + 0.2 KG is 300,000 mg, not
 // 0.30000000000000004 KG. It remembers the unit it was given in, for display.
 
-export interface UnitFamily {
+interface UnitFamily {
   /** `@class` of a quantity of this family. */
   className: string;
   /** First element of `unitType`. */
@@ -35,7 +35,7 @@ export const FAMILIES: Record<'Piece' | 'Weight', UnitFamily> = {
   },
 };
 
-export type FamilyName = keyof typeof FAMILIES;
+type FamilyName = keyof typeof FAMILIES;
 
 /** A quantity as the appliance computes with it. */
 export interface Quantity {

@@ -12,7 +12,7 @@ import type { Db } from './db.ts';
 // would hold a connection and stop the WAL from being checkpointed past it, so every
 // user closes it in `finally`.
 
-export interface ReadPoolOptions {
+interface ReadPoolOptions {
   file: string;
   /** Connections at most (each open snapshot holds one). */
   size: number;

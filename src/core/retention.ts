@@ -14,7 +14,7 @@ const EVERY_MS = 60_000;
 export const daysAgo = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString();
 
 /** Deletes one batch of old rows; returns how many went (0: nothing left to prune). */
-export type PruneTask = { name: string; prune: (batch: number) => number | Promise<number> };
+type PruneTask = { name: string; prune: (batch: number) => number | Promise<number> };
 
 export class Retention {
   private readonly tasks: PruneTask[] = [];

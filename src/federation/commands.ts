@@ -6,11 +6,11 @@ import type { InternalReply, InternalRequest } from '../http/invoke.ts';
 // validation and reply are the API's. Subject `wms.<site>.commands.<kind>`, body a JSON
 // object with a `commandId` and the request's fields.
 
-export const COMMAND_KINDS = ['create-transport-order', 'create-receiving-order', 'create-shipping-order', 'save-product', 'cancel-order'] as const;
-export type CommandKind = (typeof COMMAND_KINDS)[number];
+const COMMAND_KINDS = ['create-transport-order', 'create-receiving-order', 'create-shipping-order', 'save-product', 'cancel-order'] as const;
+type CommandKind = (typeof COMMAND_KINDS)[number];
 
 /** A commandId names the result's subject: one NATS subject token, short. */
-export const COMMAND_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const COMMAND_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A command as it came, checked only as far as needed to name it and its answer. */
 export interface Command {
@@ -53,7 +53,7 @@ export function parseCommand(kind: string, payload: Uint8Array): Command {
 }
 
 /** Runs one internal request; the command's steps are built on it. */
-export type Call = (request: InternalRequest) => InternalReply;
+type Call = (request: InternalRequest) => InternalReply;
 
 const ORDER_PATHS = { transport: '/v1/transport-orders', receiving: '/v1/receiving-orders' } as const;
 

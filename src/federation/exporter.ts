@@ -65,7 +65,7 @@ const GATHER_MS = 5;
 /** Events the bus handed out that the exporter keeps, at most (about 10 s at 1000/s); past it, it reads the log. */
 const FRESH_MAX = 10_000;
 
-export interface ExportCounters {
+interface ExportCounters {
   published: number;
   /** Events the stream already had (a resend within its duplicate window). */
   duplicates: number;
@@ -91,7 +91,7 @@ interface InFlight {
 }
 
 /** A publish acknowledged out of line: the stream's tail is read again. */
-export class OutOfLine extends Error {}
+class OutOfLine extends Error {}
 
 /** What settle() is handed for an event found in the stream's tail after a hole. */
 const IN_STREAM = { stream: '', seq: 0, duplicate: true, domain: '' } as unknown as PubAck;

@@ -21,7 +21,7 @@ import { createFederationStore, type FederationStore } from './store.ts';
 const lagCheckMs = (maxLagSeconds: number) => Math.min(5000, Math.max(250, (maxLagSeconds * 1000) / 4));
 const LAG_CONDITION = 'federation.lag';
 
-export interface FederationDeps {
+interface FederationDeps {
   config: FederationConfig;
   db: Db;
   work: UnitOfWork;

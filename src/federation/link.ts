@@ -17,12 +17,12 @@ import { ensureStreams } from './streams.ts';
 // kept in the background (for ever: a hall runs on while the office is away), and
 // whatever fails is retried after a pause and shown in the status.
 
-export type LinkState = 'DISABLED' | 'CONNECTING' | 'CONNECTED' | 'DISCONNECTED' | 'STOPPED';
+type LinkState = 'DISABLED' | 'CONNECTING' | 'CONNECTED' | 'DISCONNECTED' | 'STOPPED';
 
 /** Pause after a failure of the export or the commands loop before it tries again. */
 const RETRY_MS = 2000;
 
-export interface LinkDeps {
+interface LinkDeps {
   config: FederationConfig;
   events: EventLog;
   /** The newest event id once the open group commit (if any) is committed. */

@@ -5,7 +5,7 @@ import type { FederationConfig } from './config.ts';
 // The NATS client (@nats-io/transport-node, @nats-io/jetstream; nats-client.ts), loaded
 // when the hub link starts: a box without `federation.site` reads none of it.
 
-export type NatsClient = typeof import('@nats-io/transport-node');
+type NatsClient = typeof import('@nats-io/transport-node');
 export type JetStreamLib = typeof import('@nats-io/jetstream');
 
 export interface NatsLibraries {

@@ -19,7 +19,7 @@ import type { FederationStore } from './store.ts';
 
 export const HUB: Actor = Object.freeze({ kind: 'hub', name: 'hub' });
 
-export interface CommandCounters {
+interface CommandCounters {
   /** Commands run that succeeded. */
   done: number;
   /** Commands run that the API declined (nothing of them kept). */
@@ -30,7 +30,7 @@ export interface CommandCounters {
   malformed: number;
 }
 
-export interface RunnerDeps {
+interface RunnerDeps {
   work: UnitOfWork;
   store: FederationStore;
   /** Runs an internal request of the API (http/invoke.ts). */

@@ -11,7 +11,7 @@ export interface Cursor {
   streamSeq: number;
 }
 
-export interface AnsweredCommand {
+interface AnsweredCommand {
   commandId: string;
   kind: string;
   status: number;

@@ -17,7 +17,7 @@ import { chooseEncoding, etagOf, hmiAssets, notModified } from './assets.ts';
 // appliance itself.
 
 /** Nothing from anywhere else: no CDN, no inline script or style, no frames around it. */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -13,7 +13,7 @@ export interface Principal {
   roleNames: readonly string[];
 }
 
-export interface RequestContextInit {
+interface RequestContextInit {
   requestId: string;
   method: string;
   path: string;

@@ -45,7 +45,7 @@ const UPPER_CASE_KEYS: Record<string, string> = {
 
 export type MessageKeyFamily = 'dotted' | 'upper-case';
 
-export function messageKeyFor(key: string, family: MessageKeyFamily): string {
+function messageKeyFor(key: string, family: MessageKeyFamily): string {
   return family === 'upper-case' ? (UPPER_CASE_KEYS[key] ?? key) : key;
 }
 

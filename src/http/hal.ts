@@ -32,7 +32,7 @@ export function indexReply(ctx: RequestContext, links: Record<string, string>): 
 }
 
 /** Link name → href template for every route of a table that names a link. */
-export function linksOf(routes: readonly Route[]): Record<string, string> {
+function linksOf(routes: readonly Route[]): Record<string, string> {
   const links: Record<string, string> = {};
   for (const route of routes) {
     if (!route.link) continue;

@@ -26,7 +26,7 @@ export interface InternalReply {
   location?: string | undefined;
 }
 
-export interface InvokeOptions {
+interface InvokeOptions {
   router: Router;
   principal: Principal;
   /** The origin links in reply bodies are built on. */

@@ -12,7 +12,7 @@ import { StorageMetrics, type DatabaseFiles } from './metrics/storage.ts';
 
 export { HttpMetrics } from './metrics/http.ts';
 
-export interface MetricSources {
+interface MetricSources {
   databases: DatabaseFiles;
   /** The unit of work, told to time each commit. */
   work: Pick<UnitOfWork, 'observeCommits'>;

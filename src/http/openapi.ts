@@ -10,7 +10,7 @@ import { grantsOf, type Route } from './router.ts';
 // representation schemas, the refusals each can give in the spec's error format, link
 // names. How routes that differ only by query become one operation: openapi/operation.ts.
 
-export interface ApiInfo {
+interface ApiInfo {
   version: string;
   /** Base URL of the appliance as the client reached it. */
   serverUrl: string;

@@ -5,7 +5,7 @@
 export const UNIT_NAME = 'wms.service';
 export const UNIT_DIR = '/etc/systemd/system';
 
-export interface UnitOptions {
+interface UnitOptions {
   user: string;
   dataDir: string;
   bin: string;

@@ -6,14 +6,14 @@ import type { AppContext, Module, ModuleName } from './module.ts';
 // and the entry index gathered from them, started in order and stopped in reverse.
 
 /** The context without what the assembly itself provides. */
-export type Foundation = Omit<AppContext, 'use' | 'routes' | 'router' | 'indexLinks' | 'url'> & {
+type Foundation = Omit<AppContext, 'use' | 'routes' | 'router' | 'indexLinks' | 'url'> & {
   /** Builds the route table (validated at boot: paths well formed, unique, each with a grant). */
   newRouter(routes: readonly Route[]): Router;
   /** The appliance's address, once HTTP listens. */
   url(): string;
 };
 
-export interface Assembly {
+interface Assembly {
   /** The service of a module by name. */
   module<N extends ModuleName>(name: N): Services[N];
   routes: readonly Route[];

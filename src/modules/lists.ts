@@ -169,7 +169,7 @@ async function* firstChunks<T>(chunks: AsyncIterable<T[]>, amount: number): Asyn
  * caller must iterate what it gets (a reply's items are written, or closed when the
  * client goes away), as it holds the stream's snapshot.
  */
-export async function firstChunkRead<T>(chunks: AsyncIterable<T[]>): Promise<AsyncIterable<T[]> | undefined> {
+async function firstChunkRead<T>(chunks: AsyncIterable<T[]>): Promise<AsyncIterable<T[]> | undefined> {
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) return undefined;

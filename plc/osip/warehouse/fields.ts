@@ -7,7 +7,7 @@ import type { AdapterOptions, HandlingResult, ReplyInput, TelegramFacts } from '
 // a location field as a coordinate or PLC code to look up, a location written back
 // into a field, and the shapes of a handler's result.
 
-export const LOCATION_FIELD_WIDTH = 20;
+const LOCATION_FIELD_WIDTH = 20;
 
 export const result = (outcome: string, reply?: ReplyInput, facts?: TelegramFacts): HandlingResult => ({
   replies: reply ? [reply] : [],

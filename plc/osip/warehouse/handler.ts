@@ -26,7 +26,7 @@ export interface OsipHandler extends TelegramHandler {
   close(): void;
 }
 
-export interface OsipHandlerDeps {
+interface OsipHandlerDeps {
   adapter: PlcAdapter;
   log: Logger;
   /** With the channels it is attached at once (the composition root); otherwise call `attach`. */

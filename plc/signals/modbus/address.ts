@@ -20,7 +20,7 @@ export interface ModbusAddress {
 }
 
 /** Registers a text is read from when the address names no count: 20 characters. */
-export const DEFAULT_TEXT_WORDS = 10;
+const DEFAULT_TEXT_WORDS = 10;
 /** The most registers one read may ask for (the protocol's limit). */
 export const MAX_READ_REGISTERS = 125;
 /** The most coils or inputs one read may ask for. */
@@ -28,7 +28,7 @@ export const MAX_READ_BITS = 2000;
 
 const PATTERN = /^(coil|di|hr|ir):(\d{1,5})(?:\.(\d{1,2}))?(?:\*(\d{1,3}))?$/;
 
-export const ADDRESS_RULE = 'a Modbus address: coil:N, di:N, hr:N or ir:N (0-based), hr:N.B for bit B of a register, hr:N*W for text over W registers';
+const ADDRESS_RULE = 'a Modbus address: coil:N, di:N, hr:N or ir:N (0-based), hr:N.B for bit B of a register, hr:N*W for text over W registers';
 
 /** The address, or why it is not one. */
 export function parseModbusAddress(text: string): ModbusAddress | string {

@@ -6,9 +6,9 @@ import { MAX_READ_BITS, MAX_READ_REGISTERS, span, type ModbusAddress, type Modbu
 // registers costs less than another round trip), up to the protocol's limit per request.
 
 /** Unwatched registers (or coils) a batch may read across to join two points. */
-export const MAX_GAP = { bits: 32, registers: 8 } as const;
+const MAX_GAP = { bits: 32, registers: 8 } as const;
 
-export interface BatchMember {
+interface BatchMember {
   id: string;
   address: ModbusAddress;
   kind: SignalKind;

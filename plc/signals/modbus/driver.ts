@@ -57,7 +57,7 @@ export function createDriver(config: SignalChannelConfig, context: DriverContext
   return new ModbusDriver(config, context);
 }
 
-export class ModbusDriver implements SignalDriver {
+class ModbusDriver implements SignalDriver {
   private readonly config: SignalChannelConfig;
   private readonly context: DriverContext;
   private readonly problems: ProblemLog;

@@ -36,7 +36,7 @@ import type { DriverHandlers, DriverState, SignalDriver, SignalKind, SignalValue
 import { signalValue, variantValue } from './values.ts';
 import { subscriptionRequest } from './subscription.ts';
 
-export type OpcuaSecurityMode = 'None' | 'Sign' | 'SignAndEncrypt';
+type OpcuaSecurityMode = 'None' | 'Sign' | 'SignAndEncrypt';
 
 export interface OpcuaDriverConfig {
   /** The channel's name: in logs, errors and the client's application name. */
@@ -55,7 +55,7 @@ export interface OpcuaDriverConfig {
   acceptUnknownServerCertificate?: boolean;
 }
 
-export interface OpcuaDriverContext {
+interface OpcuaDriverContext {
   dataDir: string;
   log: Logger;
   /** Waits between connection attempts; default 1 s, 2 s, 5 s, then every 10 s (as the OSIP tcp-client channels). */
@@ -71,7 +71,7 @@ export function createOpcuaDriver(config: OpcuaDriverConfig, ctx: OpcuaDriverCon
 }
 
 /** A signal channel's configuration, as far as the OPC UA driver reads it. */
-export interface OpcuaChannelConfig extends Partial<Omit<OpcuaDriverConfig, 'name'>> {
+interface OpcuaChannelConfig extends Partial<Omit<OpcuaDriverConfig, 'name'>> {
   name: string;
 }
 
@@ -101,7 +101,7 @@ export function createDriver(
 }
 
 /** The folder of the client's certificate, its private key and the server certificates it trusts. */
-export function opcuaPkiDir(dataDir: string): string {
+function opcuaPkiDir(dataDir: string): string {
   return path.join(dataDir, 'opcua-pki');
 }
 

@@ -19,7 +19,7 @@ const OSIP_ONLY = ['tcp', 'host', 'seq', 'length', 'framing', 'terminator', 'bcc
 
 const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
-export interface SignalIo {
+interface SignalIo {
   out: (line: string) => void;
   input: NodeJS.ReadableStream;
 }

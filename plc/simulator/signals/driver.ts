@@ -25,7 +25,7 @@ export interface Arrival {
   ms: number;
 }
 
-export interface RunTuTrace {
+interface RunTuTrace {
   visited: Place[];
   steps: Arrival[];
   end: 'no-target' | 'max-steps';
@@ -39,7 +39,7 @@ export class RunTuError extends Error {
   }
 }
 
-export interface DriverOptions {
+interface DriverOptions {
   layout: Layout;
   memory: PlcMemory;
   watch: ApplianceWatch;

@@ -24,7 +24,7 @@
 export const SIGNAL_PROTOCOLS = ['opcua', 'modbus-tcp', 'modbus-rtu'] as const;
 export type SignalProtocol = (typeof SIGNAL_PROTOCOLS)[number];
 
-export type ValueKind = 'bit' | 'word' | 'text';
+type ValueKind = 'bit' | 'word' | 'text';
 export type Value = boolean | number | string;
 
 export type Role = 'plcState' | 'inboundLock' | 'outboundLock' | 'barcode' | 'trigger' | 'target' | 'done' | 'groupState' | 'heartbeat' | 'plcLife';
@@ -32,7 +32,7 @@ export type Role = 'plcState' | 'inboundLock' | 'outboundLock' | 'barcode' | 'tr
 export type ModbusArea = 'coil' | 'di' | 'hr' | 'ir';
 
 /** Where a signal lives on a Modbus device. */
-export interface ModbusPlace {
+interface ModbusPlace {
   area: ModbusArea;
   offset: number;
   /** Text: the registers it spans. */
@@ -69,13 +69,13 @@ export interface Signal {
 export const BARCODE_WORDS = 10;
 /** Registers of a target at least: a 5 × 4 coordinate with its slashes is 24 characters. */
 const MIN_TARGET_WORDS = 16;
-export const MAX_LOCATIONS = 100;
-export const MAX_GROUPS = 90;
+const MAX_LOCATIONS = 100;
+const MAX_GROUPS = 90;
 
 export class LayoutError extends Error {}
 
 /** `coil:0`, `hr:1000*10`: as the appliance's configuration writes a Modbus address. */
-export function modbusText(m: ModbusPlace): string {
+function modbusText(m: ModbusPlace): string {
   return `${m.area}:${m.offset}${m.words === undefined ? '' : `*${m.words}`}`;
 }
 

@@ -15,7 +15,7 @@ export interface Write {
 }
 
 /** A write of the appliance to an address no signal of the layout lives at. */
-export interface StrayWrite {
+interface StrayWrite {
   address: string;
   value: Value;
 }

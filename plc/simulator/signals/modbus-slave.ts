@@ -20,7 +20,7 @@ export interface ModbusSlaveOptions {
 }
 
 /** The words a value takes in its registers. */
-export function wordsOf(signal: Signal, value: Value): number[] {
+function wordsOf(signal: Signal, value: Value): number[] {
   if (signal.kind !== 'text') return [typeof value === 'boolean' ? Number(value) : Number(value) & 0xffff];
   const words = signal.modbus.words ?? 1;
   const bytes = Buffer.alloc(words * 2);
@@ -29,7 +29,7 @@ export function wordsOf(signal: Signal, value: Value): number[] {
 }
 
 /** A text from its registers, without the NUL padding. */
-export function textOf(words: readonly number[]): string {
+function textOf(words: readonly number[]): string {
   const bytes = Buffer.alloc(words.length * 2);
   words.forEach((w, i) => bytes.writeUInt16BE(w & 0xffff, 2 * i));
   return bytes.toString('latin1').replace(/\0+$/, '');

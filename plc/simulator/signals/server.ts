@@ -39,8 +39,8 @@ export async function freePort(host: string): Promise<number> {
   return port;
 }
 
-export type StartModbusSlave = (o: ModbusSlaveOptions) => Promise<SignalServer>;
-export type StartOpcuaServer = (o: OpcuaServerOptions) => Promise<SignalServer>;
+type StartModbusSlave = (o: ModbusSlaveOptions) => Promise<SignalServer>;
+type StartOpcuaServer = (o: OpcuaServerOptions) => Promise<SignalServer>;
 
 /** The file (or single-executable asset) the OPC UA server is bundled into. */
 export const OPCUA_SIMULATOR_ASSET = 'opcua-simulator.cjs';

@@ -21,7 +21,7 @@ const POST_ROWS = 500;
 /** How long a thread started ahead waits to be taken over before it ends. */
 const PRESTART_KEPT_MS = 10_000;
 
-export interface LogStoreOptions {
+interface LogStoreOptions {
   file: string;
   /** The SQLite addon as this thread has it (better-sqlite3's `nativeBinding`: loaded, a file, or undefined). */
   nativeBinding: unknown;

@@ -17,7 +17,7 @@ export type Severity = (typeof SEVERITIES)[number];
 /** An alarm as the API sends it; alarm-text.ts words it in the user's language from its kind and `params`. */
 export type Alarm = Wire.Alarm;
 
-export const ALARM_EVENTS = ['alarm.raised', 'alarm.acknowledged', 'alarm.shelved', 'alarm.cleared'] as const;
+const ALARM_EVENTS = ['alarm.raised', 'alarm.acknowledged', 'alarm.shelved', 'alarm.cleared'] as const;
 
 /** Open alarms (active and acknowledged) as last read; undefined before the first read. */
 export const openAlarms = signal<Alarm[] | undefined>(undefined);

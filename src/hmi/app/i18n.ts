@@ -7,7 +7,7 @@ import { shellMessages } from './messages.ts';
 // language signal, so everything rendered with it follows a switch at once. Screens
 // bring their own texts (screens.ts `messages`), keyed under their own prefix.
 
-export const LANGUAGES = ['en', 'de'] as const;
+const LANGUAGES = ['en', 'de'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export type Messages = Readonly<Record<Language, Readonly<Record<string, string>>>>;
 

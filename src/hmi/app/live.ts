@@ -14,7 +14,7 @@ import type { EventRecord, EventType } from '../../contract/events.ts';
  * off: no stream (not logged in, no subscriber, or no grant events:read) · connecting:
  * opening the first time · live: open · lost: was open or failed; reconnecting.
  */
-export type LiveState = 'off' | 'connecting' | 'live' | 'lost';
+type LiveState = 'off' | 'connecting' | 'live' | 'lost';
 
 export type { EventType };
 
@@ -89,7 +89,7 @@ function suspendLive(): void {
 }
 
 /** Re-evaluates the stream once the current turn of subscribing and unsubscribing is over. */
-export function queueReopen(): void {
+function queueReopen(): void {
   if (reopenQueued) return;
   reopenQueued = true;
   setTimeout(() => {

@@ -5,7 +5,7 @@ import { effect, signal } from '@preact/signals';
 // no controls) for wall screens, set by `?wallboard=1` in the address, so a wall screen's
 // bookmark opens in it.
 
-export const THEMES = ['auto', 'light', 'dark'] as const;
+const THEMES = ['auto', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
 const THEME_KEY = 'wms.hmi.theme';

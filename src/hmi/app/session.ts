@@ -21,7 +21,7 @@ export interface User {
  * active: logged in · expired: the token was refused (401); the page stays as it is
  * under the login until someone logs in again.
  */
-export type SessionState = 'anonymous' | 'checking' | 'active' | 'expired';
+type SessionState = 'anonymous' | 'checking' | 'active' | 'expired';
 
 const KEY = 'wms.hmi.session';
 
@@ -63,7 +63,7 @@ export function storeToken(value: string, username: string, seconds: number): vo
   sessionStorage.setItem(KEY, JSON.stringify(stored));
 }
 
-export function forgetToken(): void {
+function forgetToken(): void {
   token.value = undefined;
   expiresAt.value = undefined;
   user.value = undefined;

@@ -16,7 +16,7 @@ import type * as Wire from '../../contract/replies.ts';
 // the API does.
 
 /** What the choice shows of a transport unit type. */
-export type UnitType = Pick<Wire.TransportUnitType, 'type' | 'description'>;
+type UnitType = Pick<Wire.TransportUnitType, 'type' | 'description'>;
 
 /** The types, read when the component is first shown; undefined until read, or when they cannot be. */
 export function useUnitTypes(): Signal<readonly UnitType[] | undefined> {

@@ -14,7 +14,7 @@ import type { JsonSchema } from './schemas.ts';
 // generators type it as the server-declined body and a validating proxy checks it
 // against that; a 400 of an operation that validates what it reads has both.
 
-export type RefusalBody = 'api' | 'server';
+type RefusalBody = 'api' | 'server';
 
 /** Names of the reusable responses in components.responses, by status. */
 const NAMES: Record<number, string> = {
@@ -36,7 +36,7 @@ const HEADERS: Record<number, Record<string, { description: string; schema: Json
   429: { 'Retry-After': { description: 'Seconds until another attempt is taken.', schema: { type: 'integer' } } },
 };
 
-export interface RefusalResponse {
+interface RefusalResponse {
   description: string;
   headers?: Record<string, { description: string; schema: JsonSchema }>;
   content: Record<string, { schema: JsonSchema }>;

@@ -29,14 +29,14 @@ const DISK_CHECK_MS = 30_000;
 /** The longest an alarm may be shelved: a week. */
 export const MAX_SHELVE_MINUTES = 7 * 24 * 60;
 
-export interface AlarmOptions {
+interface AlarmOptions {
   channelDownSeconds: number;
   minFreeDiskMb: number;
   /** Whose free space is watched. */
   dataDir: string;
 }
 
-export interface AlarmDeps {
+interface AlarmDeps {
   work: UnitOfWork;
   store: AlarmStore;
   log: Logger;
@@ -46,7 +46,7 @@ export interface AlarmDeps {
 }
 
 /** The configured PLC channels and their states now (watched from the start). */
-export type ChannelStates = () => readonly { name: string; state: string }[];
+type ChannelStates = () => readonly { name: string; state: string }[];
 
 const isSubject = (kind: string): kind is SubjectKind => (SUBJECT_KINDS as readonly string[]).includes(kind);
 

@@ -8,7 +8,7 @@ export const ALARM_STATES = ['active', 'acknowledged', 'cleared'] as const;
 export type AlarmState = (typeof ALARM_STATES)[number];
 
 /** The values an alarm's message is made of, by name: a client words the alarm from its kind and these. */
-export type AlarmParams = Readonly<Record<string, string | number>>;
+type AlarmParams = Readonly<Record<string, string | number>>;
 
 export interface Alarm {
   id: number;

@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 // directory (the newest `keep`), listed with the copies kept before migrations and
 // restores, deleted. Each change leaves its event (backup.created, .failed, .deleted).
 
-export interface BackupDeps {
+interface BackupDeps {
   db: Db;
   work: UnitOfWork;
   dir: string;

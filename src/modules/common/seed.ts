@@ -9,10 +9,10 @@ import type { TransportUnitTypeService } from './transport-unit-types/service.ts
 // box answers useful data at once. Installers rename, extend or delete it over the
 // API; it is never written again, so nothing they removed comes back.
 
-export const DEFAULT_ACCOUNT = { identifier: 'D', name: 'Default' };
-export const ROOT_GROUP = 'WAREHOUSE';
+const DEFAULT_ACCOUNT = { identifier: 'D', name: 'Default' };
+const ROOT_GROUP = 'WAREHOUSE';
 
-export const DEFAULT_LOCATION_TYPES = [
+const DEFAULT_LOCATION_TYPES = [
   { type: 'CONVEYOR', description: 'Conveyor position (PLC controlled)' },
   { type: 'RACK', description: 'Rack slot for one transport unit' },
   { type: 'FLOOR', description: 'Floor or bulk storage area' },
@@ -20,7 +20,7 @@ export const DEFAULT_LOCATION_TYPES = [
   { type: 'DOCK', description: 'Goods-in or goods-out door' },
 ];
 
-export const DEFAULT_TRANSPORT_UNIT_TYPES = [
+const DEFAULT_TRANSPORT_UNIT_TYPES = [
   { type: 'EURO', description: 'Euro pallet 1200 x 800 mm', length: 1200, width: 800, height: 1800, weightTare: 25, weightMax: 1500 },
   { type: 'INDUSTRIAL', description: 'Industrial pallet 1200 x 1000 mm', length: 1200, width: 1000, height: 1800, weightTare: 30, weightMax: 1500 },
   { type: 'TOTE', description: 'Plastic tote 600 x 400 mm', length: 600, width: 400, height: 320, weightTare: 2, weightMax: 50 },

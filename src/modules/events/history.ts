@@ -25,13 +25,13 @@ export function expandTypes(patterns: readonly string[] | undefined): string[] |
 }
 
 /** `admin` (a name of any kind) or `plc:CNV01` (kind and name). */
-export function parseActor(actor: string | undefined): Pick<EventQuery, 'actorKind' | 'actorName'> {
+function parseActor(actor: string | undefined): Pick<EventQuery, 'actorKind' | 'actorName'> {
   if (actor === undefined) return {};
   const m = ACTOR.exec(actor);
   return m ? { actorKind: m[1] as ActorKind, actorName: m[2] } : { actorName: actor };
 }
 
-export interface HistoryFilter {
+interface HistoryFilter {
   types?: string[] | undefined;
   subjectKind?: SubjectKind | undefined;
   subject?: string | undefined;
@@ -41,7 +41,7 @@ export interface HistoryFilter {
 }
 
 /** A telegram that named a unit, as the PLC side logs it: its position in that log, when, which way; the rest is the PLC side's. */
-export interface TracedTelegram {
+interface TracedTelegram {
   id: number;
   at: string;
   direction: 'in' | 'out';
@@ -54,7 +54,7 @@ export type UnitHistoryEntry = (EventRecord & { source: 'event' }) | (TracedTele
  * The telegrams that named a unit, and their fields decoded as their channels are set
  * up now: given by the PLC side (plc/index.ts), which knows its log and its codecs.
  */
-export interface TelegramTrace<T extends TracedTelegram = TracedTelegram> {
+interface TelegramTrace<T extends TracedTelegram = TracedTelegram> {
   /** Up to `limit` telegrams that named the barcode, after the position `after`, oldest first. */
   forBarcode(barcode: string, after: number, limit: number): Promise<T[]>;
   /** The same telegrams with their fields decoded, in the same order. */

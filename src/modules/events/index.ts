@@ -6,7 +6,7 @@ import { eventIndexLinks, eventRoutes } from './routes.ts';
 import { LiveStreams } from './streams.ts';
 import { EventTickets } from './tickets.ts';
 
-export interface EventsService {
+interface EventsService {
   /** Event streams open now. */
   streams: LiveStreams;
   /** One-time tickets that open a stream where no header can be sent (EventSource). */

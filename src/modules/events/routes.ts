@@ -21,7 +21,7 @@ const READ = 'events:read';
 const BASE = '/v1/events';
 export const eventIndexLinks = { 'event-index': `${BASE}/index` };
 
-export interface EventRouteDeps {
+interface EventRouteDeps {
   streams: LiveStreams;
   tickets: EventTickets;
   history: History;

@@ -18,7 +18,7 @@ const optionalText = (max = 1024) => text(max).nullable().optional();
 export const positiveQuantity = quantitySchema.refine((q: Quantity) => q.base > 0, 'must be greater than 0');
 
 /** A weight: a quantity of the Weight family. */
-export const weightQuantity = quantitySchema.refine(
+const weightQuantity = quantitySchema.refine(
   (q: Quantity) => q.family === 'Weight',
   `must be a weight (one of ${Object.keys(FAMILIES.Weight.units).join(', ')})`,
 );
@@ -162,7 +162,6 @@ export const forProductQuery = z.object({
     .pipe(z.enum(['ASC', 'DESC'], { error: 'must be ASC or DESC' }))
     .optional(),
 });
-export type ForProductQuery = z.infer<typeof forProductQuery>;
 
 /** `?productPKey=&locationGroupName=`. */
 export const inGroupQuery = z.object({ productPKey: name(), locationGroupName: name() });
@@ -176,7 +175,6 @@ export const moveBody = z.object({
   targetLuPos: luPos,
   loadUnitType: name(64).nullable().optional(),
 });
-export type MoveInput = z.infer<typeof moveBody>;
 
 /** A field path as clients write it: `[0].units[1].quantity`. */
 function fieldPath(path: readonly PropertyKey[]): string {

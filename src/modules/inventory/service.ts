@@ -19,12 +19,12 @@ export type { ForProductOptions, NewPackagingUnit, PackagingUnit, StockMove } fr
 export type { Product } from './products/service.ts';
 export type { ProductUnit, StackingRule } from './products/store.ts';
 
-export interface InventoryOptions {
+interface InventoryOptions {
   /** Config `inventory.oneProductPerLoadUnit`: a load unit carries one product only. */
   oneProductPerLoadUnit: boolean;
 }
 
-export interface InventoryDeps {
+interface InventoryDeps {
   db: Db;
   /** Read connections for the lists that stream (products, load units, packaging units). */
   reads?: ReadPool | undefined;

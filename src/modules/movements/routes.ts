@@ -24,7 +24,7 @@ export const movementIndexLinks = { 'movement-index': `${BASE}/index` };
 const enc = encodeURIComponent;
 
 /** Where a movement lives under its transport unit (the `Location` of a create). */
-export const unitMovementPath = (m: Movement) => `${UNITS}/${enc(m.transportUnitBk)}/movements/${m.pk}`;
+const unitMovementPath = (m: Movement) => `${UNITS}/${enc(m.transportUnitBk)}/movements/${m.pk}`;
 
 /**
  * The Movement representation. Links: `movement-findByPKey` (the movement itself),

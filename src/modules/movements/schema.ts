@@ -3,9 +3,9 @@ import { enumList, listParams, name, ol, timestamp } from '../../core/schema.ts'
 import { MAX_PAGE } from '../../core/paging.ts';
 import { MOVEMENT_MODES, MOVEMENT_STATES, MOVEMENT_TYPES } from './store.ts';
 
-export const movementType = z.enum(MOVEMENT_TYPES);
-export const movementMode = z.enum(MOVEMENT_MODES);
-export const movementState = z.enum(MOVEMENT_STATES);
+const movementType = z.enum(MOVEMENT_TYPES);
+const movementMode = z.enum(MOVEMENT_MODES);
+const movementState = z.enum(MOVEMENT_STATES);
 
 /** A higher value means lower precedence; a whole number from 0 (first) up. */
 export const priority = z.number().int().min(0).max(2_147_483_647);

@@ -31,8 +31,8 @@ import {
 export type Movement = StoredMovement;
 
 export const DEFAULT_PRIORITY = 50;
-export const DEFAULT_TYPE: MovementType = 'MANUAL';
-export const DEFAULT_MODE: MovementMode = 'MANUAL';
+const DEFAULT_TYPE: MovementType = 'MANUAL';
+const DEFAULT_MODE: MovementMode = 'MANUAL';
 
 /** "CANCELLED or higher": the final states. */
 export const isCompleted = (state: MovementState): boolean => MOVEMENT_STATES.indexOf(state) >= MOVEMENT_STATES.indexOf('CANCELLED');
@@ -72,7 +72,7 @@ interface Target {
   targetLocationGroup: string;
 }
 
-export interface MovementServiceDeps {
+interface MovementServiceDeps {
   work: UnitOfWork;
   store: MovementStore;
   common: CommonServices;

@@ -24,9 +24,9 @@ const CLASSES = SCOPES.map((s) => CLASS_OF[s]) as [string, ...string[]];
 export const scopeOfClass = (className: string): Scope => SCOPES.find((s) => CLASS_OF[s] === className)!;
 
 /** Longest value text we keep (the body limit bounds the request as a whole). */
-export const MAX_VALUE_LENGTH = 65_536;
+const MAX_VALUE_LENGTH = 65_536;
 
-export type JsonValue = string | number | boolean | unknown[] | Record<string, unknown>;
+type JsonValue = string | number | boolean | unknown[] | Record<string, unknown>;
 
 const value = z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
   error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string, number, boolean, object or array'),

@@ -12,7 +12,7 @@ import type { Preference, PreferenceFields, PreferenceStore } from './store.ts';
 // caller holding the grants.
 
 /** Who is asking: the user name decides which user preferences are theirs. */
-export interface Caller {
+interface Caller {
   username: string;
 }
 
@@ -29,7 +29,7 @@ const notOwner = (owner: string, caller: Caller) =>
 
 const invalid = (field: string, reason: string) => validationError(`Validation failed: ${field}: ${reason}`);
 
-export interface CreateResult {
+interface CreateResult {
   preference: Preference;
   /** False when `strict=false` found the preference and updated it instead. */
   created: boolean;

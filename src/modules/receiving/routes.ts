@@ -13,7 +13,7 @@ import { listQuery, listReply, mapListing } from '../lists.ts';
 
 // Receiving module (docs/receiving.md). Decisions: docs/receiving.md.
 
-export const RECEIVING_ORDER_TYPE = vendorType('receiving', 'receiving-order');
+const RECEIVING_ORDER_TYPE = vendorType('receiving', 'receiving-order');
 const READ = 'receiving-orders:read';
 const WRITE = 'receiving-orders:write';
 const BASE = '/v1/receiving-orders';

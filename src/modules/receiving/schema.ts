@@ -8,7 +8,7 @@ import { DomainError } from '../../core/errors.ts';
 // and unknown fields are ignored.
 
 /** The spec's message of every refused receiving request body: the details go to `obj`. */
-export const GENERIC_VALIDATION_MESSAGE = 'Generic validation error';
+const GENERIC_VALIDATION_MESSAGE = 'Generic validation error';
 
 /** 400 `core.validation.error`, message 'Generic validation error', one `obj` entry per failing field ("field: why"). */
 export const genericValidationError = (details: readonly string[]) =>

@@ -13,7 +13,7 @@ import type { OrderState, Position, ReceivingOrder, ReceivingStore } from './sto
 // their services. docs/receiving.md describes the decisions.
 
 /** The message keys of the receiving module. */
-export const RECEIVING_KEYS = {
+const RECEIVING_KEYS = {
   /** Spec: captured (or announced) product unknown, or no open position demands it. */
   product404: 'svc.wms.rec.product404',
   /** Spec: cancelling an order that is not CREATED. */
@@ -25,12 +25,12 @@ export const RECEIVING_KEYS = {
 } as const;
 
 /** A load unit position used when a capture names none: the first one, as a division numbers them "1" … "n". */
-export const DEFAULT_LOAD_UNIT_LABEL = '1';
+const DEFAULT_LOAD_UNIT_LABEL = '1';
 
 /** Order states in which goods can still be captured. */
 const CAPTURABLE: readonly OrderState[] = ['CREATED', 'PROCESSING'];
 
-export interface ReceivingDeps {
+interface ReceivingDeps {
   work: UnitOfWork;
   store: ReceivingStore;
   inventory: Pick<InventoryServices, 'products' | 'packagingUnits'>;

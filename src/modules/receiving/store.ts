@@ -14,7 +14,7 @@ export const ORDER_STATES = ['CREATED', 'PROCESSING', 'PROCESSED', 'CANCELED'] a
 export type OrderState = (typeof ORDER_STATES)[number];
 
 export const POSITION_STATES = ['OPEN', 'PROCESSING', 'PROCESSED', 'CANCELED'] as const;
-export type PositionState = (typeof POSITION_STATES)[number];
+type PositionState = (typeof POSITION_STATES)[number];
 
 /** One booking of captured goods against a position. */
 export interface Capture {
@@ -46,13 +46,13 @@ export interface ReceivingOrder extends Versioned {
   positions: Position[];
 }
 
-export interface NewPosition {
+interface NewPosition {
   positionId: string;
   productPk: string;
   quantityExpected: Quantity;
 }
 
-export interface NewCapture {
+interface NewCapture {
   orderPk: string;
   positionPk: string;
   packagingUnitPk: string;

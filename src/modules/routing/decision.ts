@@ -32,7 +32,7 @@ export interface GroupDef {
   groupStateIn: GroupState;
 }
 
-export interface HopDef {
+interface HopDef {
   /** Coordinate of the location the unit stands at. */
   source: string;
   /** Coordinate of the location to send it to. */
@@ -76,13 +76,13 @@ export interface RoutingModelInput {
   locations: readonly LocationDef[] | ((locationId: string) => LocationDef | undefined);
 }
 
-export interface RouteRef {
+interface RouteRef {
   key: string;
   name: string;
 }
 
 /** Why a unit is held where it is. */
-export type LockReason = 'SOURCE_OUTGOING_LOCKED' | 'NEXT_LOCKED';
+type LockReason = 'SOURCE_OUTGOING_LOCKED' | 'NEXT_LOCKED';
 
 export type Decision =
   /** Send the unit to `next`; `via` says whether the route's hops or the default table named it. */
@@ -98,8 +98,6 @@ export type Decision =
   /** The location is not known (the PLC adapter answers without a target). */
   | { kind: 'unknown-location' };
 
-export type DecisionKind = Decision['kind'];
-
 /** The indexed model `decide` runs on; build it once per change with `buildModel`. */
 export interface RoutingModel {
   location(locationId: string): LocationDef | undefined;
@@ -114,16 +112,16 @@ export interface RoutingModel {
   defaultsAtGroup(name: string): readonly string[];
 }
 
-export interface IndexedRoute extends RouteRef {
+interface IndexedRoute extends RouteRef {
   /** Next locations by source coordinate, in `pos` order. */
   hopsAt(locationId: string): readonly string[];
 }
 
 const SEP = '\u0000';
 /** The key of one end of a route: a location, a group, or anywhere. */
-export const locationEnd = (locationId: string) => `L${SEP}${locationId}`;
-export const groupEnd = (name: string) => `G${SEP}${name}`;
-export const ANYWHERE = '*';
+const locationEnd = (locationId: string) => `L${SEP}${locationId}`;
+const groupEnd = (name: string) => `G${SEP}${name}`;
+const ANYWHERE = '*';
 const pairKey = (source: string, target: string) => `${source}${SEP}${SEP}${target}`;
 
 function sourceEnd(r: RouteDef): string {
@@ -212,7 +210,7 @@ function arrived(model: RoutingModel, here: LocationDef, order: OrderTarget): bo
  * same search runs from `here`; a route from anywhere comes last. Only this most
  * specific route is asked for a hop at `here`.
  */
-export function findRoute(model: RoutingModel, here: LocationDef, order: OrderTarget): IndexedRoute | undefined {
+function findRoute(model: RoutingModel, here: LocationDef, order: OrderTarget): IndexedRoute | undefined {
   const targets: string[] = [];
   if (order.targetLocation) targets.push(locationEnd(order.targetLocation));
   const targetGroup = order.targetLocationGroup ?? (order.targetLocation ? model.location(order.targetLocation)?.groupName : undefined);
@@ -232,7 +230,7 @@ export function findRoute(model: RoutingModel, here: LocationDef, order: OrderTa
 }
 
 /** The default hops that apply at `here`: its own entries, else its group's, else its ancestors' (nearest first). */
-export function defaultHopsAt(model: RoutingModel, here: LocationDef): readonly string[] {
+function defaultHopsAt(model: RoutingModel, here: LocationDef): readonly string[] {
   const own = model.defaultsAtLocation(here.locationId);
   if (own.length > 0) return own;
   for (const g of model.groupChain(here.groupName)) {
@@ -244,7 +242,7 @@ export function defaultHopsAt(model: RoutingModel, here: LocationDef): readonly 
 }
 
 /** True when a unit may not be sent to the location: unknown, incomingActive=false, or a NOT_AVAILABLE group above it. */
-export function nextLocked(model: RoutingModel, locationId: string): boolean {
+function nextLocked(model: RoutingModel, locationId: string): boolean {
   const next = model.location(locationId);
   if (!next || !next.incomingActive) return true;
   return model.groupChain(next.groupName).some((g) => model.groupState(g) === 'NOT_AVAILABLE');

@@ -30,7 +30,7 @@ function staleAfter(event: EventRecord, named: ReadonlySet<string> | undefined):
   return { names: false, groups: false };
 }
 
-export interface ModelCacheDeps {
+interface ModelCacheDeps {
   work: UnitOfWork;
   store: RoutingStore;
   common: CommonServices;
@@ -186,5 +186,3 @@ export function createModelCache({ work, store, common }: ModelCacheDeps) {
     builds: () => builds,
   };
 }
-
-export type ModelCache = ReturnType<typeof createModelCache>;

@@ -14,8 +14,8 @@ import { DecisionSchema, DefaultHopSchema, HopSchema, RouteSchema } from './open
 // diagnostic lookup of the routing decision.
 
 export const ROUTE_TYPE = vendorType('routing', 'route');
-export const HOPS_TYPE = vendorType('routing', 'hop');
-export const DECISION_TYPE = vendorType('routing', 'decision');
+const HOPS_TYPE = vendorType('routing', 'hop');
+const DECISION_TYPE = vendorType('routing', 'decision');
 const READ = 'routes:read';
 const WRITE = 'routes:write';
 const BASE = '/v1/api/routes';

@@ -7,7 +7,7 @@ import { MAX_PAGE } from '../../core/paging.ts';
  * up to 64 characters, so that it stands in a URL path unchanged. `index` and
  * `decision` are paths of the module and cannot be keys.
  */
-export const RESERVED_KEYS: readonly string[] = ['index', 'decision'];
+const RESERVED_KEYS: readonly string[] = ['index', 'decision'];
 export const routeKey = z
   .string()
   .regex(/^[A-Za-z0-9_-][A-Za-z0-9._~-]{0,63}$/, 'must be 1 to 64 of A-Z a-z 0-9 _ - . ~, not starting with . or ~')

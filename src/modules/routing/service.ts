@@ -23,7 +23,7 @@ export interface OrderLookup {
 }
 
 /** Until the transport-orders module is connected: no unit has an order. */
-export const NO_ORDERS: OrderLookup = { startedOrderOf: () => undefined };
+const NO_ORDERS: OrderLookup = { startedOrderOf: () => undefined };
 
 /** A route as the API shows it: locations by coordinate, groups by name (null = not set). */
 export interface RouteResource extends Versioned {
@@ -37,13 +37,13 @@ export interface RouteResource extends Versioned {
   enabled: boolean;
 }
 
-export interface HopResource {
+interface HopResource {
   pos: number;
   source: string;
   next: string;
 }
 
-export interface DefaultHopResource {
+interface DefaultHopResource {
   pos: number;
   source?: string;
   sourceGroup?: string;
@@ -69,7 +69,7 @@ const FIELD_NAMES: Record<keyof RouteFields, string> = {
 
 const routeNotFound = (key: string) => notFound(`Route with key [${key}] does not exist`, [key]);
 
-export interface RoutingServiceDeps {
+interface RoutingServiceDeps {
   work: UnitOfWork;
   store: RoutingStore;
   common: CommonServices;

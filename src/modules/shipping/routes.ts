@@ -12,8 +12,8 @@ import { listQuery, listReply } from '../lists.ts';
 // Shipping module (the API). Media types are written as the spec gives them
 // (no module segment): the full order and the order without positions.
 
-export const SHIPPING_ORDER_TYPE = 'application/vnd.vendor.shipping-order-v1+json';
-export const SHIPPING_ORDER_MINIMUM_TYPE = 'application/vnd.vendor.shipping-order-v1-minimum+json';
+const SHIPPING_ORDER_TYPE = 'application/vnd.vendor.shipping-order-v1+json';
+const SHIPPING_ORDER_MINIMUM_TYPE = 'application/vnd.vendor.shipping-order-v1-minimum+json';
 const READ = 'shipping-orders:read';
 const WRITE = 'shipping-orders:write';
 const BASE = '/v1/shipping-orders';

@@ -36,7 +36,7 @@ const transportUnitPosition = z.object({
 });
 
 /** A position is told apart by `@class`: an amount of a product, or a dedicated transport unit. */
-export const positionSchema = z.discriminatedUnion('@class', [productPosition, transportUnitPosition]);
+const positionSchema = z.discriminatedUnion('@class', [productPosition, transportUnitPosition]);
 export type PositionInput = z.infer<typeof positionSchema>;
 
 /** `POST /v1/shipping-orders`. */

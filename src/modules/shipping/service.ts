@@ -8,12 +8,12 @@ import type { NewShippingOrder, OrderPatch, PositionInput, PositionPatch } from 
 import type { OrderFields, OrderState, Position, PositionFields, ShippingOrder, ShippingStore } from './store.ts';
 
 /** What shipping needs of a product (the inventory module's products). */
-export interface ProductRef extends Versioned {
+interface ProductRef extends Versioned {
   sku: string;
   baseUnit: Quantity;
 }
 
-export interface ProductLookup {
+interface ProductLookup {
   /** 404 when unknown. */
   bySku(sku: string): ProductRef;
   byPKey(pKey: string): ProductRef;
@@ -37,7 +37,7 @@ export const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
   COMPLETED: [],
 };
 
-export interface ShippingDeps {
+interface ShippingDeps {
   work: UnitOfWork;
   store: ShippingStore;
   products: ProductLookup;

@@ -10,7 +10,7 @@ import { ApiDescriptionSchema, HealthSchema, ReadinessSchema } from './openapi.t
 // and the API description (public: it describes the API, every operation in it still
 // needs its token and grant).
 
-export interface SystemDeps {
+interface SystemDeps {
   db: Db;
   version: string;
   /** Link name → path of every module index (known once every module is created). */

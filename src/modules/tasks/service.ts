@@ -9,11 +9,11 @@ import type { Task, TaskState, TaskStore } from './store.ts';
 // The rules of the tasks module (docs/tasks.md and "States and
 // transitions / Task"). Routes and the PLC adapter reach tasks only through here.
 
-export type TaskOperation = 'start' | 'pause' | 'resume' | 'finish';
+type TaskOperation = 'start' | 'pause' | 'resume' | 'finish';
 export const TASK_OPERATIONS: readonly TaskOperation[] = ['start', 'pause', 'resume', 'finish'];
 
 /** HTTP status of every refused move: the request conflicts with the task's current state. */
-export const STATE_CONFLICT = 409;
+const STATE_CONFLICT = 409;
 
 interface Refusal {
   key: string;
@@ -55,9 +55,9 @@ export const TRANSITIONS: Record<TaskOperation, Record<TaskState, TaskState | Re
 };
 
 /** `T-000001`: the business key drawn from the task counter (never reused). */
-export const formatTaskId = (seq: number): string => `T-${String(seq).padStart(6, '0')}`;
+const formatTaskId = (seq: number): string => `T-${String(seq).padStart(6, '0')}`;
 
-export interface TaskServiceDeps {
+interface TaskServiceDeps {
   work: UnitOfWork;
   store: TaskStore;
   /** The task types this site supports (config `tasks.types`). */

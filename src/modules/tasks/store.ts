@@ -17,7 +17,7 @@ export interface Task extends Versioned {
   finishedAt: string | null;
 }
 
-export interface NewTaskRow {
+interface NewTaskRow {
   pk: string;
   seq: number;
   taskId: string;

@@ -11,7 +11,7 @@ import { listReply } from '../lists.ts';
 
 // Transport-orders module (docs/transport-orders.md): `/v1/transport-orders`.
 
-export const TRANSPORT_ORDER_TYPE = vendorType('tms', 'transport-order');
+const TRANSPORT_ORDER_TYPE = vendorType('tms', 'transport-order');
 const READ = 'transport-orders:read';
 const WRITE = 'transport-orders:write';
 const BASE = '/v1/transport-orders';

@@ -118,7 +118,7 @@ interface Place {
 }
 
 /** The STARTED order of a unit as routing reads it. */
-export interface StartedOrder {
+interface StartedOrder {
   pKey: string;
   /** Coordinate of the location the unit stood at when the order was created: where its route starts. */
   sourceLocation: string | null;
@@ -148,7 +148,7 @@ const STATE_EVENTS: Partial<Record<OrderState, 'transportOrder.started' | 'trans
   CANCELED: 'transportOrder.canceled',
 };
 
-export interface TransportOrderServiceDeps {
+interface TransportOrderServiceDeps {
   work: UnitOfWork;
   store: TransportOrderStore;
   common: CommonServices;

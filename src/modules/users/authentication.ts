@@ -35,9 +35,9 @@ export const FORGET_AFTER = [
  * against such addresses (for `auth.lockoutMinutes`, doubling with repeats); from an
  * address it signed in from, that forget the address (login-addresses.ts).
  */
-export const LOCK_AFTER_FAILURES = 5;
+const LOCK_AFTER_FAILURES = 5;
 
-export interface AuthenticationDeps {
+interface AuthenticationDeps {
   users: UserService;
   grants: GrantService;
   apiKeys: ApiKeyService;

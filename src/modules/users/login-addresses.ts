@@ -23,14 +23,14 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 // clients share the proxy's, and the rule cannot tell them apart.
 
 /** Addresses remembered per user at most; the least recently used goes first. */
-export const KNOWN_ADDRESSES_PER_USER = 20;
+const KNOWN_ADDRESSES_PER_USER = 20;
 /** How long an address stays known after the last successful login from it. */
-export const KNOWN_ADDRESS_DAYS = 90;
+const KNOWN_ADDRESS_DAYS = 90;
 /** A known address's last login is written again when older than this, not at every login. */
 const REFRESH_MS = 24 * 60 * 60_000;
 
 /** What a failed login from an address was: not known (the account's to count), counted, or its last failure as a known one. */
-export type AddressFailure = 'unknown' | 'counted' | 'forgotten';
+type AddressFailure = 'unknown' | 'counted' | 'forgotten';
 
 export function createLoginAddresses(db: Db, work: UnitOfWork) {
   const s = {

@@ -22,12 +22,12 @@ import { createUserStore, type User } from './users/store.ts';
 export { ADMIN_ROLE };
 /** Events after which a resolved caller may no longer be what it was: others holding a caller check it again. */
 export { FORGET_AFTER } from './authentication.ts';
-export const ADMIN_USER = 'admin';
+const ADMIN_USER = 'admin';
 
 // The users module as the rest of the appliance sees it: users, roles, grants and API
 // keys, the token endpoint's login, and the authentication of every request.
 
-export interface UsersModuleOptions {
+interface UsersModuleOptions {
   imageMaxBytes: number;
   /** How long the first lock after failed logins (against addresses the user never signed in from) lasts, doubling with repeats; 0: until an administrator unlocks. */
   lockoutMinutes: number;

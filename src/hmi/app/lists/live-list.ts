@@ -31,7 +31,7 @@ export interface LiveListSpec<T extends Versioned> {
 }
 
 /** Records a read aims to show; a filter the API does not apply may take several pages. */
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 /** Pages one read may take while a filter hides most of them: a bound on a button's work. */
 const MAX_PAGES = 10;
 

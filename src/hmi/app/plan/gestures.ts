@@ -21,7 +21,7 @@ interface Press extends Point {
   moved: boolean;
 }
 
-export interface GestureOptions {
+interface GestureOptions {
   /** The farthest zoom. */
   lowest: () => number;
   /** The user moved the view. */

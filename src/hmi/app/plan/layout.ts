@@ -8,7 +8,7 @@
 
 /** A location's box: its side and the distance from one box to the next. */
 export const BOX = 32;
-export const PITCH = 44;
+const PITCH = 44;
 const ROW_GAP = 12;
 /** Room at the left of a band for the aisle names, and above it for the band's name. */
 export const ROW_LABEL = 52;
@@ -16,7 +16,7 @@ export const BAND_HEAD = 26;
 const BAND_PAD = 10;
 const BAND_GAP = 24;
 
-export interface Placed {
+interface Placed {
   id: string;
   /** Top left corner of its box, in plan units. */
   x: number;
@@ -30,7 +30,7 @@ export interface Row {
   h: number;
 }
 
-export interface Band {
+interface Band {
   area: string;
   /** The location groups of its locations, for its heading. */
   groups: string[];

@@ -19,7 +19,7 @@ import { PlanStore } from './plan-store.ts';
 // the feed reads everything again in the background (it followed no events while no
 // screen showed the plan). A login of another user starts a new feed.
 
-export const PLAN_EVENTS = [
+const PLAN_EVENTS = [
   'location.created',
   'location.changed',
   'location.deleted',

@@ -10,7 +10,7 @@ import type { DefaultHop, GroupRecord, LocationRecord } from './plan-reads.ts';
 
 const PUBLISH_MS = 50;
 
-export function compareIds(a: string, b: string): number {
+function compareIds(a: string, b: string): number {
   const pa = partsOf(a);
   const pb = partsOf(b);
   for (let i = 0; i < 5; i++) {

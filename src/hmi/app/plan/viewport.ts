@@ -8,13 +8,13 @@ export interface View {
 }
 
 /** Closest zoom: a box of 32 units is then 128 px. */
-export const MAX_K = 4;
+const MAX_K = 4;
 const MARGIN = 16;
 
-export const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /** Room kept free at the top and bottom of the frame (for the buttons and the legend over it). */
-export interface Insets {
+interface Insets {
   top: number;
   bottom: number;
 }

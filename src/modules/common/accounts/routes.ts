@@ -13,7 +13,7 @@ const TYPE = vendorType('common', 'account');
 const READ = 'accounts:read';
 const BASE = '/v1/accounts';
 
-export const accountVO = (ctx: RequestContext, a: Account) => ({
+const accountVO = (ctx: RequestContext, a: Account) => ({
   ...technical(a, [link(ctx, 'accounts-findbypkey', `${BASE}/${a.pk}`)]),
   identifier: a.identifier,
   name: a.name,

@@ -14,7 +14,7 @@ const READ = 'location-groups:read';
 const WRITE = 'location-groups:write';
 const BASE = '/v1/location-groups';
 
-export function locationGroupVO(ctx: RequestContext, g: LocationGroup) {
+function locationGroupVO(ctx: RequestContext, g: LocationGroup) {
   const links = [link(ctx, 'location-groups-findbypkey', `${BASE}/${g.pk}`)];
   if (g.parentName) links.push(link(ctx, 'parent', `${BASE}?name=${encodeURIComponent(g.parentName)}`));
   return {

@@ -7,7 +7,7 @@ import { checkErrorCode, groupStateAt, type GroupState } from '../error-code.ts'
 import { checkVersion } from '../../../core/versioned.ts';
 import type { LocationGroup, LocationGroupFields, LocationGroupStore, OperationMode } from './store.ts';
 
-export interface NewLocationGroup {
+interface NewLocationGroup {
   name: string;
   description?: string | undefined;
   accountId?: string | undefined;
@@ -18,7 +18,7 @@ export interface NewLocationGroup {
   groupStateOut?: GroupState | undefined;
 }
 
-export type LocationGroupPatch = Partial<Omit<NewLocationGroup, 'description' | 'groupType'>> & {
+type LocationGroupPatch = Partial<Omit<NewLocationGroup, 'description' | 'groupType'>> & {
   description?: string | null | undefined;
   groupType?: string | null | undefined;
   ol?: number | undefined;

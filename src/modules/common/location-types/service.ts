@@ -3,7 +3,7 @@ import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { createTypeCatalogue, type CatalogueEntry } from '../type-catalogue/service.ts';
 
 /** A location type; dimensions in millimetres. */
-export type LocationTypeFields = {
+type LocationTypeFields = {
   type: string;
   description: string | null;
   length: number | null;

@@ -16,7 +16,7 @@ const WRITE = 'locations:write';
 const BASE = '/v1/locations';
 
 /** The Location representation; absent optional fields are left out (plcCode is shown as null). */
-export function locationVO(ctx: RequestContext, l: Location) {
+function locationVO(ctx: RequestContext, l: Location) {
   const vo: Record<string, unknown> = technical(l, [link(ctx, 'location-findbypkey', `${BASE}/${l.pk}`)]);
   vo.locationId = l.locationId;
   vo.accountId = l.accountId;

@@ -21,13 +21,13 @@ import { COORDINATE_PARTS, type Coordinate } from '../../../core/coordinate.ts';
 // costs a few hundred microseconds and needs no statistics kept up to date
 // (scripts/wildcard-index.ts measured the choices on a million locations).
 
-export const INDEXED_PARTS = ['aisle', 'x', 'y', 'z'] as const;
+const INDEXED_PARTS = ['aisle', 'x', 'y', 'z'] as const;
 export type Driver = 'scan' | 'prefix' | (typeof INDEXED_PARTS)[number];
 /** The drivers that read through an index (`scan` reads in windows, `scanListing`). */
 export const INDEXED_DRIVERS: readonly Exclude<Driver, 'scan'>[] = ['prefix', ...INDEXED_PARTS];
 
 /** Rows counted at most per candidate: enough to tell a selective part from one every rack shares. */
-export const PROBE_ROWS = 2000;
+const PROBE_ROWS = 2000;
 
 /** GLOB patterns of the five parts and what the chosen driver needs (`exact`, `from`, `to`). */
 export type SearchParams = Coordinate & { exact?: string; from?: string; to?: string };
@@ -87,9 +87,9 @@ export function searchSql(driver: Driver, select: (hint: string) => string): str
 }
 
 /** Coordinates tested per read of a search without an exact part: a millisecond or two. */
-export const SCAN_WINDOW = 2000;
+const SCAN_WINDOW = 2000;
 /** Windows a page of such a search reads at most before it answers what it found. */
-export const SCAN_WINDOWS_PER_PAGE = 10;
+const SCAN_WINDOWS_PER_PAGE = 10;
 /** Above every coordinate (they hold `A–Z a–z 0–9 _ . - /` only): the end of the last window. */
 const PAST_THE_END = '~';
 

@@ -11,7 +11,7 @@ import { checkVersion } from '../../../core/versioned.ts';
 import { COORDINATE_PARTS, parseCoordinate, type Coordinate } from '../../../core/coordinate.ts';
 import type { Location, LocationFields, LocationStore } from './store.ts';
 
-export interface LocationInput {
+interface LocationInput {
   locationId: string;
   locationGroupName: string;
   plcCode?: string | null | undefined;
@@ -29,7 +29,7 @@ export const locationNotFoundByName = (locationId: string) =>
     obj: [locationId],
   });
 
-export interface LocationServiceDeps {
+interface LocationServiceDeps {
   work: UnitOfWork;
   store: LocationStore;
   accounts: AccountService;

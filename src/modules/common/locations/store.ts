@@ -89,7 +89,7 @@ const toLocation = (row: Row): Location => ({
   lastMovement: row.last_movement,
 });
 
-export interface LocationFlags {
+interface LocationFlags {
   incomingActive?: boolean | undefined;
   outgoingActive?: boolean | undefined;
   plcState?: number | undefined;

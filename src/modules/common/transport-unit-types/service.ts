@@ -3,7 +3,7 @@ import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { createTypeCatalogue, type CatalogueEntry } from '../type-catalogue/service.ts';
 
 /** A transport unit type; dimensions in millimetres, weights in kilograms. */
-export type TransportUnitTypeFields = {
+type TransportUnitTypeFields = {
   type: string;
   description: string | null;
   length: number | null;

@@ -15,7 +15,7 @@ const READ = 'transport-units:read';
 const WRITE = 'transport-units:write';
 const BASE = '/v1/transport-units';
 
-export const transportUnitVO = (ctx: RequestContext, tu: TransportUnit) => ({
+const transportUnitVO = (ctx: RequestContext, tu: TransportUnit) => ({
   ...technical(tu, [
     link(ctx, 'transport-unit-findbypkey', `${BASE}/${tu.pk}`),
     link(ctx, 'actual-location', `/v1/locations?locationId=${encodeURIComponent(tu.actualLocation)}`),

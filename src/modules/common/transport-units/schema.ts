@@ -12,7 +12,7 @@ const locationRef = z.union([coordinate, z.object({ locationId: coordinate }).tr
 /** A transport unit type given by name, or as an object carrying `type`. */
 const typeRef = z.union([name(64), z.object({ type: name(64) }).transform((t) => t.type)]);
 
-export const transportUnitState = z.enum(TRANSPORT_UNIT_STATES);
+const transportUnitState = z.enum(TRANSPORT_UNIT_STATES);
 
 /** `POST /v1/transport-units` with a JSON body. */
 export const newTransportUnit = z.object({

@@ -8,7 +8,7 @@ import type { TransportUnitTypeService } from '../transport-unit-types/service.t
 import { checkVersion } from '../../../core/versioned.ts';
 import type { TransportUnit, TransportUnitState, TransportUnitStore } from './store.ts';
 
-export interface TransportUnitInput {
+interface TransportUnitInput {
   /** Absent: the appliance assigns a numeric barcode. */
   barcode?: string | undefined;
   actualLocation: string;
@@ -21,7 +21,7 @@ export interface TransportUnitInput {
 /** A location as a move names it. */
 type Place = { pk: string; locationId: string };
 
-export type TransportUnitUpdate = Partial<TransportUnitInput> & { ol?: number | undefined };
+type TransportUnitUpdate = Partial<TransportUnitInput> & { ol?: number | undefined };
 
 /** The fields an update can change, as the API names them (`transportUnit.changed` lists those that did). */
 const CHANGEABLE = ['barcode', 'transportUnitType', 'actualLocation', 'targetLocation', 'state', 'weight'] as const;
@@ -31,7 +31,7 @@ export const transportUnitNotFoundByBK = (barcode: string) =>
     obj: [barcode],
   });
 
-export interface TransportUnitServiceDeps {
+interface TransportUnitServiceDeps {
   work: UnitOfWork;
   store: TransportUnitStore;
   locations: LocationService;

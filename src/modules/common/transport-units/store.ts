@@ -19,7 +19,7 @@ export interface TransportUnit extends Versioned {
   weight: number | null;
 }
 
-export interface TransportUnitFields {
+interface TransportUnitFields {
   barcode: string;
   typePk: string;
   actualLocationPk: string;

@@ -6,7 +6,7 @@ import type { Route } from '../../../http/router.ts';
 import { listQuery, listReply } from '../../lists.ts';
 import type { CatalogueEntry, CatalogueFields, CatalogueInput, createTypeCatalogue } from './service.ts';
 
-export interface CatalogueRoutesSpec<F extends CatalogueFields> {
+interface CatalogueRoutesSpec<F extends CatalogueFields> {
   /** `location-type`: the vendor media type's resource and the grants' resource (plural). */
   resource: string;
   /** Words for the summaries: `location type`, `location`. */

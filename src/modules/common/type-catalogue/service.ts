@@ -19,7 +19,7 @@ export type CatalogueEntry<F extends CatalogueFields> = Versioned & F;
 /** A create or replace request: `type` and any of the other fields. */
 export type CatalogueInput<F extends CatalogueFields> = { type: string } & { [K in keyof F]?: F[K] | undefined };
 
-export interface CatalogueSpec<F extends CatalogueFields> {
+interface CatalogueSpec<F extends CatalogueFields> {
   table: string;
   /** API field → column. */
   columns: { [K in keyof F]: string };

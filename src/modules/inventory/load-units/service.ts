@@ -20,7 +20,7 @@ export interface LoadUnit extends LoadUnitRecord {
 
 type TransportUnit = ReturnType<CommonServices['transportUnits']['byBarcode']>;
 
-export interface DivideInput {
+interface DivideInput {
   transportUnitBK: string;
   loadUnitType: string;
   parts: number;
@@ -30,7 +30,7 @@ export interface DivideInput {
   actualLocation?: string | undefined;
 }
 
-export interface LoadUnitServiceDeps {
+interface LoadUnitServiceDeps {
   work: UnitOfWork;
   store: LoadUnitStore;
   common: Pick<CommonServices, 'transportUnits' | 'transportUnitTypes' | 'locations'>;

@@ -21,7 +21,7 @@ export interface LoadUnitRecord extends Versioned {
   height: number | null;
 }
 
-export interface NewLoadUnit {
+interface NewLoadUnit {
   transportUnitPk: string;
   physicalPosition: string;
   label: string | null;

@@ -19,7 +19,7 @@ const enc = encodeURIComponent;
 const MM_PER = { MM: 1, CM: 10, M: 1000 } as const;
 
 /** Where a packaging unit lives under its transport unit (the `Location` of a create). */
-export const packagingUnitPath = (pu: PackagingUnit) =>
+const packagingUnitPath = (pu: PackagingUnit) =>
   `/v1/transport-units/${enc(pu.transportUnitBK)}/load-units/${enc(pu.physicalPosition)}/packaging-units/${pu.pk}/`;
 
 /** Length, width and height in millimetres, as the spec's flat fields. */

@@ -60,7 +60,7 @@ export interface ForProductOptions {
   sort?: 'ASC' | 'DESC' | undefined;
 }
 
-export interface PackagingUnitServiceDeps {
+interface PackagingUnitServiceDeps {
   work: UnitOfWork;
   store: PackagingUnitStore;
   common: Pick<CommonServices, 'transportUnits' | 'locations' | 'locationGroups'>;

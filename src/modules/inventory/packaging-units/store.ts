@@ -10,7 +10,7 @@ import { dimensionFrom, dimensionParams, quantityOrNull, quantityParams, type Di
 // All SQL of packaging units (table `packaging_units`).
 
 /** What a create writes. */
-export interface PackagingUnitFields {
+interface PackagingUnitFields {
   loadUnitPk: string;
   productPk: string;
   quantity: Quantity;

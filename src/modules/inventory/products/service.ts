@@ -19,7 +19,7 @@ export interface Product extends ProductRecord {
   accountId: string;
 }
 
-export interface ProductServiceDeps {
+interface ProductServiceDeps {
   work: UnitOfWork;
   store: ProductStore;
   common: Pick<CommonServices, 'accounts'>;

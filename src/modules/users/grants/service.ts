@@ -4,7 +4,7 @@ import { DomainError, alreadyExists, notFound } from '../../../core/errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { Grant, GrantStore } from './store.ts';
 
-export const grantNotFound = (name: string) => notFound(`Grant [${name}] does not exist`, [name]);
+const grantNotFound = (name: string) => notFound(`Grant [${name}] does not exist`, [name]);
 
 const systemGrant = (name: string) =>
   new DomainError(403, 'grant.immutable', `Grant [${name}] is needed by the appliance; it cannot be renamed or deleted`, {

@@ -5,7 +5,7 @@ import { checkVersion } from '../../../core/versioned.ts';
 import type { GrantService } from '../grants/service.ts';
 import type { Role, RoleStore } from './store.ts';
 
-export interface RoleInput {
+interface RoleInput {
   name: string;
   description?: string | null | undefined;
   immutable?: boolean | undefined;
@@ -15,10 +15,10 @@ export interface RoleInput {
   users?: readonly string[] | undefined;
 }
 
-export const roleNotFound = (name: string) => notFound(`Role [${name}] does not exist`, [name]);
+const roleNotFound = (name: string) => notFound(`Role [${name}] does not exist`, [name]);
 
 /** Resolves usernames to user pKeys for the role service (users live beside roles in this module). */
-export type UserResolver = (username: string) => string;
+type UserResolver = (username: string) => string;
 
 export function createRoleService(work: UnitOfWork, store: RoleStore, grants: GrantService, resolveUser: UserResolver) {
   function byPKey(pKey: string): Role {

@@ -13,7 +13,7 @@ export interface Role extends Versioned {
   userPks: string[];
 }
 
-export interface RoleFields {
+interface RoleFields {
   name: string;
   description: string | null;
   immutable: boolean;

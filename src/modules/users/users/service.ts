@@ -12,7 +12,7 @@ export const ADMIN_ROLE = 'ADMIN';
 /** The longest lock after failed logins, however often it repeats: a day. */
 const MAX_LOCKOUT_MINUTES = 24 * 60;
 
-export interface UserInput {
+interface UserInput {
   username: string;
   externalUser?: boolean | undefined;
   locked?: boolean | undefined;
@@ -26,7 +26,7 @@ export interface UserInput {
   password?: string | undefined;
 }
 
-export interface UserServiceOptions {
+interface UserServiceOptions {
   imageMaxBytes: number;
 }
 

@@ -13,9 +13,9 @@ import { can } from '../../session.ts';
 // alarms:write, acknowledge and shelve, each with a comment. The outcome is told by the
 // screen (its toast), which stays when the alarm leaves the list meanwhile.
 
-export const kindText = (alarm: Alarm) => (hasText(`alarms.kind.${alarm.kind}`) ? t(`alarms.kind.${alarm.kind}`) : alarm.kind);
+const kindText = (alarm: Alarm) => (hasText(`alarms.kind.${alarm.kind}`) ? t(`alarms.kind.${alarm.kind}`) : alarm.kind);
 
-export function SeverityChip({ alarm }: { alarm: Alarm }) {
+function SeverityChip({ alarm }: { alarm: Alarm }) {
   return <span class={`sev sev-${alarm.severity}`}>{t(`alarms.severity.${alarm.severity}`)}</span>;
 }
 

@@ -13,9 +13,9 @@ export const PARTS = ['area', 'aisle', 'x', 'y', 'z'] as const;
 export type Part = (typeof PARTS)[number];
 
 /** Characters per part in an OSIP location field. */
-export const PLC_PART_WIDTH = 4;
+const PLC_PART_WIDTH = 4;
 /** Characters of an OSIP location field, which a PLC code fills alone. */
-export const PLC_CODE_WIDTH = 20;
+const PLC_CODE_WIDTH = 20;
 const MAX_PART = 20;
 const ALLOWED = /[A-Za-z0-9_.-]/;
 

@@ -12,7 +12,7 @@ import type { Decision, RouteInfo } from './topology.ts';
 // it also asks the decision as if that route were enabled (`&assumeEnabled=<key>`), so
 // the route can be checked before it is enabled.
 
-export interface DryRunProps {
+interface DryRunProps {
   selectedLocation: string | undefined;
   /** Barcodes of the units standing at each location (the plan's), offered for the barcode. */
   unitsAt: (location: string) => readonly string[];
@@ -101,7 +101,7 @@ export function DryRun({ selectedLocation, unitsAt, route, onAnswer }: DryRunPro
 }
 
 /** The decision in a sentence: who stands where, and where it goes or why it stays. */
-export function decisionText(location: string, barcode: string, d: Decision): string {
+function decisionText(location: string, barcode: string, d: Decision): string {
   const target = d.order?.targetLocation ?? d.order?.targetLocationGroup;
   const who = !barcode
     ? t('commissioning.dry.who.noUnit')

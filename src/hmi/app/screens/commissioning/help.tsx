@@ -26,7 +26,7 @@ curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
   8: `./wms simulate --tcp 127.0.0.1:5020 --travel 2000 run-tu 4711 CONV/0001/0001/0000/0000`,
 };
 
-export const HELP_STEPS = 9;
+const HELP_STEPS = 9;
 
 export function Help() {
   const steps = Array.from({ length: HELP_STEPS }, (_, i) => i + 1);

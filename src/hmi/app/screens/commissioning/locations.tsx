@@ -121,7 +121,7 @@ export function NewLocation({ names }: { names: readonly string[] }) {
 }
 
 /** What the check of a coordinate found: a refusal in red, or a warning to be overruled. */
-export function CoordinateCheck({ id, problem, warning }: { id: string; problem: Finding | undefined; warning: Finding | undefined }) {
+function CoordinateCheck({ id, problem, warning }: { id: string; problem: Finding | undefined; warning: Finding | undefined }) {
   return (
     <div id={id} role="alert">
       {problem && <p class="error-text cm-check-problem">{findingText(problem)}</p>}

@@ -21,7 +21,7 @@ export interface PagedList<T> {
   more: () => Promise<void>;
 }
 
-export interface PagedListSpec<T, E extends EventType = EventType> {
+interface PagedListSpec<T, E extends EventType = EventType> {
   path: string;
   /** The record's identity in the list and in its events. */
   idOf: (item: T) => string;

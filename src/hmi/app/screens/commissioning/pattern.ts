@@ -9,11 +9,11 @@ import { partProblem, PARTS, plcFinding, type Finding, type Part } from './coord
 export type Pattern = Record<Part, string>;
 
 /** The most coordinates one pattern may make: a conveyor section, not a whole rack store. */
-export const MAX_COORDINATES = 1000;
+const MAX_COORDINATES = 1000;
 
 const RANGE = /^(\d{1,20})\s*\.\.\s*(\d{1,20})$/;
 
-export type Expansion = { coordinates: string[]; /** Why no PLC could address them, when so. */ plc?: Finding } | { problem: Finding };
+type Expansion = { coordinates: string[]; /** Why no PLC could address them, when so. */ plc?: Finding } | { problem: Finding };
 
 function values(part: Part, text: string): string[] | Finding {
   const range = RANGE.exec(text);

@@ -14,7 +14,7 @@ import { routeSource, routeTarget, type Hop, type RouteInfo } from './topology.t
 
 const enc = encodeURIComponent;
 
-export interface RoutesPanelProps {
+interface RoutesPanelProps {
   routes: PagedList<RouteInfo>;
   /** Key of the route shown on the plan. */
   chosen: Signal<string | undefined>;

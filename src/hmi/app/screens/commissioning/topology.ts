@@ -24,7 +24,7 @@ export type Decision = Wire.Decision;
 export const routeSource = (r: RouteInfo): string | undefined => r.sourceLocationName ?? r.sourceLocationGroupName;
 export const routeTarget = (r: RouteInfo): string => r.targetLocationName ?? r.targetLocationGroupName ?? '';
 
-export type HopProblem = { key: 'commissioning.hop.self' | 'commissioning.hop.twice' } | { key: 'commissioning.hop.circle'; circle: string[] };
+type HopProblem = { key: 'commissioning.hop.self' | 'commissioning.hop.twice' } | { key: 'commissioning.hop.circle'; circle: string[] };
 
 /**
  * Why the appliance would refuse `hops` with `added` appended (docs/routing.md,

@@ -36,7 +36,7 @@ interface Props {
 export const focusScan = () => document.getElementById('gi-scan')?.focus();
 
 /** The position a code books on: the first not yet complete of its product, else any of it. */
-export const positionFor = (order: ReceivingOrder, sku: string): Position | undefined =>
+const positionFor = (order: ReceivingOrder, sku: string): Position | undefined =>
   order.positions.find((p) => p.product.sku === sku && (p.state === 'OPEN' || p.state === 'PROCESSING')) ?? order.positions.find((p) => p.product.sku === sku);
 
 export function CaptureForm({ order, onOrder, current, unit }: Props) {

@@ -15,7 +15,7 @@ import { useRefocus, type WorkOutcome } from '../../lists/work-list.tsx';
 // set back to inactive (ACTIVE), complete onto a location, cancel (after a question).
 // The outcome goes to the screen, which puts the movement as the appliance answered.
 
-export type MovementOutcome = WorkOutcome<Movement>;
+type MovementOutcome = WorkOutcome<Movement>;
 
 type Step = 'complete' | 'cancel';
 

@@ -19,7 +19,7 @@ const LANE_STATE: Record<'waiting' | 'running', string> = { waiting: 'INITIALIZE
 
 export const PAGE = 50;
 /** Ended orders kept on the board, the newest. */
-export const ENDED_KEPT = 50;
+const ENDED_KEPT = 50;
 
 export const laneOf = (o: TransportOrder): LaneId => (isEnded(o.state) ? 'ended' : o.state === 'STARTED' ? 'running' : 'waiting');
 

@@ -42,7 +42,6 @@ export const priorityRank = (p: string): number => {
 
 export const isOrderEvent = (event: LiveEvent): event is OrderEvent => (ORDER_EVENTS as readonly string[]).includes(event.type);
 export const orderKeyOf = (event: OrderEvent): string => event.data.pKey;
-export const unitOfEvent = (event: OrderEvent): string => event.data.transportUnitBK;
 
 /**
  * The order after the event: its fields as the event states them. A `created` event

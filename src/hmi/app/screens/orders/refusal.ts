@@ -10,7 +10,7 @@ import { errorText, t } from '../../i18n.ts';
 // refused too (a user who may not read units or locations) does it say it cannot tell
 // which.
 
-export type During = 'create' | 'redirect' | 'change';
+type During = 'create' | 'redirect' | 'change';
 
 /** What the form named: the unit (on a create) and the targets (empty: not given). */
 export interface Named {

@@ -13,7 +13,7 @@ import { offered, type Operation, type Task } from './task.ts';
 // tasks:write, the moves the appliance offers in its state (its links): start, pause,
 // resume, and finish after a question (a finished task is a closed record).
 
-export type TaskOutcome = WorkOutcome<Task>;
+type TaskOutcome = WorkOutcome<Task>;
 
 export function TaskCard({ task, outcome }: { task: Task; outcome: TaskOutcome }) {
   const confirming = useSignal(false);

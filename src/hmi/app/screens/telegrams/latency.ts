@@ -27,7 +27,7 @@ export const lateThreshold = (channel: Pick<Channel, 'lateAfterMs'>): number => 
 
 export const isLate = (latency: number | null, threshold: number): boolean => latency !== null && latency > threshold;
 
-export const CHART_MINUTES = 10;
+const CHART_MINUTES = 10;
 const SAMPLE_CAP = 5000;
 const MINUTE = 60_000;
 

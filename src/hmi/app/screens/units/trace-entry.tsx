@@ -8,7 +8,7 @@ import type { EventEntry, TelegramEntry, TraceEntry } from './trace.ts';
 // whom, when. Events by their type and data (src/core/event-catalogue.ts), telegrams by
 // type, direction, location, outcome and, for an answer, its latency.
 
-export type EntryKind = 'move' | 'telegram' | 'order' | 'lock' | 'stock' | 'movement' | 'unit';
+type EntryKind = 'move' | 'telegram' | 'order' | 'lock' | 'stock' | 'movement' | 'unit';
 
 interface Told {
   kind: EntryKind;
