@@ -112,7 +112,7 @@ describe('receive, move, ship', () => {
 });
 
 describe('entry index', () => {
-  it('carries every link name of Document 1 for the modules built so far', async () => {
+  it('carries every link name of the reference API entry index for the modules built so far', async () => {
     const reply = await wms.get('/index', { anonymous: true });
     expect(Object.keys(reply.body._links)).toEqual(
       expect.arrayContaining([

@@ -5,8 +5,8 @@ import { openApiDocument } from '../../http/openapi.ts';
 import type { Route } from '../../http/router.ts';
 import { ApiDescriptionSchema, HealthSchema, ReadinessSchema } from './openapi.ts';
 
-// Operational endpoints of the appliance itself: the public entry index of spec
-// Document 1, the probes a supervisor (systemd, a load balancer) polls, the metrics,
+// Operational endpoints of the appliance itself: the public entry index (README,
+// "API"), the probes a supervisor (systemd, a load balancer) polls, the metrics,
 // and the API description (public: it describes the API, every operation in it still
 // needs its token and grant).
 
