@@ -129,7 +129,7 @@ export interface Page<T> {
   next: Key | undefined;
 }
 
-/** A list as a service hands it to its route (modules/lists.ts answers it). */
+/** A list as a service hands it to its route (http/lists.ts answers it). */
 export interface Listing<T> {
   /** The kinds of the key's parts: what a cursor of this list holds. */
   kinds: readonly KeyKind[];

@@ -4,7 +4,8 @@ import type { RequestContext } from '../../http/context.ts';
 import { created, indexRoute, link, noContent } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
 import type { BackupService } from './service.ts';
-import { arrayListing, listQuery, listReply } from '../lists.ts';
+import { listQuery, listReply } from '../../http/lists.ts';
+import { arrayListing } from '../../core/listing-ops.ts';
 import { z } from 'zod';
 import { BackupSchema } from './openapi.ts';
 

@@ -7,7 +7,7 @@ import { isCompleted, type Movement, type MovementService } from './service.ts';
 import { z } from 'zod';
 import { MovementSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
-import { listReply } from '../lists.ts';
+import { listReply } from '../../http/lists.ts';
 
 // Movements module (docs/movements.md): `/v1/movements`, created under the
 // transport unit at `/v1/transport-units/{transportUnitBK}/movements`.

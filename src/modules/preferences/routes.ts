@@ -19,7 +19,7 @@ import type { Preference } from './store.ts';
 import { z } from 'zod';
 import { PreferenceSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
-import { listQuery, listReply } from '../lists.ts';
+import { listQuery, listReply } from '../../http/lists.ts';
 
 // The media types of the spec are not of the `vendorType(module, resource)` shape
 // (module `core`, resources `preference` and `user-preference`): written out.

@@ -9,7 +9,8 @@ import { quantityReceived, type ReceivingService } from './service.ts';
 import type { Position, ReceivingOrder } from './store.ts';
 import { z } from 'zod';
 import { ReceivingOrderSchema } from './openapi.ts';
-import { listQuery, listReply, mapListing } from '../lists.ts';
+import { listQuery, listReply } from '../../http/lists.ts';
+import { mapListing } from '../../core/listing-ops.ts';
 
 // Receiving module (docs/receiving.md). Decisions: docs/receiving.md.
 

@@ -5,7 +5,8 @@ import type { Route } from '../../http/router.ts';
 import { reasonCode } from './decision.ts';
 import { decisionQuery, defaultHopList, findAllQuery, hopList, newRoute, routeUpdate } from './schema.ts';
 import type { RouteResource, RoutingDecision, RoutingService } from './service.ts';
-import { arrayListing, listQuery, listReply } from '../lists.ts';
+import { listQuery, listReply } from '../../http/lists.ts';
+import { arrayListing } from '../../core/listing-ops.ts';
 import { z } from 'zod';
 import { DecisionSchema, DefaultHopSchema, HopSchema, RouteSchema } from './openapi.ts';
 

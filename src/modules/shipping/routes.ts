@@ -7,7 +7,7 @@ import type { ShippingService } from './service.ts';
 import { ORDER_STATES, type OrderState, type Position, type ShippingOrder } from './store.ts';
 import { z } from 'zod';
 import { PositionSchema, ShippingOrderMinimumSchema, ShippingOrderSchema } from './openapi.ts';
-import { listQuery, listReply } from '../lists.ts';
+import { listQuery, listReply } from '../../http/lists.ts';
 
 // Shipping module (the API). Media types are written as the spec gives them
 // (no module segment): the full order and the order without positions.

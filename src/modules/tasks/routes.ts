@@ -5,7 +5,7 @@ import type { Route } from '../../http/router.ts';
 import { newTask, taskUpdate } from './schema.ts';
 import { TRANSITIONS, TASK_OPERATIONS, type TaskService } from './service.ts';
 import type { Task } from './store.ts';
-import { listQuery, listReplyUnlessEmpty } from '../lists.ts';
+import { listQuery, listReplyUnlessEmpty } from '../../http/lists.ts';
 import { z } from 'zod';
 import { TaskSchema } from './openapi.ts';
 

@@ -7,7 +7,7 @@ import { isEnded, type TransportOrder, type TransportOrderService } from './serv
 import { z } from 'zod';
 import { TransportOrderSchema } from './openapi.ts';
 import type { Listing } from '../../core/listing.ts';
-import { listReply } from '../lists.ts';
+import { listReply } from '../../http/lists.ts';
 
 // Transport-orders module (docs/transport-orders.md): `/v1/transport-orders`.
 

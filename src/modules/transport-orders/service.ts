@@ -1,6 +1,6 @@
 import type { EventInput } from '../../core/event-catalogue.ts';
 import { type Listing } from '../../core/listing.ts';
-import { mapListing } from '../lists.ts';
+import { mapListing } from '../../core/listing-ops.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';

@@ -7,7 +7,7 @@ import type { AccountService } from './service.ts';
 import type { Account } from './store.ts';
 import { z } from 'zod';
 import { AccountSchema } from '../openapi.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 const TYPE = vendorType('common', 'account');
 const READ = 'accounts:read';

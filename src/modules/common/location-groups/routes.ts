@@ -7,7 +7,8 @@ import type { LocationGroupService } from './service.ts';
 import type { LocationGroup } from './store.ts';
 import { z } from 'zod';
 import { LocationGroupSchema } from '../openapi.ts';
-import { arrayListing, listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
+import { arrayListing } from '../../../core/listing-ops.ts';
 
 const TYPE = vendorType('common', 'location-group');
 const READ = 'location-groups:read';

@@ -4,7 +4,7 @@ import { vendorType } from '../../../http/negotiation.ts';
 import type { Reply, Route } from '../../../http/router.ts';
 import { COORDINATE_PARTS } from '../../../core/coordinate.ts';
 import { changeStateBody, coordinateSearch, locationUpdate, newLocation } from './schema.ts';
-import { listQuery, listReply, listReplyUnlessEmpty } from '../../lists.ts';
+import { listQuery, listReply, listReplyUnlessEmpty } from '../../../http/lists.ts';
 import type { LocationService } from './service.ts';
 import type { Location } from './store.ts';
 import { z } from 'zod';

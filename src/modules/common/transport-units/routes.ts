@@ -8,7 +8,7 @@ import type { TransportUnitService } from './service.ts';
 import type { TransportUnit, TransportUnitState } from './store.ts';
 import { z } from 'zod';
 import { TransportUnitSchema } from '../openapi.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 const TYPE = vendorType('common', 'transport-unit');
 const READ = 'transport-units:read';

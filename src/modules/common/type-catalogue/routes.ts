@@ -3,7 +3,7 @@ import type { RequestContext } from '../../../http/context.ts';
 import { created, defined, indexRoute, link, noContent, ok, technical } from '../../../http/hal.ts';
 import { vendorType } from '../../../http/negotiation.ts';
 import type { Route } from '../../../http/router.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 import type { CatalogueEntry, CatalogueFields, CatalogueInput, createTypeCatalogue } from './service.ts';
 
 interface CatalogueRoutesSpec<F extends CatalogueFields> {

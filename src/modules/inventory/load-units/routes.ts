@@ -11,7 +11,8 @@ import type { LoadUnit, LoadUnitService } from './service.ts';
 import { z } from 'zod';
 import { LoadUnitSchema } from '../openapi.ts';
 import { type Listing } from '../../../core/listing.ts';
-import { listQuery, listReply, mapListing } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
+import { mapListing } from '../../../core/listing-ops.ts';
 
 export const LOAD_UNIT_TYPE = vendorType('inventory', 'load-unit');
 const READ = 'load-units:read';

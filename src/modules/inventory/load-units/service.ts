@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { type Listing } from '../../../core/listing.ts';
-import { mapListing } from '../../lists.ts';
+import { mapListing } from '../../../core/listing-ops.ts';
 import type { Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, validationError } from '../../../core/errors.ts';

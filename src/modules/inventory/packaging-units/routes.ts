@@ -9,7 +9,7 @@ import type { PackagingUnit, PackagingUnitService } from './service.ts';
 import { z } from 'zod';
 import { PackagingUnitSchema } from '../openapi.ts';
 import type { Listing } from '../../../core/listing.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 export const PACKAGING_UNIT_TYPE = vendorType('inventory', 'packaging-unit');
 const READ = 'packaging-units:read';

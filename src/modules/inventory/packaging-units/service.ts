@@ -1,7 +1,7 @@
 import type { Subject } from '../../../core/event-catalogue.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { type Listing } from '../../../core/listing.ts';
-import { filterListing, firstOf, mapListing } from '../../lists.ts';
+import { filterListing, firstOf, mapListing } from '../../../core/listing-ops.ts';
 import { describeQuantity, tidy, type Dimension, type Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
 import type { CommonServices } from '../../common/service.ts';

@@ -9,7 +9,7 @@ import { newProduct, newProducts, parseOrRefuse, productUpdate, skuAndUom } from
 import type { Product, ProductService } from './service.ts';
 import { z } from 'zod';
 import { ProductSchema } from '../openapi.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 export const PRODUCT_TYPE = vendorType('inventory', 'product');
 const READ = 'products:read';

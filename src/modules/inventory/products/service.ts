@@ -1,5 +1,5 @@
 import { type Listing } from '../../../core/listing.ts';
-import { mapListing } from '../../lists.ts';
+import { mapListing } from '../../../core/listing-ops.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { newPKey } from '../../../core/ids.ts';
 import { FAMILIES, UNIT_SYMBOLS, type Dimension } from '../../../core/quantity.ts';

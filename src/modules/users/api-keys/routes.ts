@@ -6,7 +6,7 @@ import type { UsersModule } from '../service.ts';
 import { apiKeyVO } from '../representation.ts';
 import { newApiKey } from '../schema.ts';
 import { ApiKeySchema, NewApiKeySchema } from '../openapi.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 const TYPE = vendorType('uaa', 'api-key');
 const READ = 'api-keys:read';

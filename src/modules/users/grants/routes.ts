@@ -6,7 +6,7 @@ import type { UsersModule } from '../service.ts';
 import { grantVO } from '../representation.ts';
 import { grantUpdate, newGrant } from '../schema.ts';
 import { GrantSchema } from '../openapi.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 const TYPE = vendorType('uaa', 'grant');
 const READ = 'grants:read';

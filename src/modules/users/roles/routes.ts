@@ -8,7 +8,7 @@ import { roleVO } from '../representation.ts';
 import { newRole, roleUpdate } from '../schema.ts';
 import { RoleSchema } from '../openapi.ts';
 import type { Role } from './store.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 const TYPE = vendorType('uaa', 'role');
 const READ = 'roles:read';

@@ -6,7 +6,7 @@ import type { UsersModule } from '../service.ts';
 import { grantVO, roleVO, userVO } from '../representation.ts';
 import { newUser, passwordChange, userUpdate } from '../schema.ts';
 import { GrantSchema, RoleSchema, UserSchema } from '../openapi.ts';
-import { listQuery, listReply } from '../../lists.ts';
+import { listQuery, listReply } from '../../../http/lists.ts';
 
 const TYPE = vendorType('uaa', 'user');
 const READ = 'users:read';
