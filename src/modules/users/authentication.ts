@@ -7,7 +7,7 @@ import type { Principal } from '../../http/context.ts';
 import { AuthenticationError, TooManyAttempts } from '../../core/errors.ts';
 import { isApiKey, type ApiKeyService } from './api-keys/service.ts';
 import type { GrantService } from './grants/service.ts';
-import type { LoginAddresses } from './login-addresses.ts';
+import type { LoginAddresses } from './login-addresses/service.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import type { User } from './users/store.ts';
 import type { UserService } from './users/service.ts';
@@ -33,7 +33,7 @@ export const FORGET_AFTER = [
 /**
  * Failed logins in a row from addresses a user never signed in from that lock the account
  * against such addresses (for `auth.lockoutMinutes`, doubling with repeats); from an
- * address it signed in from, that forget the address (login-addresses.ts).
+ * address it signed in from, that forget the address (login-addresses/service.ts).
  */
 const LOCK_AFTER_FAILURES = 5;
 
@@ -160,7 +160,7 @@ export function createAuthentication(deps: AuthenticationDeps) {
      * reads the same ("Bad credentials") and takes as long: a locked, disabled or expired
      * account must not tell a right password from a wrong one, or guessing would go on
      * behind the lock. From an address the user signed in from before, neither the
-     * per-address limit nor a lock after failed logins holds (login-addresses.ts).
+     * per-address limit nor a lock after failed logins holds (login-addresses/service.ts).
      */
     async login(username: string, password: string, address: string): Promise<IssuedToken> {
       let user = users.findByName(username);

@@ -4,7 +4,7 @@
 // runs before any of them failed); a successful login gives its one back, so a shift
 // of terminals behind one address logging in is never held up, while an address that
 // keeps failing gets 429 with the seconds until it may try again. A login of a user from
-// an address it signed in from before neither takes nor waits (login-addresses.ts): a
+// an address it signed in from before neither takes nor waits (login-addresses/service.ts): a
 // guesser who drained the bucket of a shared address holds up no one who works there.
 //
 // Addresses are the TCP peers as the appliance sees them. Behind a reverse proxy every

@@ -9,7 +9,7 @@ import { nowIso } from '../../core/time.ts';
 import { createApiKeyService } from './api-keys/service.ts';
 import { createApiKeyStore } from './api-keys/store.ts';
 import { createAuthentication } from './authentication.ts';
-import { createLoginAddresses } from './login-addresses.ts';
+import { createLoginAddresses } from './login-addresses/service.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { createGrantService } from './grants/service.ts';
 import { createGrantStore } from './grants/store.ts';

@@ -21,7 +21,7 @@ export interface User extends Versioned {
   externalUser: boolean;
   /** Locked now: by an administrator, or after failed logins until `lockedUntil`. */
   locked: boolean;
-  /** The lock is one after failed logins: it holds against addresses the user never signed in from (login-addresses.ts). */
+  /** The lock is one after failed logins: it holds against addresses the user never signed in from (login-addresses/service.ts). */
   lockedAfterFailures: boolean;
   /** When a lock after failed logins ends; null for an administrator's lock (and when unlocked). */
   lockedUntil: string | null;

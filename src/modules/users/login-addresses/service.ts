@@ -1,6 +1,7 @@
-import type { Db } from '../../core/db.ts';
-import { nowIso } from '../../core/time.ts';
-import type { UnitOfWork } from '../../core/unit-of-work.ts';
+import type { Db } from '../../../core/db.ts';
+import { nowIso } from '../../../core/time.ts';
+import type { UnitOfWork } from '../../../core/unit-of-work.ts';
+import { createLoginAddressStore } from './store.ts';
 
 // The places a user signs in from. A successful login from a client address makes the
 // address *known* for that user (for KNOWN_ADDRESS_DAYS after its last successful
@@ -9,10 +10,10 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 // Why: five failed logins in a row lock an account against guessing, but whoever can
 // reach the port and knows a user name (`admin` is on every box) could then keep its
 // owner locked out for good. The address tells the owner from the guesser, so
-// (authentication.ts):
+// (../authentication.ts):
 // - a lock after failed logins holds against addresses the user never signed in from;
 //   a known address signs in past it, and only their failures count towards it;
-// - the per-address limit on attempts (login-throttle.ts) neither counts nor holds up
+// - the per-address limit on attempts (../login-throttle.ts) neither counts nor holds up
 //   the login of a user from an address it signed in from.
 // Guessing stays bounded everywhere: a stranger's guesses meet the lock and the limit,
 // and a known address that fails five times in a row is forgotten, so whoever guesses
@@ -33,39 +34,22 @@ const REFRESH_MS = 24 * 60 * 60_000;
 type AddressFailure = 'unknown' | 'counted' | 'forgotten';
 
 export function createLoginAddresses(db: Db, work: UnitOfWork) {
-  const s = {
-    known: db.prepare<[string, string, string], { last_login_dt: string; failed_logins: number }>(
-      'SELECT last_login_dt, failed_logins FROM user_login_addresses WHERE user_pk = ? AND address = ? AND last_login_dt > ?',
-    ),
-    remember: db.prepare(
-      `INSERT INTO user_login_addresses (user_pk, address, last_login_dt) VALUES (?, ?, ?)
-       ON CONFLICT (user_pk, address) DO UPDATE SET last_login_dt = excluded.last_login_dt, failed_logins = 0`,
-    ),
-    prune: db.prepare(
-      `DELETE FROM user_login_addresses WHERE user_pk = @user AND (last_login_dt <= @since OR address NOT IN (
-         SELECT address FROM user_login_addresses WHERE user_pk = @user ORDER BY last_login_dt DESC LIMIT @keep))`,
-    ),
-    failed: db.prepare<[string, string, string], { failed_logins: number }>(
-      `UPDATE user_login_addresses SET failed_logins = failed_logins + 1
-       WHERE user_pk = ? AND address = ? AND last_login_dt > ? RETURNING failed_logins`,
-    ),
-    forget: db.prepare('DELETE FROM user_login_addresses WHERE user_pk = ? AND address = ?'),
-  };
+  const store = createLoginAddressStore(db);
   /** Addresses whose last login is older than this are no longer known. */
   const knownSince = () => new Date(Date.now() - KNOWN_ADDRESS_DAYS * 86_400_000).toISOString();
 
   return {
     /** Whether the user signed in from the address lately (and has not failed five times in a row from it since). */
-    isKnown: (userPk: string, address: string): boolean => s.known.get(userPk, address, knownSince()) !== undefined,
+    isKnown: (userPk: string, address: string): boolean => store.known(userPk, address, knownSince()) !== undefined,
 
     /** A successful login from the address: known from now on, its failures forgotten. */
     signedIn(userPk: string, address: string): void {
-      const known = s.known.get(userPk, address, knownSince());
+      const known = store.known(userPk, address, knownSince());
       // Most logins come from where the user signed in the day before: nothing to write.
       if (known && known.failed_logins === 0 && Date.parse(known.last_login_dt) > Date.now() - REFRESH_MS) return;
       work.run(() => {
-        s.remember.run(userPk, address, nowIso());
-        s.prune.run({ user: userPk, since: knownSince(), keep: KNOWN_ADDRESSES_PER_USER });
+        store.remember(userPk, address, nowIso());
+        store.prune(userPk, knownSince(), KNOWN_ADDRESSES_PER_USER);
       });
     },
 
@@ -73,10 +57,10 @@ export function createLoginAddresses(db: Db, work: UnitOfWork) {
     failed(userPk: string, address: string, limit: number): AddressFailure {
       return work.run(() => {
         // Counted in SQL: parallel failures each count, whatever the caller read before.
-        const row = s.failed.get(userPk, address, knownSince());
-        if (!row) return 'unknown';
-        if (row.failed_logins < limit) return 'counted';
-        s.forget.run(userPk, address);
+        const failures = store.failedOnce(userPk, address, knownSince());
+        if (failures === undefined) return 'unknown';
+        if (failures < limit) return 'counted';
+        store.forget(userPk, address);
         return 'forgotten';
       });
     },
