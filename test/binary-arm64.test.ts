@@ -75,7 +75,9 @@ beforeAll(async () => {
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`the arm64 executable exited with ${code} under ${QEMU}:\n${out}`)));
   });
-}, 170_000);
+  // The build and an emulated start take about 40 s on a quiet 2-vCPU box; beside a
+  // second whole suite they took more than 170 s.
+}, 420_000);
 
 afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
