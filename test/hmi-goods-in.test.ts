@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
+import { expectAccessible, expectTapTargets, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
 import { until } from './support/warehouse.ts';
 
 // Goods-in in a browser against a real appliance: a receiving order announced over the
@@ -290,10 +290,7 @@ describe('goods-in', () => {
       await hand.locator('.gi-feedback[data-kind="done"]').waitFor();
       await until(async () => (await position('10')).quantityReceived.magnitude === 8, "the handheld's scan is booked");
       expect(await hand.locator('main').evaluate((m) => m.scrollWidth)).toBeLessThanOrEqual(375);
-      for (const target of await hand.locator('main button:visible, main input:visible, main select:visible, main summary:visible').all()) {
-        const box = (await target.boundingBox())!;
-        expect(box.height, await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-      }
+      await expectTapTargets(hand.locator('main button:visible, main input:visible, main select:visible, main summary:visible'), 44, 'height');
       await screenshot(hand, 'goods-in-phone-dark');
       await expectAccessible(hand, 'goods-in on a handheld, dark');
       // And a refusal, red on the dark theme.

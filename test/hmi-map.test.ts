@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
+import { expectAccessible, expectTapTargets, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
 import { connectedPlc, unitWithOrder, until } from './support/warehouse.ts';
 
 // The conveyor map against a real appliance in Debian's Chromium: a small topology
@@ -362,10 +362,7 @@ describe('the map for other users and devices', () => {
         return [...d.querySelectorAll('main *:not(.plan-svg *)')].filter((e) => e.getBoundingClientRect().right > 375).map((e) => e.tagName);
       });
       expect(wide).toEqual([]);
-      for (const target of await page.locator('main button:visible, main summary:visible, main input:visible, main select:visible').all()) {
-        const box = (await target.boundingBox())!;
-        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-      }
+      await expectTapTargets(page.locator('main button:visible, main summary:visible, main input:visible, main select:visible'));
       await expectAccessible(page, 'the map on a phone, dark');
       tab.expectClean();
     } finally {

@@ -1,7 +1,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
+import { expectAccessible, expectTapTargets, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
 import { site, until, type Site } from './support/warehouse.ts';
 
 // The movements and the tasks screens (docs/hmi.md) in Debian's Chromium against a real
@@ -79,13 +79,6 @@ interface PageWindow {
 
 /** The text of the element that has the keyboard focus. */
 const focused = (page: Page) => page.evaluate(() => (globalThis as unknown as PageWindow).document.activeElement?.textContent ?? null);
-
-async function expectTouchTargets(page: Page, selector: string): Promise<void> {
-  for (const target of await page.locator(selector).all()) {
-    const box = (await target.boundingBox())!;
-    expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-  }
-}
 
 async function toastSays(page: Page, kind: 'done' | 'failed', text: string | RegExp): Promise<Locator> {
   const toast = page.locator(`.toast.${kind}`);
@@ -292,7 +285,7 @@ describe('the movements screen', () => {
       await phone.page.locator('li[data-movement]').first().waitFor();
       await phone.page.locator('li[data-movement]').first().getByRole('button', { name: 'Cancel movement…' }).click();
       expect(await phone.page.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      await expectTouchTargets(phone.page, 'main button:visible, main input:visible, main select:visible');
+      await expectTapTargets(phone.page.locator('main button:visible, main input:visible, main select:visible'));
       await screenshot(phone.page, 'movements-phone-dark');
       await expectAccessible(phone.page, 'the movements on a phone, dark');
       phone.expectClean();
@@ -463,7 +456,7 @@ describe('the tasks screen', () => {
       await loginInBrowser(phone.page, wms, 'admin', undefined, '#/tasks');
       await phone.page.locator('li[data-task]').first().waitFor();
       expect(await phone.page.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      await expectTouchTargets(phone.page, 'main button:visible, main input:visible, main select:visible');
+      await expectTapTargets(phone.page.locator('main button:visible, main input:visible, main select:visible'));
       await screenshot(phone.page, 'tasks-phone');
       await expectAccessible(phone.page, 'the tasks on a phone');
       phone.expectClean();

@@ -1,7 +1,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
+import { expectAccessible, expectTapTargets, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
 import { site, until, type Site } from './support/warehouse.ts';
 
 // The transport orders board in Debian's Chromium against a real appliance: create,
@@ -299,10 +299,7 @@ describe('the transport orders board', () => {
       await lane(page, 'running').locator('li[data-order]').first().waitFor();
       expect(await lane(page, 'running').isVisible()).toBe(true);
       expect(await lane(page, 'waiting').isVisible()).toBe(false);
-      for (const target of await page.locator('main button:visible, main a:visible, main select:visible').all()) {
-        const box = (await target.boundingBox())!;
-        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-      }
+      await expectTapTargets(page.locator('main button:visible, main a:visible, main select:visible'));
       await screenshot(page, 'orders-phone');
       await page.getByLabel('Show').selectOption('waiting');
       expect(await lane(page, 'waiting').isVisible()).toBe(true);

@@ -3,7 +3,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
-import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, submitLogin, type Watched } from './support/browser.ts';
+import { expectAccessible, expectTapTargets, launchBrowser, loginInBrowser, openPage, screenshot, submitLogin, type Watched } from './support/browser.ts';
 import { until } from './support/warehouse.ts';
 import { loadConfig } from '../src/config.ts';
 
@@ -377,10 +377,7 @@ describe('the HMI in a browser', () => {
       expect(background).toBe('rgb(0, 0, 0)');
       // Nothing wider than the phone.
       expect(await phone.page.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      for (const target of await phone.page.locator('button:visible, nav a:visible, #alarm-badge').all()) {
-        const box = (await target.boundingBox())!;
-        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-      }
+      await expectTapTargets(phone.page.locator('button:visible, nav a:visible, #alarm-badge'));
       await screenshot(phone.page, 'alarms-phone-dark');
       await expectAccessible(phone.page, 'the alarms on a phone, dark');
       phone.expectClean();

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from './support/appliance.ts';
-import { expectAccessible, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
+import { expectAccessible, expectTapTargets, launchBrowser, loginInBrowser, openPage, screenshot, type Watched } from './support/browser.ts';
 import { connectedPlc, site, unitWithOrder, type Site } from './support/warehouse.ts';
 
 // Unit search and trace in Debian's Chromium against a real appliance with a simulated
@@ -235,20 +235,14 @@ describe('unit search and trace', () => {
       await loginInBrowser(page, wms, 'admin', ADMIN_PASSWORD, '#/units/HU-1');
       await page.locator('ol.trace > li').first().waitFor();
       expect(await widest(page)).toBeLessThanOrEqual(375);
-      for (const target of await page.locator('main button:visible, main a:visible, main input:visible').all()) {
-        const box = (await target.boundingBox())!;
-        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-      }
+      await expectTapTargets(page.locator('main button:visible, main a:visible, main input:visible'));
       await screenshot(page, 'units-phone');
       await expectAccessible(page, 'the unit screen on a phone');
       // The offer to create a unit, too.
       await page.goto(`${wms.url}/hmi/#/units/HU-PHONE`);
       await page.locator('form.unit-create').waitFor();
       expect(await widest(page)).toBeLessThanOrEqual(375);
-      for (const target of await page.locator('form.unit-create :is(button, input, select):visible').all()) {
-        const box = (await target.boundingBox())!;
-        expect(Math.min(box.width, box.height), await target.evaluate((e) => e.outerHTML.slice(0, 80))).toBeGreaterThanOrEqual(44);
-      }
+      await expectTapTargets(page.locator('form.unit-create :is(button, input, select):visible'));
       await screenshot(page, 'units-create-phone');
       await expectAccessible(page, 'create unit here on a phone');
       phone.expectClean();

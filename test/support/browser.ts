@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { ADMIN_PASSWORD } from './appliance.ts';
 
@@ -134,6 +134,21 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   });
   const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(grave, `axe on ${what}`).toEqual([]);
+}
+
+/**
+ * Fails on an element of `targets` smaller than a finger: `min` CSS pixels on its
+ * smaller side (or in height only, for full-width controls). All boxes are measured
+ * in one call into the page, not two round trips per element.
+ */
+export async function expectTapTargets(targets: Locator, min = 44, side: 'smaller' | 'height' = 'smaller'): Promise<void> {
+  const boxes = await targets.evaluateAll((elements) =>
+    elements.map((e) => {
+      const box = e.getBoundingClientRect();
+      return { width: box.width, height: box.height, html: e.outerHTML.slice(0, 80) };
+    }),
+  );
+  for (const box of boxes) expect(side === 'height' ? box.height : Math.min(box.width, box.height), box.html).toBeGreaterThanOrEqual(min);
 }
 
 /** Keeps a screenshot as a test artifact: test-artifacts/hmi/<name>.png. */
