@@ -5,9 +5,8 @@
 
 import { CoordinateNotWritableError } from './errors.ts';
 import { DEFAULT_OSIP_OPTIONS, isPrintable, type LocationPadding } from './options.ts';
+import { OSIP_LOCATION_PART_WIDTH as PART_WIDTH, OSIP_LOCATION_WIDTH as LOCATION_WIDTH } from './widths.ts';
 
-const LOCATION_WIDTH = 20;
-const PART_WIDTH = 4;
 const DIGITS = /^[0-9]+$/;
 
 /**

@@ -12,7 +12,11 @@ export interface Coordinate {
 }
 
 export const COORDINATE_PARTS = ['area', 'aisle', 'x', 'y', 'z'] as const;
-const PART = /^[A-Za-z0-9_.-]{1,20}$/;
+/** Characters of a part at most. */
+export const COORDINATE_PART_MAX = 20;
+/** One character a part may hold. */
+export const COORDINATE_CHARACTER = /[A-Za-z0-9_.-]/;
+const PART = new RegExp(`^${COORDINATE_CHARACTER.source}{1,${COORDINATE_PART_MAX}}$`);
 
 export function parseCoordinate(text: string): Coordinate | undefined {
   const parts = text.split('/');

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { BARCODE_PATTERN, BARCODE_RULE } from '../../../core/barcode.ts';
 import { name, ol } from '../../../core/schema.ts';
 import { coordinate } from '../locations/schema.ts';
 import { TRANSPORT_UNIT_STATES } from './store.ts';
 
 /** Barcodes: 1 to 64 of letters, digits, `_`, `.`, `-` (OSIP carries up to 20). */
-export const barcode = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ . -');
+export const barcode = z.string().regex(BARCODE_PATTERN, BARCODE_RULE);
 
 /** A location given as its coordinate, or as a Location object carrying `locationId`. */
 const locationRef = z.union([coordinate, z.object({ locationId: coordinate }).transform((l) => l.locationId)]);

@@ -3,6 +3,7 @@ import { type Listing } from '../../../core/listing.ts';
 import { mapListing } from '../../../core/listing-ops.ts';
 import type { Quantity } from '../../../core/quantity.ts';
 import { nowIso } from '../../../core/time.ts';
+import { BARCODE_PATTERN } from '../../../core/barcode.ts';
 import { alreadyExists, validationError } from '../../../core/errors.ts';
 import type { CommonServices } from '../../common/service.ts';
 import { actualLocationMissing, loadUnitNotFound, loadUnitTypeMissing, otherProductOnLoadUnit, transportUnitTypeMissing, wrongFamily } from '../errors.ts';
@@ -38,8 +39,6 @@ interface LoadUnitServiceDeps {
   /** Config `inventory.oneProductPerLoadUnit`. */
   oneProductPerLoadUnit: boolean;
 }
-
-const BARCODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function createLoadUnitService({ work, store, common, products, oneProductPerLoadUnit }: LoadUnitServiceDeps) {
   /** Transport unit pk → barcode, for one reply (a unit's barcode may change between requests). */
@@ -112,7 +111,7 @@ export function createLoadUnitService({ work, store, common, products, oneProduc
           if (!input.transportUnitType && !input.actualLocation) common.transportUnits.byBarcode(input.transportUnitBK);
           if (!input.transportUnitType) throw transportUnitTypeMissing(input.transportUnitBK);
           if (!input.actualLocation) throw actualLocationMissing(input.transportUnitBK);
-          if (!BARCODE.test(input.transportUnitBK)) {
+          if (!BARCODE_PATTERN.test(input.transportUnitBK)) {
             throw validationError('Validation failed: transportUnitBK: must be 1-64 characters of A-Z a-z 0-9 _ . -');
           }
           const location = common.locations.byErpCode(input.actualLocation);

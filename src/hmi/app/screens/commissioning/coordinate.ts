@@ -1,8 +1,9 @@
+import { COORDINATE_CHARACTER, COORDINATE_PART_MAX, OSIP_LOCATION_PART_WIDTH, OSIP_LOCATION_WIDTH } from '../../../../contract/rules.ts';
 import { t } from '../../i18n.ts';
 
 // A location's coordinate AREA/AISLE/X/Y/Z checked where it is typed, before anything
-// is sent: what the appliance would refuse (src/modules/common/locations/coordinate.ts:
-// five parts of 1 to 20 of A–Z a–z 0–9 _ . -), said part by part, and what it would
+// is sent: what the appliance would refuse (src/core/coordinate.ts, by way of the wire
+// contract's rules: five parts of 1 to 20 of A–Z a–z 0–9 _ . -), said part by part, and what it would
 // take but no PLC could use. An OSIP telegram carries a location as 5 × 4 characters
 // (plc/osip/coordinate.ts): a longer part cannot be written into a telegram at all, and
 // a shorter one travels padded (numbers with 0 in front, text with _ behind), so what
@@ -12,12 +13,11 @@ import { t } from '../../i18n.ts';
 export const PARTS = ['area', 'aisle', 'x', 'y', 'z'] as const;
 export type Part = (typeof PARTS)[number];
 
-/** Characters per part in an OSIP location field. */
-const PLC_PART_WIDTH = 4;
-/** Characters of an OSIP location field, which a PLC code fills alone. */
-const PLC_CODE_WIDTH = 20;
-const MAX_PART = 20;
-const ALLOWED = /[A-Za-z0-9_.-]/;
+const PLC_PART_WIDTH = OSIP_LOCATION_PART_WIDTH;
+/** A PLC code fills the location field alone. */
+const PLC_CODE_WIDTH = OSIP_LOCATION_WIDTH;
+const MAX_PART = COORDINATE_PART_MAX;
+const ALLOWED = COORDINATE_CHARACTER;
 
 /** A finding as a message key and its parameters, put in words when shown (a language switch changes it). */
 export interface Finding {

@@ -1,4 +1,5 @@
 import { useSignal } from '@preact/signals';
+import { BARCODE_PATTERN } from '../../../../contract/rules.ts';
 import { post } from '../../api.ts';
 import { FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
@@ -10,9 +11,6 @@ import { coordinateProblem, findingText } from '../commissioning/coordinate.ts';
 // location typed or scanned, of a type chosen from the site's (its default preselected,
 // unit-types.tsx). The first unit of a new site needs no API call by hand then.
 
-/** A barcode as the appliance takes it (src/modules/common/transport-units/schema.ts). */
-const BARCODE = /^[A-Za-z0-9_.-]{1,64}$/;
-
 export function CreateUnit({ barcode, onCreated }: { barcode: string; onCreated: () => void }) {
   const location = useSignal('');
   const chosenType = useSignal('');
@@ -21,7 +19,7 @@ export function CreateUnit({ barcode, onCreated }: { barcode: string; onCreated:
   const types = useUnitTypes();
   const type = chosenType.value || siteDefaultType(types.value);
 
-  if (!BARCODE.test(barcode)) {
+  if (!BARCODE_PATTERN.test(barcode)) {
     return <p class="notice unit-create-barcode">{t('units.create.badBarcode', { barcode })}</p>;
   }
 
