@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError, startTestAppliance, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { expectApiError, startTestAppliance, unique, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { apiError, serverError } from './support/expect.ts';
 import {
   divide,
@@ -18,7 +18,6 @@ import {
   pc,
   putPU,
   relsOf,
-  unique,
 } from './support/inventory.ts';
 
 // Load units of the inventory module (docs/inventory.md, endpoints "Load units"): a

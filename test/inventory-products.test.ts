@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/core/errors.ts';
-import { expectApiError, expectServerError, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
+import { expectApiError, expectServerError, unique, type TestAppliance, type RecordedEvent } from './support/appliance.ts';
 import { apiError, serverError } from './support/expect.ts';
 import {
   createProducts,
@@ -15,7 +15,6 @@ import {
   pc,
   PIECE_UNIT,
   relsOf,
-  unique,
   WEIGHT_UNIT,
 } from './support/inventory.ts';
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { startTestAppliance, type RecordedEvent, type Reply, type TestAppliance } from './appliance.ts';
+import { startTestAppliance, unique, type RecordedEvent, type Reply, type TestAppliance } from './appliance.ts';
 import { recordEvents, refusal } from './expect.ts';
 
 // The inventory's tests (test/inventory-*.test.ts) start from the same few location
@@ -53,16 +53,6 @@ export async function inventoryAppliance(events: RecordedEvent[]): Promise<TestA
     expect(reply.status, reply.text).toBe(201);
   }
   return wms;
-}
-
-/** Names made so far, per appliance: each file's appliances count on their own. */
-const made = new WeakMap<TestAppliance, number>();
-
-/** `<prefix>-0001`, `<prefix>-0002`, …: a name not used before on this appliance. */
-export function unique(wms: TestAppliance, prefix: string): string {
-  const n = (made.get(wms) ?? 0) + 1;
-  made.set(wms, n);
-  return `${prefix}-${String(n).padStart(4, '0')}`;
 }
 
 export async function createProducts(wms: TestAppliance, body: unknown): Promise<any[]> {
