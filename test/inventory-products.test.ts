@@ -20,9 +20,9 @@ import {
 
 // Products of the inventory module (docs/inventory.md, endpoints "Products"; the
 // entry index's inventory links): creating them one or many at a time, the lookups by
-// SKU, pKey and unit, replacing them, the grant that reads them. Every refused request
-// is shown to change nothing: products, load units, packaging units and transport
-// units read the same after it.
+// SKU, pKey and unit, replacing them, the grant that reads them, and the lookup by SKU
+// the service offers other modules. Every refused request is shown to change nothing:
+// products, load units, packaging units and transport units read the same after it.
 
 const PRODUCT_TYPE = 'application/vnd.vendor.inventory.product-v1+json';
 

@@ -3,8 +3,9 @@ import { expectServerError, startTestAppliance, type TestAppliance } from './sup
 import { allUsers, createRole, createUser, expectLoginRefused, login, userByPk } from './support/users.ts';
 
 // Logins and the tokens they give (docs/users.md): a token carries the grants of the
-// user's roles as they are at each request; a lock, a disabled or expired account and
-// a password change end what was issued; five failed logins in a row lock an account.
+// user's roles as they are at each request; a lock or a password change ends the
+// tokens issued before it, a disabled or expired account gets none, and five failed
+// logins in a row lock the account.
 
 let wms: TestAppliance;
 

@@ -17,10 +17,10 @@ import {
 } from './support/users.ts';
 
 // Users of the user administration (docs/users.md): creating, reading, changing and
-// deleting them, their passwords, the refusals that change nothing, and the rule that
-// the appliance keeps an administrator. Black-box over real HTTP against the real
-// appliance. Roles, grants, API keys, logins and a user's image have files of their
-// own (test/users-*.test.ts).
+// deleting them, their passwords, the refusals that change nothing, the rule that the
+// appliance keeps an administrator, and that no reply carries a password or its hash.
+// Black-box over real HTTP against the real appliance. Roles, grants, API keys, logins
+// and a user's image have files of their own (test/users-*.test.ts).
 
 const USER_KEYS = ['pKey', 'ol', 'createDt', 'lastModifiedDt', 'links', 'username', 'externalUser', 'locked', 'enabled'];
 
