@@ -52,6 +52,16 @@ export function tempDir(prefix = 'wms-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
+/** Names made so far, per appliance: the appliances of each file count on their own. */
+const made = new WeakMap<TestAppliance, number>();
+
+/** `<prefix>-0001`, `<prefix>-0002`, …: a name not used before on this appliance. */
+export function unique(wms: TestAppliance, prefix: string): string {
+  const n = (made.get(wms) ?? 0) + 1;
+  made.set(wms, n);
+  return `${prefix}-${String(n).padStart(4, '0')}`;
+}
+
 export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = tempDir()): Promise<TestAppliance> {
   const { config } = loadConfig(
     {},
