@@ -17,7 +17,7 @@ import {
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError, type Db } from './db.ts';
-import { DomainError } from './errors.ts';
+import { CORE_KEYS, DomainError } from './errors.ts';
 import { unknownSchema } from './known-schema.ts';
 import type { Migration } from './migrations.ts';
 
@@ -82,7 +82,7 @@ let running: Promise<BackupFile> | undefined;
  * While one is being taken, another is refused (409 `backup.inProgress`).
  */
 export function takeBackup(db: Db, dir: string, keep: number, nativeBinding?: unknown): Promise<BackupFile> {
-  if (running) throw new DomainError(409, 'backup.inProgress', 'A backup is being taken; try again when it is done');
+  if (running) throw new DomainError(409, CORE_KEYS.backupInProgress, 'A backup is being taken; try again when it is done');
   running = copyOnline(db, dir, keep, nativeBinding).finally(() => {
     running = undefined;
   });

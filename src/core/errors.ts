@@ -44,20 +44,39 @@ export class TooManyAttempts extends Error {
   }
 }
 
+/**
+ * The message keys of src/core: those every module shares and the one core refuses
+ * with itself (a backup while another is being taken). Core imports nothing above it,
+ * so each module keeps its own keys in its own catalogue
+ * (`src/modules/<module>/errors.ts`); src/contract/messages.ts joins them all into the
+ * `MessageKey` of the wire contract, and docs/message-keys.md lists these.
+ */
+export const CORE_KEYS = {
+  notFound: 'not.found',
+  alreadyExists: 'already.exists',
+  validationError: 'core.validation.error',
+  optimisticLock: 'core.optimistic.lock',
+  invalidParameter: 'core.invalid.parameter',
+  backupInProgress: 'backup.inProgress',
+} as const;
+
 /** 404 with the shared key `not.found`; the message says what was looked for. */
-export const notFound = (message: string, obj?: readonly unknown[]) => new DomainError(404, 'not.found', message, obj ? { obj } : {});
+export const notFound = (message: string, obj?: readonly unknown[]) => new DomainError(404, CORE_KEYS.notFound, message, obj ? { obj } : {});
 
 /** 409 with the shared key `already.exists`. */
-export const alreadyExists = (message: string, obj?: readonly unknown[]) => new DomainError(409, 'already.exists', message, obj ? { obj } : {});
+export const alreadyExists = (message: string, obj?: readonly unknown[]) => new DomainError(409, CORE_KEYS.alreadyExists, message, obj ? { obj } : {});
 
 /** 400 with the shared key `core.validation.error`. */
-export const validationError = (message: string) => new DomainError(400, 'core.validation.error', message);
+export const validationError = (message: string) => new DomainError(400, CORE_KEYS.validationError, message);
+
+/** 400 with the key `core.invalid.parameter`: a parameter's value is not one of those defined (no `obj`). */
+export const invalidParameter = (message: string) => new DomainError(400, CORE_KEYS.invalidParameter, message);
 
 /** 409 for an update carrying a stale `ol`: someone else changed the resource first. */
 export const staleVersion = (what: string, pKey: string, sent: number, current: number) =>
   new DomainError(
     409,
-    'core.optimistic.lock',
+    CORE_KEYS.optimisticLock,
     `${what} [${pKey}] was changed by someone else: sent ol ${sent}, current ol ${current}; read it again and retry`,
     { obj: [pKey, sent, current] },
   );
