@@ -1,11 +1,12 @@
 import { DomainError } from '../../../core/errors.ts';
+import { COMMON_KEYS } from '../errors.ts';
 import type { Account, AccountStore } from './store.ts';
 
 // Accounts (cost centres) are read-only over the API: the default one is seeded at
 // first start and used wherever a request names no account.
 
 const notFound = (value: string) =>
-  new DomainError(404, 'svc.common.common.account.notFound', `Account with identifier or name [${value}] does not exist`, {
+  new DomainError(404, COMMON_KEYS.accountNotFound, `Account with identifier or name [${value}] does not exist`, {
     obj: [value],
   });
 
@@ -17,7 +18,7 @@ export function createAccountService(store: AccountStore) {
     byPKey(pKey: string): Account {
       const account = store.byPk(pKey);
       if (!account) {
-        throw new DomainError(404, 'svc.common.common.account.notFoundByPKey', `Account with pKey [${pKey}] does not exist`, {
+        throw new DomainError(404, COMMON_KEYS.accountNotFoundByPKey, `Account with pKey [${pKey}] does not exist`, {
           obj: [pKey],
         });
       }
@@ -38,7 +39,7 @@ export function createAccountService(store: AccountStore) {
 
     defaultAccount(): Account {
       const account = store.byDefault();
-      if (!account) throw new DomainError(404, 'svc.common.common.account.noDefaultAccount', 'No default account exists');
+      if (!account) throw new DomainError(404, COMMON_KEYS.noDefaultAccount, 'No default account exists');
       return account;
     },
 

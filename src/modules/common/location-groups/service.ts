@@ -2,6 +2,7 @@ import { isForeignKeyViolation } from '../../../core/db.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, validationError } from '../../../core/errors.ts';
+import { COMMON_KEYS } from '../errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { checkErrorCode, groupStateAt, type GroupState } from '../error-code.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -25,7 +26,7 @@ type LocationGroupPatch = Partial<Omit<NewLocationGroup, 'description' | 'groupT
 };
 
 export const groupNotFoundByName = (name: string) =>
-  new DomainError(404, 'svc.common.common.lg.notFoundByName', `LocationGroup with name [${name}] does not exist`, {
+  new DomainError(404, COMMON_KEYS.lgNotFoundByName, `LocationGroup with name [${name}] does not exist`, {
     obj: [name],
   });
 
@@ -38,7 +39,7 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
   function byPKey(pKey: string): LocationGroup {
     const group = store.byPk(pKey);
     if (!group) {
-      throw new DomainError(404, 'svc.common.common.lg.notFoundByPKey', `LocationGroup with pKey [${pKey}] does not exist`, {
+      throw new DomainError(404, COMMON_KEYS.lgNotFoundByPKey, `LocationGroup with pKey [${pKey}] does not exist`, {
         obj: [pKey],
       });
     }
@@ -161,18 +162,18 @@ export function createLocationGroupService(work: UnitOfWork, store: LocationGrou
       work.run(() => {
         const group = byPKey(pKey);
         if (group.childNames.length > 0) {
-          throw inUse('svc.common.common.lg.notEmpty', `LocationGroup [${group.name}] still has child groups: ${group.childNames.join(', ')}`, [group.name]);
+          throw inUse(COMMON_KEYS.lgNotEmpty, `LocationGroup [${group.name}] still has child groups: ${group.childNames.join(', ')}`, [group.name]);
         }
         const locations = store.locationCount(group.pk);
         if (locations > 0) {
-          throw inUse('svc.common.common.lg.notEmpty', `LocationGroup [${group.name}] still holds ${locations} location(s)`, [group.name]);
+          throw inUse(COMMON_KEYS.lgNotEmpty, `LocationGroup [${group.name}] still holds ${locations} location(s)`, [group.name]);
         }
         try {
           store.delete(group.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
           throw inUse(
-            'svc.common.common.lg.inUse',
+            COMMON_KEYS.lgInUse,
             `LocationGroup [${group.name}] is still named by a route, a default hop, an open transport order or another record; remove those references first`,
             [group.name],
           );

@@ -1,6 +1,7 @@
 import type { Db } from '../../../core/db.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { createTypeCatalogue, type CatalogueEntry } from '../type-catalogue/service.ts';
+import { COMMON_KEYS } from '../errors.ts';
 
 /** A location type; dimensions in millimetres. */
 type LocationTypeFields = {
@@ -22,9 +23,9 @@ export const createLocationTypeService = (db: Db, work: UnitOfWork) =>
     usedBy: 'location(s)',
     events: 'locationType',
     keys: {
-      notFoundByName: 'svc.common.common.lt.notFoundByType',
-      notFoundByPKey: 'svc.common.common.lt.notFoundByPKey',
-      inUse: 'svc.common.common.lt.inUse',
+      notFoundByName: COMMON_KEYS.ltNotFoundByType,
+      notFoundByPKey: COMMON_KEYS.ltNotFoundByPKey,
+      inUse: COMMON_KEYS.ltInUse,
     },
   });
 

@@ -3,6 +3,7 @@ import type { Listing } from '../../../core/listing.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
+import { COMMON_KEYS } from '../errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { activeAt, checkErrorCode, groupStateAt } from '../error-code.ts';
 import type { LocationGroupService } from '../location-groups/service.ts';
@@ -25,7 +26,7 @@ interface LocationInput {
 
 /** The shared key for a location that another resource names but that does not exist. */
 export const locationNotFoundByName = (locationId: string) =>
-  new DomainError(404, 'svc.common.common.loc.notFoundByName', `Location [${locationId}] does not exist`, {
+  new DomainError(404, COMMON_KEYS.locNotFoundByName, `Location [${locationId}] does not exist`, {
     obj: [locationId],
   });
 
@@ -152,7 +153,7 @@ export function createLocationService({ work, store, accounts, groups, types }: 
         const location = byPKey(pKey);
         const units = store.transportUnitCount(location.pk);
         if (units > 0) {
-          throw inUse('svc.common.common.loc.notEmpty', `Location [${location.locationId}] is the actual or target location of ${units} transport unit(s)`, [
+          throw inUse(COMMON_KEYS.locNotEmpty, `Location [${location.locationId}] is the actual or target location of ${units} transport unit(s)`, [
             location.locationId,
           ]);
         }
@@ -161,7 +162,7 @@ export function createLocationService({ work, store, accounts, groups, types }: 
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
           throw inUse(
-            'svc.common.common.loc.inUse',
+            COMMON_KEYS.locInUse,
             `Location [${location.locationId}] is still named by a route, a hop, an open transport order or another record; remove those references first`,
             [location.locationId],
           );

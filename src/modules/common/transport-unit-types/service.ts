@@ -1,6 +1,7 @@
 import type { Db } from '../../../core/db.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { createTypeCatalogue, type CatalogueEntry } from '../type-catalogue/service.ts';
+import { COMMON_KEYS } from '../errors.ts';
 
 /** A transport unit type; dimensions in millimetres, weights in kilograms. */
 type TransportUnitTypeFields = {
@@ -32,9 +33,9 @@ export const createTransportUnitTypeService = (db: Db, work: UnitOfWork) =>
     usedBy: 'transport unit(s)',
     events: 'transportUnitType',
     keys: {
-      notFoundByName: 'svc.common.common.tut.notFoundByName',
-      notFoundByPKey: 'svc.common.common.tut.notFoundByPKey',
-      inUse: 'svc.common.common.tut.inUse',
+      notFoundByName: COMMON_KEYS.tutNotFoundByName,
+      notFoundByPKey: COMMON_KEYS.tutNotFoundByPKey,
+      inUse: COMMON_KEYS.tutInUse,
     },
   });
 

@@ -3,6 +3,7 @@ import { isForeignKeyViolation } from '../../../core/db.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { DomainError, alreadyExists, inUse } from '../../../core/errors.ts';
+import { COMMON_KEYS } from '../errors.ts';
 import type { LocationService } from '../locations/service.ts';
 import type { TransportUnitTypeService } from '../transport-unit-types/service.ts';
 import { checkVersion } from '../../../core/versioned.ts';
@@ -27,7 +28,7 @@ type TransportUnitUpdate = Partial<TransportUnitInput> & { ol?: number | undefin
 const CHANGEABLE = ['barcode', 'transportUnitType', 'actualLocation', 'targetLocation', 'state', 'weight'] as const;
 
 export const transportUnitNotFoundByBK = (barcode: string) =>
-  new DomainError(404, 'svc.common.common.tu.notFoundByBK', `TransportUnit with barcode [${barcode}] does not exist`, {
+  new DomainError(404, COMMON_KEYS.tuNotFoundByBK, `TransportUnit with barcode [${barcode}] does not exist`, {
     obj: [barcode],
   });
 
@@ -48,7 +49,7 @@ export function createTransportUnitService({ work, store, locations, types }: Tr
   function byPKey(pKey: string): TransportUnit {
     const unit = store.byPk(pKey);
     if (!unit) {
-      throw new DomainError(404, 'svc.common.common.tu.notFoundByPKey', `TransportUnit with pKey [${pKey}] does not exist`, {
+      throw new DomainError(404, COMMON_KEYS.tuNotFoundByPKey, `TransportUnit with pKey [${pKey}] does not exist`, {
         obj: [pKey],
       });
     }
@@ -211,7 +212,7 @@ export function createTransportUnitService({ work, store, locations, types }: Tr
           store.delete(unit.pk);
         } catch (err) {
           if (!isForeignKeyViolation(err)) throw err;
-          throw inUse('svc.common.common.tu.inUse', `TransportUnit [${unit.barcode}] still carries load units or stock; empty it first`, [unit.barcode]);
+          throw inUse(COMMON_KEYS.tuInUse, `TransportUnit [${unit.barcode}] still carries load units or stock; empty it first`, [unit.barcode]);
         }
         work.emit({
           type: 'transportUnit.deleted',
