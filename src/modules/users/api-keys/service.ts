@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, AuthenticationError, DomainError, notFound } from '../../../core/errors.ts';
+import { USER_KEYS } from '../errors.ts';
 import type { RoleService } from '../roles/service.ts';
 import type { ApiKey, ApiKeyStore } from './store.ts';
 
@@ -65,7 +66,7 @@ export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles:
       work.run(() => {
         const key = byPKey(pKey);
         if (key.revokedAt) {
-          throw new DomainError(409, 'apiKey.alreadyRevoked', `API key [${key.name}] was revoked at ${key.revokedAt}`, { obj: [key.name] });
+          throw new DomainError(409, USER_KEYS.apiKeyAlreadyRevoked, `API key [${key.name}] was revoked at ${key.revokedAt}`, { obj: [key.name] });
         }
         store.revoke(key.pk, nowIso());
         work.emit({ type: 'apiKey.revoked', key: key.name, data: { pKey, name: key.name } });

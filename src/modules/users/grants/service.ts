@@ -1,13 +1,14 @@
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { DomainError, alreadyExists, notFound } from '../../../core/errors.ts';
+import { USER_KEYS } from '../errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { Grant, GrantStore } from './store.ts';
 
 const grantNotFound = (name: string) => notFound(`Grant [${name}] does not exist`, [name]);
 
 const systemGrant = (name: string) =>
-  new DomainError(403, 'grant.immutable', `Grant [${name}] is needed by the appliance; it cannot be renamed or deleted`, {
+  new DomainError(403, USER_KEYS.grantImmutable, `Grant [${name}] is needed by the appliance; it cannot be renamed or deleted`, {
     obj: [name],
   });
 

@@ -1,6 +1,7 @@
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { alreadyExists, DomainError, inUse, notFound } from '../../../core/errors.ts';
+import { USER_KEYS } from '../errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { GrantService } from '../grants/service.ts';
 import type { Role, RoleStore } from './store.ts';
@@ -37,7 +38,7 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
   }
   function requireMutable(role: Role) {
     if (role.immutable) {
-      throw new DomainError(403, 'role.immutable', `Role [${role.name}] is immutable; it cannot be changed or deleted`, {
+      throw new DomainError(403, USER_KEYS.roleImmutable, `Role [${role.name}] is immutable; it cannot be changed or deleted`, {
         obj: [role.name],
       });
     }
@@ -109,7 +110,7 @@ export function createRoleService(work: UnitOfWork, store: RoleStore, grants: Gr
         // Active keys act in the role; revoked ones only remember its name.
         const { active } = store.apiKeyCounts(role.pk);
         if (active > 0) {
-          throw inUse('role.inUse', `Role [${role.name}] is the scope of ${active} API key(s); revoke them first`, [role.name]);
+          throw inUse(USER_KEYS.roleInUse, `Role [${role.name}] is the scope of ${active} API key(s); revoke them first`, [role.name]);
         }
         store.delete(role.pk);
         changed('role.deleted', role);

@@ -2,6 +2,7 @@ import type { UnitOfWork } from '../../../core/unit-of-work.ts';
 import { nowIso } from '../../../core/time.ts';
 import { hashPassword } from '../../../auth/passwords.ts';
 import { DomainError, notFound, validationError } from '../../../core/errors.ts';
+import { USER_KEYS } from '../errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { RoleService } from '../roles/service.ts';
 import { ACCEPTED_IMAGES, imageTypeOf } from './image.ts';
@@ -39,13 +40,13 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
   function requireUnique(username: string, ownPk?: string) {
     const existing = store.byName(username);
     if (existing && existing.pk !== ownPk) {
-      throw new DomainError(409, 'user.already.exists', `User with username [${username}] already exists`, { obj: [username] });
+      throw new DomainError(409, USER_KEYS.userAlreadyExists, `User with username [${username}] already exists`, { obj: [username] });
     }
   }
   function checkEmails(emails: readonly EmailAddress[] | undefined) {
     if (!emails) return;
     if (emails.filter((e) => e.primary).length > 1) {
-      throw new DomainError(400, 'user.email.multiplePrimary', 'A user has at most one primary e-mail address', {
+      throw new DomainError(400, USER_KEYS.emailMultiplePrimary, 'A user has at most one primary e-mail address', {
         obj: emails.filter((e) => e.primary).map((e) => e.emailAddress),
       });
     }
@@ -68,7 +69,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     const admin = roles.byName(ADMIN_ROLE);
     const remaining = store.otherActiveMembers(admin.pk, before.pk);
     if (remaining === 0 && !isActiveAdmin(store.byPk(before.pk))) {
-      throw new DomainError(409, 'user.lastAdministrator', 'This would leave no enabled, unlocked user in the role ADMIN', {
+      throw new DomainError(409, USER_KEYS.lastAdministrator, 'This would leave no enabled, unlocked user in the role ADMIN', {
         obj: [ADMIN_ROLE],
       });
     }
@@ -217,13 +218,13 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     saveImage(pKey: string, bytes: Buffer): User {
       if (bytes.length === 0) throw validationError('Validation failed: the image is empty');
       if (bytes.length > options.imageMaxBytes) {
-        throw new DomainError(413, 'user.image.tooLarge', `The image has ${bytes.length} bytes; at most ${options.imageMaxBytes} are accepted`, {
+        throw new DomainError(413, USER_KEYS.imageTooLarge, `The image has ${bytes.length} bytes; at most ${options.imageMaxBytes} are accepted`, {
           obj: [bytes.length, options.imageMaxBytes],
         });
       }
       const type = imageTypeOf(bytes);
       if (!type) {
-        throw new DomainError(400, 'user.image.notAnImage', `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
+        throw new DomainError(400, USER_KEYS.imageNotAnImage, `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
       }
       return work.run(() => {
         store.saveImage(byPKey(pKey).pk, type, bytes, nowIso());
