@@ -1,8 +1,9 @@
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
-import { DomainError, validationError } from '../../core/errors.ts';
+import { CORE_KEYS, DomainError, validationError } from '../../core/errors.ts';
 import { checkVersion } from '../../core/versioned.ts';
+import { TASK_KEYS, type TaskKey } from './errors.ts';
 import type { NewTaskInput, TaskUpdateInput } from './schema.ts';
 import type { Task, TaskState, TaskStore } from './store.ts';
 
@@ -16,12 +17,12 @@ export const TASK_OPERATIONS: readonly TaskOperation[] = ['start', 'pause', 'res
 const STATE_CONFLICT = 409;
 
 interface Refusal {
-  key: string;
+  key: TaskKey;
   why: string;
 }
 
-const refuse = (key: string, why: string): Refusal => ({ key, why });
-const ALREADY_FINISHED = refuse('svc.common.tasks.alreadyFinished', 'is already finished; no further action is possible');
+const refuse = (key: TaskKey, why: string): Refusal => ({ key, why });
+const ALREADY_FINISHED = refuse(TASK_KEYS.alreadyFinished, 'is already finished; no further action is possible');
 
 /**
  * Every state × operation pair: the next state, or the refusal (409 with the key).
@@ -30,26 +31,26 @@ const ALREADY_FINISHED = refuse('svc.common.tasks.alreadyFinished', 'is already 
 export const TRANSITIONS: Record<TaskOperation, Record<TaskState, TaskState | Refusal>> = {
   start: {
     CREATED: 'ACTIVE',
-    ACTIVE: refuse('svc.common.tasks.alreadyStarted', 'is already started'),
-    PAUSED: refuse('svc.common.tasks.isPaused', 'is paused; resume it instead'),
+    ACTIVE: refuse(TASK_KEYS.alreadyStarted, 'is already started'),
+    PAUSED: refuse(TASK_KEYS.isPaused, 'is paused; resume it instead'),
     FINISHED: ALREADY_FINISHED,
   },
   pause: {
-    CREATED: refuse('svc.common.tasks.notActive', 'is not active; start it first'),
+    CREATED: refuse(TASK_KEYS.notActive, 'is not active; start it first'),
     ACTIVE: 'PAUSED',
-    PAUSED: refuse('svc.common.tasks.alreadyPaused', 'is already paused'),
+    PAUSED: refuse(TASK_KEYS.alreadyPaused, 'is already paused'),
     FINISHED: ALREADY_FINISHED,
   },
   resume: {
-    CREATED: refuse('svc.common.tasks.isNotPaused', 'is not paused; only a paused task can be resumed'),
-    ACTIVE: refuse('svc.common.tasks.isNotPaused', 'is not paused; only a paused task can be resumed'),
+    CREATED: refuse(TASK_KEYS.isNotPaused, 'is not paused; only a paused task can be resumed'),
+    ACTIVE: refuse(TASK_KEYS.isNotPaused, 'is not paused; only a paused task can be resumed'),
     PAUSED: 'ACTIVE',
     FINISHED: ALREADY_FINISHED,
   },
   finish: {
-    CREATED: refuse('svc.common.tasks.notActive', 'is not active; start it first'),
+    CREATED: refuse(TASK_KEYS.notActive, 'is not active; start it first'),
     ACTIVE: 'FINISHED',
-    PAUSED: refuse('svc.common.tasks.isPaused', 'is paused; resume it before finishing it'),
+    PAUSED: refuse(TASK_KEYS.isPaused, 'is paused; resume it before finishing it'),
     FINISHED: ALREADY_FINISHED,
   },
 };
@@ -70,19 +71,19 @@ export function createTaskService({ work, store, types }: TaskServiceDeps) {
   function byPKey(pKey: string): Task {
     const task = store.byPk(pKey);
     if (!task) {
-      throw new DomainError(404, 'svc.common.tasks.notFoundByPKey', `Task with pKey [${pKey}] does not exist`, { obj: [pKey] });
+      throw new DomainError(404, TASK_KEYS.notFoundByPKey, `Task with pKey [${pKey}] does not exist`, { obj: [pKey] });
     }
     return task;
   }
 
   const alreadyExists = (what: string, value: string) =>
-    new DomainError(409, 'svc.common.tasks.alreadyExists', `Task with ${what} [${value}] already exists`, { obj: [value] });
+    new DomainError(409, TASK_KEYS.alreadyExists, `Task with ${what} [${value}] already exists`, { obj: [value] });
 
   function checkType(type: string) {
     if (!supported.has(type)) {
       throw new DomainError(
         400,
-        'core.validation.error',
+        CORE_KEYS.validationError,
         `Validation failed: type: [${type}] is not a supported task type; supported types: ${types.join(', ')}`,
         { obj: [type] },
       );
@@ -165,7 +166,7 @@ export function createTaskService({ work, store, types }: TaskServiceDeps) {
         if (current.state === 'FINISHED') {
           throw new DomainError(
             STATE_CONFLICT,
-            'svc.common.tasks.alreadyFinished',
+            TASK_KEYS.alreadyFinished,
             `Cannot update task [${current.taskId}]: it is already finished; no further action is possible`,
             { obj: [current.pk, current.state] },
           );
