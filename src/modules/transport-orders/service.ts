@@ -5,8 +5,18 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion } from '../../core/versioned.ts';
-import { DomainError, validationError } from '../../core/errors.ts';
+import { DomainError, invalidParameter, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
+import {
+  alreadyAtTarget,
+  alreadyStartedForTu,
+  endedNotCancelled,
+  endedNotChanged,
+  endedNotRedirected,
+  notFoundPlain,
+  orderNotFound,
+  TRANSPORT_ORDER_KEYS,
+} from './errors.ts';
 import type { NewTransportOrderInput, TransportOrderPatchInput } from './schema.ts';
 import { ENDED_STATES, PRIORITIES, type OrderFields, type OrderState, type Priority, type StoredOrder, type TransportOrderStore } from './store.ts';
 
@@ -47,11 +57,6 @@ export const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
 
 export const isEnded = (state: OrderState): boolean => ENDED_STATES.includes(state);
 
-/** The spec: unknown transport unit or target on create → 404 `not.found` whose message is the key; no `obj`. */
-const notFoundPlain = () => new DomainError(404, 'not.found', 'not.found');
-
-const orderNotFound = (pKey: string) => new DomainError(404, 'not.found', `TransportOrder with pKey [${pKey}] does not exist`, { obj: [pKey] });
-
 /** The spec: 400 `core.invalid.parameter` when the priority level is not defined; no `obj`. */
 function priorityOf(value: unknown): Priority {
   if (typeof value === 'string' && (PRIORITIES as readonly string[]).includes(value)) return value as Priority;
@@ -64,49 +69,18 @@ function priorityOf(value: unknown): Priority {
         : Array.isArray(value)
           ? 'a list'
           : 'an object';
-  throw new DomainError(400, 'core.invalid.parameter', `Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
+  throw invalidParameter(`Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
 }
 
 const invalidTransition = (o: TransportOrder, to: OrderState) => {
   const allowed = TRANSITIONS[o.state];
   return new DomainError(
     409,
-    'svc.tms.to.invalidStateTransition',
+    TRANSPORT_ORDER_KEYS.invalidStateTransition,
     `TransportOrder [${o.pk}] cannot go from ${o.state} to ${to}; from ${o.state} it can go to ${allowed.join(', ') || 'nothing (it has ended)'}`,
     { obj: [o.pk, o.state, to] },
   );
 };
-
-const alreadyStartedForTu = (o: TransportOrder, started: StoredOrder) =>
-  new DomainError(
-    409,
-    'svc.tms.to.alreadyStartedForTu',
-    `TransportOrder [${o.pk}] cannot start: TransportUnit [${o.transportUnitBK}] already has the STARTED order [${started.pk}]`,
-    { obj: [o.pk, o.transportUnitBK, started.pk] },
-  );
-
-const endedNotRedirected = (o: TransportOrder) =>
-  new DomainError(409, 'svc.tms.to.endedNotRedirected', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be redirected`, {
-    obj: [o.pk, o.state],
-  });
-
-const endedNotChanged = (o: TransportOrder) =>
-  new DomainError(409, 'svc.tms.to.endedNotChanged', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be changed`, {
-    obj: [o.pk, o.state],
-  });
-
-const endedNotCancelled = (o: TransportOrder) =>
-  new DomainError(409, 'svc.tms.to.endedNotCancelled', `TransportOrder [${o.pk}] has ended (state ${o.state}) and cannot be cancelled`, {
-    obj: [o.pk, o.state],
-  });
-
-const alreadyAtTarget = (barcode: string, locationId: string) =>
-  new DomainError(
-    400,
-    'svc.tms.to.tuAlreadyAtTarget',
-    `TransportUnit [${barcode}] already stands at [${locationId}], the target of the order that would be STARTED`,
-    { obj: [barcode, locationId] },
-  );
 
 type Target = Pick<OrderFields, 'targetLocationPk' | 'targetLocation' | 'targetGroupPk' | 'targetLocationGroup'>;
 
