@@ -5,11 +5,12 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
 import { checkVersion } from '../../core/versioned.ts';
-import { DomainError, validationError } from '../../core/errors.ts';
+import { notFound, validationError } from '../../core/errors.ts';
 import { groupNotFoundByName } from '../common/location-groups/service.ts';
 import { locationNotFoundByName } from '../common/locations/service.ts';
 import type { CommonServices } from '../common/service.ts';
 import { transportUnitNotFoundByBK } from '../common/transport-units/service.ts';
+import { completedNotCancelled, completedNotMoved } from './errors.ts';
 import type { CompletionInput, MovementPatchInput, NewMovementInput } from './schema.ts';
 import {
   MOVEMENT_STATES,
@@ -36,16 +37,6 @@ const DEFAULT_MODE: MovementMode = 'MANUAL';
 
 /** "CANCELLED or higher": the final states. */
 export const isCompleted = (state: MovementState): boolean => MOVEMENT_STATES.indexOf(state) >= MOVEMENT_STATES.indexOf('CANCELLED');
-
-const completedNotMoved = (m: Movement) =>
-  new DomainError(409, 'svc.wms.mov.mov.completedNotMoved', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be changed or moved`, {
-    obj: [m.pk],
-  });
-
-const completedNotCancelled = (m: Movement) =>
-  new DomainError(409, 'svc.wms.mov.mov.completedNotCancelled', `Movement [${m.pk}] is already completed (state ${m.state}) and cannot be cancelled`, {
-    obj: [m.pk],
-  });
 
 /** The fields a client sees; a PATCH that changes none of them writes nothing. */
 const VISIBLE: readonly (keyof MovementFields)[] = [
@@ -112,7 +103,7 @@ export function createMovementService({ work, store, common }: MovementServiceDe
 
   function stored(pKey: string): StoredMovement {
     const movement = store.byPk(pKey);
-    if (!movement) throw new DomainError(404, 'not.found', `Movement with pKey [${pKey}] does not exist`, { obj: [pKey] });
+    if (!movement) throw notFound(`Movement with pKey [${pKey}] does not exist`, [pKey]);
     return movement;
   }
 
@@ -178,9 +169,7 @@ export function createMovementService({ work, store, common }: MovementServiceDe
     byUnitAndPKey(barcode: string, pKey: string): Movement {
       const movement = byPKey(pKey);
       if (movement.transportUnitBk !== barcode) {
-        throw new DomainError(404, 'not.found', `Movement with pKey [${pKey}] does not exist for TransportUnit [${barcode}]`, {
-          obj: [pKey],
-        });
+        throw notFound(`Movement with pKey [${pKey}] does not exist for TransportUnit [${barcode}]`, [pKey]);
       }
       return movement;
     },
