@@ -3,6 +3,7 @@ import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { nowIso } from '../../core/time.ts';
 import { DomainError, notFound, validationError } from '../../core/errors.ts';
 import { checkVersion } from '../../core/versioned.ts';
+import { notOwner, PREFERENCE_KEYS, userNotNamed } from './errors.ts';
 import { inferType, scopeOfClass, valueText, type NewPreference, type PreferenceUpdate, type Scope } from './schema.ts';
 import type { Preference, PreferenceFields, PreferenceStore } from './store.ts';
 
@@ -15,17 +16,6 @@ import type { Preference, PreferenceFields, PreferenceStore } from './store.ts';
 interface Caller {
   username: string;
 }
-
-export const NOT_FOUND_BY_PKEY = 'svc.core.preferences.notFoundByPKey';
-export const NOT_ALLOWED = 'svc.core.preferences.notAllowedToFetchUserPrefs';
-export const ALREADY_EXISTS = 'svc.core.preferences.alreadyExistsWithOwnerAndScopeAndKey';
-
-/** 401 of the spec: user preferences asked for without naming the user; body `message`, `messageKey`, `httpStatus` only. */
-const userNotNamed = () => new DomainError(401, NOT_ALLOWED, 'Not allowed to fetch user preferences without naming the user', { minimal: true });
-
-/** 403: another user's preferences. */
-const notOwner = (owner: string, caller: Caller) =>
-  new DomainError(403, NOT_ALLOWED, `User [${caller.username}] is not allowed to access the user preferences of [${owner}]`);
 
 const invalid = (field: string, reason: string) => validationError(`Validation failed: ${field}: ${reason}`);
 
@@ -47,7 +37,7 @@ export function createPreferenceService(work: UnitOfWork, store: PreferenceStore
     work.emit({ type, key: p.pk, data: eventData(p) });
   function byPKey(caller: Caller, pKey: string): Preference {
     const preference = store.byPk(pKey);
-    if (!preference) throw new DomainError(404, NOT_FOUND_BY_PKEY, `Preference with pKey [${pKey}] does not exist`, { obj: [pKey] });
+    if (!preference) throw new DomainError(404, PREFERENCE_KEYS.notFoundByPKey, `Preference with pKey [${pKey}] does not exist`, { obj: [pKey] });
     if (preference.scope === 'USER' && preference.owner !== caller.username) throw notOwner(preference.owner!, caller);
     return preference;
   }
@@ -149,9 +139,14 @@ export function createPreferenceService(work: UnitOfWork, store: PreferenceStore
           return { preference, created: true };
         }
         if (strict) {
-          throw new DomainError(409, ALREADY_EXISTS, `Preference with key [${input.key}], owner [${owner ?? ''}] and scope [${scope}] already exists`, {
-            obj: [input.key, owner, scope],
-          });
+          throw new DomainError(
+            409,
+            PREFERENCE_KEYS.alreadyExistsWithOwnerAndScopeAndKey,
+            `Preference with key [${input.key}], owner [${owner ?? ''}] and scope [${scope}] already exists`,
+            {
+              obj: [input.key, owner, scope],
+            },
+          );
         }
         if (sameFields(existing, fields)) return { preference: existing, created: false };
         store.update(existing.pk, fields, nowIso());
