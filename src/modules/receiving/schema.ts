@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { quantitySchema, type Quantity } from '../../core/quantity.ts';
 import { blankAsAbsent, name } from '../../core/schema.ts';
-import { DomainError } from '../../core/errors.ts';
+import { CORE_KEYS, DomainError } from '../../core/errors.ts';
 
 // Request schemas of the receiving module (docs/receiving.md).
 // Read-only fields a client echoes from a representation (`links`, `pKey`, `state`, …)
@@ -12,7 +12,7 @@ const GENERIC_VALIDATION_MESSAGE = 'Generic validation error';
 
 /** 400 `core.validation.error`, message 'Generic validation error', one `obj` entry per failing field ("field: why"). */
 export const genericValidationError = (details: readonly string[]) =>
-  new DomainError(400, 'core.validation.error', GENERIC_VALIDATION_MESSAGE, { obj: details });
+  new DomainError(400, CORE_KEYS.validationError, GENERIC_VALIDATION_MESSAGE, { obj: details });
 
 /** More than nothing: an expected or a received amount. */
 const positiveQuantity = quantitySchema.refine((q: Quantity) => q.base > 0, 'must be greater than 0');

@@ -4,6 +4,7 @@ import { nowIso } from '../../core/time.ts';
 import { DomainError, alreadyExists, notFound } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
 import type { InventoryServices, Product } from '../inventory/service.ts';
+import { productNotFound, RECEIVING_KEYS } from './errors.ts';
 import { genericValidationError, type CaptureRequest, type NewReceivingOrder } from './schema.ts';
 import type { OrderState, Position, ReceivingOrder, ReceivingStore } from './store.ts';
 
@@ -11,18 +12,6 @@ import type { OrderState, Position, ReceivingOrder, ReceivingStore } from './sto
 // transitions / Receiving order", "Receiving orders"). Products and packaging units are
 // the inventory module's, transport units the common module's: reached only through
 // their services. docs/receiving.md describes the decisions.
-
-/** The message keys of the receiving module. */
-const RECEIVING_KEYS = {
-  /** Spec: captured (or announced) product unknown, or no open position demands it. */
-  product404: 'svc.wms.rec.product404',
-  /** Spec: cancelling an order that is not CREATED. */
-  cancellationDenied: 'CANCELLATION.DENIED',
-  /** Ours: capturing on a PROCESSED or CANCELED order. */
-  captureDenied: 'svc.wms.rec.order.captureDenied',
-  /** Ours: more was captured than the open positions demand and the product does not allow overbooking. */
-  overbookingNotAllowed: 'svc.wms.rec.overbookingNotAllowed',
-} as const;
 
 /** A load unit position used when a capture names none: the first one, as a division numbers them "1" … "n". */
 const DEFAULT_LOAD_UNIT_LABEL = '1';
@@ -39,8 +28,6 @@ interface ReceivingDeps {
 
 /** The quantity received on a position so far, in the unit of its expected quantity where that is whole. */
 export const quantityReceived = (p: Position): Quantity => tidy({ family: p.quantityExpected.family, unit: p.quantityExpected.unit, base: p.receivedBase });
-
-const productNotFound = (sku: string) => new DomainError(404, RECEIVING_KEYS.product404, `Product with SKU [${sku}] does not exist`, { obj: [sku] });
 
 const wrongFamily = (field: string, q: Quantity, product: Product) =>
   `${field}: [${q.unit}] is a unit of ${q.family}, but product [${product.sku}] is kept in ${product.baseUnit.family} (base unit ${product.baseUnit.unit})`;
