@@ -4,6 +4,7 @@ import { nowIso } from '../../core/time.ts';
 import { checkVersion, type Versioned } from '../../core/versioned.ts';
 import { DomainError, alreadyExists, notFound, validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
+import { SHIPPING_KEYS } from './errors.ts';
 import type { NewShippingOrder, OrderPatch, PositionInput, PositionPatch } from './schema.ts';
 import type { OrderFields, OrderState, Position, PositionFields, ShippingOrder, ShippingStore } from './store.ts';
 
@@ -59,14 +60,14 @@ export function createShippingService({ work, store, products, common }: Shippin
     if (to === undefined || to === from || TRANSITIONS[from].includes(to)) return;
     throw new DomainError(
       409,
-      `svc.wms.shp.${what}.invalidStateTransition`,
+      what === 'order' ? SHIPPING_KEYS.orderInvalidStateTransition : SHIPPING_KEYS.positionInvalidStateTransition,
       `The ${what} [${id}] cannot go from ${from} to ${to}; from ${from} it can go to ${TRANSITIONS[from].join(', ') || 'nothing (final)'}`,
       { obj: [id, from, to] },
     );
   }
   function requireOpen(order: ShippingOrder) {
     if (order.state === 'COMPLETED') {
-      throw new DomainError(409, 'svc.wms.shp.order.completed', `ShippingOrder [${order.orderId}] is COMPLETED and cannot change`, {
+      throw new DomainError(409, SHIPPING_KEYS.orderCompleted, `ShippingOrder [${order.orderId}] is COMPLETED and cannot change`, {
         obj: [order.orderId],
       });
     }
