@@ -1,11 +1,12 @@
 import { statfsSync } from 'node:fs';
 import { currentActor } from '../../core/actor.ts';
 import { SUBJECT_KINDS, type EventRecord, type Subject, type SubjectKind } from '../../core/event-catalogue.ts';
-import { DomainError, notFound, validationError } from '../../core/errors.ts';
+import { notFound, validationError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { nowIso } from '../../core/time.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { NO_ROUTE_PROBLEM } from '../transport-orders/service.ts';
+import { alarmCleared } from './errors.ts';
 import type { Alarm, AlarmState, AlarmStore, NewAlarm } from './store.ts';
 
 // Alarms the appliance raises and clears by itself from what it sees (docs/events.md):
@@ -271,9 +272,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable }
     acknowledge(id: number, comment: string | undefined): Alarm {
       return work.run(() => {
         const alarm = byId(id);
-        if (alarm.state === 'cleared') {
-          throw new DomainError(409, 'alarm.cleared', `Alarm [${id}] was cleared at ${alarm.clearedAt}; there is nothing to acknowledge`, { obj: [id] });
-        }
+        if (alarm.state === 'cleared') throw alarmCleared(id, alarm.clearedAt, 'acknowledge');
         if (alarm.state === 'active') {
           store.acknowledge(id, currentActor().name, comment ?? null, nowIso());
           emit('alarm.acknowledged', store.byId(id)!, { comment: comment ?? null });
@@ -290,9 +289,7 @@ export function createAlarmService({ work, store, log, options, groupAvailable }
       }
       return work.run(() => {
         const alarm = byId(id);
-        if (alarm.state === 'cleared') {
-          throw new DomainError(409, 'alarm.cleared', `Alarm [${id}] was cleared at ${alarm.clearedAt}; there is nothing to shelve`, { obj: [id] });
-        }
+        if (alarm.state === 'cleared') throw alarmCleared(id, alarm.clearedAt, 'shelve');
         const until = new Date(Date.now() + minutes * 60_000).toISOString();
         store.shelve(id, until, currentActor().name, comment ?? null);
         emit('alarm.shelved', store.byId(id)!, { until, comment: comment ?? null });
