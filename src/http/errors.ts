@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { z } from 'zod';
+import type { MessageKey } from '../contract/messages.ts';
 import { DomainError, validationError } from '../core/errors.ts';
 
 // The two error bodies of the API conventions (README, "API"), built in one place.
@@ -32,16 +33,17 @@ export function fromZodError(error: z.ZodError, where = 'body'): DomainError {
 
 /**
  * The earlier revision's upper-case keys for the conditions that the spec lists in
- * both families. Sites whose clients still expect those set `api.messageKeys`.
+ * both families. Sites whose clients still expect those set `api.messageKeys`. Keyed
+ * by the catalogues' keys (src/contract/messages.ts): one renamed there fails `tsc`.
  */
-const UPPER_CASE_KEYS: Record<string, string> = {
+const UPPER_CASE_KEYS: Readonly<Record<string, string>> = {
   'svc.common.common.tu.notFoundByBK': 'COMMON.BARCODE_NOT_FOUND',
   'svc.common.common.loc.notFoundByName': 'COMMON.LOCATION_NOT_FOUND',
   'svc.common.common.lg.notFoundByName': 'COMMON.LOCATION_GROUP_NOT_FOUND',
   'svc.common.common.tut.notFoundByName': 'COMMON.TRANSPORT_UNIT_TYPE_NOT_FOUND',
   'svc.common.common.account.notFound': 'COMMON.ACCOUNT_NOT_FOUND',
   'svc.common.common.account.noDefaultAccount': 'COMMON.ACCOUNT_NO_DEFAULT',
-};
+} satisfies Partial<Record<MessageKey, string>>;
 
 export type MessageKeyFamily = 'dotted' | 'upper-case';
 
