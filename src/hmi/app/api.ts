@@ -1,3 +1,4 @@
+import type { MessageKey } from '../../contract/messages.ts';
 import { expire, sessionState, token } from './session.ts';
 
 // The appliance's REST API as the HMI uses it. Every URL is relative to the page
@@ -13,14 +14,20 @@ const ROOT = new URL('../', location.href.split('#')[0]);
 
 export const apiUrl = (path: string): string => new URL(path.replace(/^\//, ''), ROOT).toString();
 
+/**
+ * What a failure is known by: the API-declined body's key (src/contract/messages.ts, so
+ * that a screen comparing it with a key the appliance no longer has fails to compile);
+ * `http.<status>` for refusals before processing; `net.unreachable` without an answer.
+ */
+export type FailureKey = MessageKey | `http.${number}` | 'net.unreachable';
+
 export class ApiFailure extends Error {
   readonly status: number;
-  /** The API-declined body's key; `http.<status>` for refusals before processing; `net.unreachable` without an answer. */
-  readonly messageKey: string;
+  readonly messageKey: FailureKey;
   /** The body's `obj`: the values of its message, e.g. `[sku, orderId]`; empty when the body has none. */
   readonly obj: readonly unknown[];
 
-  constructor(status: number, messageKey: string, obj: readonly unknown[] = []) {
+  constructor(status: number, messageKey: FailureKey, obj: readonly unknown[] = []) {
     super(`${status} ${messageKey}`);
     this.status = status;
     this.messageKey = messageKey;
@@ -83,7 +90,9 @@ async function failureOf(res: Response): Promise<ApiFailure> {
   } catch {
     body = {};
   }
-  const key = typeof body.messageKey === 'string' && body.messageKey ? body.messageKey : `http.${res.status}`;
+  // The body's key is taken for one of the contract's, as its representations are for
+  // their types (on a site set to the upper-case family a few differ: no text has them).
+  const key: FailureKey = typeof body.messageKey === 'string' && body.messageKey ? (body.messageKey as MessageKey) : `http.${res.status}`;
   return new ApiFailure(res.status, key, Array.isArray(body.obj) ? body.obj : []);
 }
 

@@ -1,4 +1,5 @@
 import { effect, signal } from '@preact/signals';
+import type { MessageKey } from '../../contract/messages.ts';
 import { ApiFailure } from './api.ts';
 import { shellMessages } from './messages.ts';
 
@@ -10,6 +11,16 @@ import { shellMessages } from './messages.ts';
 const LANGUAGES = ['en', 'de'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export type Messages = Readonly<Record<Language, Readonly<Record<string, string>>>>;
+
+/**
+ * Texts keyed `<prefix><messageKey>`: the words for the appliance's refusals, which
+ * errorText() (`error.`) or a screen (its own prefix) looks up by the key a refusal
+ * carries. Written into a dictionary as `...({ … } satisfies RefusalTexts<'error.'>)`,
+ * so that a key the appliance no longer has (src/contract/messages.ts) fails
+ * `tsc -p src/hmi/app` instead of never being shown. `Key` widens it where a screen
+ * tells one key apart further (`<key>.<state>`).
+ */
+export type RefusalTexts<Prefix extends string, Key extends string = MessageKey> = { readonly [K in Key as `${Prefix}${K}`]?: string };
 
 const KEY = 'wms.hmi.language';
 const dictionaries: Record<Language, Record<string, string>> = { en: {}, de: {} };

@@ -1,4 +1,4 @@
-import type { Messages } from './i18n.ts';
+import type { Messages, RefusalTexts } from './i18n.ts';
 
 // Texts of the shell (login, navigation, status, errors). Error texts are keyed
 // `error.<messageKey>` (the API-declined body's key) and `error.http.<status>` (refusals
@@ -51,9 +51,6 @@ export const shellMessages: Messages = {
     'age.days': '{n} d',
     'error.refused': 'The appliance refused this.',
     'error.unexpected': 'Something went wrong in this page. Reload it.',
-    // Refusals several screens meet: said once here, alike everywhere.
-    'error.svc.common.common.loc.notFoundByName': 'There is no location with this coordinate.',
-    'error.svc.common.common.tu.notFoundByBK': 'There is no transport unit with this barcode.',
     'error.net.unreachable': 'The appliance cannot be reached. Check the network and try again.',
     'error.http.400': 'The appliance refused the input.',
     'error.http.401': 'User name or password is wrong.',
@@ -63,9 +60,14 @@ export const shellMessages: Messages = {
     'error.http.413': 'That is too large for the appliance.',
     'error.http.429': 'Too many attempts. Wait a minute and try again.',
     'error.http.500': 'The appliance failed to do this. Its log has the details.',
-    'error.core.validation.error': 'Some input is not valid.',
-    'error.core.optimistic.lock': 'Someone else changed this meanwhile. Look again and retry.',
-    'error.not.found': 'Not found: it may have been removed meanwhile.',
+    // Refusals several screens meet: said once here, alike everywhere.
+    ...({
+      'error.svc.common.common.loc.notFoundByName': 'There is no location with this coordinate.',
+      'error.svc.common.common.tu.notFoundByBK': 'There is no transport unit with this barcode.',
+      'error.core.validation.error': 'Some input is not valid.',
+      'error.core.optimistic.lock': 'Someone else changed this meanwhile. Look again and retry.',
+      'error.not.found': 'Not found: it may have been removed meanwhile.',
+    } satisfies RefusalTexts<'error.'>),
   },
   de: {
     'app.name': 'Lager-Appliance',
@@ -113,8 +115,6 @@ export const shellMessages: Messages = {
     'age.days': '{n} T.',
     'error.refused': 'Die Appliance hat das abgelehnt.',
     'error.unexpected': 'In dieser Seite ist ein Fehler aufgetreten. Laden Sie sie neu.',
-    'error.svc.common.common.loc.notFoundByName': 'Es gibt keinen Lagerplatz mit dieser Koordinate.',
-    'error.svc.common.common.tu.notFoundByBK': 'Es gibt keine Transporteinheit mit diesem Barcode.',
     'error.net.unreachable': 'Die Appliance ist nicht erreichbar. Prüfen Sie das Netzwerk und versuchen Sie es erneut.',
     'error.http.400': 'Die Appliance hat die Eingabe abgelehnt.',
     'error.http.401': 'Benutzername oder Passwort ist falsch.',
@@ -124,8 +124,12 @@ export const shellMessages: Messages = {
     'error.http.413': 'Das ist zu groß für die Appliance.',
     'error.http.429': 'Zu viele Versuche. Warten Sie eine Minute und versuchen Sie es erneut.',
     'error.http.500': 'Die Appliance konnte das nicht ausführen. Ihr Protokoll enthält die Einzelheiten.',
-    'error.core.validation.error': 'Eine Eingabe ist ungültig.',
-    'error.core.optimistic.lock': 'Jemand anderes hat das inzwischen geändert. Sehen Sie erneut nach und wiederholen Sie.',
-    'error.not.found': 'Nicht gefunden: Es wurde eventuell inzwischen entfernt.',
+    ...({
+      'error.svc.common.common.loc.notFoundByName': 'Es gibt keinen Lagerplatz mit dieser Koordinate.',
+      'error.svc.common.common.tu.notFoundByBK': 'Es gibt keine Transporteinheit mit diesem Barcode.',
+      'error.core.validation.error': 'Eine Eingabe ist ungültig.',
+      'error.core.optimistic.lock': 'Jemand anderes hat das inzwischen geändert. Sehen Sie erneut nach und wiederholen Sie.',
+      'error.not.found': 'Nicht gefunden: Es wurde eventuell inzwischen entfernt.',
+    } satisfies RefusalTexts<'error.'>),
   },
 };

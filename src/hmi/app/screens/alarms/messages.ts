@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the alarms screen, the alarm kinds, the alarms' messages by kind (filled in
 // from their params: alarm-text.ts) and the refusals of the alarms module.
@@ -71,7 +71,9 @@ export const alarmsMessages: Messages = {
     'alarms.confirmShelve': 'Shelve',
     'alarms.done.acknowledged': 'Alarm acknowledged.',
     'alarms.done.shelved': 'Alarm shelved.',
-    'error.alarm.cleared': 'This alarm has been cleared meanwhile.',
+    ...({
+      'error.alarm.cleared': 'This alarm has been cleared meanwhile.',
+    } satisfies RefusalTexts<'error.'>),
   },
   de: {
     'alarms.title': 'Alarme',
@@ -140,6 +142,8 @@ export const alarmsMessages: Messages = {
     'alarms.confirmShelve': 'Zurückstellen',
     'alarms.done.acknowledged': 'Alarm quittiert.',
     'alarms.done.shelved': 'Alarm zurückgestellt.',
-    'error.alarm.cleared': 'Dieser Alarm ist inzwischen gegangen.',
+    ...({
+      'error.alarm.cleared': 'Dieser Alarm ist inzwischen gegangen.',
+    } satisfies RefusalTexts<'error.'>),
   },
 };

@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the commissioning screen and its help (the steps of docs/commissioning.md),
 // and the refusals of the common and routing modules an integrator meets here.
@@ -184,9 +184,11 @@ export const commissioningMessages: Messages = {
       'The channel settings and the simulator’s commands are described in docs/plc.md; routes, hops and the routing decision in docs/routing.md.',
     'commissioning.help.back': 'Back to commissioning',
 
-    'error.already.exists': 'This exists already.',
-    'error.svc.common.common.lg.notFoundByName': 'There is no location group with this name.',
-    'error.svc.common.common.account.notFound': 'There is no such account.',
+    ...({
+      'error.already.exists': 'This exists already.',
+      'error.svc.common.common.lg.notFoundByName': 'There is no location group with this name.',
+      'error.svc.common.common.account.notFound': 'There is no such account.',
+    } satisfies RefusalTexts<'error.'>),
   },
   de: {
     'commissioning.title': 'Inbetriebnahme',
@@ -370,8 +372,10 @@ export const commissioningMessages: Messages = {
       'Die Kanaleinstellungen und die Befehle des Simulators beschreibt docs/plc.md; Routen, Schritte und die Wegentscheidung docs/routing.md.',
     'commissioning.help.back': 'Zurück zur Inbetriebnahme',
 
-    'error.already.exists': 'Das gibt es schon.',
-    'error.svc.common.common.lg.notFoundByName': 'Es gibt keine Lagerplatzgruppe mit diesem Namen.',
-    'error.svc.common.common.account.notFound': 'Dieses Konto gibt es nicht.',
+    ...({
+      'error.already.exists': 'Das gibt es schon.',
+      'error.svc.common.common.lg.notFoundByName': 'Es gibt keine Lagerplatzgruppe mit diesem Namen.',
+      'error.svc.common.common.account.notFound': 'Dieses Konto gibt es nicht.',
+    } satisfies RefusalTexts<'error.'>),
   },
 };

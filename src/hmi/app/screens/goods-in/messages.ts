@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the goods-in screen, and the refusals of the receiving and inventory modules
 // a capture can meet (docs/receiving.md, "Errors").
@@ -62,9 +62,11 @@ export const goodsInMessages: Messages = {
     'goodsIn.refusal.positionsComplete': 'The positions of {sku} on this order are complete.',
     'goodsIn.refusal.orderComplete': 'This order is complete: nothing more can be captured on it.',
     'goodsIn.refusal.orderCancelled': 'This order is cancelled: nothing can be captured on it.',
-    'error.svc.wms.rec.overbookingNotAllowed': 'That is more than the order still expects, and this article may not be overbooked.',
-    'error.svc.wms.inv.pu.loadUnitTypeMissing': 'The pallet has no load unit at this position yet: choose a load unit type under "Load unit" to create it.',
-    'error.svc.wms.inv.lu.otherProduct': 'The load unit holds another article: one article per load unit.',
+    ...({
+      'error.svc.wms.rec.overbookingNotAllowed': 'That is more than the order still expects, and this article may not be overbooked.',
+      'error.svc.wms.inv.pu.loadUnitTypeMissing': 'The pallet has no load unit at this position yet: choose a load unit type under "Load unit" to create it.',
+      'error.svc.wms.inv.lu.otherProduct': 'The load unit holds another article: one article per load unit.',
+    } satisfies RefusalTexts<'error.'>),
   },
   de: {
     'goodsIn.title': 'Wareneingang',
@@ -124,9 +126,11 @@ export const goodsInMessages: Messages = {
     'goodsIn.refusal.positionsComplete': 'Die Positionen von {sku} in diesem Auftrag sind vollständig.',
     'goodsIn.refusal.orderComplete': 'Dieser Auftrag ist vollständig: Es kann nichts mehr darauf erfasst werden.',
     'goodsIn.refusal.orderCancelled': 'Dieser Auftrag ist storniert: Es kann nichts darauf erfasst werden.',
-    'error.svc.wms.rec.overbookingNotAllowed': 'Das ist mehr, als der Auftrag noch erwartet, und dieser Artikel darf nicht überbucht werden.',
-    'error.svc.wms.inv.pu.loadUnitTypeMissing':
-      'Die Palette hat an dieser Position noch keine Ladeeinheit: Wählen Sie unter „Ladeeinheit“ einen Ladeeinheitentyp, um sie anzulegen.',
-    'error.svc.wms.inv.lu.otherProduct': 'Die Ladeeinheit enthält einen anderen Artikel: ein Artikel je Ladeeinheit.',
+    ...({
+      'error.svc.wms.rec.overbookingNotAllowed': 'Das ist mehr, als der Auftrag noch erwartet, und dieser Artikel darf nicht überbucht werden.',
+      'error.svc.wms.inv.pu.loadUnitTypeMissing':
+        'Die Palette hat an dieser Position noch keine Ladeeinheit: Wählen Sie unter „Ladeeinheit“ einen Ladeeinheitentyp, um sie anzulegen.',
+      'error.svc.wms.inv.lu.otherProduct': 'Die Ladeeinheit enthält einen anderen Artikel: ein Artikel je Ladeeinheit.',
+    } satisfies RefusalTexts<'error.'>),
   },
 };

@@ -1,8 +1,12 @@
-import type { Messages } from '../../i18n.ts';
+import type { MessageKey } from '../../../../contract/messages.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the movements screen, and the refusals of the movements module. Those of the
 // common module's locations and units a completion meets are keyed under the screen
 // (`movements.error.<messageKey>`): other screens word the same keys for their own context.
+
+/** A refusal of a movement that ended meanwhile is worded by how it ended: `<messageKey>.DONE`, `….CANCELLED` (movement-card.tsx). */
+type MovementRefusal = MessageKey | `${Extract<MessageKey, `svc.wms.mov.mov.${string}`>}.${'DONE' | 'CANCELLED'}`;
 
 export const movementsMessages: Messages = {
   en: {
@@ -58,15 +62,19 @@ export const movementsMessages: Messages = {
     'movements.done.deactivated': 'Movement of {unit} set inactive.',
     'movements.done.completed': 'Movement of {unit} done: the unit is booked onto its location.',
     'movements.done.cancelled': 'Movement of {unit} cancelled.',
-    'error.svc.wms.mov.mov.completedNotMoved': 'This movement is already done or cancelled: it cannot be changed any more.',
-    'error.svc.wms.mov.mov.completedNotCancelled': 'This movement is already done or cancelled: there is nothing left to cancel.',
-    'movements.error.svc.wms.mov.mov.completedNotMoved.DONE': 'This movement is done already: it cannot be changed any more.',
-    'movements.error.svc.wms.mov.mov.completedNotMoved.CANCELLED': 'This movement has been cancelled: it cannot be changed any more.',
-    'movements.error.svc.wms.mov.mov.completedNotCancelled.DONE': 'This movement is done already: there is nothing left to cancel.',
-    'movements.error.svc.wms.mov.mov.completedNotCancelled.CANCELLED': 'This movement has been cancelled already.',
-    'movements.error.svc.common.common.loc.notFoundByName': 'There is no location with this coordinate or ERP code.',
-    'movements.error.svc.common.common.lg.notFoundByName': 'There is no location or location group of this name.',
-    'movements.error.svc.common.common.tu.notFoundByBK': 'This transport unit does not exist (any more).',
+    ...({
+      'error.svc.wms.mov.mov.completedNotMoved': 'This movement is already done or cancelled: it cannot be changed any more.',
+      'error.svc.wms.mov.mov.completedNotCancelled': 'This movement is already done or cancelled: there is nothing left to cancel.',
+    } satisfies RefusalTexts<'error.'>),
+    ...({
+      'movements.error.svc.wms.mov.mov.completedNotMoved.DONE': 'This movement is done already: it cannot be changed any more.',
+      'movements.error.svc.wms.mov.mov.completedNotMoved.CANCELLED': 'This movement has been cancelled: it cannot be changed any more.',
+      'movements.error.svc.wms.mov.mov.completedNotCancelled.DONE': 'This movement is done already: there is nothing left to cancel.',
+      'movements.error.svc.wms.mov.mov.completedNotCancelled.CANCELLED': 'This movement has been cancelled already.',
+      'movements.error.svc.common.common.loc.notFoundByName': 'There is no location with this coordinate or ERP code.',
+      'movements.error.svc.common.common.lg.notFoundByName': 'There is no location or location group of this name.',
+      'movements.error.svc.common.common.tu.notFoundByBK': 'This transport unit does not exist (any more).',
+    } satisfies RefusalTexts<'movements.error.', MovementRefusal>),
   },
   de: {
     'movements.title': 'Bewegungen',
@@ -121,14 +129,18 @@ export const movementsMessages: Messages = {
     'movements.done.deactivated': 'Bewegung von {unit} inaktiv gesetzt.',
     'movements.done.completed': 'Bewegung von {unit} erledigt: Die Einheit ist auf ihren Platz gebucht.',
     'movements.done.cancelled': 'Bewegung von {unit} storniert.',
-    'error.svc.wms.mov.mov.completedNotMoved': 'Diese Bewegung ist bereits erledigt oder storniert: Sie lässt sich nicht mehr ändern.',
-    'error.svc.wms.mov.mov.completedNotCancelled': 'Diese Bewegung ist bereits erledigt oder storniert: Es gibt nichts mehr zu stornieren.',
-    'movements.error.svc.wms.mov.mov.completedNotMoved.DONE': 'Diese Bewegung ist bereits erledigt: Sie lässt sich nicht mehr ändern.',
-    'movements.error.svc.wms.mov.mov.completedNotMoved.CANCELLED': 'Diese Bewegung ist storniert: Sie lässt sich nicht mehr ändern.',
-    'movements.error.svc.wms.mov.mov.completedNotCancelled.DONE': 'Diese Bewegung ist bereits erledigt: Es gibt nichts mehr zu stornieren.',
-    'movements.error.svc.wms.mov.mov.completedNotCancelled.CANCELLED': 'Diese Bewegung ist bereits storniert.',
-    'movements.error.svc.common.common.loc.notFoundByName': 'Es gibt keinen Lagerplatz mit dieser Koordinate oder diesem ERP-Code.',
-    'movements.error.svc.common.common.lg.notFoundByName': 'Es gibt keinen Lagerplatz und keine Lagerplatzgruppe dieses Namens.',
-    'movements.error.svc.common.common.tu.notFoundByBK': 'Diese Transporteinheit gibt es nicht (mehr).',
+    ...({
+      'error.svc.wms.mov.mov.completedNotMoved': 'Diese Bewegung ist bereits erledigt oder storniert: Sie lässt sich nicht mehr ändern.',
+      'error.svc.wms.mov.mov.completedNotCancelled': 'Diese Bewegung ist bereits erledigt oder storniert: Es gibt nichts mehr zu stornieren.',
+    } satisfies RefusalTexts<'error.'>),
+    ...({
+      'movements.error.svc.wms.mov.mov.completedNotMoved.DONE': 'Diese Bewegung ist bereits erledigt: Sie lässt sich nicht mehr ändern.',
+      'movements.error.svc.wms.mov.mov.completedNotMoved.CANCELLED': 'Diese Bewegung ist storniert: Sie lässt sich nicht mehr ändern.',
+      'movements.error.svc.wms.mov.mov.completedNotCancelled.DONE': 'Diese Bewegung ist bereits erledigt: Es gibt nichts mehr zu stornieren.',
+      'movements.error.svc.wms.mov.mov.completedNotCancelled.CANCELLED': 'Diese Bewegung ist bereits storniert.',
+      'movements.error.svc.common.common.loc.notFoundByName': 'Es gibt keinen Lagerplatz mit dieser Koordinate oder diesem ERP-Code.',
+      'movements.error.svc.common.common.lg.notFoundByName': 'Es gibt keinen Lagerplatz und keine Lagerplatzgruppe dieses Namens.',
+      'movements.error.svc.common.common.tu.notFoundByBK': 'Diese Transporteinheit gibt es nicht (mehr).',
+    } satisfies RefusalTexts<'movements.error.', MovementRefusal>),
   },
 };

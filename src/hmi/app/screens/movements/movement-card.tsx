@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
 import { useId, useLayoutEffect, useRef } from 'preact/hooks';
-import { ApiFailure, request } from '../../api.ts';
+import { ApiFailure, request, type FailureKey } from '../../api.ts';
 import { now } from '../../clock.ts';
 import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
@@ -219,7 +219,7 @@ function CompleteForm(props: { movement: Movement; busy: boolean; onSubmit: (tar
 }
 
 /** The refusals of a movement that ended meanwhile: done or cancelled, which the refusal does not say. */
-const ENDED = ['svc.wms.mov.mov.completedNotMoved', 'svc.wms.mov.mov.completedNotCancelled'];
+const ENDED: readonly FailureKey[] = ['svc.wms.mov.mov.completedNotMoved', 'svc.wms.mov.mov.completedNotCancelled'];
 
 /**
  * A refusal in this screen's words where it has them (`movements.error.<messageKey>`),

@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the transport orders board, the states and priorities of orders (the unit
 // screen shows them too) and the refusals of the transport-orders module.
@@ -68,12 +68,14 @@ export const ordersMessages: Messages = {
       'The appliance does not know this transport unit or this target, and your user may not look up which. Check the barcode and the target.',
     'orders.error.targetNotFound': 'The appliance does not know this target, and your user may not look up whether the location or the group. Check both.',
     'orders.error.targets': 'Give a target location or group; a location given with a group must lie in it.',
-    'error.svc.tms.to.tuAlreadyAtTarget': 'The unit already stands at this target: the order would have nothing to do.',
-    'error.svc.tms.to.endedNotRedirected': 'This order has ended meanwhile and can no longer be redirected.',
-    'error.svc.tms.to.endedNotChanged': 'This order has ended meanwhile and can no longer be changed.',
-    'error.svc.tms.to.endedNotCancelled': 'This order has ended meanwhile; there is nothing to cancel.',
-    'error.svc.tms.to.invalidStateTransition': 'The order cannot go into this state from the one it is in.',
-    'error.svc.tms.to.alreadyStartedForTu': 'The unit already has a running order.',
+    ...({
+      'error.svc.tms.to.tuAlreadyAtTarget': 'The unit already stands at this target: the order would have nothing to do.',
+      'error.svc.tms.to.endedNotRedirected': 'This order has ended meanwhile and can no longer be redirected.',
+      'error.svc.tms.to.endedNotChanged': 'This order has ended meanwhile and can no longer be changed.',
+      'error.svc.tms.to.endedNotCancelled': 'This order has ended meanwhile; there is nothing to cancel.',
+      'error.svc.tms.to.invalidStateTransition': 'The order cannot go into this state from the one it is in.',
+      'error.svc.tms.to.alreadyStartedForTu': 'The unit already has a running order.',
+    } satisfies RefusalTexts<'error.'>),
   },
   de: {
     'orders.title': 'Transportaufträge',
@@ -139,11 +141,13 @@ export const ordersMessages: Messages = {
       'Die Appliance kennt diese Transporteinheit oder dieses Ziel nicht, und Ihr Benutzer darf nicht nachsehen, welches. Prüfen Sie Barcode und Ziel.',
     'orders.error.targetNotFound': 'Die Appliance kennt dieses Ziel nicht, und Ihr Benutzer darf nicht nachsehen, ob Platz oder Gruppe. Prüfen Sie beide.',
     'orders.error.targets': 'Geben Sie einen Zielplatz oder eine Gruppe an; ein Platz mit Gruppe muss in ihr liegen.',
-    'error.svc.tms.to.tuAlreadyAtTarget': 'Die Einheit steht bereits an diesem Ziel: Der Auftrag hätte nichts zu tun.',
-    'error.svc.tms.to.endedNotRedirected': 'Dieser Auftrag ist inzwischen beendet und kann nicht mehr umgeleitet werden.',
-    'error.svc.tms.to.endedNotChanged': 'Dieser Auftrag ist inzwischen beendet und kann nicht mehr geändert werden.',
-    'error.svc.tms.to.endedNotCancelled': 'Dieser Auftrag ist inzwischen beendet; es gibt nichts zu stornieren.',
-    'error.svc.tms.to.invalidStateTransition': 'Der Auftrag kann aus seinem Zustand nicht in diesen wechseln.',
-    'error.svc.tms.to.alreadyStartedForTu': 'Die Einheit hat bereits einen laufenden Auftrag.',
+    ...({
+      'error.svc.tms.to.tuAlreadyAtTarget': 'Die Einheit steht bereits an diesem Ziel: Der Auftrag hätte nichts zu tun.',
+      'error.svc.tms.to.endedNotRedirected': 'Dieser Auftrag ist inzwischen beendet und kann nicht mehr umgeleitet werden.',
+      'error.svc.tms.to.endedNotChanged': 'Dieser Auftrag ist inzwischen beendet und kann nicht mehr geändert werden.',
+      'error.svc.tms.to.endedNotCancelled': 'Dieser Auftrag ist inzwischen beendet; es gibt nichts zu stornieren.',
+      'error.svc.tms.to.invalidStateTransition': 'Der Auftrag kann aus seinem Zustand nicht in diesen wechseln.',
+      'error.svc.tms.to.alreadyStartedForTu': 'Die Einheit hat bereits einen laufenden Auftrag.',
+    } satisfies RefusalTexts<'error.'>),
   },
 };

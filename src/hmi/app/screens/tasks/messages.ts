@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the tasks screen, and the refusals of the tasks module (docs/tasks.md,
 // "Transitions"): a move the task's state does not allow.
@@ -32,13 +32,15 @@ export const tasksMessages: Messages = {
     'tasks.done.pause': 'Task {task} paused.',
     'tasks.done.resume': 'Task {task} resumed.',
     'tasks.done.finish': 'Task {task} finished.',
-    'error.svc.common.tasks.notFoundByPKey': 'This task does not exist (any more).',
-    'error.svc.common.tasks.alreadyStarted': 'This task has been started already.',
-    'error.svc.common.tasks.alreadyPaused': 'This task is paused already.',
-    'error.svc.common.tasks.isPaused': 'This task is paused: resume it first.',
-    'error.svc.common.tasks.isNotPaused': 'This task is not paused: there is nothing to resume.',
-    'error.svc.common.tasks.notActive': 'This task has not been started yet.',
-    'error.svc.common.tasks.alreadyFinished': 'This task is finished already: it cannot be changed any more.',
+    ...({
+      'error.svc.common.tasks.notFoundByPKey': 'This task does not exist (any more).',
+      'error.svc.common.tasks.alreadyStarted': 'This task has been started already.',
+      'error.svc.common.tasks.alreadyPaused': 'This task is paused already.',
+      'error.svc.common.tasks.isPaused': 'This task is paused: resume it first.',
+      'error.svc.common.tasks.isNotPaused': 'This task is not paused: there is nothing to resume.',
+      'error.svc.common.tasks.notActive': 'This task has not been started yet.',
+      'error.svc.common.tasks.alreadyFinished': 'This task is finished already: it cannot be changed any more.',
+    } satisfies RefusalTexts<'error.'>),
   },
   de: {
     'tasks.title': 'Aufgaben',
@@ -68,12 +70,14 @@ export const tasksMessages: Messages = {
     'tasks.done.pause': 'Aufgabe {task} pausiert.',
     'tasks.done.resume': 'Aufgabe {task} fortgesetzt.',
     'tasks.done.finish': 'Aufgabe {task} abgeschlossen.',
-    'error.svc.common.tasks.notFoundByPKey': 'Diese Aufgabe gibt es nicht (mehr).',
-    'error.svc.common.tasks.alreadyStarted': 'Diese Aufgabe wurde bereits begonnen.',
-    'error.svc.common.tasks.alreadyPaused': 'Diese Aufgabe ist bereits pausiert.',
-    'error.svc.common.tasks.isPaused': 'Diese Aufgabe ist pausiert: Setzen Sie sie zuerst fort.',
-    'error.svc.common.tasks.isNotPaused': 'Diese Aufgabe ist nicht pausiert: Es gibt nichts fortzusetzen.',
-    'error.svc.common.tasks.notActive': 'Diese Aufgabe wurde noch nicht begonnen.',
-    'error.svc.common.tasks.alreadyFinished': 'Diese Aufgabe ist bereits abgeschlossen: Sie lässt sich nicht mehr ändern.',
+    ...({
+      'error.svc.common.tasks.notFoundByPKey': 'Diese Aufgabe gibt es nicht (mehr).',
+      'error.svc.common.tasks.alreadyStarted': 'Diese Aufgabe wurde bereits begonnen.',
+      'error.svc.common.tasks.alreadyPaused': 'Diese Aufgabe ist bereits pausiert.',
+      'error.svc.common.tasks.isPaused': 'Diese Aufgabe ist pausiert: Setzen Sie sie zuerst fort.',
+      'error.svc.common.tasks.isNotPaused': 'Diese Aufgabe ist nicht pausiert: Es gibt nichts fortzusetzen.',
+      'error.svc.common.tasks.notActive': 'Diese Aufgabe wurde noch nicht begonnen.',
+      'error.svc.common.tasks.alreadyFinished': 'Diese Aufgabe ist bereits abgeschlossen: Sie lässt sich nicht mehr ändern.',
+    } satisfies RefusalTexts<'error.'>),
   },
 };

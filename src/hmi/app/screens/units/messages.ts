@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.ts';
+import type { Messages, RefusalTexts } from '../../i18n.ts';
 
 // Texts of the unit search and trace: the unit, its place, its trace entries (events
 // and PLC telegrams in words), and the refusals of the transport units module.
@@ -19,7 +19,9 @@ export const unitsMessages: Messages = {
     'units.create.type': 'Transport unit type',
     'units.create.submit': 'Create unit',
     'units.create.badBarcode': '{barcode} cannot be the barcode of a transport unit: it takes 1 to 64 of A–Z, a–z, 0–9, _ . -',
-    'error.svc.common.common.tut.notFoundByName': 'There is no transport unit type with this name.',
+    ...({
+      'error.svc.common.common.tut.notFoundByName': 'There is no transport unit type with this name.',
+    } satisfies RefusalTexts<'error.'>),
     'units.unit': 'Transport unit {barcode}',
     'units.location': 'Location',
     'units.group': 'group {group}',
@@ -121,7 +123,9 @@ export const unitsMessages: Messages = {
     'units.create.type': 'Transporteinheitentyp',
     'units.create.submit': 'Einheit anlegen',
     'units.create.badBarcode': '{barcode} kann nicht der Barcode einer Transporteinheit sein: Er besteht aus 1 bis 64 Zeichen aus A–Z, a–z, 0–9, _ . -',
-    'error.svc.common.common.tut.notFoundByName': 'Es gibt keinen Transporteinheitentyp mit diesem Namen.',
+    ...({
+      'error.svc.common.common.tut.notFoundByName': 'Es gibt keinen Transporteinheitentyp mit diesem Namen.',
+    } satisfies RefusalTexts<'error.'>),
     'units.unit': 'Transporteinheit {barcode}',
     'units.location': 'Platz',
     'units.group': 'Gruppe {group}',
