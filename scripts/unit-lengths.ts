@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -172,11 +172,10 @@ export function unitsOf(file: string, text: string): Unit[] {
 }
 
 function productionFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '--', ...DIRS], { cwd: ROOT, encoding: 'utf8' });
-  return listed
-    .split('\n')
-    .filter((f) => /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
-    .sort();
+  // Tracked files and new ones not yet added (a split in progress), as they are in the work tree.
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...DIRS], { cwd: ROOT, encoding: 'utf8' });
+  const files = listed.split('\n').filter((f) => /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.endsWith('.d.ts') && existsSync(path.join(ROOT, f)));
+  return [...new Set(files)].sort();
 }
 
 function main(): void {
