@@ -10,7 +10,7 @@
 import type { Logger } from '../../src/core/log.ts';
 import type { ChannelConfig } from '../config.ts';
 import { encodeFrame, type EncodeFrameOptions } from '../link/framing.ts';
-import type { Peer } from '../link/session.ts';
+import type { Peer } from '../link/peers.ts';
 import { encode } from './encode.ts';
 import type { OsipOptions } from './options.ts';
 import type { ReplyInput } from './port.ts';

@@ -1,8 +1,8 @@
 // OSIP on a link session (docs/plc.md): what a channel does with the frames its session
 // reads — decode and check them, answer, and hand the valid ones to the telegram
 // handler — and how it writes. Which connection is the PLC's, and the channel's state,
-// are the session's (plc/link/session.ts); what a telegram means is the handler's
-// (plc/osip/warehouse/, over the adapter's operations).
+// are the session's (plc/link/session.ts, its connections in plc/link/peers.ts); what
+// a telegram means is the handler's (plc/osip/warehouse/, over the adapter's operations).
 //
 // - Telegrams are processed in arrival order; a SYNQ is answered with SYNC on arrival,
 //   ahead of queued work (the heartbeat must not wait behind a burst). What queued up
@@ -24,7 +24,7 @@ import type { Logger } from '../../src/core/log.ts';
 import type { ChannelConfig } from '../config.ts';
 import type { EncodeFrameOptions } from '../link/framing.ts';
 import type { NoisyLog } from '../link/noisy-log.ts';
-import type { LinkSession, Peer } from '../link/session.ts';
+import type { Peer, Peers } from '../link/peers.ts';
 import { ERR_CODES } from './codes.ts';
 import { decode, type ReplyAddress } from './decode.ts';
 import { encodeReplies, handleAll } from './handling.ts';
@@ -78,7 +78,8 @@ interface ProtocolOptions {
   log: Logger;
   noisy: NoisyLog;
   counters: ProtocolCounters;
-  session: LinkSession;
+  /** The channel's connections (plc/link/peers.ts): told which telegrams were valid, asked for the PLC's. */
+  peers: Peers;
   /** What the handler is told about the channel. */
   context: ChannelContext;
   /** Every telegram in and out, once its outcome is known. */
@@ -110,7 +111,7 @@ export class OsipProtocol {
   private readonly osip: OsipOptions;
   private readonly log: Logger;
   private readonly counters: ProtocolCounters;
-  private readonly session: LinkSession;
+  private readonly peers: Peers;
   private readonly options: ProtocolOptions;
   private readonly outbox: TelegramOutbox;
   private readonly resends: ResendCache;
@@ -126,7 +127,7 @@ export class OsipProtocol {
     this.osip = options.osip;
     this.log = options.log;
     this.counters = options.counters;
-    this.session = options.session;
+    this.peers = options.peers;
     this.outbox = new TelegramOutbox(options);
     this.resends = new ResendCache(options.log);
   }
@@ -226,7 +227,7 @@ export class OsipProtocol {
         finish: () => {
           this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header, since, arrivedAt);
           // A connection whose first telegram is not from our PLC is someone else's.
-          if (wrong === 'wrong-peer' && !peer.bound) this.session.dropPeer(peer, 'first telegram from another sender');
+          if (wrong === 'wrong-peer' && !peer.bound) this.peers.dropPeer(peer, 'first telegram from another sender');
         },
       };
     }
@@ -235,7 +236,7 @@ export class OsipProtocol {
       this.options.noisy.warn('codec-warning', { connection: peer.conn.id, warnings: decoded.warnings, telegram: frame }, 'telegram accepted with warnings');
     }
     this.counters.rxOk++;
-    this.session.validFrom(peer);
+    this.peers.validFrom(peer);
     noteLocation(telegram, this.name, this.options.locationReported);
 
     if (telegram.type === 'SYNQ') {
@@ -317,7 +318,7 @@ export class OsipProtocol {
    * encoded (a programming error of the caller).
    */
   sendUnsolicited(telegram: ReplyInput): boolean {
-    const peer = this.session.active;
+    const peer = this.peers.active;
     if (!this.config.unsolicited || this.stopped || !peer?.conn.isOpen) return false;
     return this.outbox.sendOwn(peer, telegram);
   }
