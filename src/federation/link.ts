@@ -57,8 +57,8 @@ export class HubLink {
 
   start(): void {
     // What was committed before the link started waits for it (the status shows it at once).
-    this.exporter.committed(this.deps.newestCommitted());
-    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.delivered(event));
+    this.exporter.feed.committed(this.deps.newestCommitted());
+    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.feed.delivered(event));
     this.main = this.runConnections();
   }
 
@@ -255,7 +255,7 @@ export class HubLink {
         this.connected(nc);
         // The loops waiting out a failure go on at once.
         for (const resume of [...this.pauses]) resume();
-        this.exporter.wake();
+        this.exporter.feed.wake();
       } else if (s.type === 'error') {
         // What the server said, shown while it lasts (a login refused at every reconnect:
         // logged once, not every second).
