@@ -3,7 +3,8 @@
 // clocks that change it when nothing happens on the link: the PLC's connection silent for
 // idleTimeoutMs is STALE, for staleTimeoutMs it is dropped; and (tcp-server) LINKED
 // goes back to WAITING LINKED_LINGER_MS after the last unproven connection went. Which
-// connection is the PLC's is the session's (session.ts); it moves the state here.
+// connection is the PLC's is known to the channel's connections (peers.ts), which move
+// the state here; the clocks ask them through the session (session.ts).
 
 import type { Logger } from '../../src/core/log.ts';
 import type { ChannelConfig } from '../config.ts';
