@@ -129,7 +129,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       log: this.log,
       noisy,
       counters: this.counters,
-      session: this.session,
+      peers: this.session.peers,
       context: {
         name: config.name,
         options: {

@@ -1,8 +1,8 @@
 // OSIP on a link session (docs/plc.md): what a channel does with the frames its session
 // reads — decode and check them, answer, and hand the valid ones to the telegram
 // handler — and how it writes. Which connection is the PLC's, and the channel's state,
-// are the session's (plc/link/session.ts); what a telegram means is the handler's
-// (plc/osip/warehouse/, over the adapter's operations).
+// are the session's (plc/link/session.ts, its connections in plc/link/peers.ts); what
+// a telegram means is the handler's (plc/osip/warehouse/, over the adapter's operations).
 //
 // - Telegrams are processed in arrival order; a SYNQ is answered with SYNC on arrival,
 //   ahead of queued work (the heartbeat must not wait behind a burst). What queued up
@@ -15,19 +15,27 @@
 //   duplicateWindowMs) gets the cached reply bytes again without being processed twice.
 // - Replies take the request's sequence number as replySeq says; our own telegrams
 //   (unsolicited RES_) count with a sequence counter of their own.
+//
+// What is written and logged, and our own sequence counter: outbox.ts; the duplicate
+// cache: resends.ts; the handler's verdicts and their encoding: handling.ts. This class
+// is the dispatch between them: the queue, the batches, the checks, the answers.
 
 import type { Logger } from '../../src/core/log.ts';
 import type { ChannelConfig } from '../config.ts';
-import { encodeFrame, type EncodeFrameOptions } from '../link/framing.ts';
+import type { EncodeFrameOptions } from '../link/framing.ts';
 import type { NoisyLog } from '../link/noisy-log.ts';
-import type { LinkSession, Peer } from '../link/session.ts';
+import type { Peer, Peers } from '../link/peers.ts';
 import { ERR_CODES } from './codes.ts';
 import { decode, type ReplyAddress } from './decode.ts';
-import { encode } from './encode.ts';
+import { encodeReplies, handleAll } from './handling.ts';
 import type { OsipOptions } from './options.ts';
+import { TelegramOutbox, type EntryFacts, type TelegramLogEntry } from './outbox.ts';
 import type { ChannelContext, HandlingResult, ReplyInput, TelegramHandler } from './port.ts';
-import { checkAddress, errorTelegram, replyHeader } from './reply.ts';
-import type { Telegram, TelegramInput } from './telegrams.ts';
+import { checkAddress, encodeReply, errorTelegram } from './reply.ts';
+import { ResendCache, type CachedReply } from './resends.ts';
+import type { Telegram } from './telegrams.ts';
+
+export type { TelegramLogEntry } from './outbox.ts';
 
 /** Why a telegram was rejected before the handler saw it. */
 export const REJECT_REASONS = ['too-short', 'bad-header', 'non-ascii', 'unknown-type', 'wrong-host', 'wrong-peer'] as const;
@@ -63,26 +71,6 @@ export const zeroProtocolCounters = (): ProtocolCounters => ({
   warnings: 0,
 });
 
-export interface TelegramLogEntry {
-  direction: 'in' | 'out';
-  /** ISO time. */
-  at: string;
-  /** The telegram without its framing (a rejected frame as received, one character per byte). */
-  text: string;
-  /** in: `ok`, the handler's outcome, `duplicate`, `sync`, or the reject reason; out: `reply`, `cached-reply`, `unsolicited`, `error-reply`, `not-sent` … */
-  outcome: string;
-  connection?: number;
-  /** What the telegram was about, as the adapter resolved it (barcode, coordinate, transport order). */
-  barcode?: string;
-  location?: string;
-  order?: string;
-  /** A reply: milliseconds from its telegram's arrival to the reply's write. */
-  latencyMs?: number;
-}
-
-/** Facts of a log entry besides its text and outcome. */
-type EntryFacts = Pick<TelegramLogEntry, 'barcode' | 'location' | 'order' | 'latencyMs'>;
-
 interface ProtocolOptions {
   config: ChannelConfig;
   osip: OsipOptions;
@@ -90,7 +78,8 @@ interface ProtocolOptions {
   log: Logger;
   noisy: NoisyLog;
   counters: ProtocolCounters;
-  session: LinkSession;
+  /** The channel's connections (plc/link/peers.ts): told which telegrams were valid, asked for the PLC's. */
+  peers: Peers;
   /** What the handler is told about the channel. */
   context: ChannelContext;
   /** Every telegram in and out, once its outcome is known. */
@@ -108,47 +97,13 @@ interface Inbound {
   arrivedAt: number;
 }
 
-interface CachedReply {
-  sender: string;
-  seq: number;
-  /** Type and payload as received. */
-  payload: string;
-  at: number;
-  replies: { text: string; bytes: Buffer }[];
-}
-
 /** One frame's way through the protocol: checked first, then (after the handler) answered. */
 type Step = { kind: 'done'; finish: () => void } | { kind: 'handle'; telegram: Telegram; finish: (result: HandlingResult) => void };
 
-const HISTORY = 100;
 /** Queued telegrams handed to the handler at once, at most (a SYNQ waits for at most one such batch). */
 const MAX_BATCH = 32;
-const DUPLICATE_CACHE = 32;
-/** Our own sequence counter wraps 32767 → 1, so a Java (short) peer can parse it. */
-const MAX_OWN_SEQ = 32_767;
 const HEADER_LENGTH = 23;
 const TYPE_END = 27;
-
-/** At most `rate` per second, bursts up to `rate`. */
-class TokenBucket {
-  private tokens: number;
-  private last = Date.now();
-  private readonly rate: number;
-
-  constructor(rate: number) {
-    this.rate = rate;
-    this.tokens = rate;
-  }
-
-  take(now = Date.now()): boolean {
-    if (this.rate <= 0) return false;
-    this.tokens = Math.min(this.rate, this.tokens + ((now - this.last) * this.rate) / 1000);
-    this.last = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-}
 
 export class OsipProtocol {
   private readonly name: string;
@@ -156,16 +111,13 @@ export class OsipProtocol {
   private readonly osip: OsipOptions;
   private readonly log: Logger;
   private readonly counters: ProtocolCounters;
-  private readonly session: LinkSession;
+  private readonly peers: Peers;
   private readonly options: ProtocolOptions;
-  private readonly errorBucket: TokenBucket;
+  private readonly outbox: TelegramOutbox;
+  private readonly resends: ResendCache;
   private handler: TelegramHandler | undefined;
   private readonly queue: Inbound[] = [];
   private drain: NodeJS.Immediate | undefined;
-  private ownSeq = 1;
-  private readonly cache: CachedReply[] = [];
-  private readonly history: TelegramLogEntry[] = [];
-  private lastTxAt: number | undefined;
   private stopped = false;
 
   constructor(options: ProtocolOptions) {
@@ -175,8 +127,9 @@ export class OsipProtocol {
     this.osip = options.osip;
     this.log = options.log;
     this.counters = options.counters;
-    this.session = options.session;
-    this.errorBucket = new TokenBucket(options.config.errorRepliesPerSecond);
+    this.peers = options.peers;
+    this.outbox = new TelegramOutbox(options);
+    this.resends = new ResendCache(options.log);
   }
 
   /** The handler the valid telegrams go to, from now on. */
@@ -185,21 +138,21 @@ export class OsipProtocol {
   }
 
   get lastTx(): number | undefined {
-    return this.lastTxAt;
+    return this.outbox.lastTx;
   }
 
   /** The last telegrams in and out, oldest first (copies). */
   recent(): TelegramLogEntry[] {
-    return this.history.map((e) => ({ ...e }));
+    return this.outbox.recent();
   }
 
   /** The next sequence number of our own telegrams. */
   get nextOwnSeq(): number {
-    return this.ownSeq;
+    return this.outbox.nextOwnSeq;
   }
 
   set nextOwnSeq(seq: number) {
-    this.ownSeq = seq;
+    this.outbox.nextOwnSeq = seq;
   }
 
   /**
@@ -246,7 +199,7 @@ export class OsipProtocol {
   private processBatch(batch: readonly Inbound[]): void {
     const steps = batch.map((inbound) => this.check(inbound));
     const handled = steps.flatMap((step) => (step.kind === 'handle' ? [step.telegram] : []));
-    const results = handled.length > 0 ? this.handleAll(handled) : [];
+    const results = handled.length > 0 ? handleAll(this.handler!, handled, this.options.context, this.log) : [];
     let i = 0;
     for (const step of steps) {
       if (step.kind === 'handle') step.finish(results[i++]!);
@@ -256,7 +209,7 @@ export class OsipProtocol {
 
   /** The first half of a frame's processing: what to do with it, and how to answer it afterwards. */
   private check({ peer, frame, arrived, arrivedAt }: Inbound): Step {
-    const received = (outcome: string, facts?: EntryFacts) => this.receivedEntry(peer, frame, outcome, arrivedAt, facts);
+    const received = (outcome: string, facts?: EntryFacts) => this.outbox.received(peer, frame, outcome, arrivedAt, facts);
     const since = (): EntryFacts => ({ latencyMs: Math.round((performance.now() - arrived) * 1000) / 1000 });
     const decoded = decode(frame, this.osip);
     if (!decoded.ok) {
@@ -274,7 +227,7 @@ export class OsipProtocol {
         finish: () => {
           this.reject(peer, frame, wrong, detail, ERR_CODES.wrongPeer, telegram.header, since, arrivedAt);
           // A connection whose first telegram is not from our PLC is someone else's.
-          if (wrong === 'wrong-peer' && !peer.bound) this.session.dropPeer(peer, 'first telegram from another sender');
+          if (wrong === 'wrong-peer' && !peer.bound) this.peers.dropPeer(peer, 'first telegram from another sender');
         },
       };
     }
@@ -283,29 +236,27 @@ export class OsipProtocol {
       this.options.noisy.warn('codec-warning', { connection: peer.conn.id, warnings: decoded.warnings, telegram: frame }, 'telegram accepted with warnings');
     }
     this.counters.rxOk++;
-    this.session.validFrom(peer);
-    this.noteLocation(telegram);
+    this.peers.validFrom(peer);
+    noteLocation(telegram, this.name, this.options.locationReported);
 
     if (telegram.type === 'SYNQ') {
       return {
         kind: 'done',
         finish: () => {
           received('sync');
-          this.sendReply(peer, { type: 'SYNC' }, telegram, 'reply', since());
+          this.outbox.write(peer, encodeReply({ type: 'SYNC' }, telegram, this.config.replySeq, this.osip), undefined, 'reply', since());
         },
       };
     }
     if (telegram.type === 'SYNC') return { kind: 'done', finish: () => received('ignored') };
 
-    const header = telegram.header;
     const payload = frame.slice(HEADER_LENGTH);
     const window = this.config.duplicateWindowMs;
     let entry: CachedReply | undefined;
     if (window > 0) {
       const now = Date.now();
-      const i = this.cache.findIndex((c) => c.sender === header.sender && c.seq === header.seq && now - c.at <= window);
-      const cached = i >= 0 ? this.cache[i]! : undefined;
-      if (cached && cached.payload === payload) {
+      const cached = this.resends.resent(telegram, payload, now, window);
+      if (cached) {
         // Its replies are known by the time this step is answered, also when the
         // original is in the same batch: steps are answered in order.
         return {
@@ -313,84 +264,30 @@ export class OsipProtocol {
           finish: () => {
             this.counters.duplicates++;
             received('duplicate');
-            this.log.info({ seq: header.seq, type: telegram.type, replies: cached.replies.length }, 'identical resend: cached reply sent again');
-            for (const r of cached.replies) this.write(peer, r.text, r.bytes, 'cached-reply', since());
+            this.log.info({ seq: telegram.header.seq, type: telegram.type, replies: cached.replies.length }, 'identical resend: cached reply sent again');
+            for (const r of cached.replies) this.outbox.write(peer, r.text, r.bytes, 'cached-reply', since());
           },
         };
       }
-      if (cached) {
-        this.log.warn({ seq: header.seq, type: telegram.type }, 'same sequence number, different telegram: handled as new (PLC counter reset?)');
-        this.cache.splice(i, 1);
-      }
       // Remembered now, so that a resend later in this batch is recognised; the replies follow.
-      entry = { sender: header.sender, seq: header.seq, payload, at: now, replies: [] };
-      this.cache.push(entry);
-      if (this.cache.length > DUPLICATE_CACHE) this.cache.shift();
+      entry = this.resends.remember(telegram, payload, now);
     }
 
     return {
       kind: 'handle',
       telegram,
       finish: (result) => {
-        const { texts, outcome } = this.encodeReplies(telegram, result);
+        const { texts, outcome } = encodeReplies(telegram, result, this.config.replySeq, this.osip, this.log);
         this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
         const facts: EntryFacts = { ...result.facts };
         received(outcome, facts);
         for (const text of texts) {
-          if (text.slice(HEADER_LENGTH, TYPE_END) === 'ERR_' && !this.errorBucket.take()) {
-            this.counters.errorRepliesSuppressed++;
-            continue;
-          }
-          const bytes = this.write(peer, text, undefined, 'reply', { ...facts, ...since() });
+          if (text.slice(HEADER_LENGTH, TYPE_END) === 'ERR_' && !this.outbox.errorReplyAllowed()) continue;
+          const bytes = this.outbox.write(peer, text, undefined, 'reply', { ...facts, ...since() });
           entry?.replies.push({ text, bytes });
         }
       },
     };
-  }
-
-  /** The handler's verdicts, one per telegram; a throwing handler (it should not) is answered as an internal failure. */
-  private handleAll(telegrams: readonly Telegram[]): HandlingResult[] {
-    const handler = this.handler!;
-    const context = this.options.context;
-    if (telegrams.length > 1 && handler.handleBatch) {
-      try {
-        const results = handler.handleBatch(telegrams, context);
-        if (results.length !== telegrams.length) throw new Error(`${results.length} results for ${telegrams.length} telegrams`);
-        return results;
-      } catch (err) {
-        this.log.error({ err, telegrams: telegrams.length }, 'telegram handler failed');
-        return telegrams.map(internalFailure);
-      }
-    }
-    return telegrams.map((telegram) => {
-      try {
-        return handler.handle(telegram, context);
-      } catch (err) {
-        this.log.error({ err, type: telegram.type, seq: telegram.header.seq }, 'telegram handler failed');
-        return internalFailure(telegram);
-      }
-    });
-  }
-
-  /** The replies as telegram texts; one that cannot be written is a handler bug, answered as an internal failure. */
-  private encodeReplies(request: Telegram, result: HandlingResult): { texts: string[]; outcome: string } {
-    try {
-      return { texts: result.replies.map((r) => this.encodeReply(r, request)), outcome: result.outcome };
-    } catch (err) {
-      this.log.error({ err, replies: result.replies }, 'reply of the telegram handler cannot be encoded');
-      return { texts: internalFailureReplies(request).map((r) => this.encodeReply(r, request)), outcome: 'internal' };
-    }
-  }
-
-  private encodeReply(reply: ReplyInput, request: Telegram): string {
-    // ACK_ always echoes the sequence number; the others follow replySeq.
-    const header = replyHeader(request.header, reply.type === 'ACK_' ? 'echo' : this.config.replySeq, this.osip);
-    return encode({ ...reply, header } as TelegramInput, this.osip);
-  }
-
-  private sendReply(peer: Peer, reply: ReplyInput, request: Telegram, outcome: string, facts: EntryFacts): void {
-    const text = this.encodeReply(reply, request);
-    this.write(peer, text, undefined, outcome, facts);
   }
 
   private reject(
@@ -404,69 +301,12 @@ export class OsipProtocol {
     arrivedAt: number,
   ): void {
     this.counters.rxRejected[reason]++;
-    this.receivedEntry(peer, frame, reason, arrivedAt);
+    this.outbox.received(peer, frame, reason, arrivedAt);
     this.options.noisy.warn(`reject-${reason}`, { connection: peer.conn.id, reason, detail, telegram: frame }, 'telegram rejected');
     if (!address) return; // nobody to answer
-    if (!this.errorBucket.take()) {
-      this.counters.errorRepliesSuppressed++;
-      return;
-    }
+    if (!this.outbox.errorReplyAllowed()) return;
     const text = errorTelegram(code, address, this.osip, { seqRule: this.config.replySeq });
-    this.write(peer, text, undefined, 'error-reply', since());
-  }
-
-  private noteLocation(telegram: Telegram): void {
-    const reported = this.options.locationReported;
-    if (!reported) return;
-    switch (telegram.type) {
-      case 'REQ_':
-      case 'UPD_':
-      case 'UPDX':
-        if (telegram.actualLocation) reported(this.name, telegram.actualLocation, telegram.rawActualLocation);
-        return;
-      case 'LOCU':
-        if (telegram.location) reported(this.name, telegram.location, telegram.rawLocation);
-        return;
-      default:
-        return;
-    }
-  }
-
-  // ---- writing and the telegram log --------------------------------------------------
-
-  /** Writes a telegram (framed here unless `bytes` are given); returns the framed bytes. */
-  private write(peer: Peer, text: string, bytes: Buffer | undefined, outcome: string, facts?: EntryFacts): Buffer {
-    const framed = bytes ?? encodeFrame(text, this.options.frame);
-    if (peer.conn.write(framed)) {
-      this.counters.tx++;
-      this.lastTxAt = Date.now();
-      this.logTelegram('out', text, outcome, peer.conn.id, facts);
-    } else {
-      this.counters.repliesDropped++;
-      this.logTelegram('out', text, 'not-sent', peer.conn.id, facts);
-    }
-    return framed;
-  }
-
-  /** A received telegram, logged once its outcome is known, at the time it arrived. */
-  private receivedEntry(peer: Peer, frame: string, outcome: string, arrivedAt: number, facts?: EntryFacts): void {
-    this.logTelegram('in', frame, outcome, peer.conn.id, facts, arrivedAt);
-  }
-
-  private logTelegram(
-    direction: 'in' | 'out',
-    text: string,
-    outcome: string,
-    connection: number | undefined,
-    facts?: EntryFacts,
-    at: number = Date.now(),
-  ): void {
-    const entry: TelegramLogEntry = { direction, at: new Date(at).toISOString(), text, outcome, ...facts };
-    if (connection !== undefined) entry.connection = connection;
-    this.history.push(entry);
-    if (this.history.length > HISTORY) this.history.shift();
-    this.log.debug({ direction, telegram: text, outcome, connection }, 'telegram');
-    this.options.logged(entry);
+    this.outbox.write(peer, text, undefined, 'error-reply', since());
   }
 
   // ---- the host's own telegrams ----------------------------------------------------
@@ -478,27 +318,25 @@ export class OsipProtocol {
    * encoded (a programming error of the caller).
    */
   sendUnsolicited(telegram: ReplyInput): boolean {
-    const peer = this.session.active;
+    const peer = this.peers.active;
     if (!this.config.unsolicited || this.stopped || !peer?.conn.isOpen) return false;
-    const seq = this.ownSeq;
-    const text = encode({ ...telegram, header: { sender: this.osip.hostName, receiver: this.name, seq } } as TelegramInput, this.osip);
-    this.ownSeq = seq >= MAX_OWN_SEQ ? 1 : seq + 1;
-    const framed = encodeFrame(text, this.options.frame);
-    if (!peer.conn.write(framed)) return false;
-    this.counters.tx++;
-    this.lastTxAt = Date.now();
-    const barcode = 'barcode' in telegram && typeof telegram.barcode === 'string' ? { barcode: telegram.barcode } : {};
-    this.logTelegram('out', text, 'unsolicited', peer.conn.id, barcode);
-    return true;
+    return this.outbox.sendOwn(peer, telegram);
   }
 }
 
-const internalFailure = (telegram: Telegram): HandlingResult => ({ replies: internalFailureReplies(telegram), outcome: 'internal' });
-
-/** docs/plc.md "internal failure": REQ_ → RES_ without target (the PLC holds and asks again); others → ERR_ 00000099. */
-function internalFailureReplies(telegram: Telegram): ReplyInput[] {
-  if (telegram.type === 'REQ_') {
-    return [{ type: 'RES_', rawBarcode: telegram.rawBarcode, rawActualLocation: telegram.rawActualLocation, errorCode: telegram.errorCode }];
+/** A valid REQ_/UPD_/UPDX/LOCU told where a unit is: the location's listener hears of it. */
+function noteLocation(telegram: Telegram, channel: string, reported: ProtocolOptions['locationReported']): void {
+  if (!reported) return;
+  switch (telegram.type) {
+    case 'REQ_':
+    case 'UPD_':
+    case 'UPDX':
+      if (telegram.actualLocation) reported(channel, telegram.actualLocation, telegram.rawActualLocation);
+      return;
+    case 'LOCU':
+      if (telegram.location) reported(channel, telegram.location, telegram.rawLocation);
+      return;
+    default:
+      return;
   }
-  return [{ type: 'ERR_', errorCode: ERR_CODES.internal }];
 }

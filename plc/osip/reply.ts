@@ -5,7 +5,8 @@ import type { ReplyAddress } from './decode.ts';
 import { encode } from './encode.ts';
 import { OsipEncodeError } from './errors.ts';
 import { DEFAULT_OSIP_OPTIONS, type OsipOptions } from './options.ts';
-import type { HeaderInput } from './telegrams.ts';
+import type { ReplyInput } from './port.ts';
+import type { HeaderInput, Telegram, TelegramInput } from './telegrams.ts';
 
 /**
  * `plus-one`: the request's sequence number + 1 modulo 100000 (OpenWMS RES_, the
@@ -21,6 +22,13 @@ export type SeqRule = 'plus-one' | 'echo';
 export function replyHeader(request: ReplyAddress, seqRule: SeqRule, options: OsipOptions = DEFAULT_OSIP_OPTIONS): HeaderInput {
   const seq = request.seq === undefined ? 0 : seqRule === 'echo' ? request.seq : (request.seq + 1) % 100_000;
   return { sender: options.hostName, receiver: request.sender, seq };
+}
+
+/** A reply of the handler as telegram text, with its header turned around from the request's. */
+export function encodeReply(reply: ReplyInput, request: Telegram, seqRule: SeqRule, options: OsipOptions): string {
+  // ACK_ always echoes the sequence number; the others follow replySeq.
+  const header = replyHeader(request.header, reply.type === 'ACK_' ? 'echo' : seqRule, options);
+  return encode({ ...reply, header } as TelegramInput, options);
 }
 
 export interface ErrorTelegramExtras {

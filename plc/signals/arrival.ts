@@ -84,7 +84,7 @@ export class Arrival {
     const barcode = raw === undefined ? undefined : scannedBarcode(raw);
     let outcome: UnitOutcome | { outcome: string; next?: undefined; facts?: undefined };
     // The states read until now (a lock in the poll that brought the trigger) count for the decision.
-    channel.applyPending();
+    channel.changes.applyPending();
     try {
       outcome = operations.unitArrived({ coordinate: p.location }, barcode === undefined ? undefined : { barcode }, {
         ...reporter,

@@ -5,21 +5,22 @@
 // does nothing. The changes of the state points that arrive in one turn of the event loop
 // (a Modbus poll's read, an OPC UA publish's notifications) are applied together, as a
 // burst of OSIP telegrams is: one commit for the lot, each change in a savepoint of its
-// own (the adapter's stateChanges). A state point's last value is applied again when the
-// location or group it names comes to exist (created, or renamed to that name): a change
-// read before it was there changed nothing. The arrival handshake is in ./arrival.ts,
-// the heartbeat in ./heartbeat.ts.
+// own (the adapter's stateChanges; ./state-changes.ts). A state point's last value is
+// applied again when the location or group it names comes to exist (created, or renamed
+// to that name): a change read before it was there changed nothing. The arrival handshake
+// is in ./arrival.ts, the heartbeat in ./heartbeat.ts.
 
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../src/core/log.ts';
-import type { NamedPlace, PlcOperations, Reporter, SightingFailed, StateOutcome, StateReport } from '../port.ts';
+import type { NamedPlace, PlcOperations, Reporter } from '../port.ts';
 import { Arrival } from './arrival.ts';
 import type { SignalChannelConfig } from './config.ts';
 import type { DriverState, SignalDriver, SignalValue } from './driver.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { SignalLogEntry } from './log.ts';
 import { channelPoints, type ChannelPoint } from './points.ts';
-import { asBit, sameValue, stateReportOf } from './values.ts';
+import { StateChanges } from './state-changes.ts';
+import { asBit, sameValue } from './values.ts';
 
 export const SIGNAL_STATES = ['DISABLED', 'CONNECTING', 'ONLINE', 'STALE', 'OFFLINE'] as const;
 type SignalChannelState = (typeof SIGNAL_STATES)[number];
@@ -95,17 +96,8 @@ interface SignalChannelOptions {
   driver: (config: SignalChannelConfig) => Promise<SignalDriver>;
 }
 
-/** What a change of a state point came to: the adapter's outcome, or the channel's own (`out-of-range`; `failed`: nothing kept). */
-type Effect = StateOutcome | { outcome: string; location?: string | undefined };
-
-/** A state point's value waiting for the end of this turn, to be applied with the others. */
-interface PendingChange {
-  w: Watched;
-  value: SignalValue;
-}
-
 /** Per watched address: the last value and its errors. */
-interface Watched {
+export interface Watched {
   point: ChannelPoint;
   role: 'value' | 'trigger' | 'plcLife';
   address: string;
@@ -148,10 +140,8 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
   private readonly recentEntries: SignalLogEntry[] = [];
   private readonly recentErrors: SignalChannelSnapshot['errors'] = [];
   private driver: SignalDriver | undefined;
-  private operations: PlcOperations | undefined;
-  /** The state changes of this turn, applied together in the next check phase (or before an arrival's decision). */
-  private readonly pending: PendingChange[] = [];
-  private applying: NodeJS.Immediate | undefined;
+  /** The state points' changes of this turn, applied together (an arrival applies them before its decision). */
+  readonly changes: StateChanges;
   private stopNaming: (() => void) | undefined;
   private driverState: DriverState = 'connecting';
   private stale = false;
@@ -177,6 +167,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
       }
     }
     this.current = config.enabled ? 'CONNECTING' : 'DISABLED';
+    this.changes = new StateChanges({ channel: this, log: this.log, reporter: this.reporter });
   }
 
   get state(): SignalChannelState {
@@ -198,7 +189,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     const driver = await this.options.driver(this.config);
     if (this.stopped) return;
     this.driver = driver;
-    this.operations = operations;
+    this.changes.use(operations);
     this.stopNaming = operations.onNamed((place) => this.named(place));
     for (const point of this.points) {
       if (point.config.kind === 'arrival')
@@ -224,7 +215,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
     this.stopNaming?.();
     for (const heartbeat of this.heartbeats) heartbeat.stop();
     // What was read is applied, as OSIP answers what has arrived: a stop is not a crash.
-    this.applyPending();
+    this.changes.applyPending();
     await Promise.all([...this.arrivals.values()].map((a) => a.settled()));
     await this.driver?.stop();
   }
@@ -255,20 +246,7 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
       this.arrivals.get(w.point.id)!.trigger(asBit(value), before === undefined ? undefined : asBit(before));
       return;
     }
-    this.queue({ w, value });
-  }
-
-  /** A state change, applied with the others of this turn. */
-  private queue(change: PendingChange): void {
-    this.pending.push(change);
-    // What the driver reports in this turn goes together (the check phase follows the poll phase that read it).
-    this.applying ??= setImmediate(() => {
-      try {
-        this.applyPending();
-      } catch (err) {
-        this.log.error({ err }, 'signal channel: applying the changes of a poll failed');
-      }
-    });
+    this.changes.queue({ w, value });
   }
 
   /** A location or group now exists under a name: the last value of each state point naming it is applied to it. */
@@ -281,53 +259,8 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
           ? (p.kind === 'plcState' || p.kind === 'inboundLock' || p.kind === 'outboundLock') && p.location === place.location
           : p.kind === 'groupState' && p.group === place.group;
       const w = names ? this.watched.get(point.id) : undefined;
-      if (w?.value !== undefined) this.queue({ w, value: w.value });
+      if (w?.value !== undefined) this.changes.queue({ w, value: w.value });
     }
-  }
-
-  /**
-   * Applies the state changes waiting for the end of this turn, now: in one unit of work,
-   * each change in a savepoint of its own (a failing one changes nothing and undoes none
-   * of the others). Each is counted and logged on its own. An arrival calls it before its
-   * decision, so that the states read before its trigger count for it.
-   */
-  applyPending(): void {
-    if (this.applying) clearImmediate(this.applying);
-    this.applying = undefined;
-    const changes = this.pending.splice(0);
-    if (changes.length === 0 || !this.operations) return;
-    const planned = changes.map(({ w, value }): StateReport | Effect => {
-      const report = stateReportOf(w.point, value);
-      if ('why' in report) this.error(w.point.id, new Error(report.why));
-      return report;
-    });
-    const reports = planned.filter((r): r is StateReport => !('outcome' in r));
-    const done = reports.length > 0 ? this.apply(reports) : [];
-    let next = 0;
-    changes.forEach(({ w, value }, i) => {
-      const plan = planned[i]!;
-      const result = 'outcome' in plan ? plan : this.settled(w.point, value, done[next++]!);
-      this.outcome(result.outcome);
-      if (result.outcome !== 'ok' && result.outcome !== 'failed') {
-        this.log.warn({ point: w.point.id, value, outcome: result.outcome }, 'signal channel: a change changed nothing');
-      }
-      this.logged({ direction: 'in', point: w.point.id, address: w.address, value, outcome: result.outcome, location: result.location });
-    });
-  }
-
-  /** The reports through the adapter, together: one commit for the lot. */
-  private apply(reports: readonly StateReport[]): (StateOutcome | SightingFailed)[] {
-    return this.operations!.stateChanges(reports, this.reporter);
-  }
-
-  /** A change's result as the channel counts it: an internal failure is `failed` (nothing of it kept). */
-  private settled(point: ChannelPoint, value: SignalValue, result: StateOutcome | SightingFailed): Effect {
-    if (result.outcome !== 'internal') return result;
-    this.counters.effectErrors++;
-    // Without an error the batch's commit failed, which the adapter logged once.
-    if ('error' in result)
-      this.log.error({ err: result.error, point: point.id, value }, 'signal channel: a change could not be applied; nothing of it was kept');
-    return { outcome: 'failed' };
   }
 
   // ---- for the arrival handshake and the heartbeat --------------------------------------
@@ -397,27 +330,28 @@ export class SignalChannel extends EventEmitter<SignalChannelEvents> {
       counters: structuredClone(this.counters),
       driver,
       reconnects: driver.reconnects ?? 0,
-      points: this.points.map((point) => this.pointSnapshot(point)),
+      points: this.points.map((point) => pointSnapshot(point, this.watched, this.arrivals, this.heartbeats)),
       errors: [...this.recentErrors],
       recent: [...this.recentEntries],
     };
   }
+}
 
-  private pointSnapshot(point: ChannelPoint): SignalPointSnapshot {
-    const p = point.config;
-    const w = point.watched.length > 0 ? this.watched.get(point.watched[0]!.id) : undefined;
-    const heartbeat = this.heartbeats.find((h) => h.point === point);
-    const value = w ? (w.value ?? null) : (heartbeat?.lastWritten ?? null);
-    return {
-      id: point.id,
-      kind: p.kind,
-      address: w?.address ?? point.counter?.address ?? '',
-      ...('location' in p ? { location: p.location } : {}),
-      ...('group' in p ? { group: p.group } : {}),
-      value,
-      at: w?.at === undefined ? null : new Date(w.at).toISOString(),
-      errors: (w?.errors ?? 0) + (this.arrivals.get(point.id)?.errors ?? 0) + (heartbeat?.errors ?? 0),
-      lastError: w?.lastError ?? this.arrivals.get(point.id)?.lastError ?? heartbeat?.lastError ?? null,
-    };
-  }
+/** A point as the diagnostics show it: its watched address's value and the errors of its handshake or heartbeat too. */
+function pointSnapshot(point: ChannelPoint, watched: Map<string, Watched>, arrivals: Map<string, Arrival>, heartbeats: Heartbeat[]): SignalPointSnapshot {
+  const p = point.config;
+  const w = point.watched.length > 0 ? watched.get(point.watched[0]!.id) : undefined;
+  const heartbeat = heartbeats.find((h) => h.point === point);
+  const value = w ? (w.value ?? null) : (heartbeat?.lastWritten ?? null);
+  return {
+    id: point.id,
+    kind: p.kind,
+    address: w?.address ?? point.counter?.address ?? '',
+    ...('location' in p ? { location: p.location } : {}),
+    ...('group' in p ? { group: p.group } : {}),
+    value,
+    at: w?.at === undefined ? null : new Date(w.at).toISOString(),
+    errors: (w?.errors ?? 0) + (arrivals.get(point.id)?.errors ?? 0) + (heartbeat?.errors ?? 0),
+    lastError: w?.lastError ?? arrivals.get(point.id)?.lastError ?? heartbeat?.lastError ?? null,
+  };
 }

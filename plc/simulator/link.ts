@@ -100,12 +100,32 @@ export function dialTcp(options: { host: string; port: number; connectTimeoutMs?
 export class TcpListener {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** Callers of nextAccepted(), told of the next connection after `accepted` was. */
+  private readonly waiting = new Set<(link: Link) => void>();
 
   constructor(handlers: LinkHandlers, accepted: (link: Link) => void) {
     this.server = net.createServer((socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
-      accepted(new SocketLink(socket, handlers));
+      const link = new SocketLink(socket, handlers);
+      accepted(link);
+      for (const waiter of [...this.waiting]) waiter(link);
+    });
+  }
+
+  /** The next connection the appliance makes, within `timeoutMs`. */
+  nextAccepted(timeoutMs: number): Promise<Link> {
+    return new Promise((resolve, reject) => {
+      const got = (link: Link) => {
+        clearTimeout(timer);
+        this.waiting.delete(got);
+        resolve(link);
+      };
+      const timer = setTimeout(() => {
+        this.waiting.delete(got);
+        reject(new Error(`no connection from the appliance within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiting.add(got);
     });
   }
 

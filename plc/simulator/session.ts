@@ -1,26 +1,20 @@
 // The simulated PLC's link to the appliance (docs/plc.md ("The simulator")): opening it
-// (dial, listen, serial), writing telegrams with sequence numbers and framing, and
-// reading what comes back into a log that callers wait on. The conversation on top of
-// it: conversation.ts; the misbehaviour on request: simulator.ts.
+// (dial, listen, serial), writing telegrams with sequence numbers and framing (at an
+// emulated line speed: line.ts), and reading what comes back into a log that callers
+// wait on (inbox.ts). The conversation on top of it: conversation.ts; the misbehaviour
+// on request: simulator.ts.
 
-import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Conveyor } from './conveyor.ts';
-import {
-  decode,
-  DecodeError,
-  encode,
-  type OsipTime,
-  type ResTelegram,
-  type Telegram,
-  type TelegramInput,
-  type TelegramOf,
-  type TelegramType,
-} from './encoder.ts';
+import { encode, type OsipTime, type ResTelegram, type Telegram, type TelegramInput } from './encoder.ts';
 import { Deframer, frame, type FramingOptions } from './framing.ts';
+import { SimulatorInbox, type LinkInfo } from './inbox.ts';
+import { writeOnLine, type Split } from './line.ts';
 import { dialTcp, openSerial, TcpListener, type Link, type LinkHandlers, type TransportOptions } from './link.ts';
+
+export type { ReceivedTelegram } from './inbox.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -69,39 +63,6 @@ export interface SentTelegram {
   /** What was done to it, for fault injections. */
   fault?: string;
 }
-
-export interface ReceivedTelegram {
-  /** Position in the received log; see mark(). */
-  index: number;
-  link: number;
-  /** performance.now() when the frame was complete. */
-  at: number;
-  time: Date;
-  /** The frame's text without framing. */
-  text: string;
-  /** The decoded telegram; undefined when it could not be read (see error). */
-  telegram: Telegram | undefined;
-  error: string | undefined;
-}
-
-interface DroppedBytes {
-  link: number;
-  bytes: Buffer;
-  reason: string;
-}
-
-interface LinkInfo {
-  id: number;
-  description: string;
-}
-
-type SimulatorEvents = {
-  sent: [SentTelegram];
-  received: [ReceivedTelegram];
-  dropped: [DroppedBytes];
-  connected: [LinkInfo];
-  disconnected: [LinkInfo & { reason: string }];
-};
 
 export interface RequestFields {
   barcode: string | null;
@@ -154,14 +115,6 @@ export interface Heartbeat {
   stop(): void;
 }
 
-interface Waiter {
-  match(received: ReceivedTelegram): boolean;
-  resolve(received: ReceivedTelegram): void;
-  reject(err: Error): void;
-  /** A reply can satisfy one exclusive waiter (two identical REQ_ need two RES_), and any number of others. */
-  exclusive: boolean;
-}
-
 const SEQ_MODULUS = 100_000;
 
 /** A reply's sequence number answers a request's: +1 (the default, docs/plc.md) or echoed. */
@@ -169,47 +122,36 @@ export function answers(replySeq: number, requestSeq: number): boolean {
   return replySeq === requestSeq || replySeq === (requestSeq + 1) % SEQ_MODULUS;
 }
 
-/** The link, the sequence numbers, the framing and the logs of sent and received telegrams. */
-export class SimulatorSession extends EventEmitter<SimulatorEvents> {
+/** The link, the sequence numbers, the framing and the log of sent telegrams; the received ones: SimulatorInbox. */
+export class SimulatorSession extends SimulatorInbox {
   readonly name: string;
   readonly host: string;
-  readonly received: ReceivedTelegram[] = [];
   readonly sent: SentTelegram[] = [];
-  readonly dropped: DroppedBytes[] = [];
 
   protected readonly transport: TransportOptions;
-  protected readonly framing: FramingOptions;
   protected readonly length: number;
   protected readonly seqWrap: number;
   protected readonly requestTimeoutMs: number;
-  protected readonly logLimit: number;
   protected readonly conveyor: Conveyor;
   protected lineSpeed: number | undefined;
   protected nextSeqValue: number;
-  protected receivedCount = 0;
   protected sentCount = 0;
   protected current: Link | undefined;
   protected readonly links = new Set<Link>();
-  protected readonly deframers = new Map<number, Deframer>();
-  protected readonly waiters = new Set<Waiter>();
-  protected readonly byteListeners = new Set<(link: number, chunk: Buffer) => void>();
-  protected readonly linkWaiters = new Set<(link: Link) => void>();
   protected readonly heartbeats = new Set<() => void>();
   protected listener: TcpListener | undefined;
   protected silentUntil = 0;
   protected closed = false;
 
   constructor(options: SimulatorOptions) {
-    super();
+    super({ mode: 'line', ...options.framing, length: options.telegramLength ?? options.framing?.length ?? 160 }, options.logLimit ?? 10_000);
     this.transport = options.transport;
-    this.framing = { mode: 'line', ...options.framing, length: options.telegramLength ?? options.framing?.length ?? 160 };
     this.name = options.name ?? 'CNV01';
     this.host = options.host ?? 'MFC__';
     this.length = options.telegramLength ?? 160;
     this.seqWrap = options.seqWrap ?? 32_767;
     this.nextSeqValue = options.firstSeq ?? 1;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 500;
-    this.logLimit = options.logLimit ?? 10_000;
     this.conveyor = options.conveyor ?? new Conveyor();
     this.lineSpeed = options.lineSpeed;
   }
@@ -264,24 +206,9 @@ export class SimulatorSession extends EventEmitter<SimulatorEvents> {
       }
       case 'tcp-server': {
         await this.listen();
-        return this.nextAccepted(timeoutMs ?? 10_000);
+        return this.listener!.nextAccepted(timeoutMs ?? 10_000);
       }
     }
-  }
-
-  protected nextAccepted(timeoutMs: number): Promise<Link> {
-    return new Promise((resolve, reject) => {
-      const got = (link: Link) => {
-        clearTimeout(timer);
-        this.linkWaiters.delete(got);
-        resolve(link);
-      };
-      const timer = setTimeout(() => {
-        this.linkWaiters.delete(got);
-        reject(new Error(`no connection from the appliance within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.linkWaiters.add(got);
-    });
   }
 
   protected adopt(link: Link, supersede: boolean): void {
@@ -292,7 +219,6 @@ export class SimulatorSession extends EventEmitter<SimulatorEvents> {
     // Accepted connections: the newest one wins, as the appliance's own rule.
     if (supersede && old?.isOpen) void old.end();
     this.emit('connected', { id: link.id, description: link.description });
-    for (const waiter of [...this.linkWaiters]) waiter(link);
   }
 
   protected onClosed(link: Link, reason: string): void {
@@ -404,161 +330,13 @@ export class SimulatorSession extends EventEmitter<SimulatorEvents> {
     return this.writeLogged(this.requireLink(), buffer, buffer.toString('latin1'), undefined, options.fault ?? 'raw', options);
   }
 
-  protected async writeLogged(
-    link: Link,
-    bytes: Buffer,
-    text: string,
-    seq: number | undefined,
-    fault?: string,
-    split: { chunks?: number[]; delayMs?: number } = {},
-  ): Promise<SentTelegram> {
-    await this.write(link, bytes, split);
+  protected async writeLogged(link: Link, bytes: Buffer, text: string, seq: number | undefined, fault?: string, split: Split = {}): Promise<SentTelegram> {
+    await writeOnLine(link, bytes, split, () => this.lineSpeed);
     const entry: SentTelegram = { index: this.sentCount++, link: link.id, at: performance.now(), text, bytes, seq };
     if (fault) entry.fault = fault;
     this.sent.push(entry);
     if (this.sent.length > this.logLimit) this.sent.shift();
     this.emit('sent', entry);
     return entry;
-  }
-
-  protected async write(link: Link, bytes: Buffer, split: { chunks?: number[]; delayMs?: number }): Promise<void> {
-    const pieces: Buffer[] = [];
-    let at = 0;
-    for (const size of split.chunks ?? []) {
-      if (at >= bytes.length) break;
-      pieces.push(bytes.subarray(at, at + size));
-      at += size;
-    }
-    if (at < bytes.length || pieces.length === 0) pieces.push(bytes.subarray(at));
-    const delayMs = split.delayMs ?? (pieces.length > 1 ? 5 : 0);
-    for (let i = 0; i < pieces.length; i++) {
-      if (i > 0 && delayMs > 0) await sleep(delayMs);
-      await this.paced(link, pieces[i]!);
-    }
-  }
-
-  /**
-   * With an emulated line speed, writes in small pieces, each released when the line
-   * would have finished carrying it: the peer sees the bytes no earlier than on a real
-   * line, and the write resolves when the last byte is "on the other side".
-   */
-  protected async paced(link: Link, bytes: Buffer): Promise<void> {
-    const speed = this.lineSpeed;
-    if (!speed) return link.write(bytes);
-    const msPerByte = 10_000 / speed;
-    const start = performance.now();
-    for (let at = 0; at < bytes.length; at += 16) {
-      const piece = bytes.subarray(at, at + 16);
-      const due = start + (at + piece.length) * msPerByte - performance.now();
-      if (due > 0) await sleep(due);
-      await link.write(piece);
-    }
-  }
-
-  // ---- receiving -------------------------------------------------------------
-
-  protected onData(link: Link, chunk: Buffer): void {
-    for (const listener of [...this.byteListeners]) listener(link.id, chunk);
-    const deframer = this.deframers.get(link.id);
-    if (!deframer) return;
-    for (const event of deframer.push(chunk)) {
-      if (event.kind === 'dropped') {
-        const dropped = { link: link.id, bytes: event.bytes, reason: event.reason };
-        this.dropped.push(dropped);
-        if (this.dropped.length > this.logLimit) this.dropped.shift();
-        this.emit('dropped', dropped);
-        continue;
-      }
-      const text = event.bytes.toString('latin1');
-      let telegram: Telegram | undefined;
-      let error: string | undefined;
-      try {
-        telegram = decode(text, { sync: this.framing.sync });
-      } catch (err) {
-        if (!(err instanceof DecodeError)) throw err;
-        error = err.message;
-      }
-      this.record({ index: this.receivedCount++, link: link.id, at: performance.now(), time: new Date(), text, telegram, error });
-    }
-  }
-
-  protected record(received: ReceivedTelegram): void {
-    this.received.push(received);
-    if (this.received.length > this.logLimit) this.received.shift();
-    let exclusiveTaken = false;
-    for (const waiter of [...this.waiters]) {
-      if (waiter.exclusive && exclusiveTaken) continue;
-      if (!waiter.match(received)) continue;
-      if (waiter.exclusive) exclusiveTaken = true;
-      waiter.resolve(received);
-    }
-    this.emit('received', received);
-  }
-
-  /** The index the next received telegram gets: pass it as `since` to expect() to include replies that already arrived. */
-  mark(): number {
-    return this.receivedCount;
-  }
-
-  /** Received telegrams of one type, oldest first. */
-  receivedOf<T extends TelegramType>(type: T): TelegramOf<T>[] {
-    return this.received.flatMap((r) => (r.telegram?.type === type ? [r.telegram as TelegramOf<T>] : []));
-  }
-
-  protected wait(
-    match: (received: ReceivedTelegram) => boolean,
-    timeoutMs: number,
-    what: string,
-    options: { exclusive?: boolean; since?: number } = {},
-  ): Promise<ReceivedTelegram> {
-    if (options.since !== undefined) {
-      const earlier = this.received.find((r) => r.index >= options.since! && match(r));
-      if (earlier) return Promise.resolve(earlier);
-    }
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        match,
-        exclusive: options.exclusive ?? false,
-        resolve: (r) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(r);
-        },
-        reject: (err) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          reject(err);
-        },
-      };
-      const timer = setTimeout(() => waiter.reject(new Error(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
-      this.waiters.add(waiter);
-    });
-  }
-
-  /** The next telegram of a type (that the predicate accepts) within the timeout; rejects otherwise. */
-  async expect<T extends TelegramType>(
-    type: T,
-    predicate: (telegram: TelegramOf<T>) => boolean = () => true,
-    timeoutMs = 1000,
-    options: { since?: number } = {},
-  ): Promise<TelegramOf<T>> {
-    const received = await this.wait((r) => r.telegram?.type === type && predicate(r.telegram as TelegramOf<T>), timeoutMs, type, options);
-    return received.telegram as TelegramOf<T>;
-  }
-
-  /** Resolves when nothing at all (no byte) arrives for `ms`; rejects with what came. */
-  expectSilence(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const listener = (link: number, chunk: Buffer) => {
-        clearTimeout(timer);
-        this.byteListeners.delete(listener);
-        reject(new Error(`expected silence, link ${link} received ${JSON.stringify(chunk.toString('latin1'))}`));
-      };
-      const timer = setTimeout(() => {
-        this.byteListeners.delete(listener);
-        resolve();
-      }, ms);
-      this.byteListeners.add(listener);
-    });
   }
 }

@@ -1,4 +1,3 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { EventBus } from '../core/events.ts';
 import type { EventLog } from '../core/event-log.ts';
 import type { Logger } from '../core/log.ts';
@@ -7,20 +6,19 @@ import type { FederationConfig } from './config.ts';
 import { Exporter } from './exporter.ts';
 import { siteNames, type SiteNames } from './names.ts';
 import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from './nats.ts';
+import { ConnectionWork, RETRY_MS } from './connection-work.ts';
 import type { CommandRunner } from './runner.ts';
 import type { FederationStore } from './store.ts';
-import { ensureStreams } from './streams.ts';
 
 // The hub link of a hall (docs/federation.md): one NATS connection to the leaf node
 // beside the box, the export of the event log over it, and the hub's commands from it.
 // It never holds up the appliance: start() returns at once, the connection is made and
 // kept in the background (for ever: a hall runs on while the office is away), and
-// whatever fails is retried after a pause and shown in the status.
+// whatever fails is retried after a pause and shown in the status. What is done over
+// each connection (the streams, the export, the commands) is connection-work.ts; here
+// are the connections one after the other, their state, and the pauses between tries.
 
 type LinkState = 'DISABLED' | 'CONNECTING' | 'CONNECTED' | 'DISCONNECTED' | 'STOPPED';
-
-/** Pause after a failure of the export or the commands loop before it tries again. */
-const RETRY_MS = 2000;
 
 interface LinkDeps {
   config: FederationConfig;
@@ -46,7 +44,8 @@ export class HubLink {
   private main: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private readonly pauses = new Set<() => void>();
-  private commandStop: (() => void) | undefined;
+  /** The work over the current connection. */
+  private work: ConnectionWork | undefined;
   private reconnects = 0;
 
   constructor(site: string, deps: LinkDeps) {
@@ -57,8 +56,8 @@ export class HubLink {
 
   start(): void {
     // What was committed before the link started waits for it (the status shows it at once).
-    this.exporter.committed(this.deps.newestCommitted());
-    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.delivered(event));
+    this.exporter.feed.committed(this.deps.newestCommitted());
+    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.feed.delivered(event));
     this.main = this.runConnections();
   }
 
@@ -66,7 +65,7 @@ export class HubLink {
     this.stopped = true;
     this.unsubscribe?.();
     this.exporter.stop();
-    this.commandStop?.();
+    this.work?.stopCommands();
     for (const resume of this.pauses) resume();
     // Publishes still unanswered are left to the next start: it reads the stream's tail.
     await this.nc?.close().catch(() => undefined);
@@ -115,7 +114,18 @@ export class HubLink {
     while (!this.stopped) {
       const nc = await this.connect(lib);
       if (!nc) return;
-      const loops = this.runOn(lib, nc);
+      this.work = new ConnectionWork(
+        lib,
+        nc,
+        { ...this.deps, names: this.names, exporter: this.exporter },
+        {
+          stopped: () => this.stopped,
+          connected: () => this.state === 'CONNECTED',
+          failed: (what, err) => this.failed(what, err),
+          pause: () => this.pause(),
+        },
+      );
+      const loops = this.work.run();
       const closed = await nc.closed();
       if (this.stopped) {
         await loops;
@@ -123,7 +133,7 @@ export class HubLink {
       }
       this.state = 'DISCONNECTED';
       this.failed('the NATS connection closed; a new one is made', closed ?? new Error('closed'));
-      this.commandStop?.();
+      this.work.stopCommands();
       await loops;
       await this.pause();
     }
@@ -150,101 +160,6 @@ export class HubLink {
     return undefined;
   }
 
-  /** The export and the commands over one connection; ends when it closes or the link stops. */
-  private async runOn(lib: NatsLibraries, nc: NatsConnection): Promise<void> {
-    const { config } = this.deps;
-    const jsOptions = config.domain !== undefined ? { domain: config.domain } : {};
-    const js = lib.js.jetstream(nc, jsOptions);
-    const live = () => !this.stopped && !nc.isClosed();
-    // JetStream and the streams first: neither loop can work without them.
-    let jsm: JetStreamManager | undefined;
-    while (live() && !jsm) {
-      try {
-        const manager = await lib.js.jetstreamManager(nc, jsOptions);
-        await this.ensureStreams(lib, manager);
-        jsm = manager;
-      } catch (err) {
-        this.failed('JetStream is not available or the streams cannot be created', err);
-        await this.pause();
-      }
-    }
-    if (!jsm) return;
-    // The largest message the server takes (1 MB unless it says otherwise).
-    const maxPayload = () => nc.info?.max_payload ?? 1024 * 1024;
-    await Promise.all([this.exportLoop(lib, nc, js, jsm, live, maxPayload), config.commands ? this.commandLoop(lib, js, jsm, live) : undefined]);
-  }
-
-  private async ensureStreams(lib: NatsLibraries, jsm: JetStreamManager): Promise<void> {
-    const created = await ensureStreams(lib.js, jsm, this.names, this.deps.config);
-    if (created.length > 0) this.deps.log.info({ created }, 'hub link: streams created');
-  }
-
-  /** True for the errors of a stream or consumer that is not there (deleted by someone, a wiped store). */
-  private missing(lib: NatsLibraries, err: unknown): boolean {
-    const { JetStreamApiError, JetStreamApiCodes } = lib.js;
-    return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
-  }
-
-  private async exportLoop(
-    lib: NatsLibraries,
-    nc: NatsConnection,
-    js: JetStreamClient,
-    jsm: JetStreamManager,
-    live: () => boolean,
-    maxPayload: () => number,
-  ): Promise<void> {
-    while (live()) {
-      // Nothing is asked of the server while the client is away: a request made then is
-      // not answered after the reconnect, and would hold the export up to its timeout.
-      while (this.state !== 'CONNECTED' && live()) await this.pause();
-      if (!live()) break;
-      try {
-        await this.exporter.resync(jsm);
-        await this.exporter.run(js, nc, lib.nats.headers, () => this.state === 'CONNECTED' && live(), maxPayload());
-      } catch (err) {
-        if (!live()) break;
-        this.failed("export stopped; it goes on after the stream's last event", err);
-        if (this.missing(lib, err)) await this.ensureStreams(lib, jsm).catch((e: unknown) => this.failed('the streams cannot be created', e));
-        await this.pause();
-      }
-    }
-  }
-
-  private async commandLoop(lib: NatsLibraries, js: JetStreamClient, jsm: JetStreamManager, live: () => boolean): Promise<void> {
-    while (live()) {
-      try {
-        const consumer = await js.consumers.get(this.names.commandStream, this.names.consumer);
-        // A consumer or stream deleted under it ends the loop (instead of waiting silently): both are made again.
-        const messages = await consumer.consume({ max_messages: 4, abort_on_missing_resource: true });
-        this.commandStop = () => void messages.close();
-        for await (const m of messages) {
-          const kind = m.subject.startsWith(this.names.commandPrefix) ? m.subject.slice(this.names.commandPrefix.length) : m.subject;
-          try {
-            this.deps.runner.handle(kind, m.data, m.seq);
-          } catch (err) {
-            // The command could not be run or answered (the database is in trouble): it comes
-            // again in a while; the consumer lets one command out at a time, so none overtakes it.
-            this.failed(`command ${m.seq} could not be answered; it comes again`, err);
-            m.nak(RETRY_MS);
-            continue;
-          }
-          m.ack();
-          if (!live()) break;
-          // A burst of commands gives way to telegrams between commands.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        if (live()) throw new Error('the commands consumer ended');
-      } catch (err) {
-        if (!live()) break;
-        this.failed('taking commands stopped; it starts again', err);
-        if (this.missing(lib, err) || /consumer|stream/i.test((err as Error)?.message ?? '')) {
-          await this.ensureStreams(lib, jsm).catch((e: unknown) => this.failed('the commands stream cannot be created', e));
-        }
-        await this.pause();
-      }
-    }
-  }
-
   private async watch(nc: NatsConnection): Promise<void> {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect') {
@@ -255,7 +170,7 @@ export class HubLink {
         this.connected(nc);
         // The loops waiting out a failure go on at once.
         for (const resume of [...this.pauses]) resume();
-        this.exporter.wake();
+        this.exporter.feed.wake();
       } else if (s.type === 'error') {
         // What the server said, shown while it lasts (a login refused at every reconnect:
         // logged once, not every second).

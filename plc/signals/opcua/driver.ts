@@ -3,6 +3,8 @@
 // polled), reads and writes by node id. Loaded only when an OPC UA channel is configured
 // (the channel imports this module on demand), so sites without one never load node-opcua.
 //
+// The watched points, their monitored items and their changes: points.ts.
+//
 // Connection: node-opcua's own reconnection (connection strategy, session re-activation
 // or re-creation, subscriptions and monitored items re-created on the server) carries a
 // lost connection through; our loop only makes the first connection and starts over if
@@ -17,22 +19,18 @@ import {
   MessageSecurityMode,
   OPCUAClient,
   SecurityPolicy,
-  StatusCodes,
-  TimestampsToReturn,
   UserTokenType,
-  resolveNodeId,
   setErrorLogger,
   setWarningLogger,
   type ClientSession,
   type ClientSubscription,
   type DataType,
-  type DataValue,
   type NodeId,
-  type StatusCode,
   type UserIdentityInfo,
 } from 'node-opcua-client';
 import type { Logger } from '../../../src/core/log.ts';
 import type { DriverHandlers, DriverState, SignalDriver, SignalKind, SignalValue, WatchedPoint } from '../driver.ts';
+import { parseNodeId, statusError, WatchedPoints } from './points.ts';
 import { signalValue, variantValue } from './values.ts';
 import { subscriptionRequest } from './subscription.ts';
 
@@ -105,24 +103,13 @@ function opcuaPkiDir(dataDir: string): string {
   return path.join(dataDir, 'opcua-pki');
 }
 
-/** A node id with the status a server answered for it, as an error a commissioning engineer can act on. */
-function statusError(what: string, status: StatusCode): Error {
-  return new Error(`${what}: ${status.name}${status.description ? ` (${status.description})` : ''}`);
-}
-
-interface Monitored {
-  address: string;
-  nodeId: NodeId;
-  points: WatchedPoint[];
-}
-
 class OpcuaDriver implements SignalDriver {
   readonly #config: OpcuaDriverConfig;
   readonly #log: Logger;
   readonly #dataDir: string;
   readonly #policy: SecurityPolicy;
   readonly #backoffMs: readonly number[];
-  #points: WatchedPoint[] = [];
+  readonly #watched: WatchedPoints;
   #handlers?: DriverHandlers;
   #client?: OPCUAClient;
   #session?: ClientSession;
@@ -142,15 +129,17 @@ class OpcuaDriver implements SignalDriver {
     this.#log = ctx.log.child({ channel: config.name, protocol: 'opcua' });
     this.#policy = securityPolicy(config);
     this.#backoffMs = ctx.backoffMs?.length ? ctx.backoffMs : RETRY_MS;
+    this.#watched = new WatchedPoints(config, this.#log, this.#counts);
     routeLibraryLog(ctx.log);
   }
 
   watch(points: readonly WatchedPoint[]): void {
-    this.#points = [...points];
+    this.#watched.watch(points);
   }
 
   async start(handlers: DriverHandlers): Promise<void> {
     this.#handlers = handlers;
+    this.#watched.use(handlers);
     this.#stopped = false;
     this.#setState('connecting');
     void this.#connectLoop();
@@ -224,24 +213,8 @@ class OpcuaDriver implements SignalDriver {
   }
 
   async #connect(): Promise<void> {
-    const { name, endpoint, samplingMs } = this.#config;
-    const client = OPCUAClient.create({
-      // One name for every channel: they share the certificate in the PKI folder, and a
-      // server checks that the application's URI (made from this name) is the certificate's.
-      applicationName: 'wms',
-      clientName: name,
-      securityMode: MessageSecurityMode[this.#config.securityMode],
-      securityPolicy: this.#policy,
-      endpointMustExist: false,
-      keepSessionAlive: true,
-      requestedSessionTimeout: 60_000,
-      // Infinite retries: a conveyor PLC that reboots comes back; the backoff caps at the last wait.
-      connectionStrategy: { initialDelay: this.#backoffMs[0]!, maxDelay: this.#backoffMs.at(-1)!, maxRetry: -1 },
-      clientCertificateManager: new OPCUACertificateManager({
-        rootFolder: opcuaPkiDir(this.#dataDir),
-        automaticallyAcceptUnknownCertificate: this.#config.acceptUnknownServerCertificate ?? true,
-      }),
-    });
+    const { endpoint, samplingMs } = this.#config;
+    const client = createClient(this.#config, this.#policy, this.#backoffMs, this.#dataDir);
     this.#client = client;
     client.on('backoff', (count: number) => {
       if (client !== this.#client || this.#stopped) return;
@@ -267,84 +240,16 @@ class OpcuaDriver implements SignalDriver {
     await client.connect(endpoint);
     const session = await client.createSession(this.#identity());
     this.#session = session;
-    const monitored = await this.#resolvePoints(session);
+    const monitored = await this.#watched.resolve(session);
     if (monitored.length > 0) {
       const subscription = await session.createSubscription2(subscriptionRequest(samplingMs));
       this.#subscription = subscription;
-      const group = await subscription.monitorItems(
-        monitored.map((m) => ({ nodeId: m.nodeId, attributeId: AttributeIds.Value })),
-        // A queue, not just the latest value: a trigger that pulses between two publishes still arrives as a rise and a fall.
-        { samplingInterval: samplingMs, discardOldest: true, queueSize: 10 },
-        TimestampsToReturn.Neither,
-      );
-      group.on('changed', (_item, dataValue: DataValue, index: number) => this.#notified(monitored[index], dataValue));
-      group.on('err', (message: string) => {
-        this.#counts.errors++;
-        this.#handlers?.onError(undefined, new Error(`OPC UA subscription of ${name}: ${message}`));
-      });
+      await this.#watched.monitor(subscription, monitored);
     }
     // Online again after the library gave a connection up and we started over.
     if (this.#everOnline) this.#counts.reconnects++;
     this.#everOnline = true;
     this.#setState('online');
-  }
-
-  /**
-   * The watched points' node ids, checked once against the server: a node id that is
-   * malformed, unknown or not a variable is reported for its point (the channel shows it
-   * at start) and left out, and the other points are watched.
-   */
-  async #resolvePoints(session: ClientSession): Promise<Monitored[]> {
-    const byAddress = new Map<string, Monitored>();
-    for (const point of this.#points) {
-      const known = byAddress.get(point.address);
-      if (known) {
-        known.points.push(point);
-        continue;
-      }
-      try {
-        byAddress.set(point.address, { address: point.address, nodeId: parseNodeId(point.address), points: [point] });
-      } catch (err) {
-        this.#pointError(point, err as Error);
-      }
-    }
-    const candidates = [...byAddress.values()];
-    if (candidates.length === 0) return [];
-    const answers = await session.read(candidates.map((m) => ({ nodeId: m.nodeId, attributeId: AttributeIds.DataType })));
-    return candidates.filter((m, i) => {
-      const status = answers[i]!.statusCode;
-      if (status.isGood()) return true;
-      const reason = status === StatusCodes.BadAttributeIdInvalid ? 'not a variable' : status.name;
-      for (const point of m.points) {
-        this.#pointError(point, statusError(`OPC UA node ${m.address} of point ${point.id} on ${this.#config.endpoint}`, status), reason);
-      }
-      return false;
-    });
-  }
-
-  #notified(monitored: Monitored | undefined, dataValue: DataValue): void {
-    if (!monitored) return;
-    this.#counts.notifications++;
-    for (const point of monitored.points) {
-      if (!dataValue.statusCode.isGood()) {
-        this.#pointError(point, statusError(`OPC UA node ${monitored.address} of point ${point.id}`, dataValue.statusCode));
-        continue;
-      }
-      let value: SignalValue;
-      try {
-        value = signalValue(dataValue.value.value, point.kind, monitored.address);
-      } catch (err) {
-        this.#pointError(point, err as Error);
-        continue;
-      }
-      this.#handlers?.onValue(point.id, value);
-    }
-  }
-
-  #pointError(point: WatchedPoint, err: Error, reason?: string): void {
-    this.#counts.errors++;
-    this.#log.warn({ point: point.id, address: point.address, reason: reason ?? err.message }, 'OPC UA point failed');
-    this.#handlers?.onError(point.id, err);
   }
 
   /** The variable's data type (built-in), asked once per address. */
@@ -405,6 +310,27 @@ class OpcuaDriver implements SignalDriver {
   }
 }
 
+/** The client of a channel, which node-opcua reconnects by itself (its connection strategy). */
+function createClient(config: OpcuaDriverConfig, policy: SecurityPolicy, backoffMs: readonly number[], dataDir: string): OPCUAClient {
+  return OPCUAClient.create({
+    // One name for every channel: they share the certificate in the PKI folder, and a
+    // server checks that the application's URI (made from this name) is the certificate's.
+    applicationName: 'wms',
+    clientName: config.name,
+    securityMode: MessageSecurityMode[config.securityMode],
+    securityPolicy: policy,
+    endpointMustExist: false,
+    keepSessionAlive: true,
+    requestedSessionTimeout: 60_000,
+    // Infinite retries: a conveyor PLC that reboots comes back; the backoff caps at the last wait.
+    connectionStrategy: { initialDelay: backoffMs[0]!, maxDelay: backoffMs.at(-1)!, maxRetry: -1 },
+    clientCertificateManager: new OPCUACertificateManager({
+      rootFolder: opcuaPkiDir(dataDir),
+      automaticallyAcceptUnknownCertificate: config.acceptUnknownServerCertificate ?? true,
+    }),
+  });
+}
+
 /** The security policy of a channel; a wrong name is a configuration error, thrown at creation. */
 export function securityPolicy(config: Pick<OpcuaDriverConfig, 'name' | 'securityMode' | 'securityPolicy'>): SecurityPolicy {
   if (config.securityMode === 'None') return SecurityPolicy.None;
@@ -412,14 +338,6 @@ export function securityPolicy(config: Pick<OpcuaDriverConfig, 'name' | 'securit
   const policy = (SecurityPolicy as unknown as Record<string, SecurityPolicy>)[name];
   if (!policy || policy === SecurityPolicy.None) throw new Error(`OPC UA channel ${config.name}: unknown security policy ${name}`);
   return policy;
-}
-
-function parseNodeId(address: string): NodeId {
-  try {
-    return resolveNodeId(address);
-  } catch {
-    throw new Error(`OPC UA node id ${JSON.stringify(address)} is malformed (expected e.g. ns=3;s=Conv.C1.Error or ns=2;i=1001)`);
-  }
 }
 
 async function bounded(step: Promise<unknown>): Promise<void> {
