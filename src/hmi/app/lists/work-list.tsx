@@ -50,6 +50,21 @@ export function useLiveList<T extends Versioned>(list: LiveList<T>, events: read
   }, [list]);
 }
 
+/**
+ * How a record's state shows on its card (styles/tones.css): the card's edge and
+ * ground, the state chip's fill or frame. Movements and tasks name the same look alike.
+ */
+const LOOKS: Readonly<Record<string, { card: string; chip: string }>> = {
+  ACTIVE: { card: ' edge-accent', chip: ' fill-accent' },
+  PAUSED: { card: ' edge-minor', chip: ' fill-minor' },
+  DONE: { card: ' edge-ok settled', chip: ' frame-ok' },
+  FINISHED: { card: ' edge-ok settled', chip: ' frame-ok' },
+  CANCELLED: { card: ' settled', chip: '' },
+};
+
+/** The classes of a work card and of its state chip, each with a leading space when there are any. */
+export const workLook = (state: string) => LOOKS[state] ?? { card: '', chip: '' };
+
 export function workOutcome<T extends Versioned>(list: LiveList<T>, toast: Signal<Toast | undefined>): WorkOutcome<T> {
   return {
     done: (item, message) => {
@@ -85,7 +100,7 @@ export function WorkList<T extends Versioned>({
       ) : shown.length === 0 && list.next.value === undefined ? (
         <p class="empty work-none">{none}</p>
       ) : (
-        <ul class="work-list" aria-labelledby={labelledBy} aria-busy={list.busy.value}>
+        <ul class="plain-list work-list" aria-labelledby={labelledBy} aria-busy={list.busy.value}>
           {shown.map(card)}
         </ul>
       )}

@@ -39,7 +39,7 @@ export default function AlarmsScreen({ rest }: ScreenProps) {
             </nav>
             <button type="button" class="tool sound" aria-pressed={soundOn.value} onClick={() => setSound(!soundOn.value)}>
               <Icon name={soundOn.value ? 'soundOn' : 'soundOff'} />
-              <span>{t(soundOn.value ? 'alarms.soundOn' : 'alarms.soundOff')}</span>
+              <span class="tool-label">{t(soundOn.value ? 'alarms.soundOn' : 'alarms.soundOff')}</span>
             </button>
           </>
         )}
@@ -67,16 +67,16 @@ function OpenAlarms({ onOutcome }: { onOutcome: Outcome }) {
           {t('alarms.none')}
         </p>
       ) : (
-        <ul class="alarm-list" aria-labelledby="alarms-title">
+        <ul class="plain-list alarm-list" aria-labelledby="alarms-title">
           {shown.map((a) => (
             <AlarmCard key={a.id} alarm={a} onOutcome={onOutcome} />
           ))}
         </ul>
       )}
       {shelved.length > 0 && !wallboard.value && (
-        <details class="shelved">
+        <details class="disclosure shelved">
           <summary>{t('alarms.shelvedGroup', { n: shelved.length })}</summary>
-          <ul class="alarm-list">
+          <ul class="plain-list alarm-list">
             {shelved.map((a) => (
               <AlarmCard key={a.id} alarm={a} onOutcome={onOutcome} />
             ))}
@@ -147,7 +147,7 @@ function Journal() {
       {items.value.length === 0 ? (
         <p class="empty">{t('alarms.journalNone')}</p>
       ) : (
-        <ul class="alarm-list journal" aria-label={t('alarms.journal')}>
+        <ul class="plain-list alarm-list journal" aria-label={t('alarms.journal')}>
           {items.value.map((a) => (
             <AlarmCard key={a.id} alarm={a} onOutcome={() => {}} />
           ))}

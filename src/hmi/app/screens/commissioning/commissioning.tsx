@@ -188,7 +188,7 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
           <>
             <GroupsPanel groups={groups} names={names.value} />
             {can('locations:write') && !wallboard.value && (
-              <section class="cm-panel" aria-labelledby="cm-locations-title">
+              <section class="card cm-panel" aria-labelledby="cm-locations-title">
                 <h2 id="cm-locations-title">{t('commissioning.locations.title')}</h2>
                 <BulkLocations names={names.value} />
                 <NewLocation names={names.value} />

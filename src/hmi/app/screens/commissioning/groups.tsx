@@ -15,14 +15,14 @@ import type { LocationGroup } from './topology.ts';
 export function GroupsPanel({ groups, names }: { groups: PagedList<LocationGroup>; names: readonly string[] }) {
   const list = groups.items.value;
   return (
-    <section class="cm-panel" aria-labelledby="cm-groups-title">
+    <section class="card cm-panel" aria-labelledby="cm-groups-title">
       <h2 id="cm-groups-title">{t('commissioning.groups.title')}</h2>
       {can('location-groups:write') && !wallboard.value && <NewGroup names={names} onCreated={() => void groups.reload()} />}
       {groups.error.value !== undefined && <Failure error={groups.error.value} retry={() => void groups.reload()} />}
       {list === undefined ? (
         <p class="empty">{t('screen.loading')}</p>
       ) : (
-        <ul class="cm-list" aria-labelledby="cm-groups-title">
+        <ul class="plain-list cm-list" aria-labelledby="cm-groups-title">
           {list.map((g) => (
             <li key={g.pKey} data-group={g.name}>
               <strong>{g.name}</strong>

@@ -27,7 +27,7 @@ export function RoutesPanel({ routes, chosen, hops }: RoutesPanelProps) {
   const list = routes.items.value;
   const route = list?.find((r) => r.key === chosen.value);
   return (
-    <section class="cm-panel" aria-labelledby="cm-routes-title">
+    <section class="card cm-panel" aria-labelledby="cm-routes-title">
       <h2 id="cm-routes-title">{t('commissioning.routes.title')}</h2>
       {routes.error.value !== undefined && <Failure error={routes.error.value} retry={() => void routes.reload()} />}
       {list === undefined ? (
@@ -35,7 +35,7 @@ export function RoutesPanel({ routes, chosen, hops }: RoutesPanelProps) {
       ) : list.length === 0 ? (
         <p class="empty">{t('commissioning.routes.none')}</p>
       ) : (
-        <ul class="cm-list cm-routes" aria-labelledby="cm-routes-title">
+        <ul class="plain-list cm-list cm-routes" aria-labelledby="cm-routes-title">
           {list.map((r) => (
             <RouteRow
               key={r.key}
@@ -80,7 +80,9 @@ function RouteRow({ route, chosen, writer, onChoose }: { route: RouteInfo; chose
       <span class="cm-ends">
         {source ?? t('commissioning.routes.anywhere')} → {routeTarget(route)}
       </span>
-      <span class={`state-chip ${route.enabled ? 'active' : ''}`}>{t(route.enabled ? 'commissioning.routes.enabled' : 'commissioning.routes.disabled')}</span>
+      <span class={`chip state-chip${route.enabled ? ' frame-text' : ''}`}>
+        {t(route.enabled ? 'commissioning.routes.enabled' : 'commissioning.routes.disabled')}
+      </span>
       {writer && (
         <button type="button" disabled={busy.value} onClick={() => void toggle()}>
           {t(route.enabled ? 'commissioning.routes.disable' : 'commissioning.routes.enable')}
@@ -118,7 +120,7 @@ function RouteHops({ route, hops, writer }: { route: RouteInfo; hops: Signal<Hop
       ) : list.length === 0 ? (
         <p class="empty">{t('commissioning.hops.none')}</p>
       ) : (
-        <ol class="cm-list">
+        <ol class="plain-list cm-list">
           {list.map((h, i) => {
             const alternative = seen.has(h.source);
             seen.add(h.source);

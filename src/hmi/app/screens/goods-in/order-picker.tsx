@@ -7,7 +7,7 @@ import { Icon } from '../../icons.tsx';
 import { subscribe } from '../../live.ts';
 import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
-import { ORDER_EVENTS, openBusy, openError, openNext, openOrders, orderById, pKeyOfEvent, readOpenOrders, refreshOpenOrder } from './orders.ts';
+import { ORDER_EVENTS, openBusy, openError, openNext, openOrders, orderById, pKeyOfEvent, readOpenOrders, refreshOpenOrder, stateChip } from './orders.ts';
 
 // Choosing the receiving order: scan (or type) its number from the delivery note, or
 // pick it from the open orders, which follow the live events (a new order appears, a
@@ -59,7 +59,7 @@ export function OrderPicker() {
           <p class="muted gi-hint" id="gi-order-hint">
             {t('goodsIn.orderHint')}
           </p>
-          <div class="gi-scan-row">
+          <div class="field-row">
             <input
               id="gi-order"
               ref={field}
@@ -95,12 +95,12 @@ export function OrderPicker() {
         ) : list.length === 0 && !openNext.value ? (
           <p class="empty">{t('goodsIn.noOpenOrders')}</p>
         ) : (
-          <ul class="gi-orders">
+          <ul class="plain-list gi-orders">
             {list.map((o) => (
               <li key={o.pKey}>
                 <a class="gi-order-link card" href={hrefOf('goods-in', encodeURIComponent(o.pKey))} data-order={o.orderId}>
                   <strong>{o.orderId}</strong>
-                  <span class={`gi-state state-${o.state}`}>{t(`goodsIn.state.${o.state}`)}</span>
+                  <span class={stateChip(o.state)}>{t(`goodsIn.state.${o.state}`)}</span>
                   <span class="muted">{plural('goodsIn.positionsCount', o.positions.length)}</span>
                   <time class="muted" dateTime={o.createDt}>
                     {formatTime(o.createDt)}

@@ -20,6 +20,9 @@ export const ORDER_EVENTS = ['receivingOrder.created', 'receivingOrder.captured'
 
 export const isOpen = (o: ReceivingOrder): boolean => o.state === 'CREATED' || o.state === 'PROCESSING';
 
+/** The chip of an order's or a position's state (styles/tones.css): processed filled, cancelled out of the way. */
+export const stateChip = (state: string): string => `chip gi-state${state === 'PROCESSED' ? ' fill-ok' : state === 'CANCELED' ? ' quiet' : ''}`;
+
 export const pKeyOfEvent = (event: LiveEvent<(typeof ORDER_EVENTS)[number]>): string => event.data.pKey;
 
 export const orderById = async (orderId: string): Promise<ReceivingOrder> => (await get<ReceivingOrder>('/v1/receiving-orders', { orderId })).body;

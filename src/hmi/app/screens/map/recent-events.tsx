@@ -87,7 +87,7 @@ export function RecentEvents({ id, version }: { id: string; version: unknown }) 
   if (!events.value) return <p class="muted">{t('screen.loading')}</p>;
   if (events.value.length === 0) return <p class="muted">{t('map.noEvents')}</p>;
   return (
-    <ol class="map-events">
+    <ol class="plain-list map-events">
       {events.value.map((e) => (
         <li key={e.id} data-type={e.type}>
           <time dateTime={e.at}>{formatTime(e.at)}</time>

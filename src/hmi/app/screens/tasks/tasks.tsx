@@ -35,7 +35,7 @@ export default function TasksScreen(_: ScreenProps) {
         <h1 id="tasks-title">{t('tasks.title')}</h1>
       </div>
       {!wallboard.value && (
-        <form class="work-filter" role="search" aria-label={t('tasks.filter')} onSubmit={(e) => e.preventDefault()}>
+        <form class="framed work-filter" role="search" aria-label={t('tasks.filter')} onSubmit={(e) => e.preventDefault()}>
           <div class="work-field">
             <label for="task-state">{t('tasks.state')}</label>
             <select id="task-state" value={f.state} onChange={(e) => (filter.value = { ...f, state: e.currentTarget.value as StateChoice })}>
