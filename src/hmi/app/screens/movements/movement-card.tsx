@@ -8,7 +8,7 @@ import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { Confirm } from '../../confirm.tsx';
 import { isOpen, targetIsLocation, type Movement } from './movement.ts';
-import { useRefocus, workLook, type WorkOutcome } from '../../lists/work-list.tsx';
+import { useRefocus, workLook, type WorkOutcome } from '../../work-card.ts';
 
 // One movement: which unit, from where to where, its state and dates; and, for users
 // with movements:write, what can be done with it in its state: activate (INACTIVE) or

@@ -6,7 +6,7 @@ import { errorText, formatAge, formatTime, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { Confirm } from '../../confirm.tsx';
-import { useRefocus, workLook, type WorkOutcome } from '../../lists/work-list.tsx';
+import { useRefocus, workLook, type WorkOutcome } from '../../work-card.ts';
 import { offered, type Operation, type Task } from './task.ts';
 
 // One task: its id, type, description, state and dates; and, for users with
