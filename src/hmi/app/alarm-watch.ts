@@ -14,6 +14,9 @@ import type * as Wire from '../../contract/replies.ts';
 export const SEVERITIES = ['critical', 'major', 'minor', 'warning'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/** A severity's chip, filled in its colour (styles/tones.css). */
+export const severityChip = (severity: string) => `chip sev sev-${severity} fill-${severity}`;
+
 /** An alarm as the API sends it; alarm-text.ts words it in the user's language from its kind and `params`. */
 export type Alarm = Wire.Alarm;
 

@@ -98,28 +98,3 @@ async function failureOf(res: Response): Promise<ApiFailure> {
 
 export const get = <T>(path: string, query?: RequestOptions['query']) => request<T>('GET', path, query ? { query } : {});
 export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, body === undefined ? {} : { body });
-
-export interface Page<T> {
-  items: T[];
-  /** The cursor of the next page (from `Link: <…>; rel="next"`); undefined on the last. */
-  next: string | undefined;
-}
-
-/**
- * One page of a list (`limit`, `after`). The next page is taken from the `Link` header
- * by its cursor only, and asked for at the same path: the link's own host may be the
- * one behind a proxy.
- */
-export async function page<T>(path: string, query: Record<string, string | number | undefined>, limit: number, after?: string): Promise<Page<T>> {
-  const reply = await get<T[]>(path, { ...query, limit, after });
-  return { items: reply.body ?? [], next: nextCursor(reply.headers.get('link')) };
-}
-
-function nextCursor(link: string | null): string | undefined {
-  if (!link) return undefined;
-  for (const part of link.split(',')) {
-    const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
-    if (m) return new URL(m[1]!, location.href).searchParams.get('after') ?? undefined;
-  }
-  return undefined;
-}

@@ -66,7 +66,7 @@ function Shell({ inert }: { inert: boolean }) {
         {!board && (
           <nav aria-label={t('nav.label')} class="nav">
             {allowed.map((s) => (
-              <a key={s.path} href={hrefOf(s.path)} class="nav-link" title={t(s.title)} aria-current={s === screen ? 'page' : undefined}>
+              <a key={s.path} href={hrefOf(s.path)} class="bar-link nav-link" title={t(s.title)} aria-current={s === screen ? 'page' : undefined}>
                 <Icon name={s.icon} />
                 <span class="nav-label">{t(s.title)}</span>
               </a>
@@ -87,7 +87,7 @@ function Shell({ inert }: { inert: boolean }) {
         )}
       </header>
       {liveState.value === 'lost' && (
-        <div class="banner lost" role="alert">
+        <div class="banner lost fill-critical" role="alert">
           <Icon name="warning" />
           {t('conn.lostBanner')}
         </div>

@@ -24,8 +24,8 @@ export function Confirm(props: {
   // As it is drawn (not after the paint): the next key pressed already lands on it.
   useLayoutEffect(() => first.current?.focus(), []);
   return (
-    <div class="work-confirm" role="group" aria-label={props.label}>
-      <p class="work-question">
+    <div class="card-form" role="group" aria-label={props.label}>
+      <p class="confirm-question">
         <Icon name="warning" />
         <span>{props.question}</span>
       </p>

@@ -56,7 +56,13 @@ export function ConnectionIndicator() {
   const state = sessionState.value === 'expired' ? 'signed-out' : liveState.value;
   const title = state === 'off' && !can('events:read') ? t('conn.offTitle') : undefined;
   return (
-    <span id="connection" class={`connection ${state}`} data-state={state} role="status" title={title}>
+    <span
+      id="connection"
+      class={`connection ${state}${state === 'lost' || state === 'signed-out' ? ' fill-critical' : ''}`}
+      data-state={state}
+      role="status"
+      title={title}
+    >
       <Icon name={state === 'lost' || state === 'signed-out' ? 'warning' : 'live'} />
       <span class="connection-label">{t(`conn.${state}`)}</span>
     </span>
@@ -74,7 +80,7 @@ export function AlarmBadge() {
     <a
       id="alarm-badge"
       href={hrefOf('alarms')}
-      class={`badge${n ? ' raised' : ''}${critical ? ' critical' : ''}`}
+      class={`bar-link badge${critical ? ' fill-critical' : n ? ' fill-major' : ''}`}
       aria-label={label}
       title={label}
       data-count={n}

@@ -1,10 +1,11 @@
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
 import { ApiFailure } from '../api.ts';
+import { readAll } from '../lists/pages.ts';
 import { subscribe, type LiveEvent } from '../live.ts';
 import { can, user, type User } from '../session.ts';
 import type { PlanLink, PlanLocation } from './index.ts';
-import { readAll, readDefaultHops, readLocation, readRouteLinks, type GroupRecord, type LocationRecord, type UnitRecord } from './plan-reads.ts';
+import { readDefaultHops, readLocation, readRouteLinks, type GroupRecord, type LocationRecord, type UnitRecord } from './plan-reads.ts';
 import { PlanStore } from './plan-store.ts';
 
 // usePlanData: what the plan shows, read from the API (locations, groups, transport

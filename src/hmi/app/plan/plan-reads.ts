@@ -1,9 +1,10 @@
-import { get, page } from '../api.ts';
+import { get } from '../api.ts';
+import { readAll } from '../lists/pages.ts';
 import type { PlanLink } from './index.ts';
 import type * as Wire from '../../../contract/replies.ts';
 
 // What the plan reads from the API, as the API gives it (docs/common-module.md,
-// docs/routing.md). Lists that grow with the site are read in pages of 1,000.
+// docs/routing.md). Lists that grow with the site are read whole, in pages of 1,000.
 
 /** What the plan reads of a location. */
 export type LocationRecord = Pick<Wire.Location, 'pKey' | 'locationId' | 'locationGroupName' | 'incomingActive' | 'outgoingActive' | 'plcState'>;
@@ -20,20 +21,6 @@ type RouteRecord = Pick<Wire.Route, 'key' | 'name' | 'enabled' | 'sourceLocation
 type Hop = Pick<Wire.Hop, 'source' | 'next'>;
 
 export type DefaultHop = Pick<Wire.DefaultHop, 'source' | 'sourceGroup' | 'next'>;
-
-const PAGE = 1000;
-
-/** Every page of a list. */
-export async function readAll<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T[]> {
-  const all: T[] = [];
-  let after: string | undefined;
-  do {
-    const p = await page<T>(path, query, PAGE, after);
-    all.push(...p.items);
-    after = p.next;
-  } while (after);
-  return all;
-}
 
 export const readLocation = async (pKey: string) => (await get<LocationRecord>(`/v1/locations/${encodeURIComponent(pKey)}`)).body;
 

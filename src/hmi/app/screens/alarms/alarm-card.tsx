@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useId } from 'preact/hooks';
 import { post } from '../../api.ts';
 import { alarmText } from '../../alarm-text.ts';
-import { refreshAlarms, type Alarm } from '../../alarm-watch.ts';
+import { refreshAlarms, severityChip, type Alarm } from '../../alarm-watch.ts';
 import { now } from '../../clock.ts';
 import { FormActions, type Outcome } from '../../feedback.tsx';
 import { errorText, formatAge, formatTime, hasText, t } from '../../i18n.ts';
@@ -16,7 +16,7 @@ import { can } from '../../session.ts';
 const kindText = (alarm: Alarm) => (hasText(`alarms.kind.${alarm.kind}`) ? t(`alarms.kind.${alarm.kind}`) : alarm.kind);
 
 function SeverityChip({ alarm }: { alarm: Alarm }) {
-  return <span class={`sev sev-${alarm.severity}`}>{t(`alarms.severity.${alarm.severity}`)}</span>;
+  return <span class={severityChip(alarm.severity)}>{t(`alarms.severity.${alarm.severity}`)}</span>;
 }
 
 const SHELVE_MINUTES = [15, 60, 240, 480, 1440] as const;
@@ -27,11 +27,11 @@ export function AlarmCard({ alarm, onOutcome }: { alarm: Alarm; onOutcome: Outco
   const mode = useSignal<Mode | undefined>(undefined);
   const actions = can('alarms:write') && !wallboard.value && alarm.state !== 'cleared';
   return (
-    <li class={`alarm card sev-edge-${alarm.severity} state-${alarm.state}`} data-alarm-id={alarm.id} data-state={alarm.state}>
-      <div class="alarm-head">
+    <li class={`alarm card edged edge-${alarm.severity}${alarm.state === 'active' ? '' : ' settled'}`} data-alarm-id={alarm.id} data-state={alarm.state}>
+      <div class="card-head">
         <SeverityChip alarm={alarm} />
         <h2 class="alarm-title">{kindText(alarm)}</h2>
-        <span class={`state-chip ${alarm.state}`}>{t(`alarms.state.${alarm.state}`)}</span>
+        <span class={`chip state-chip${alarm.state === 'active' ? ' frame-text' : ''}`}>{t(`alarms.state.${alarm.state}`)}</span>
       </div>
       <p class="alarm-message">{alarmText(alarm)}</p>
       <dl class="facts">
@@ -121,7 +121,7 @@ function ActionForm({ alarm, mode, onOutcome, onClose }: { alarm: Alarm; mode: M
 
   const label = t(mode === 'acknowledge' ? 'alarms.acknowledgeAlarm' : 'alarms.shelveAlarm', { what: kindText(alarm) });
   return (
-    <form class="alarm-form" onSubmit={submit} aria-label={label}>
+    <form class="card-form alarm-form" onSubmit={submit} aria-label={label}>
       {mode === 'shelve' && (
         <>
           <label for={`${id}-minutes`}>{t('alarms.shelveFor')}</label>

@@ -1,12 +1,13 @@
-import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
-import { page } from '../../api.ts';
+import { useMemo } from 'preact/hooks';
+import { get } from '../../api.ts';
 import { isShelved, openAlarms, openAlarmsError, refreshAlarms, setSound, SEVERITIES, soundOn, type Alarm } from '../../alarm-watch.ts';
 import { now } from '../../clock.ts';
 import { Failure, outcomeTo, Toasts, useToast, type Outcome } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
-import { subscribe } from '../../live.ts';
+import { ListView, useLiveList } from '../../lists/list-view.tsx';
+import { LiveList } from '../../lists/live-list.ts';
+import { pagesOf } from '../../lists/pages.ts';
 import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
@@ -39,7 +40,7 @@ export default function AlarmsScreen({ rest }: ScreenProps) {
             </nav>
             <button type="button" class="tool sound" aria-pressed={soundOn.value} onClick={() => setSound(!soundOn.value)}>
               <Icon name={soundOn.value ? 'soundOn' : 'soundOff'} />
-              <span>{t(soundOn.value ? 'alarms.soundOn' : 'alarms.soundOff')}</span>
+              <span class="tool-label">{t(soundOn.value ? 'alarms.soundOn' : 'alarms.soundOff')}</span>
             </button>
           </>
         )}
@@ -67,16 +68,16 @@ function OpenAlarms({ onOutcome }: { onOutcome: Outcome }) {
           {t('alarms.none')}
         </p>
       ) : (
-        <ul class="alarm-list" aria-labelledby="alarms-title">
+        <ul class="plain-list alarm-list" aria-labelledby="alarms-title">
           {shown.map((a) => (
             <AlarmCard key={a.id} alarm={a} onOutcome={onOutcome} />
           ))}
         </ul>
       )}
       {shelved.length > 0 && !wallboard.value && (
-        <details class="shelved">
+        <details class="disclosure shelved">
           <summary>{t('alarms.shelvedGroup', { n: shelved.length })}</summary>
-          <ul class="alarm-list">
+          <ul class="plain-list alarm-list">
             {shelved.map((a) => (
               <AlarmCard key={a.id} alarm={a} onOutcome={onOutcome} />
             ))}
@@ -87,77 +88,27 @@ function OpenAlarms({ onOutcome }: { onOutcome: Outcome }) {
   );
 }
 
-const JOURNAL_PAGE = 50;
+/** Cleared alarms, newest first, as the API lists them; newly cleared ones come in where they belong. */
+const journalList = () =>
+  new LiveList<Alarm>({
+    read: pagesOf('/v1/alarms', { state: 'cleared' }),
+    readOne: async (id) => (await get<Alarm>(`/v1/alarms/${encodeURIComponent(id)}`)).body,
+    keyOf: (a) => String(a.id),
+    order: (a, b) => b.id - a.id,
+    shows: (a) => a.state === 'cleared',
+  });
 
-/** Cleared alarms, newest first; more pages on demand; newly cleared ones come in at the top. */
+/** The journal of cleared alarms; more pages on demand. */
 function Journal() {
-  const items = useSignal<Alarm[] | undefined>(undefined);
-  const next = useSignal<string | undefined>(undefined);
-  const busy = useSignal(false);
-  const error = useSignal<unknown>(undefined);
-
-  const merge = (fresh: Alarm[]) => {
-    const byId = new Map((items.value ?? []).map((a) => [a.id, a]));
-    for (const a of fresh) byId.set(a.id, a);
-    items.value = [...byId.values()].sort((a, b) => b.id - a.id);
-  };
-
-  /** The first page: at the start, and after a clearing (merged with pages read further on). */
-  const loadFirst = async () => {
-    try {
-      const first = await page<Alarm>('/v1/alarms', { state: 'cleared' }, JOURNAL_PAGE);
-      if (items.value === undefined) next.value = first.next;
-      merge(first.items);
-      error.value = undefined;
-    } catch (err) {
-      error.value = err;
-    }
-  };
-
-  const loadMore = async () => {
-    if (!next.value) return;
-    busy.value = true;
-    try {
-      const more = await page<Alarm>('/v1/alarms', { state: 'cleared' }, JOURNAL_PAGE, next.value);
-      next.value = more.next;
-      merge(more.items);
-      error.value = undefined;
-    } catch (err) {
-      error.value = err;
-    } finally {
-      busy.value = false;
-    }
-  };
-
-  useEffect(() => {
-    void loadFirst();
-    return subscribe(
-      ['alarm.cleared'],
-      () => void loadFirst(),
-      () => void loadFirst(),
-    );
-  }, []);
-
-  if (items.value === undefined) {
-    return error.value ? <Failure error={error.value} retry={() => void loadFirst()} /> : <p class="empty">{t('screen.loading')}</p>;
-  }
+  const list = useMemo(journalList, []);
+  useLiveList(list, ['alarm.cleared'], (e) => String(e.data.alarmId));
   return (
-    <>
-      {error.value !== undefined && <Failure error={error.value} retry={() => void loadFirst()} />}
-      {items.value.length === 0 ? (
-        <p class="empty">{t('alarms.journalNone')}</p>
-      ) : (
-        <ul class="alarm-list journal" aria-label={t('alarms.journal')}>
-          {items.value.map((a) => (
-            <AlarmCard key={a.id} alarm={a} onOutcome={() => {}} />
-          ))}
-        </ul>
-      )}
-      {next.value && (
-        <button type="button" class="more" disabled={busy.value} onClick={() => void loadMore()}>
-          {t('action.more')}
-        </button>
-      )}
-    </>
+    <ListView
+      list={list}
+      listClass="alarm-list journal"
+      label={t('alarms.journal')}
+      empty={<p class="empty">{t('alarms.journalNone')}</p>}
+      item={(a) => <AlarmCard key={a.id} alarm={a} onOutcome={() => {}} />}
+    />
   );
 }

@@ -1,8 +1,9 @@
 import { useComputed, useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useMemo } from 'preact/hooks';
 import { get } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
+import { useLiveList } from '../../lists/list-view.tsx';
 import { subscribe } from '../../live.ts';
 import { ConveyorPlan, usePlanData, type PlanLink } from '../../plan/index.ts';
 import { wallboard } from '../../prefs.ts';
@@ -13,12 +14,12 @@ import { DryRun } from './dry-run.tsx';
 import { GroupsPanel } from './groups.tsx';
 import { Help } from './help.tsx';
 import { HopForm, type DrawnLink } from './hop-form.tsx';
+import { GROUP_EVENTS, groupList, ROUTE_EVENTS, routeList } from './lists.ts';
 import { BulkLocations, NewLocation } from './locations.tsx';
 import { Outcome } from './outcome.tsx';
 import { NewRoute } from './route-form.tsx';
-import { usePagedList } from './paged-list.ts';
 import { RoutesPanel } from './routes-panel.tsx';
-import type { Decision, Hop, LocationGroup, RouteInfo } from './topology.ts';
+import type { Decision, Hop } from './topology.ts';
 
 // The commissioning screen (docs/hmi.md, docs/commissioning.md): the conveyor plan
 // beside the integrator's panels. `#/commissioning` groups and locations,
@@ -65,22 +66,10 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
   const routeHops = useSignal<Hop[] | undefined>(undefined);
   const dryLink = useSignal<PlanLink | undefined>(undefined);
 
-  const groups = usePagedList({
-    path: '/v1/location-groups',
-    idOf: (g: LocationGroup) => g.pKey,
-    nameOf: (g) => g.name,
-    onePath: (pKey) => `/v1/location-groups/${enc(pKey)}`,
-    events: ['locationGroup.created', 'locationGroup.changed', 'locationGroup.deleted'],
-    idOfEvent: (e) => e.data.pKey,
-  });
-  const routes = usePagedList({
-    path: '/v1/api/routes',
-    idOf: (r: RouteInfo) => r.key,
-    nameOf: (r) => r.name,
-    onePath: (key) => `/v1/api/routes/${enc(key)}`,
-    events: ['route.created', 'route.changed', 'route.deleted'],
-    idOfEvent: (e) => e.data.key,
-  });
+  const groups = useMemo(groupList, []);
+  useLiveList(groups, GROUP_EVENTS);
+  const routes = useMemo(routeList, []);
+  useLiveList(routes, ROUTE_EVENTS, (e) => e.data.key);
 
   // The chosen route's hops, read when it is chosen and again when anyone replaces them.
   const readHops = async (key: string) => {
@@ -188,7 +177,7 @@ function Workbench({ view }: { view: Exclude<View, 'help'> }) {
           <>
             <GroupsPanel groups={groups} names={names.value} />
             {can('locations:write') && !wallboard.value && (
-              <section class="cm-panel" aria-labelledby="cm-locations-title">
+              <section class="card cm-panel" aria-labelledby="cm-locations-title">
                 <h2 id="cm-locations-title">{t('commissioning.locations.title')}</h2>
                 <BulkLocations names={names.value} />
                 <NewLocation names={names.value} />

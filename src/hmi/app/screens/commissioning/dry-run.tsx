@@ -56,7 +56,7 @@ export function DryRun({ selectedLocation, unitsAt, route, onAnswer }: DryRunPro
   const units = unitsAt(location.value.trim());
   const a = answer.value;
   return (
-    <section class="cm-panel cm-dry-run" aria-labelledby="cm-dry-title">
+    <section class="card cm-panel cm-dry-run" aria-labelledby="cm-dry-title">
       <h2 id="cm-dry-title">{t('commissioning.dry.title')}</h2>
       <p class="cm-hint">{t('commissioning.dry.hint')}</p>
       <form class="cm-form" onSubmit={ask}>

@@ -1,42 +1,35 @@
 import { useSignal } from '@preact/signals';
 import { ApiFailure, post } from '../../api.ts';
-import { Failure, FormError } from '../../feedback.tsx';
+import { FormError } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
+import { ListView } from '../../lists/list-view.tsx';
+import type { LiveList } from '../../lists/live-list.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { done } from './outcome.tsx';
-import type { PagedList } from './paged-list.ts';
 import type { LocationGroup } from './topology.ts';
 
 // Location groups: the list (name, parent, children), paged, and a new group under a
 // parent (grant location-groups:write). A group is what a route, a default hop and the
 // PLC's SYSU address as a whole; a new one takes its parent's states.
 
-export function GroupsPanel({ groups, names }: { groups: PagedList<LocationGroup>; names: readonly string[] }) {
-  const list = groups.items.value;
+export function GroupsPanel({ groups, names }: { groups: LiveList<LocationGroup>; names: readonly string[] }) {
   return (
-    <section class="cm-panel" aria-labelledby="cm-groups-title">
+    <section class="card cm-panel" aria-labelledby="cm-groups-title">
       <h2 id="cm-groups-title">{t('commissioning.groups.title')}</h2>
       {can('location-groups:write') && !wallboard.value && <NewGroup names={names} onCreated={() => void groups.reload()} />}
-      {groups.error.value !== undefined && <Failure error={groups.error.value} retry={() => void groups.reload()} />}
-      {list === undefined ? (
-        <p class="empty">{t('screen.loading')}</p>
-      ) : (
-        <ul class="cm-list" aria-labelledby="cm-groups-title">
-          {list.map((g) => (
-            <li key={g.pKey} data-group={g.name}>
-              <strong>{g.name}</strong>
-              <span class="muted">{g.parentName ? t('commissioning.groups.under', { parent: g.parentName }) : t('commissioning.groups.root')}</span>
-              {g.description && <span class="cm-desc">{g.description}</span>}
-            </li>
-          ))}
-        </ul>
-      )}
-      {groups.next.value && (
-        <button type="button" class="more" disabled={groups.busy.value} onClick={() => void groups.more()}>
-          {t('action.more')}
-        </button>
-      )}
+      <ListView
+        list={groups}
+        listClass="cm-list"
+        labelledBy="cm-groups-title"
+        item={(g) => (
+          <li key={g.pKey} data-group={g.name}>
+            <strong>{g.name}</strong>
+            <span class="muted">{g.parentName ? t('commissioning.groups.under', { parent: g.parentName }) : t('commissioning.groups.root')}</span>
+            {g.description && <span class="cm-desc">{g.description}</span>}
+          </li>
+        )}
+      />
     </section>
   );
 }

@@ -241,7 +241,7 @@ function BulkRun({
   const total = run.coordinates.length;
   const created = run.state === 'finished' ? total : run.state === 'preview' ? 0 : run.created;
   return (
-    <div class="cm-bulk-run" data-state={run.state}>
+    <div class="card-form cm-bulk-run" data-state={run.state}>
       <p>
         <strong>{plural('commissioning.bulk.count', total)}</strong>
       </p>

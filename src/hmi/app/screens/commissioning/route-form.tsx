@@ -42,7 +42,7 @@ function End({ id, legend, kinds, kind, value, names, selectedLocation, onKind, 
       {kind === 'location' && (
         <>
           <label for={`${id}-location`}>{t('commissioning.routes.location', { end: legend })}</label>
-          <div class="cm-inline">
+          <div class="field-row cm-inline">
             <input
               id={`${id}-location`}
               required
@@ -131,7 +131,7 @@ export function NewRoute({
 
   const common = { names, selectedLocation };
   return (
-    <form class="cm-panel cm-form" onSubmit={submit} aria-labelledby="cm-route-new-title">
+    <form class="card cm-panel cm-form" onSubmit={submit} aria-labelledby="cm-route-new-title">
       <h2 id="cm-route-new-title">{t('commissioning.routes.new')}</h2>
       <label for="cm-route-name">{t('commissioning.routes.name')}</label>
       <input id="cm-route-name" required maxLength={255} value={name.value} onInput={(e) => (name.value = e.currentTarget.value)} />

@@ -1,11 +1,11 @@
 import { useSignal, type Signal } from '@preact/signals';
 import { ApiFailure, post, request } from '../../api.ts';
-import { Failure } from '../../feedback.tsx';
 import { errorText, t } from '../../i18n.ts';
+import { ListView } from '../../lists/list-view.tsx';
+import type { LiveList } from '../../lists/live-list.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { done, failed } from './outcome.tsx';
-import type { PagedList } from './paged-list.ts';
 import { routeSource, routeTarget, type Hop, type RouteInfo } from './topology.ts';
 
 // The routes: each with its ends and whether it takes part in routing; one is chosen
@@ -15,7 +15,7 @@ import { routeSource, routeTarget, type Hop, type RouteInfo } from './topology.t
 const enc = encodeURIComponent;
 
 interface RoutesPanelProps {
-  routes: PagedList<RouteInfo>;
+  routes: LiveList<RouteInfo>;
   /** Key of the route shown on the plan. */
   chosen: Signal<string | undefined>;
   /** Its hops, as last read; undefined while reading. */
@@ -24,34 +24,25 @@ interface RoutesPanelProps {
 
 export function RoutesPanel({ routes, chosen, hops }: RoutesPanelProps) {
   const writer = can('routes:write') && !wallboard.value;
-  const list = routes.items.value;
-  const route = list?.find((r) => r.key === chosen.value);
+  const route = routes.items.value?.find((r) => r.key === chosen.value);
   return (
-    <section class="cm-panel" aria-labelledby="cm-routes-title">
+    <section class="card cm-panel" aria-labelledby="cm-routes-title">
       <h2 id="cm-routes-title">{t('commissioning.routes.title')}</h2>
-      {routes.error.value !== undefined && <Failure error={routes.error.value} retry={() => void routes.reload()} />}
-      {list === undefined ? (
-        <p class="empty">{t('screen.loading')}</p>
-      ) : list.length === 0 ? (
-        <p class="empty">{t('commissioning.routes.none')}</p>
-      ) : (
-        <ul class="cm-list cm-routes" aria-labelledby="cm-routes-title">
-          {list.map((r) => (
-            <RouteRow
-              key={r.key}
-              route={r}
-              chosen={chosen.value === r.key}
-              writer={writer}
-              onChoose={() => (chosen.value = chosen.value === r.key ? undefined : r.key)}
-            />
-          ))}
-        </ul>
-      )}
-      {routes.next.value && (
-        <button type="button" class="more" disabled={routes.busy.value} onClick={() => void routes.more()}>
-          {t('action.more')}
-        </button>
-      )}
+      <ListView
+        list={routes}
+        listClass="cm-list cm-routes"
+        labelledBy="cm-routes-title"
+        empty={<p class="empty">{t('commissioning.routes.none')}</p>}
+        item={(r) => (
+          <RouteRow
+            key={r.key}
+            route={r}
+            chosen={chosen.value === r.key}
+            writer={writer}
+            onChoose={() => (chosen.value = chosen.value === r.key ? undefined : r.key)}
+          />
+        )}
+      />
       {route && <RouteHops route={route} hops={hops} writer={writer} />}
     </section>
   );
@@ -80,7 +71,9 @@ function RouteRow({ route, chosen, writer, onChoose }: { route: RouteInfo; chose
       <span class="cm-ends">
         {source ?? t('commissioning.routes.anywhere')} → {routeTarget(route)}
       </span>
-      <span class={`state-chip ${route.enabled ? 'active' : ''}`}>{t(route.enabled ? 'commissioning.routes.enabled' : 'commissioning.routes.disabled')}</span>
+      <span class={`chip state-chip${route.enabled ? ' frame-text' : ''}`}>
+        {t(route.enabled ? 'commissioning.routes.enabled' : 'commissioning.routes.disabled')}
+      </span>
       {writer && (
         <button type="button" disabled={busy.value} onClick={() => void toggle()}>
           {t(route.enabled ? 'commissioning.routes.disable' : 'commissioning.routes.enable')}
@@ -118,7 +111,7 @@ function RouteHops({ route, hops, writer }: { route: RouteInfo; hops: Signal<Hop
       ) : list.length === 0 ? (
         <p class="empty">{t('commissioning.hops.none')}</p>
       ) : (
-        <ol class="cm-list">
+        <ol class="plain-list cm-list">
           {list.map((h, i) => {
             const alternative = seen.has(h.source);
             seen.add(h.source);

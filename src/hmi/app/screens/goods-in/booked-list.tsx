@@ -17,7 +17,7 @@ export function BookedList() {
         <p class="empty">{t('goodsIn.sessionNone')}</p>
       ) : (
         <>
-          <ol>
+          <ol class="plain-list">
             {list.map((b, i) => (
               <li key={`${b.at}-${i}`}>
                 <time dateTime={b.at}>{formatClock(b.at)}</time>

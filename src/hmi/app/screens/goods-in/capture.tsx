@@ -208,7 +208,7 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
       <form class="gi-row gi-scan-form" onSubmit={onScan}>
         <div class="gi-field gi-grow">
           <label for="gi-scan">{t('goodsIn.scanField')}</label>
-          <div class="gi-scan-row">
+          <div class="field-row">
             <input
               id="gi-scan"
               ref={scanField}
@@ -230,7 +230,7 @@ export function CaptureForm({ order, onOrder, current, unit }: Props) {
         </div>
       </form>
       <FeedbackLine feedback={feedback.value} waiting={waiting.value} />
-      <details class="gi-load-unit" open={luOpen.value} onToggle={(e) => (luOpen.value = e.currentTarget.open)}>
+      <details class="disclosure gi-load-unit" open={luOpen.value} onToggle={(e) => (luOpen.value = e.currentTarget.open)}>
         <summary>
           {luType ? t('goodsIn.loadUnitOfType', { label: loadUnit.value || '1', type: luType }) : t('goodsIn.loadUnit', { label: loadUnit.value || '1' })}
         </summary>

@@ -10,7 +10,7 @@ import { can } from '../../session.ts';
 import { BookedList } from './booked-list.tsx';
 import { CaptureForm } from './capture.tsx';
 import { OrderPicker } from './order-picker.tsx';
-import { isOpen, ORDER_EVENTS, orderByPKey, pKeyOfEvent, type ReceivingOrder } from './orders.ts';
+import { isOpen, ORDER_EVENTS, orderByPKey, pKeyOfEvent, stateChip, type ReceivingOrder } from './orders.ts';
 import { Positions } from './positions.tsx';
 import { unitOf } from './quantity.ts';
 
@@ -78,13 +78,13 @@ function OrderCapture({ pKey }: { pKey: string }) {
         error.value === undefined && <p class="empty">{t('screen.loading')}</p>
       ) : (
         <>
-          <div class="gi-order-head">
+          <div class="section-head gi-order-head">
             <h2 class="gi-order-title">{t('goodsIn.order', { id: o.orderId })}</h2>
-            <span class={`gi-state state-${o.state}`} data-state={o.state}>
+            <span class={stateChip(o.state)} data-state={o.state}>
               {t(`goodsIn.state.${o.state}`)}
             </span>
             {!wallboard.value && (
-              <a class="gi-back" href={hrefOf('goods-in')} ref={back}>
+              <a class="framed gi-back" href={hrefOf('goods-in')} ref={back}>
                 {t('goodsIn.changeOrder')}
               </a>
             )}

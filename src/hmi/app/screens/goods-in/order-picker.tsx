@@ -1,13 +1,12 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { ApiFailure } from '../../api.ts';
-import { Failure } from '../../feedback.tsx';
 import { errorText, formatTime, plural, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
-import { subscribe } from '../../live.ts';
+import { ListView, useLiveList } from '../../lists/list-view.tsx';
 import { wallboard } from '../../prefs.ts';
 import { hrefOf } from '../../router.ts';
-import { ORDER_EVENTS, openBusy, openError, openNext, openOrders, orderById, pKeyOfEvent, readOpenOrders, refreshOpenOrder } from './orders.ts';
+import { ORDER_EVENTS, openOrderList, orderById, stateChip } from './orders.ts';
 
 // Choosing the receiving order: scan (or type) its number from the delivery note, or
 // pick it from the open orders, which follow the live events (a new order appears, a
@@ -23,17 +22,8 @@ export function OrderPicker() {
   const busy = useSignal(false);
 
   useLayoutEffect(() => field.current?.focus(), []);
-  useEffect(() => {
-    void readOpenOrders(true);
-    return subscribe(
-      ORDER_EVENTS,
-      (event) => {
-        const pKey = pKeyOfEvent(event);
-        if (pKey) void refreshOpenOrder(pKey);
-      },
-      () => void readOpenOrders(true),
-    );
-  }, []);
+  const openOrders = useMemo(openOrderList, []);
+  useLiveList(openOrders, ORDER_EVENTS);
 
   const find = async (e: Event) => {
     e.preventDefault();
@@ -50,7 +40,6 @@ export function OrderPicker() {
     }
   };
 
-  const list = openOrders.value;
   return (
     <>
       {!wallboard.value && (
@@ -59,7 +48,7 @@ export function OrderPicker() {
           <p class="muted gi-hint" id="gi-order-hint">
             {t('goodsIn.orderHint')}
           </p>
-          <div class="gi-scan-row">
+          <div class="field-row">
             <input
               id="gi-order"
               ref={field}
@@ -89,32 +78,23 @@ export function OrderPicker() {
         <h2 id="gi-open-title" class="gi-subtitle">
           {t('goodsIn.openOrders')}
         </h2>
-        {openError.value !== undefined && <Failure error={openError.value} retry={() => void readOpenOrders(true)} />}
-        {list === undefined ? (
-          openError.value === undefined && <p class="empty">{t('screen.loading')}</p>
-        ) : list.length === 0 && !openNext.value ? (
-          <p class="empty">{t('goodsIn.noOpenOrders')}</p>
-        ) : (
-          <ul class="gi-orders">
-            {list.map((o) => (
-              <li key={o.pKey}>
-                <a class="gi-order-link card" href={hrefOf('goods-in', encodeURIComponent(o.pKey))} data-order={o.orderId}>
-                  <strong>{o.orderId}</strong>
-                  <span class={`gi-state state-${o.state}`}>{t(`goodsIn.state.${o.state}`)}</span>
-                  <span class="muted">{plural('goodsIn.positionsCount', o.positions.length)}</span>
-                  <time class="muted" dateTime={o.createDt}>
-                    {formatTime(o.createDt)}
-                  </time>
-                </a>
-              </li>
-            ))}
-          </ul>
-        )}
-        {openNext.value && !wallboard.value && (
-          <button type="button" class="more" disabled={openBusy.value} onClick={() => void readOpenOrders(false)}>
-            {t('action.more')}
-          </button>
-        )}
+        <ListView
+          list={openOrders}
+          listClass="gi-orders"
+          empty={<p class="empty">{t('goodsIn.noOpenOrders')}</p>}
+          item={(o) => (
+            <li key={o.pKey}>
+              <a class="gi-order-link card" href={hrefOf('goods-in', encodeURIComponent(o.pKey))} data-order={o.orderId}>
+                <strong>{o.orderId}</strong>
+                <span class={stateChip(o.state)}>{t(`goodsIn.state.${o.state}`)}</span>
+                <span class="muted">{plural('goodsIn.positionsCount', o.positions.length)}</span>
+                <time class="muted" dateTime={o.createDt}>
+                  {formatTime(o.createDt)}
+                </time>
+              </a>
+            </li>
+          )}
+        />
       </section>
     </>
   );

@@ -1,7 +1,7 @@
 import type { Signal } from '@preact/signals';
 import { t } from '../../i18n.ts';
 import { focusScan } from './capture.tsx';
-import type { Position } from './orders.ts';
+import { stateChip, type Position } from './orders.ts';
 import { baseOf, formatQuantity, inUnit, unitOf } from './quantity.ts';
 
 // The order's positions: what is expected, what has been received, updated with every
@@ -24,7 +24,7 @@ export function Positions({
       <h2 id="gi-positions-title" class="gi-subtitle">
         {t('goodsIn.positions')}
       </h2>
-      <ul>
+      <ul class="plain-list">
         {positions.map((p) => {
           const body = <PositionLine position={p} />;
           return (
@@ -32,7 +32,7 @@ export function Positions({
               {choosable ? (
                 <button
                   type="button"
-                  class="gi-position"
+                  class="framed gi-position"
                   aria-pressed={p.pKey === current.value}
                   onClick={() => {
                     current.value = p.pKey;
@@ -44,7 +44,7 @@ export function Positions({
                   {body}
                 </button>
               ) : (
-                <div class="gi-position">{body}</div>
+                <div class="framed gi-position">{body}</div>
               )}
             </li>
           );
@@ -61,7 +61,7 @@ function PositionLine({ position: p }: { position: Position }) {
       <span class="gi-position-head">
         <span class="gi-position-id">{p.positionId}</span>
         <strong class="gi-sku">{p.product.sku}</strong>
-        <span class={`gi-state pos-${p.state}`}>{t(`goodsIn.position.${p.state}`)}</span>
+        <span class={stateChip(p.state)}>{t(`goodsIn.position.${p.state}`)}</span>
       </span>
       <span class="gi-received">
         {t('goodsIn.received', {

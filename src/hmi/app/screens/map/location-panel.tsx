@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get } from '../../api.ts';
-import { openAlarms } from '../../alarm-watch.ts';
+import { openAlarms, severityChip } from '../../alarm-watch.ts';
 import type { Outcome } from '../../feedback.tsx';
 import { errorText, formatTime, hasText, t } from '../../i18n.ts';
 import { Icon } from '../../icons.tsx';
@@ -19,6 +19,9 @@ import type * as Wire from '../../../../contract/replies.ts';
 
 /** A location as the API sends it. */
 type LocationDetails = Wire.Location;
+
+/** A state's chip (styles/tones.css): an error filled as critical, a lock as major. */
+const STATE_TONES: Readonly<Record<string, string>> = { error: ' fill-critical', inLocked: ' fill-major', outLocked: ' fill-major', locked: ' fill-major' };
 
 export function LocationPanel({
   id,
@@ -74,7 +77,7 @@ export function LocationPanel({
       {error.value !== undefined && <p class="failure">{errorText(error.value)}</p>}
       {plan && (
         <p class={`map-state s-${plan.state}`}>
-          <span class="map-state-chip">{t(`plan.state.${plan.state}`)}</span>
+          <span class={`chip map-state-chip${STATE_TONES[plan.state] ?? ''}`}>{t(`plan.state.${plan.state}`)}</span>
         </p>
       )}
       {d && (
@@ -97,10 +100,10 @@ export function LocationPanel({
       {alarms.length > 0 && (
         <section aria-labelledby="map-alarms-title">
           <h3 id="map-alarms-title">{t('map.alarms')}</h3>
-          <ul class="map-list">
+          <ul class="plain-list map-list">
             {alarms.map((a) => (
               <li key={a.id}>
-                <a href={hrefOf('alarms')} class={`sev sev-${a.severity}`}>
+                <a href={hrefOf('alarms')} class={severityChip(a.severity)}>
                   <Icon name="bell" />
                   {hasText(`alarms.kind.${a.kind}`) ? t(`alarms.kind.${a.kind}`) : a.kind}
                 </a>
@@ -114,7 +117,7 @@ export function LocationPanel({
         {units.length === 0 ? (
           <p class="muted">{t('map.noUnits')}</p>
         ) : (
-          <ul class="map-list map-units">
+          <ul class="plain-list map-list map-units">
             {units.map((u) => (
               <li key={u}>{u}</li>
             ))}

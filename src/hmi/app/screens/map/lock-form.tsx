@@ -60,7 +60,7 @@ export function LockForm({
   };
 
   return (
-    <form class="map-lock-form" onSubmit={submit} aria-label={`${action}: ${id}`}>
+    <form class="card-form map-lock-form" onSubmit={submit} aria-label={`${action}: ${id}`}>
       <p>{t(change.lock ? 'map.lock.confirm' : 'map.unlock.confirm', { action, id })}</p>
       <label for={`${uid}-reason`}>{t('map.lock.reason')}</label>
       <textarea

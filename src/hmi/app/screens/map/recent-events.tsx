@@ -1,8 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { alarmText, type AlarmWords } from '../../alarm-text.ts';
-import { get } from '../../api.ts';
 import { errorText, formatTime, hasText, t } from '../../i18n.ts';
+import { page } from '../../lists/pages.ts';
 import type { LiveEvent } from '../../live.ts';
 
 // The latest events about a location (GET /v1/events/history, docs/events.md): its
@@ -24,19 +24,14 @@ async function latest(id: string): Promise<LiveEvent[]> {
     found = [];
     let after: string | undefined;
     for (let n = 0; n < PAGES; n++) {
-      const reply = await get<LiveEvent[]>('/v1/events/history', { subjectKind: 'location', subject: id, from, limit: PAGE, after });
-      found = [...found, ...reply.body].slice(-SHOWN);
-      after = cursor(reply.headers.get('link'));
+      const got = await page<LiveEvent>('/v1/events/history', { subjectKind: 'location', subject: id, from }, PAGE, after);
+      found = [...found, ...got.items].slice(-SHOWN);
+      after = got.next;
       if (!after) break;
     }
     if (found.length >= SHOWN) break;
   }
   return found.reverse();
-}
-
-function cursor(link: string | null): string | undefined {
-  const m = link ? /<([^>]+)>\s*;\s*rel="?next"?/.exec(link) : null;
-  return m ? (new URL(m[1]!, location.href).searchParams.get('after') ?? undefined) : undefined;
 }
 
 const typeText = (type: string) => (hasText(`map.event.${type}`) ? t(`map.event.${type}`) : type);
@@ -87,7 +82,7 @@ export function RecentEvents({ id, version }: { id: string; version: unknown }) 
   if (!events.value) return <p class="muted">{t('screen.loading')}</p>;
   if (events.value.length === 0) return <p class="muted">{t('map.noEvents')}</p>;
   return (
-    <ol class="map-events">
+    <ol class="plain-list map-events">
       {events.value.map((e) => (
         <li key={e.id} data-type={e.type}>
           <time dateTime={e.at}>{formatTime(e.at)}</time>

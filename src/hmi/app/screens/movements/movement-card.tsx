@@ -8,7 +8,7 @@ import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { Confirm } from '../../confirm.tsx';
 import { isOpen, targetIsLocation, type Movement } from './movement.ts';
-import { useRefocus, type WorkOutcome } from '../../lists/work-list.tsx';
+import { useRefocus, workLook, type WorkOutcome } from '../../work-card.ts';
 
 // One movement: which unit, from where to where, its state and dates; and, for users
 // with movements:write, what can be done with it in its state: activate (INACTIVE) or
@@ -62,12 +62,13 @@ export function MovementCard({ movement: m, outcome }: { movement: Movement; out
   const cancel = () => act(async () => (await request<Movement>('DELETE', path(m))).body, 'movements.done.cancelled');
 
   const unit = m.transportUnitBk;
+  const look = workLook(m.state);
   return (
-    <li ref={card} class={`card work-card movement state-${m.state.toLowerCase()}`} data-movement={m.pKey} data-state={m.state}>
-      <div class="work-head">
+    <li ref={card} class={`card edged work-card movement${look.card}`} data-movement={m.pKey} data-state={m.state}>
+      <div class="card-head">
         <h2 class="work-title">{unit}</h2>
-        <span class="work-chip">{t(`movements.type.${m.type}`)}</span>
-        <span class={`work-state ${m.state.toLowerCase()}`}>{t(`movements.state.${m.state}`)}</span>
+        <span class="chip">{t(`movements.type.${m.type}`)}</span>
+        <span class={`chip state-chip${look.chip}`}>{t(`movements.state.${m.state}`)}</span>
       </div>
       <p class="work-route">
         <span>
@@ -188,7 +189,7 @@ function CompleteForm(props: { movement: Movement; busy: boolean; onSubmit: (tar
     problem.value = (await onSubmit(value)) ?? '';
   };
   return (
-    <form class="work-form" onSubmit={(e) => void submit(e)} aria-label={t('movements.completeLabel', { unit: m.transportUnitBk })} noValidate>
+    <form class="card-form work-form" onSubmit={(e) => void submit(e)} aria-label={t('movements.completeLabel', { unit: m.transportUnitBk })} noValidate>
       <label for={`${id}-target`}>{t('movements.putDownOn')}</label>
       <input
         id={`${id}-target`}

@@ -21,7 +21,7 @@ export function MovementFilterForm({ filter, onApply }: { filter: MovementFilter
   const sourceWaits = d.barcode.trim() !== '';
   return (
     <form
-      class="work-filter"
+      class="framed work-filter"
       role="search"
       aria-label={t('movements.filter')}
       onSubmit={(e) => {

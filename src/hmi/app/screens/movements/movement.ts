@@ -1,5 +1,6 @@
-import { get, page } from '../../api.ts';
+import { get } from '../../api.ts';
 import type { LiveListSpec } from '../../lists/live-list.ts';
+import { pagesOf } from '../../lists/pages.ts';
 import type * as Wire from '../../../../contract/replies.ts';
 
 // A movement as GET /v1/movements sends it (docs/movements.md), and the screen's filter
@@ -72,8 +73,10 @@ function showsOf(f: MovementFilter): (m: Movement) => boolean | 'unknown' {
 
 export function movementList(f: MovementFilter): LiveListSpec<Movement> {
   return {
-    read: (limit, after) => page<Movement>('/v1/movements', queryOf(f), limit, after),
+    read: pagesOf('/v1/movements', queryOf(f)),
     readOne: async (pKey) => (await get<Movement>(`/v1/movements/${encodeURIComponent(pKey)}`)).body,
+    keyOf: (m) => m.pKey,
+    versionOf: (m) => m.ol,
     order: orderOf(f),
     shows: showsOf(f),
   };

@@ -2,13 +2,14 @@ import { useSignal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import { Toasts, useToast } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
+import { ListView, useLiveList } from '../../lists/list-view.tsx';
+import { LiveList } from '../../lists/live-list.ts';
 import { wallboard } from '../../prefs.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { LiveList } from '../../lists/live-list.ts';
+import { workOutcome } from '../../work-card.ts';
 import { MovementCard } from './movement-card.tsx';
 import { MovementFilterForm } from './movement-filter.tsx';
 import { movementList, NO_FILTER, type Movement, type MovementFilter } from './movement.ts';
-import { useLiveList, workOutcome, WorkList } from '../../lists/work-list.tsx';
 
 // The movements screen (docs/hmi.md): manual moves of transport units, filtered as the
 // API filters them, paged, following the movement events without a reload; activate,
@@ -32,11 +33,12 @@ export default function MovementsScreen(_: ScreenProps) {
         <h1 id="movements-title">{t('movements.title')}</h1>
       </div>
       {!wallboard.value && <MovementFilterForm filter={filter.value} onApply={(f) => (filter.value = f)} />}
-      <WorkList
+      <ListView
         list={list}
+        listClass="work-list"
         labelledBy="movements-title"
-        none={t('movements.none')}
-        card={(m) => <MovementCard key={m.pKey} movement={m} outcome={outcome} />}
+        empty={<p class="empty work-none">{t('movements.none')}</p>}
+        item={(m) => <MovementCard key={m.pKey} movement={m} outcome={outcome} />}
       />
       <Toasts toast={toast} />
     </section>

@@ -1,7 +1,9 @@
 import { signal } from '@preact/signals';
-import { get, page } from '../../api.ts';
+import { get } from '../../api.ts';
+import { keptFor } from '../../lists/live-list.ts';
+import { page } from '../../lists/pages.ts';
 import type { LiveEvent } from '../../live.ts';
-import { can, user } from '../../session.ts';
+import { can } from '../../session.ts';
 import { applyOrderEvent, isEnded, orderKeyOf, priorityRank, type OrderEvent, type TransportOrder } from './order.ts';
 import type * as Wire from '../../../../contract/replies.ts';
 
@@ -10,6 +12,12 @@ import type * as Wire from '../../../../contract/replies.ts';
 // are oldest first and keep every order ever made, so their first pages are last
 // month's), and where each unit stands now. Live events change single orders in place.
 // One board for the page (sharedBoard), kept while other screens are shown.
+//
+// Its lanes are not live lists (lists/live-list.ts), which read a record again when an
+// event names it: an order's events carry all the board shows, so the board applies
+// them as they come, moves the order from lane to lane, and keeps the ended ones, which
+// no list of the API gives back; a lane and the units' places are put on the board
+// together.
 
 export type LaneId = 'waiting' | 'running' | 'ended';
 export const LANES: readonly LaneId[] = ['waiting', 'running', 'ended'];
@@ -161,16 +169,8 @@ function sameOrders(a: ReadonlyMap<string, TransportOrder>, b: ReadonlyMap<strin
   return true;
 }
 
-let shared: { board: Board; owner: string } | undefined;
-
 /**
  * The page's board, kept when the screen is left: opened again, it shows what it held at
- * once and reads the lanes again in the background. Another user (or other grants) gets
- * a board of its own.
+ * once and reads the lanes again in the background (lists/live-list.ts, keptFor).
  */
-export function sharedBoard(): Board {
-  const u = user.peek();
-  const owner = u ? `${u.username}\n${[...u.grants].sort().join(' ')}` : '';
-  if (!shared || shared.owner !== owner) shared = { board: new Board(), owner };
-  return shared.board;
-}
+export const sharedBoard = (): Board => keptFor('orders.board', () => new Board());

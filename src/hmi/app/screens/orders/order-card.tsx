@@ -8,7 +8,7 @@ import { hrefOf } from '../../router.ts';
 import { can } from '../../session.ts';
 import type { Board } from './board.ts';
 import { breakable } from './breakable.tsx';
-import { isEnded, priorityText, stateText, targetText, type TransportOrder } from './order.ts';
+import { isEnded, priorityChip, priorityEdge, priorityText, stateChip, stateText, targetText, type TransportOrder } from './order.ts';
 import { CancelForm, PriorityForm, RedirectForm } from './order-forms.tsx';
 
 // One transport order on the board: priority, unit, where it came from, where its unit
@@ -30,9 +30,9 @@ export function OrderCard({ order, at, board, onOutcome }: { order: TransportOrd
     await board.reread(order.persistentKey).catch(() => {});
   };
   return (
-    <li class={`order card prio-edge-${order.priority}`} data-order={order.persistentKey} data-state={order.state} data-unit={order.transportUnitBK}>
+    <li class={`order card edged${priorityEdge(order.priority)}`} data-order={order.persistentKey} data-state={order.state} data-unit={order.transportUnitBK}>
       <div class="order-head">
-        <span class={`prio prio-${order.priority}`}>{priorityText(order.priority)}</span>
+        <span class={priorityChip(order.priority)}>{priorityText(order.priority)}</span>
         {unitLink ? (
           <a class="order-unit" href={hrefOf('units', encodeURIComponent(order.transportUnitBK))}>
             {order.transportUnitBK}
@@ -45,7 +45,7 @@ export function OrderCard({ order, at, board, onOutcome }: { order: TransportOrd
           {formatAge(order.createDt, now.value)}
         </span>
       </div>
-      <ol class="order-path" aria-label={t('orders.path')}>
+      <ol class="plain-list order-path" aria-label={t('orders.path')}>
         <li>
           <span class="path-label">{t('orders.from')}</span> <span>{breakable(order.sourceLocation)}</span>
         </li>
@@ -60,7 +60,7 @@ export function OrderCard({ order, at, board, onOutcome }: { order: TransportOrd
       </ol>
       {ended && (
         <p class="order-end">
-          <span class={`state-chip order-state-${order.state}`}>{stateText(order.state)}</span>{' '}
+          <span class={stateChip(order.state)}>{stateText(order.state)}</span>{' '}
           {order.endDate && <time dateTime={order.endDate}>{formatTime(order.endDate)}</time>}
         </p>
       )}

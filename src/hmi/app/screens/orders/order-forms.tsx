@@ -49,7 +49,7 @@ export function PriorityForm({ order, onClose, onFailed, submit }: FormProps & {
   const { busy, run } = useSubmit(onFailed, 'change');
   return (
     <form
-      class="order-form"
+      class="card-form order-form"
       aria-label={t('orders.changePriorityOf', { unit: order.transportUnitBK })}
       onSubmit={(e) => {
         e.preventDefault();
@@ -75,7 +75,7 @@ export function RedirectForm({
   const { busy, run } = useSubmit(onFailed, 'redirect');
   return (
     <form
-      class="order-form"
+      class="card-form order-form"
       aria-label={t('orders.redirectOf', { unit: order.transportUnitBK })}
       onSubmit={(e) => {
         e.preventDefault();
@@ -105,7 +105,7 @@ export function CancelForm({ order, onClose, onFailed, submit }: FormProps & { s
   const { busy, run } = useSubmit(onFailed, 'change');
   return (
     <form
-      class="order-form"
+      class="card-form order-form"
       aria-label={t('orders.cancelOf', { unit: order.transportUnitBK })}
       onSubmit={(e) => {
         e.preventDefault();

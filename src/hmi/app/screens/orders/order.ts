@@ -84,6 +84,26 @@ export function applyOrderEvent(order: TransportOrder | undefined, event: OrderE
 export const stateText = (state: string): string => (hasText(`orders.state.${state}`) ? t(`orders.state.${state}`) : state);
 export const priorityText = (priority: string): string => (hasText(`orders.priority.${priority}`) ? t(`orders.priority.${priority}`) : priority);
 
+// How priorities and states show (styles/tones.css); LOW and LOWEST have their look, and
+// a state's chip its grey frame, in orders.css.
+const PRIORITY_TONES: Readonly<Record<string, { edge: string; chip: string }>> = {
+  HIGHEST: { edge: ' edge-critical', chip: ' fill-critical' },
+  HIGH: { edge: ' edge-major', chip: ' fill-major' },
+  NORMAL: { edge: ' edge-accent', chip: ' frame-accent' },
+};
+const STATE_TONES: Readonly<Record<string, string>> = {
+  STARTED: ' fill-accent',
+  ONFAILURE: ' frame-danger',
+  INTERRUPTED: ' frame-danger',
+};
+
+/** The classes of a priority's chip. */
+export const priorityChip = (priority: string): string => `chip prio prio-${priority}${PRIORITY_TONES[priority]?.chip ?? ''}`;
+/** The tone of the left edge of an order's card, by its priority; with a leading space, or empty. */
+export const priorityEdge = (priority: string): string => PRIORITY_TONES[priority]?.edge ?? '';
+/** The classes of a state's chip. */
+export const stateChip = (state: string): string => `chip state-chip${STATE_TONES[state] ?? ''}`;
+
 /** "L", "group G", or "L in G". */
 export function targetText(location: string | null, group: string | null): string {
   if (location && group) return t('orders.targetIn', { location, group });

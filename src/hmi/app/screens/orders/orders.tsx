@@ -87,15 +87,15 @@ function Lane({ lane, board, onOutcome, phoneHidden }: { lane: LaneId; board: Bo
   const next = board.next.value[lane];
   const titleId = `orders-lane-${lane}`;
   return (
-    <section class={`lane lane-${lane}${phoneHidden ? ' phone-hidden' : ''}`} data-lane={lane} aria-labelledby={titleId}>
+    <section class={`framed lane lane-${lane}${phoneHidden ? ' phone-hidden' : ''}`} data-lane={lane} aria-labelledby={titleId}>
       <h2 id={titleId} class="lane-title">
-        {t(`orders.lane.${lane}`)} <span class="lane-count">{orders.length + (next ? '+' : '')}</span>
+        {t(`orders.lane.${lane}`)} <span class="framed lane-count">{orders.length + (next ? '+' : '')}</span>
       </h2>
       {lane === 'ended' && <p class="lane-hint muted">{t('orders.endedHint')}</p>}
       {orders.length === 0 ? (
         <p class="empty">{t(`orders.none.${lane}`)}</p>
       ) : (
-        <ul class="order-list" aria-labelledby={titleId}>
+        <ul class="plain-list order-list" aria-labelledby={titleId}>
           {orders.map((o) => (
             <OrderCard key={o.persistentKey} order={o} at={at.get(o.transportUnitBK)} board={board} onOutcome={onOutcome} />
           ))}

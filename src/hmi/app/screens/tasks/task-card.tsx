@@ -6,7 +6,7 @@ import { errorText, formatAge, formatTime, t } from '../../i18n.ts';
 import { wallboard } from '../../prefs.ts';
 import { can } from '../../session.ts';
 import { Confirm } from '../../confirm.tsx';
-import { useRefocus, type WorkOutcome } from '../../lists/work-list.tsx';
+import { useRefocus, workLook, type WorkOutcome } from '../../work-card.ts';
 import { offered, type Operation, type Task } from './task.ts';
 
 // One task: its id, type, description, state and dates; and, for users with
@@ -42,13 +42,13 @@ export function TaskCard({ task, outcome }: { task: Task; outcome: TaskOutcome }
   };
 
   const id = task.taskId;
-  const state = task.state.toLowerCase();
+  const look = workLook(task.state);
   return (
-    <li ref={card} class={`card work-card task state-${state}`} data-task={task.pKey} data-task-id={id} data-state={task.state}>
-      <div class="work-head">
+    <li ref={card} class={`card edged work-card task${look.card}`} data-task={task.pKey} data-task-id={id} data-state={task.state}>
+      <div class="card-head">
         <h2 class="work-title">{id}</h2>
-        <span class="work-chip">{task.type}</span>
-        <span class={`work-state ${state}`}>{t(`tasks.state.${task.state}`)}</span>
+        <span class="chip">{task.type}</span>
+        <span class={`chip state-chip${look.chip}`}>{t(`tasks.state.${task.state}`)}</span>
       </div>
       {task.description && <p class="work-description">{task.description}</p>}
       <dl class="facts">

@@ -1,6 +1,7 @@
 import type { Task as WireTask } from '../../../../contract/replies.ts';
-import { get, page } from '../../api.ts';
+import { get } from '../../api.ts';
 import type { LiveListSpec } from '../../lists/live-list.ts';
+import { pagesOf } from '../../lists/pages.ts';
 
 // A task as GET /tasks sends it (docs/tasks.md), and the screen's filter. The API lists
 // every task, oldest first, and filters nothing: the state and the search are applied
@@ -42,8 +43,10 @@ const byTaskId = (a: Task, b: Task) => a.taskId.length - b.taskId.length || a.ta
 
 export function taskList(filter: () => TaskFilter): LiveListSpec<Task> {
   return {
-    read: (limit, after) => page<Task>('/tasks', {}, limit, after),
+    read: pagesOf('/tasks'),
     readOne: async (pKey) => (await get<Task>(`/tasks/${encodeURIComponent(pKey)}`)).body,
+    keyOf: (task) => task.pKey,
+    versionOf: (task) => task.ol,
     order: byTaskId,
     shows: (task) => matches(filter(), task),
     keepsHidden: true,

@@ -2,10 +2,11 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
 import { Toasts, useToast } from '../../feedback.tsx';
 import { t } from '../../i18n.ts';
+import { ListView, useLiveList } from '../../lists/list-view.tsx';
+import { LiveList } from '../../lists/live-list.ts';
 import { wallboard } from '../../prefs.ts';
 import type { ScreenProps } from '../../screens.ts';
-import { LiveList } from '../../lists/live-list.ts';
-import { useLiveList, workOutcome, WorkList } from '../../lists/work-list.tsx';
+import { workOutcome } from '../../work-card.ts';
 import { TaskCard } from './task-card.tsx';
 import { NO_FILTER, TASK_STATES, taskList, type StateChoice, type Task, type TaskFilter } from './task.ts';
 
@@ -35,7 +36,7 @@ export default function TasksScreen(_: ScreenProps) {
         <h1 id="tasks-title">{t('tasks.title')}</h1>
       </div>
       {!wallboard.value && (
-        <form class="work-filter" role="search" aria-label={t('tasks.filter')} onSubmit={(e) => e.preventDefault()}>
+        <form class="framed work-filter" role="search" aria-label={t('tasks.filter')} onSubmit={(e) => e.preventDefault()}>
           <div class="work-field">
             <label for="task-state">{t('tasks.state')}</label>
             <select id="task-state" value={f.state} onChange={(e) => (filter.value = { ...f, state: e.currentTarget.value as StateChoice })}>
@@ -59,11 +60,12 @@ export default function TasksScreen(_: ScreenProps) {
           </div>
         </form>
       )}
-      <WorkList
+      <ListView
         list={list}
+        listClass="work-list"
         labelledBy="tasks-title"
-        none={t((list.items.value ?? []).length === 0 ? 'tasks.noneAtAll' : 'tasks.none')}
-        card={(task) => <TaskCard key={task.pKey} task={task} outcome={outcome} />}
+        empty={<p class="empty work-none">{t((list.items.value ?? []).length === 0 ? 'tasks.noneAtAll' : 'tasks.none')}</p>}
+        item={(task) => <TaskCard key={task.pKey} task={task} outcome={outcome} />}
       />
       <Toasts toast={toast} />
     </section>

@@ -6,8 +6,20 @@ import type { Channel } from './channel.ts';
 // since when, where it listens or dials and who is connected; the counters people look
 // at first, and all of them (rejects by reason, the adapter's outcomes) behind a toggle.
 
+/** How a state's chip shows (styles/tones.css). */
+const STATE_TONES: Readonly<Record<string, string>> = {
+  ONLINE: ' fill-ok',
+  LINKED: ' fill-minor',
+  STALE: ' fill-minor',
+  WAITING: ' frame-danger',
+  CLOSED: ' frame-danger',
+  DISABLED: ' quiet',
+};
+
 export function StateChip({ state }: { state: string }) {
-  return <span class={`tg-state state-${state}`}>{hasText(`telegrams.state.${state}`) ? t(`telegrams.state.${state}`) : state}</span>;
+  return (
+    <span class={`chip tg-state state-${state}${STATE_TONES[state] ?? ''}`}>{hasText(`telegrams.state.${state}`) ? t(`telegrams.state.${state}`) : state}</span>
+  );
 }
 
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
@@ -38,7 +50,7 @@ export function ChannelPanel({ channel }: { channel: Channel }) {
   ];
   return (
     <section class="card tg-channel" aria-labelledby="tg-channel-title" data-state={channel.state}>
-      <div class="tg-channel-head">
+      <div class="card-head">
         <h2 id="tg-channel-title">{t('telegrams.channel', { name: channel.name })}</h2>
         <StateChip state={channel.state} />
         <span class="muted">
@@ -73,7 +85,7 @@ export function ChannelPanel({ channel }: { channel: Channel }) {
           </div>
         ))}
       </dl>
-      <details class="tg-all-counters">
+      <details class="disclosure tg-all-counters">
         <summary>{t('telegrams.allCounters')}</summary>
         <dl class="tg-counters">
           {all.map(([key, value]) => (

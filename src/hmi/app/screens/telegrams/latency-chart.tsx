@@ -24,7 +24,7 @@ export function LatencyChart({ figures, threshold }: { figures: MinuteFigures[];
     .map((f) => t('telegrams.chart.minute', { time: formatMinute(f.minute), p50: formatNumber(f.p50!), p99: formatNumber(f.p99!), n: f.count }))
     .join('; ');
   return (
-    <figure class="tg-chart">
+    <figure class="card tg-chart">
       <figcaption>
         <strong>{t('telegrams.chart.title')}</strong>{' '}
         <span class="tg-chart-now">

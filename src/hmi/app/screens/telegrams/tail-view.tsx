@@ -137,7 +137,7 @@ export function TailView({ channel, paused, onPause }: Props) {
         <p class="empty">{t(filtered ? 'telegrams.noneFiltered' : 'telegrams.none')}</p>
       ) : (
         <>
-          <ol class="tg-list" aria-labelledby="tg-tail-title">
+          <ol class="plain-list framed tg-list" aria-labelledby="tg-tail-title">
             {rows.value.map((row) => (
               <TelegramRow key={row.id} telegram={row} threshold={threshold} />
             ))}

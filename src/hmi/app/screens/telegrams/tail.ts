@@ -1,16 +1,15 @@
-import { page } from '../../api.ts';
+import { page } from '../../lists/pages.ts';
+import { LogTail } from '../../lists/tail.ts';
 import type * as Wire from '../../../../contract/replies.ts';
 
 // Following a channel's telegram log (GET /v1/plc-channels/{name}/telegrams, docs/events.md
 // "Telegram log"). There is no live event per telegram (a busy conveyor sends thousands a
 // second; the event stream carries changes of state), so the log is polled, oldest
-// first, by its paging cursor:
+// first, as a log tail (lists/tail.ts):
 //
 // - the first read starts at `from` (a time on the appliance's clock) and follows
-//   `Link: rel="next"` to the end;
-// - the last page of a read has no next link, so the next read asks again with the
-//   cursor that led to it: what it had already is dropped by id, what came since is new.
-//   A read thus costs at most one page of telegrams already seen;
+//   `Link: rel="next"` to the end; each later read asks for the last page again, and
+//   gets what came since;
 // - a read follows at most `pages` pages. When the log still has more, the channel
 //   sends faster than the monitor follows: it skips ahead to `skipTo()` (a moment before
 //   now) rather than falling ever further behind, and says so.
@@ -33,34 +32,29 @@ export interface TailRead {
 }
 
 export class TelegramTail {
-  private readonly path: string;
-  private readonly filter: TailFilter;
   private from: string;
-  private cursor: string | undefined;
+  private readonly tail: LogTail<Telegram>;
+  /**
+   * The newest telegram handed out. A skip ahead starts the log afresh from a time, which
+   * may lie before telegrams read already: those (ids grow with time) are not handed
+   * out twice.
+   */
   private lastId = 0;
 
   constructor(channel: string, filter: TailFilter, from: number) {
-    this.path = `/v1/plc-channels/${encodeURIComponent(channel)}/telegrams`;
-    this.filter = filter;
+    const path = `/v1/plc-channels/${encodeURIComponent(channel)}/telegrams`;
     this.from = new Date(from).toISOString();
+    this.tail = new LogTail((limit, after) => page<Telegram>(path, { ...filter, from: this.from }, limit, after));
   }
 
   async read(limit: number, pages: number, skipTo: () => number): Promise<TailRead> {
-    const rows: Telegram[] = [];
-    for (let n = 1; ; n++) {
-      const next = await page<Telegram>(this.path, { ...this.filter, from: this.from }, limit, this.cursor);
-      for (const row of next.items) {
-        if (row.id <= this.lastId) continue;
-        rows.push(row);
-        this.lastId = row.id;
-      }
-      if (!next.next) return { rows, skipped: false };
-      this.cursor = next.next;
-      if (n >= pages) {
-        this.cursor = undefined;
-        this.from = new Date(skipTo()).toISOString();
-        return { rows, skipped: true };
-      }
+    const read = await this.tail.next(limit, pages);
+    const rows = read.rows.filter((row) => row.id > this.lastId);
+    if (rows.length) this.lastId = rows[rows.length - 1]!.id;
+    if (read.behind) {
+      this.from = new Date(skipTo()).toISOString();
+      this.tail.restart();
     }
+    return { rows, skipped: read.behind };
   }
 }

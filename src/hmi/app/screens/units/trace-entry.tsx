@@ -125,6 +125,9 @@ const milliseconds = (ms: number) => new Intl.NumberFormat(language.value, { max
 
 const outcomeText = (outcome: string) => (hasText(`units.outcome.${outcome}`) ? t(`units.outcome.${outcome}`) : outcome);
 
+/** How a kind of entry shows (styles/tones.css); a telegram's frame is dashed (units.css). */
+const KIND_TONES: Readonly<Record<string, string>> = { move: ' fill-accent', lock: ' frame-danger', order: ' frame-text' };
+
 export function TraceItem({ entry, request }: { entry: TraceEntry; request?: TelegramEntry | undefined }) {
   const { kind, text } = tell(entry, request);
   const problem = entry.source === 'telegram' && entry.outcome !== 'ok' && entry.outcome !== 'reply';
@@ -133,7 +136,7 @@ export function TraceItem({ entry, request }: { entry: TraceEntry; request?: Tel
       <time class="trace-time" dateTime={entry.at}>
         {formatTime(entry.at)}
       </time>
-      <span class={`trace-kind kind-${kind}`}>{t(`units.kind.${kind}`)}</span>
+      <span class={`chip trace-kind kind-${kind}${KIND_TONES[kind] ?? ''}`}>{t(`units.kind.${kind}`)}</span>
       <div class="trace-what">
         <p class="trace-text">{breakable(text)}</p>
         {entry.source === 'event' ? (

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
-import { page } from '../../api.ts';
+import { pagesOf } from '../../lists/pages.ts';
+import { LogTail } from '../../lists/tail.ts';
 import type { LiveEvent } from '../../live.ts';
 import type * as Wire from '../../../../contract/replies.ts';
 
@@ -7,8 +8,8 @@ import type * as Wire from '../../../../contract/replies.ts';
 // its events and the telegrams that named it. The appliance pages it oldest first, and
 // the screen shows the newest first, so the trace is read to its end when opened (in
 // pages of a thousand) and then shown a page at a time, newer to older. New entries are
-// read from the start of the last page on: positions in the two logs make the cursor,
-// and a page read again from its own cursor gives what it had and what came since.
+// read as a log tail (lists/tail.ts): positions in the two logs make the cursor, and a
+// page read again from its own cursor gives what it had and what came since.
 
 /** An event of the trace: the same record as the event stream sends (live.ts). */
 export type EventEntry = LiveEvent & { source: 'event' };
@@ -48,33 +49,33 @@ export class Trace {
   /** How many of the newest are shown. */
   readonly shown = signal(SHOWN);
   readonly error = signal<unknown>(undefined);
-  /** Where the last page read starts: its cursor and its first entry's index. */
-  private tail: { after: string | undefined; index: number } = { after: undefined, index: 0 };
+  private readonly log: LogTail<TraceEntry>;
+  /** The next read starts the trace afresh. */
+  private fresh = false;
   private reading: Promise<void> | undefined;
   private again = false;
 
-  private readonly barcode: string;
-
   constructor(barcode: string) {
-    this.barcode = barcode;
+    this.log = new LogTail(pagesOf<TraceEntry>(`/v1/transport-units/${encodeURIComponent(barcode)}/history`));
   }
 
   /** The whole trace afresh. */
   load(): Promise<void> {
-    this.tail = { after: undefined, index: 0 };
-    return this.readTail(true);
+    this.fresh = true;
+    return this.readTail();
   }
 
   /** What came since: the last page again and any after it. Calls while reading run once more after. */
   refresh(): Promise<void> {
-    return this.readTail(false);
+    return this.readTail();
   }
 
   older(): void {
     this.shown.value += SHOWN;
   }
 
-  private readTail(fresh: boolean): Promise<void> {
+  /** One read at a time: a call while one runs has it read once more after. */
+  private readTail(): Promise<void> {
     if (this.reading) {
       this.again = true;
       return this.reading;
@@ -83,35 +84,30 @@ export class Trace {
       do {
         this.again = false;
         try {
-          await this.readFrom(fresh);
+          await this.readOn();
           this.error.value = undefined;
         } catch (err) {
           this.error.value = err;
         }
-        fresh = false;
       } while (this.again);
       this.reading = undefined;
     })();
     return this.reading;
   }
 
-  private async readFrom(fresh: boolean): Promise<void> {
-    const before = fresh ? [] : (this.entries.value ?? []).slice(0, this.tail.index);
-    const read: TraceEntry[] = [];
-    let { after } = this.tail;
-    let start = { after, index: before.length };
-    for (;;) {
-      const got = await page<TraceEntry>(`/v1/transport-units/${encodeURIComponent(this.barcode)}/history`, {}, READ_PAGE, after);
-      start = { after, index: before.length + read.length };
-      read.push(...got.items);
-      if (!got.next) break;
-      after = got.next;
+  private async readOn(): Promise<void> {
+    // Afresh until a fresh read succeeds: one that failed halfway is not read on from.
+    const fresh = this.fresh;
+    if (fresh) this.log.restart();
+    const { rows } = await this.log.next(READ_PAGE);
+    if (fresh) {
+      this.fresh = false;
+      this.entries.value = rows;
+      return;
     }
-    const previous = this.entries.value?.length ?? 0;
-    const entries = [...before, ...read];
+    if (rows.length === 0) return;
     // Entries that came in stay below the newest ones shown, not pushed out of view.
-    if (!fresh && entries.length > previous) this.shown.value += entries.length - previous;
-    this.tail = start;
-    this.entries.value = entries;
+    this.shown.value += rows.length;
+    this.entries.value = [...(this.entries.value ?? []), ...rows];
   }
 }

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
-import { ApiFailure, get, page } from '../../api.ts';
+import { ApiFailure, get } from '../../api.ts';
+import { readAll } from '../../lists/pages.ts';
 import type { LiveEvent } from '../../live.ts';
 import { can } from '../../session.ts';
 import { applyOrderEvent, isOrderEvent, ORDER_EVENTS, orderKeyOf, type OrderEvent, type TransportOrder } from '../orders/order.ts';
@@ -120,14 +121,7 @@ export class UnitView {
   /** Every order of the unit: a unit has few, so all pages are read. */
   private async readOrders(): Promise<void> {
     try {
-      const all: TransportOrder[] = [];
-      let after: string | undefined;
-      do {
-        const got = await page<TransportOrder>('/v1/transport-orders', { barcode: this.barcode }, ORDERS_PAGE, after);
-        all.push(...got.items);
-        after = got.next;
-      } while (after);
-      this.orders.value = all;
+      this.orders.value = await readAll<TransportOrder>('/v1/transport-orders', { barcode: this.barcode }, ORDERS_PAGE);
     } catch (err) {
       this.error.value = err;
     }

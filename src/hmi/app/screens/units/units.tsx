@@ -10,7 +10,7 @@ import { decodePart, hrefOf } from '../../router.ts';
 import type { ScreenProps } from '../../screens.ts';
 import { can } from '../../session.ts';
 import { breakable } from '../orders/breakable.tsx';
-import { isEnded, priorityText, stateText, targetText, type TransportOrder } from '../orders/order.ts';
+import { isEnded, priorityChip, priorityText, stateChip, stateText, targetText, type TransportOrder } from '../orders/order.ts';
 import { CreateUnit } from './create-unit.tsx';
 import { TraceItem } from './trace-entry.tsx';
 import { answeredRequests } from './trace.ts';
@@ -20,6 +20,9 @@ import { UNIT_EVENTS, UnitView, type Location, type TransportUnit } from './unit
 // scanner types it and presses Enter) opens `#/units/<barcode>`, so other screens link
 // to a unit; it shows where the unit stands, its transport orders and its trace, newest
 // first, live.
+
+/** Unit states that hold a unit back: their chip is framed as a fault. */
+const UNIT_FAULTS: readonly string[] = ['BLOCKED', 'QUALITY_CHECK'];
 
 export default function UnitsScreen({ rest }: ScreenProps) {
   const barcode = decodePart(rest).trim();
@@ -51,7 +54,7 @@ export default function UnitsScreen({ rest }: ScreenProps) {
       {!wallboard.value && (
         <form class="unit-search" role="search" onSubmit={search}>
           <label for="unit-barcode">{t('units.barcode')}</label>
-          <div class="unit-search-row">
+          <div class="field-row unit-search-row">
             <input
               id="unit-barcode"
               ref={field}
@@ -151,7 +154,7 @@ function UnitPlace({ unit, location }: { unit: TransportUnit; location: Location
         <div>
           <dt>{t('units.state')}</dt>
           <dd>
-            <span class={`state-chip unit-state-${unit.state}`}>
+            <span class={`chip state-chip${UNIT_FAULTS.includes(unit.state) ? ' frame-danger' : ''}`}>
               {hasText(`units.unitState.${unit.state}`) ? t(`units.unitState.${unit.state}`) : unit.state}
             </span>
           </dd>
@@ -189,11 +192,11 @@ function UnitOrders({ barcode, orders, exists }: { barcode: string; orders: read
       ) : sorted.length === 0 ? (
         <p class="empty">{t('units.noOrders')}</p>
       ) : (
-        <ul class="unit-order-list">
+        <ul class="plain-list unit-order-list">
           {sorted.map((o) => (
-            <li key={o.persistentKey} class="unit-order" data-order={o.persistentKey} data-state={o.state}>
-              <span class={`state-chip order-state-${o.state}`}>{stateText(o.state)}</span>
-              <span class={`prio prio-${o.priority}`}>{priorityText(o.priority)}</span>
+            <li key={o.persistentKey} class="framed unit-order" data-order={o.persistentKey} data-state={o.state}>
+              <span class={stateChip(o.state)}>{stateText(o.state)}</span>
+              <span class={priorityChip(o.priority)}>{priorityText(o.priority)}</span>
               <span class="unit-order-path">
                 {breakable(o.sourceLocation)} <span aria-hidden="true">→</span>
                 <span class="visually-hidden">{t('orders.to')}</span> {breakable(targetText(o.targetLocation, o.targetLocationGroup))}
@@ -222,7 +225,7 @@ function Timeline({ view }: { view: UnitView }) {
       {shown.length === 0 ? (
         <p class="empty">{t('units.noTrace')}</p>
       ) : (
-        <ol class="trace" aria-labelledby="unit-trace-title">
+        <ol class="plain-list framed trace" aria-labelledby="unit-trace-title">
           {shown.map((e) => (
             <TraceItem key={`${e.source}-${e.id}`} entry={e} request={answered.get(e)} />
           ))}
