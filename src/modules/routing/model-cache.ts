@@ -2,7 +2,7 @@ import type { EventRecord } from '../../core/event-catalogue.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { CommonServices } from '../common/service.ts';
 import { buildModel, type GroupDef, type RoutingModel, type RoutingModelInput } from './decision.ts';
-import type { RouteResource } from './service.ts';
+import type { RouteResource } from './route-editing.ts';
 import type { RoutingStore, StoredHop, StoredRoute } from './store.ts';
 
 // The routing model the decisions are made on (decision.ts), built from the stored
@@ -186,3 +186,5 @@ export function createModelCache({ work, store, common }: ModelCacheDeps) {
     builds: () => builds,
   };
 }
+
+export type ModelCache = ReturnType<typeof createModelCache>;

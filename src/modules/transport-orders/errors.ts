@@ -3,7 +3,7 @@ import type { StoredOrder } from './store.ts';
 
 // The message keys of the transport-orders module (docs/transport-orders.md, "Error
 // keys"), and the refusals of its rules (the one of the transition table is beside
-// the table, in service.ts).
+// the table, in transitions.ts).
 
 export const TRANSPORT_ORDER_KEYS = {
   tuAlreadyAtTarget: 'svc.tms.to.tuAlreadyAtTarget',

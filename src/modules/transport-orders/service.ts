@@ -1,24 +1,16 @@
-import type { EventInput } from '../../core/event-catalogue.ts';
 import { type Listing } from '../../core/listing.ts';
 import { mapListing } from '../../core/listing-ops.ts';
 import type { UnitOfWork } from '../../core/unit-of-work.ts';
 import { newPKey } from '../../core/ids.ts';
 import { nowIso } from '../../core/time.ts';
-import { checkVersion } from '../../core/versioned.ts';
-import { DomainError, invalidParameter, validationError } from '../../core/errors.ts';
+import { validationError } from '../../core/errors.ts';
 import type { CommonServices } from '../common/service.ts';
-import {
-  alreadyAtTarget,
-  alreadyStartedForTu,
-  endedNotCancelled,
-  endedNotChanged,
-  endedNotRedirected,
-  notFoundPlain,
-  orderNotFound,
-  TRANSPORT_ORDER_KEYS,
-} from './errors.ts';
-import type { NewTransportOrderInput, TransportOrderPatchInput } from './schema.ts';
-import { ENDED_STATES, PRIORITIES, type OrderFields, type OrderState, type Priority, type StoredOrder, type TransportOrderStore } from './store.ts';
+import { alreadyAtTarget, endedNotChanged, notFoundPlain } from './errors.ts';
+import { emitOrder, eventData } from './order-events.ts';
+import { createOrderView, priorityOf, type TransportOrder } from './order-view.ts';
+import type { NewTransportOrderInput } from './schema.ts';
+import { createOrderTransitions, isEnded } from './transitions.ts';
+import type { OrderState, Priority, StoredOrder, TransportOrderStore } from './store.ts';
 
 // The rules of the transport-orders module (docs/transport-orders.md;
 // docs/routing.md last paragraph and docs/plc.md; decisions and the transition table in
@@ -28,68 +20,21 @@ import { ENDED_STATES, PRIORITIES, type OrderFields, type OrderState, type Prior
 // Invariant kept by every write of this module: a transport unit has at most one
 // STARTED order, and a unit without a STARTED order has no INITIALIZED one (the next
 // order starts the moment the previous one ends). Orders are started, and finished on
-// arrival, by `advance`, the one routine every path ends with. A unit's arrival
-// (`transportUnit.moved`) and deletion are reactions inside the unit of work that
+// arrival, by `advance` (transitions.ts), the one routine every path ends with. A unit's
+// arrival (`transportUnit.moved`) and deletion are reactions inside the unit of work that
 // booked or deleted it: the same rule whether REST, a movement or a PLC telegram moved it.
+//
+// Here: creation, the lookups, those reactions and the problem texts the PLC adapter
+// records; the transition table and the writes along it are in transitions.ts, the
+// readings they share (names as they are now, where a unit stands) in order-view.ts.
 
-/** An order as the API shows it: the names of the unit, locations and group as they are now. */
-export type TransportOrder = StoredOrder;
+export type { TransportOrder } from './order-view.ts';
+export { isEnded, TRANSITIONS } from './transitions.ts';
 
 export const DEFAULT_PRIORITY: Priority = 'NORMAL';
 
 /** The start of the problem text of an order whose unit found no route onwards (`no route at <coordinate>`, written by the PLC adapter). */
 export const NO_ROUTE_PROBLEM = 'no route at';
-
-/**
- * Moves the table allows (PATCH; DELETE is CANCELED). CREATED → INITIALIZED →
- * STARTED also happen on their own: an order is validated when it is created and
- * starts when its unit has no STARTED order. The four last states end an order.
- */
-export const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
-  CREATED: ['INITIALIZED', 'ONFAILURE', 'CANCELED'],
-  INITIALIZED: ['STARTED', 'ONFAILURE', 'CANCELED'],
-  STARTED: ['INTERRUPTED', 'ONFAILURE', 'CANCELED', 'FINISHED'],
-  INTERRUPTED: [],
-  ONFAILURE: [],
-  CANCELED: [],
-  FINISHED: [],
-};
-
-export const isEnded = (state: OrderState): boolean => ENDED_STATES.includes(state);
-
-/** The spec: 400 `core.invalid.parameter` when the priority level is not defined; no `obj`. */
-function priorityOf(value: unknown): Priority {
-  if (typeof value === 'string' && (PRIORITIES as readonly string[]).includes(value)) return value as Priority;
-  // Shown as sent when it is a word; anything else by its kind (an object may nest deeper than a message should reach).
-  const shown =
-    typeof value === 'string'
-      ? value.slice(0, 64)
-      : value === null || typeof value !== 'object'
-        ? String(value)
-        : Array.isArray(value)
-          ? 'a list'
-          : 'an object';
-  throw invalidParameter(`Priority level [${shown}] is not defined; use one of ${PRIORITIES.join(', ')}`);
-}
-
-const invalidTransition = (o: TransportOrder, to: OrderState) => {
-  const allowed = TRANSITIONS[o.state];
-  return new DomainError(
-    409,
-    TRANSPORT_ORDER_KEYS.invalidStateTransition,
-    `TransportOrder [${o.pk}] cannot go from ${o.state} to ${to}; from ${o.state} it can go to ${allowed.join(', ') || 'nothing (it has ended)'}`,
-    { obj: [o.pk, o.state, to] },
-  );
-};
-
-type Target = Pick<OrderFields, 'targetLocationPk' | 'targetLocation' | 'targetGroupPk' | 'targetLocationGroup'>;
-
-/** Where a unit stands, as far as reaching a target goes. */
-interface Place {
-  pk: string;
-  locationId: string;
-  groupPk: string;
-}
 
 /** The STARTED order of a unit as routing reads it. */
 interface StartedOrder {
@@ -102,26 +47,6 @@ interface StartedOrder {
   targetLocationGroup: string | null;
 }
 
-/** The fields a client sees; a PATCH that changes none of them writes nothing. */
-const VISIBLE: readonly (keyof OrderFields)[] = ['priority', 'state', 'targetLocation', 'targetLocationGroup', 'startDate', 'endDate', 'message'];
-const TARGET_FIELDS: readonly (keyof OrderFields)[] = ['targetLocation', 'targetLocationGroup'];
-const STATE_FIELDS: readonly (keyof OrderFields)[] = ['state', 'startDate', 'endDate'];
-
-/** An event of this module as it is emitted: about the order, naming its unit. */
-type OrderEvent =
-  Extract<EventInput, { type: `transportOrder.${string}` }> extends infer E
-    ? E extends { type: infer T; data: infer D }
-      ? { type: T; data: D }
-      : never
-    : never;
-
-/** States with an event of their own; INTERRUPTED and ONFAILURE are announced as `transportOrder.changed`. */
-const STATE_EVENTS: Partial<Record<OrderState, 'transportOrder.started' | 'transportOrder.finished' | 'transportOrder.canceled'>> = {
-  STARTED: 'transportOrder.started',
-  FINISHED: 'transportOrder.finished',
-  CANCELED: 'transportOrder.canceled',
-};
-
 interface TransportOrderServiceDeps {
   work: UnitOfWork;
   store: TransportOrderStore;
@@ -129,124 +54,11 @@ interface TransportOrderServiceDeps {
 }
 
 export function createTransportOrderService({ work, store, common }: TransportOrderServiceDeps) {
-  const unitByPk = (pk: string) => common.transportUnits.findByPk(pk);
-
-  /** Where a unit stands now; `undefined` when the unit is gone. */
-  function placeOf(unitPk: string): Place | undefined {
-    const unit = unitByPk(unitPk);
-    const location = unit && common.locations.findByPk(unit.actualLocationPk);
-    return location && { pk: location.pk, locationId: location.locationId, groupPk: location.groupPk };
-  }
-
-  /**
-   * The order with the current names of what it refers to: a renamed unit, location or
-   * group shows its new name; a deleted one the name recorded when the order was last written.
-   */
-  function live(o: StoredOrder): TransportOrder {
-    const unit = unitByPk(o.transportUnitPk);
-    const source = common.locations.findByPk(o.sourceLocationPk);
-    const target = o.targetLocationPk === null ? undefined : common.locations.findByPk(o.targetLocationPk);
-    const group = o.targetGroupPk === null ? undefined : common.locationGroups.findByPk(o.targetGroupPk);
-    return {
-      ...o,
-      transportUnitBK: unit?.barcode ?? o.transportUnitBK,
-      sourceLocation: source?.locationId ?? o.sourceLocation,
-      targetLocation: target?.locationId ?? o.targetLocation,
-      targetLocationGroup: group?.name ?? o.targetLocationGroup,
-    };
-  }
-
-  function byPKey(pKey: string): TransportOrder {
-    const order = store.byPk(pKey);
-    if (!order) throw orderNotFound(pKey);
-    return live(order);
-  }
-
-  /** True when a location lies in the group or in a group below it. */
-  const inGroupTree = (locationGroupPk: string, groupPk: string) =>
-    locationGroupPk === groupPk || common.locationGroups.ancestors(locationGroupPk).includes(groupPk);
-
-  /**
-   * True when a unit standing at `place` has reached the order's target: the target
-   * location itself, or (an order with only a group target) any location in the group's subtree.
-   */
-  function reached(target: Target, place: Place): boolean {
-    if (target.targetLocationPk !== null) return target.targetLocationPk === place.pk;
-    return target.targetGroupPk !== null && inGroupTree(place.groupPk, target.targetGroupPk);
-  }
-
-  /** A target by coordinate and/or group name (404 `not.found` for an unknown one; both: the location must lie in the group). */
-  function resolveTarget(locationId: string | null, groupName: string | null): Target {
-    if (locationId === null && groupName === null) {
-      throw validationError('Validation failed: targetLocation, targetLocationGroup: name at least one target');
-    }
-    const location = locationId === null ? undefined : common.locations.findByLocationId(locationId);
-    if (locationId !== null && !location) throw notFoundPlain();
-    const group = groupName === null ? undefined : common.locationGroups.byNames([groupName])[0];
-    if (groupName !== null && !group) throw notFoundPlain();
-    if (location && group && !inGroupTree(location.groupPk, group.pk)) {
-      throw validationError(
-        `Validation failed: targetLocation: [${location.locationId}] does not lie in targetLocationGroup [${group.name}] or a group below it`,
-      );
-    }
-    return {
-      targetLocationPk: location?.pk ?? null,
-      targetLocation: location?.locationId ?? null,
-      targetGroupPk: group?.pk ?? null,
-      targetLocationGroup: group?.name ?? null,
-    };
-  }
-
-  const eventData = (o: TransportOrder) => ({
-    pKey: o.pk,
-    transportUnitBK: o.transportUnitBK,
-    state: o.state,
-    priority: o.priority,
-    targetLocation: o.targetLocation,
-    targetLocationGroup: o.targetLocationGroup,
-  });
-
-  /** Records an order event; it is about the order and names its unit. */
-  function emitOrder(event: OrderEvent) {
-    work.emit({ ...event, key: event.data.pKey, refs: [{ kind: 'transportUnit', key: event.data.transportUnitBK }] } as EventInput);
-  }
-
-  /** Writes a new state (with its dates) and records the event; inside a unit of work. */
-  function setState(current: TransportOrder, to: OrderState, now: string, message?: string): TransportOrder {
-    const next: OrderFields = {
-      ...current,
-      state: to,
-      startDate: to === 'STARTED' ? now : current.startDate,
-      endDate: isEnded(to) ? now : current.endDate,
-      message: message ?? current.message,
-    };
-    store.update(current.pk, next, now);
-    const written = live(store.byPk(current.pk)!);
-    const own = STATE_EVENTS[to];
-    const messageData = message !== undefined ? { message } : {};
-    if (own) emitOrder({ type: own, data: { ...eventData(written), from: current.state, ...messageData } });
-    else emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['state', 'endDate'], ...messageData } });
-    return written;
-  }
-
-  /**
-   * Sets a unit's orders going from where it stands: without a STARTED order the next
-   * INITIALIZED one starts (highest priority, then oldest); a STARTED order whose
-   * target the unit has reached is FINISHED, and the next one starts — repeatedly.
-   */
-  function advance(unitPk: string, place: Place | undefined, now: string): void {
-    for (;;) {
-      // The target as stored decides; the names are looked up only for what is written.
-      let started: StoredOrder | undefined = store.startedOf(unitPk);
-      if (!started) {
-        const next = store.nextInitializedOf(unitPk);
-        if (!next) return;
-        started = setState(live(next), 'STARTED', now);
-      }
-      if (!place || !reached(started, place)) return;
-      setState(live(started), 'FINISHED', now);
-    }
-  }
+  // Both built once: the booking reaction and `startedOrderOf` run per PLC telegram and
+  // call these functions directly, with nothing built per call.
+  const view = createOrderView({ store, common });
+  const { live, byPKey, placeOf, reached, resolveTarget } = view;
+  const { setState, advance, modify, cancel } = createOrderTransitions({ work, store, view });
 
   // A unit that arrives somewhere finishes the order whose target it reached and starts
   // the next, in the unit of work that booked it.
@@ -321,97 +133,17 @@ export function createTransportOrderService({ work, store, common }: TransportOr
           now,
         );
         const order = live(store.byPk(pk)!);
-        emitOrder({ type: 'transportOrder.created', data: { ...eventData(order), sourceLocation: order.sourceLocation } });
-        if (startsNow) emitOrder({ type: 'transportOrder.started', data: { ...eventData(order), from: 'INITIALIZED' } });
+        emitOrder(work, { type: 'transportOrder.created', data: { ...eventData(order), sourceLocation: order.sourceLocation } });
+        if (startsNow) emitOrder(work, { type: 'transportOrder.started', data: { ...eventData(order), from: 'INITIALIZED' } });
         return byPKey(pk);
       });
     },
 
-    /**
-     * PATCH: changes priority, target (redirect), state (along the table) and the
-     * problem text (`message`). Ended orders cannot change (409); a PATCH that changes
-     * nothing writes nothing, also for an ended order.
-     */
-    modify(pKey: string, patch: TransportOrderPatchInput): TransportOrder {
-      const priority = patch.priority === undefined ? undefined : priorityOf(patch.priority);
-      return work.run(() => {
-        const current = byPKey(pKey);
-        if (patch.pKey != null && patch.pKey !== current.pk) {
-          throw validationError(`Validation failed: pKey: [${patch.pKey}] differs from the order of the path [${current.pk}]`);
-        }
-        if (patch.barcode !== undefined && patch.barcode !== current.transportUnitBK) {
-          throw validationError(
-            `Validation failed: barcode: [${patch.barcode}] differs from the order's transport unit [${current.transportUnitBK}]; an order keeps its unit`,
-          );
-        }
-        const wantedLocation = patch.targetLocation === undefined ? current.targetLocation : patch.targetLocation;
-        const wantedGroup = patch.targetLocationGroup === undefined ? current.targetLocationGroup : patch.targetLocationGroup;
-        if (wantedLocation === null && wantedGroup === null) {
-          throw validationError('Validation failed: targetLocation, targetLocationGroup: an order keeps at least one target');
-        }
-        checkVersion('TransportOrder', current, patch.ol);
+    /** PATCH along the transition table (transitions.ts). */
+    modify,
 
-        const state = patch.state ?? current.state;
-        const stateChange = state !== current.state;
-        const redirect = wantedLocation !== current.targetLocation || wantedGroup !== current.targetLocationGroup;
-        const message = patch.problem === undefined ? current.message : patch.problem;
-        if (stateChange && !TRANSITIONS[current.state].includes(state)) throw invalidTransition(current, state);
-        if (isEnded(current.state)) {
-          if (redirect) throw endedNotRedirected(current);
-          if ((priority !== undefined && priority !== current.priority) || message !== current.message) throw endedNotChanged(current);
-          return current;
-        }
-
-        const next: TransportOrder = { ...current, priority: priority ?? current.priority, message };
-        if (redirect) Object.assign(next, resolveTarget(wantedLocation, wantedGroup));
-        const now = nowIso();
-        if (stateChange) {
-          if (state === 'STARTED') {
-            const started = store.startedOf(current.transportUnitPk);
-            if (started) throw alreadyStartedForTu(current, started);
-            next.startDate = now;
-          }
-          if (isEnded(state)) next.endDate = now;
-          next.state = state;
-        }
-        const place = placeOf(current.transportUnitPk);
-        // A STARTED order heads for its target: one the unit stands at already is refused, as at creation.
-        if (next.state === 'STARTED' && (redirect || stateChange) && place && reached(next, place)) {
-          throw alreadyAtTarget(next.transportUnitBK, place.locationId);
-        }
-        const fields = VISIBLE.filter((f) => next[f] !== current[f]);
-        if (fields.length === 0) return current;
-        store.update(current.pk, next, now);
-        const written = live(store.byPk(current.pk)!);
-        if (redirect) {
-          emitOrder({
-            type: 'transportOrder.redirected',
-            data: { ...eventData(written), from: { targetLocation: current.targetLocation, targetLocationGroup: current.targetLocationGroup } },
-          });
-        }
-        const stateEvent = stateChange ? STATE_EVENTS[state] : undefined;
-        if (stateEvent) emitOrder({ type: stateEvent, data: { ...eventData(written), from: current.state } });
-        const others = fields.filter((f) => !TARGET_FIELDS.includes(f) && !(stateEvent && STATE_FIELDS.includes(f)));
-        if (others.length > 0) {
-          emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: others, message: written.message } });
-        }
-        // The unit's STARTED order ended: the next one starts.
-        if (current.state === 'STARTED' && isEnded(state)) advance(current.transportUnitPk, place, now);
-        return byPKey(pKey);
-      });
-    },
-
-    /** DELETE: an order that has not ended becomes CANCELED (endDate set); the unit's next order starts. */
-    cancel(pKey: string): TransportOrder {
-      return work.run(() => {
-        const current = byPKey(pKey);
-        if (isEnded(current.state)) throw endedNotCancelled(current);
-        const now = nowIso();
-        setState(current, 'CANCELED', now);
-        if (current.state === 'STARTED') advance(current.transportUnitPk, placeOf(current.transportUnitPk), now);
-        return byPKey(pKey);
-      });
-    },
+    /** DELETE: an order that has not ended becomes CANCELED; the unit's next order starts (transitions.ts). */
+    cancel,
 
     /** The STARTED order of a unit (routing, the PLC adapter); `undefined` for none or an unknown barcode. */
     startedOrderOf(transportUnitBK: string): StartedOrder | undefined {
@@ -438,7 +170,7 @@ export function createTransportOrderService({ work, store, common }: TransportOr
         if (isEnded(current.state)) throw endedNotChanged(current);
         store.update(current.pk, { ...current, message }, nowIso());
         const written = live(store.byPk(current.pk)!);
-        emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'], message } });
+        emitOrder(work, { type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'], message } });
       });
     },
 
@@ -453,7 +185,7 @@ export function createTransportOrderService({ work, store, common }: TransportOr
         if (!current?.message || !ours(current.message) || isEnded(current.state)) return;
         store.update(current.pk, { ...current, message: null }, nowIso());
         const written = live(store.byPk(current.pk)!);
-        emitOrder({ type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'], message: null } });
+        emitOrder(work, { type: 'transportOrder.changed', data: { ...eventData(written), from: current.state, fields: ['message'], message: null } });
       });
     },
   };

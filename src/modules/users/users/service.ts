@@ -5,13 +5,11 @@ import { DomainError, notFound, validationError } from '../../../core/errors.ts'
 import { USER_KEYS } from '../errors.ts';
 import { checkVersion } from '../../../core/versioned.ts';
 import type { RoleService } from '../roles/service.ts';
-import { ACCEPTED_IMAGES, imageTypeOf } from './image.ts';
+import { createUserImages } from './image.ts';
+import { createLoginLockout } from './lockout.ts';
 import type { EmailAddress, User, UserFields, UserStore } from './store.ts';
 
 export const ADMIN_ROLE = 'ADMIN';
-
-/** The longest lock after failed logins, however often it repeats: a day. */
-const MAX_LOCKOUT_MINUTES = 24 * 60;
 
 interface UserInput {
   username: string;
@@ -76,6 +74,8 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
   }
   const changed = (type: 'user.created' | 'user.changed' | 'user.passwordChanged' | 'user.deleted', user: { pk: string; username: string }) =>
     work.emit({ type, key: user.username, data: { pKey: user.pk, username: user.username } });
+  const lockout = createLoginLockout({ work, store });
+  const images = createUserImages({ work, store, byPKey, changed, imageMaxBytes: options.imageMaxBytes });
 
   return {
     /** Every user by name: pages, or the whole list. */
@@ -84,48 +84,9 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
     findByPk: (pk: string) => store.byPk(pk),
     findByName: (username: string) => store.byName(username),
 
-    /**
-     * Counts a failed login from an address the user never signed in from; at `limit`
-     * failures in a row the account locks against such addresses (authentication.ts), for
-     * `lockoutMinutes` doubled with every lock since the last successful login (at most a
-     * day), or until an administrator unlocks it when `lockoutMinutes` is 0. Returns the
-     * end of the lock when it locked now.
-     */
-    recordFailedLogin(user: User, limit: number, lockoutMinutes: number): { until: string | null } | undefined {
-      return work.run(() => {
-        // Counted in SQL: parallel failures each count, whatever the caller read before.
-        const failures = store.failedLogin(user.pk);
-        if (failures < limit) return undefined;
-        const now = nowIso();
-        const minutes = lockoutMinutes === 0 ? 0 : Math.min(lockoutMinutes * 2 ** user.lockouts, MAX_LOCKOUT_MINUTES);
-        const until = minutes === 0 ? null : new Date(Date.parse(now) + minutes * 60_000).toISOString();
-        if (store.lock(user.pk, until, now) === undefined) return undefined;
-        work.emit({
-          type: 'user.locked',
-          key: user.username,
-          data: { pKey: user.pk, username: user.username, failedLogins: failures, lockedUntil: until },
-          reason: `${failures} failed logins in a row from addresses the user never signed in from`,
-        });
-        return { until };
-      });
-    },
-    /** Lifts a lock after failed logins that has run out (its failures are forgotten with it). */
-    releaseEndedLock(user: User): void {
-      if (!user.lockExpired) return;
-      work.run(() => {
-        if (!store.releaseLock(user.pk, nowIso())) return;
-        work.emit({
-          type: 'user.unlocked',
-          key: user.username,
-          data: { pKey: user.pk, username: user.username },
-          reason: 'the lock after failed logins ended',
-        });
-      });
-    },
-    /** A successful login from an address the user never signed in from: failures and earlier lockouts are forgotten. */
-    loggedIn: (user: User) => {
-      if (user.failedLogins > 0 || user.lockouts > 0) store.loggedIn(user.pk);
-    },
+    // The lock after failed logins (lockout.ts).
+    ...lockout,
+
     /** Username → pKey, 404 when unknown (for role membership). */
     pkOf(username: string): string {
       const user = store.byName(username);
@@ -215,39 +176,8 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
       });
     },
 
-    saveImage(pKey: string, bytes: Buffer): User {
-      if (bytes.length === 0) throw validationError('Validation failed: the image is empty');
-      if (bytes.length > options.imageMaxBytes) {
-        throw new DomainError(413, USER_KEYS.imageTooLarge, `The image has ${bytes.length} bytes; at most ${options.imageMaxBytes} are accepted`, {
-          obj: [bytes.length, options.imageMaxBytes],
-        });
-      }
-      const type = imageTypeOf(bytes);
-      if (!type) {
-        throw new DomainError(400, USER_KEYS.imageNotAnImage, `The bytes are no image; accepted are ${ACCEPTED_IMAGES.join(', ')}`);
-      }
-      return work.run(() => {
-        store.saveImage(byPKey(pKey).pk, type, bytes, nowIso());
-        const user = byPKey(pKey);
-        changed('user.changed', user);
-        return user;
-      });
-    },
-
-    image(pKey: string): { contentType: string; bytes: Buffer } {
-      const user = byPKey(pKey);
-      const image = store.image(user.pk);
-      if (!image) throw notFound(`User [${user.username}] has no image`, [pKey]);
-      return { contentType: image.content_type, bytes: image.bytes };
-    },
-
-    deleteImage(pKey: string): void {
-      work.run(() => {
-        const user = byPKey(pKey);
-        store.deleteImage(user.pk, nowIso());
-        changed('user.changed', user);
-      });
-    },
+    // The user's image (image.ts).
+    ...images,
 
     delete(pKey: string): void {
       work.run(() => {
