@@ -1,3 +1,4 @@
+import { DEFAULT_PASSWORD_COST } from './auth/passwords.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -70,6 +71,18 @@ export const configSchema = z.strictObject({
         .min(60)
         .max(30 * 86_400)
         .default(3600),
+      /**
+       * scrypt's cost N for the passwords set from now on (a power of two): a login costs
+       * about 80 ms of one core at the default. Stored hashes keep the cost they were made
+       * with, so a change applies as passwords are set again.
+       */
+      passwordHashCost: z
+        .number()
+        .int()
+        .min(1024)
+        .max(1_048_576)
+        .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
+        .default(DEFAULT_PASSWORD_COST),
       /** `iss` claim written into and required from every token. */
       issuer: z.string().min(1).default('wms-appliance'),
       /** Five failed logins in a row from addresses a user never signed in from lock the account against such addresses this long, twice as long at each repeat (at most a day); 0: until an administrator unlocks it. */

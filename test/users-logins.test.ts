@@ -139,3 +139,27 @@ describe('account lockout after failed logins', () => {
     expect(await allUsers(wms)).toEqual(before);
   });
 });
+
+describe('the cost of a password hash (auth.passwordHashCost)', () => {
+  const storedCost = (box: TestAppliance, username: string) =>
+    (box.app.db.prepare('SELECT password_hash FROM users WHERE username = ?').pluck().get(username) as string).split('$')[1];
+
+  it('hashes passwords at 16384 unless set, at the set cost otherwise, and logs in with each', async () => {
+    for (const [cost, expected] of [
+      [undefined, '16384'],
+      [2048, '2048'],
+    ] as const) {
+      const box = await startTestAppliance({ auth: { passwordHashCost: cost } });
+      try {
+        await createUser(box, { username: 'cost-user', password: 'cost-user-password' });
+        expect(storedCost(box, 'cost-user'), `auth.passwordHashCost ${cost}`).toBe(expected);
+        expect(storedCost(box, 'admin')).toBe(expected);
+        expect(await login(box, 'cost-user', 'cost-user-password')).toBeTruthy();
+        // An unknown user is checked against a decoy of the same cost, and refused like a wrong password.
+        await expectLoginRefused(box, 'no-such-user', 'cost-user-password');
+      } finally {
+        await box.close();
+      }
+    }
+  });
+});

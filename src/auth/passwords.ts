@@ -4,7 +4,10 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 // raised later without invalidating stored hashes: each hash carries its own.
 // scrypt runs on the libuv pool and never blocks the event loop (or the PLC link).
 
-const COST = { N: 16384, r: 8, p: 1 } as const;
+/** scrypt's N of a new hash unless `auth.passwordHashCost` says otherwise: about 80 ms of one core on a small x64 box. */
+export const DEFAULT_PASSWORD_COST = 16384;
+const R = 8;
+const P = 1;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -13,10 +16,11 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A new hash at scrypt cost `cost` (N, a power of two). */
+export async function hashPassword(password: string, cost = DEFAULT_PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, COST);
-  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, { N: cost, r: R, p: P });
+  return ['scrypt', cost, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** Constant-time check; an unknown format never matches. */
@@ -28,10 +32,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** A hash that no password matches, checked against for unknown users so timing does not reveal them. */
-let decoy: Promise<string> | undefined;
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
+/**
+ * A hash that no password matches, checked against for unknown users so timing does not
+ * reveal them: one per cost, so that it takes as long as the hashes of real users.
+ */
+const decoys = new Map<number, Promise<string>>();
+export function decoyHash(cost = DEFAULT_PASSWORD_COST): Promise<string> {
+  let decoy = decoys.get(cost);
+  if (!decoy) decoys.set(cost, (decoy = hashPassword(randomBytes(16).toString('hex'), cost)));
   return decoy;
 }
 

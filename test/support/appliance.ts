@@ -72,7 +72,10 @@ export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = 
       storage: { dataDir, ...overrides.storage },
       // Tests log in (and fail on purpose) far more often than people: the login throttle
       // is tested on its own with the default (test/login-defence.test.ts).
-      auth: { adminPassword: ADMIN_PASSWORD, loginAttemptsPerMinute: 600, ...overrides.auth },
+      // scrypt at N = 1024: a login costs 5 ms of CPU instead of 80, and the suite logs in
+      // some thousand times (README, "Testing"). The processes the CLI and executable tests
+      // start keep the default cost, and test/users-logins.test.ts checks both.
+      auth: { adminPassword: ADMIN_PASSWORD, loginAttemptsPerMinute: 600, passwordHashCost: 1024, ...overrides.auth },
       log: { level: 'debug', ...overrides.log },
     },
   );

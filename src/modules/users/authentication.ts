@@ -46,6 +46,8 @@ interface AuthenticationDeps {
   log: Logger;
   /** How long a lock after failed logins lasts the first time (doubling with repeats); 0: until an administrator unlocks. */
   lockoutMinutes: number;
+  /** scrypt's N of new hashes: an unknown user's login checks a decoy of the same cost, so it takes as long. */
+  passwordHashCost: number;
   /** The places each user signed in from. */
   addresses: LoginAddresses;
   /** Login attempts per client address. */
@@ -53,7 +55,7 @@ interface AuthenticationDeps {
 }
 
 export function createAuthentication(deps: AuthenticationDeps) {
-  const { users, grants, apiKeys, tokens, bus, log, lockoutMinutes, addresses, throttle } = deps;
+  const { users, grants, apiKeys, tokens, bus, log, lockoutMinutes, passwordHashCost, addresses, throttle } = deps;
   /**
    * Resolved callers, with the instant until which they stay valid (an account's
    * expiration date) and the instant before which its tokens were issued in vain (the
@@ -112,7 +114,7 @@ export function createAuthentication(deps: AuthenticationDeps) {
   /** The password check of a login, once the address may try: a token, or "Bad credentials". */
   async function checkPassword(found: User | undefined, username: string, password: string, address: string, known: boolean): Promise<IssuedToken> {
     if (!found || !found.passwordHash || refusalOf(found, known)) {
-      await verifyPassword(password, found?.passwordHash ?? (await decoyHash()));
+      await verifyPassword(password, found?.passwordHash ?? (await decoyHash(passwordHashCost)));
       if (found) log.info({ username, address, refusal: refusalOf(found, known) ?? 'no password set' }, 'login refused');
       throw badCredentials();
     }

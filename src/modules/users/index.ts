@@ -12,6 +12,7 @@ export const users: ModuleDefinition<'users', UsersModule> = {
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
     const service = createUsersModule(db, work, tokens, log, {
       imageMaxBytes: config.users.imageMaxBytes,
+      passwordHashCost: config.auth.passwordHashCost,
       lockoutMinutes: config.auth.lockoutMinutes,
       loginAttemptsPerMinute: config.auth.loginAttemptsPerMinute,
     });

@@ -29,6 +29,8 @@ const ADMIN_USER = 'admin';
 
 interface UsersModuleOptions {
   imageMaxBytes: number;
+  /** scrypt's N for passwords set from now on (`auth.passwordHashCost`). */
+  passwordHashCost: number;
   /** How long the first lock after failed logins (against addresses the user never signed in from) lasts, doubling with repeats; 0: until an administrator unlocks. */
   lockoutMinutes: number;
   /** Login attempts per client address and minute before 429, not counting logins of users the address signed in as before; 0: no limit. */
@@ -50,6 +52,7 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
     bus: work.bus,
     log,
     lockoutMinutes: options.lockoutMinutes,
+    passwordHashCost: options.passwordHashCost,
     addresses: createLoginAddresses(db, work),
     throttle: new LoginThrottle(options.loginAttemptsPerMinute),
   });

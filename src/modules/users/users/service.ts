@@ -27,6 +27,8 @@ interface UserInput {
 
 interface UserServiceOptions {
   imageMaxBytes: number;
+  /** scrypt's N for passwords set from now on. */
+  passwordHashCost: number;
 }
 
 export function createUserService(work: UnitOfWork, store: UserStore, roles: RoleService, options: UserServiceOptions) {
@@ -96,7 +98,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
 
     async create(input: UserInput): Promise<User> {
       checkEmails(input.emailAddresses);
-      const hash = input.password !== undefined ? await hashPassword(input.password) : undefined;
+      const hash = input.password !== undefined ? await hashPassword(input.password, options.passwordHashCost) : undefined;
       return work.run(() => {
         requireUnique(input.username);
         const now = nowIso();
@@ -167,7 +169,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
 
     async setPassword(pKey: string, password: string): Promise<User> {
       byPKey(pKey);
-      const hash = await hashPassword(password);
+      const hash = await hashPassword(password, options.passwordHashCost);
       return work.run(() => {
         store.setPassword(byPKey(pKey).pk, hash, nowIso());
         const user = byPKey(pKey);
@@ -201,7 +203,7 @@ export function createUserService(work: UnitOfWork, store: UserStore, roles: Rol
      * has this password. Only reachable from the box's command line (`--reset-admin`).
      */
     async resetAdministrator(username: string, password: string, adminRolePk: string): Promise<void> {
-      const hash = await hashPassword(password);
+      const hash = await hashPassword(password, options.passwordHashCost);
       work.run(() => {
         const now = nowIso();
         const existing = store.byName(username);
