@@ -171,7 +171,7 @@ export function unitsOf(file: string, text: string): Unit[] {
   return units;
 }
 
-function productionFiles(): string[] {
+export function productionFiles(): string[] {
   // Tracked files and new ones not yet added (a split in progress), as they are in the work tree.
   const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...DIRS], { cwd: ROOT, encoding: 'utf8' });
   const files = listed.split('\n').filter((f) => /\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.endsWith('.d.ts') && existsSync(path.join(ROOT, f)));

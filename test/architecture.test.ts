@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../scripts/build.ts';
+import { productionFiles, unitsOf } from '../scripts/unit-lengths.ts';
 
 // The layering of the code base, read from the sources' imports.
 //
@@ -150,5 +151,22 @@ describe('the layers', () => {
         broken(wrong).some((b) => b.startsWith(`${rule}:`)),
         rule,
       ).toBe(true);
+  });
+});
+
+// No god-units: a class or function the next engineer must hold in their head at once
+// stays under about 250 lines (`node scripts/unit-lengths.ts` lists the longest).
+describe('the size of units', () => {
+  it('no production function, factory or class is over 250 lines', () => {
+    const files = productionFiles();
+    expect(files.length, 'the sources are read').toBeGreaterThan(300);
+    const units = files.flatMap((file) => unitsOf(file, readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(units.length).toBeGreaterThan(1000);
+    expect(units.filter((u) => u.lines > 250).map((u) => `${u.name} (${u.file}:${u.line}): ${u.lines} lines`)).toEqual([]);
+  });
+
+  it('the count sees a unit that is too long', () => {
+    const body = Array.from({ length: 260 }, (_, i) => `  const line${i} = ${i};`).join('\n');
+    expect(unitsOf('long.ts', `export function tooLong() {\n${body}\n}\n`).map((u) => [u.name, u.lines > 250])).toEqual([['tooLong', true]]);
   });
 });
