@@ -86,6 +86,7 @@ export class PlcConversation extends SimulatorSession {
   heartbeat(everyMs: number): Heartbeat {
     let sent = 0;
     let answered = 0;
+    let paused = 0;
     const open = new Set<number>();
     const onReceived = (r: ReceivedTelegram) => {
       const t = r.telegram;
@@ -99,7 +100,11 @@ export class PlcConversation extends SimulatorSession {
       }
     };
     const tick = () => {
-      if (performance.now() < this.silentUntil || !this.current?.isOpen) return;
+      if (!this.current?.isOpen) return;
+      if (performance.now() < this.silentUntil) {
+        paused++;
+        return;
+      }
       const { text, seq } = this.encode({ type: 'SYNQ' });
       open.add(seq);
       sent++;
@@ -120,6 +125,9 @@ export class PlcConversation extends SimulatorSession {
       },
       get answered() {
         return answered;
+      },
+      get paused() {
+        return paused;
       },
       stop,
     };

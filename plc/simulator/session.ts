@@ -112,6 +112,8 @@ export interface Heartbeat {
   readonly sent: number;
   /** SYNCs received that answer them (sequence number equal or +1). */
   readonly answered: number;
+  /** Beats that fell in a silence and sent nothing. */
+  readonly paused: number;
   stop(): void;
 }
 

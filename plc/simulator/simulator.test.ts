@@ -313,11 +313,14 @@ describe('PlcSimulator fault injection: the exact bytes on the wire', () => {
     const beat = sim.heartbeat(20);
     cleanup.push(async () => beat.stop());
     await host.until(() => conn.telegrams.length >= 2);
-    const quiet = sim.silence(200);
+    // Long against the beat, so that a busy box still sees beats fall into it.
+    const quiet = sim.silence(2000);
     // A SYNQ already on its way still arrives; after that, nothing until the silence ends.
     const sentBefore = beat.sent;
     await host.until(() => conn.telegrams.length === sentBefore);
-    await new Promise((r) => setTimeout(r, 150));
+    // Three beats came due in the silence and sent nothing (polled: the host wakes its
+    // waiters on what arrives, and nothing does).
+    await expect.poll(() => beat.paused).toBeGreaterThanOrEqual(3);
     expect(beat.sent).toBe(sentBefore);
     expect(conn.telegrams).toHaveLength(sentBefore);
     await quiet;
