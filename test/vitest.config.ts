@@ -22,7 +22,8 @@ export default defineConfig({
     // processes, browsers and sockets they drive, and vitest's own default (a core
     // less than the box has) runs the suite one file at a time on two cores. Measured
     // on a quiet 2-vCPU box, whole suite: 1 worker 567 s, 2 workers 385 s, 3 workers
-    // 368 s (README, "Testing"). At most 8: every worker may run a Chromium.
+    // 368 s (README, "Testing"); with the settings below and 112 files, 3 workers 285 s,
+    // 4 workers 301 s. At most 8: every worker may run a Chromium.
     maxWorkers: Math.min(availableParallelism() + 1, 8),
     // A worker runs file after file in one process instead of a fresh one per file: the
     // appliance's modules, zod schemas and playwright load once per worker. Measured on
