@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectServerError, startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { allUsers, createRole, createUser, expectLoginRefused, login, userByPk } from './support/users.ts';
+import { until } from './support/warehouse.ts';
 
 // Logins and the tokens they give (docs/users.md): a token carries the grants of the
 // user's roles as they are at each request; a lock or a password change ends the
@@ -85,8 +86,10 @@ describe('a password change', () => {
     const user = await createUser(wms, { username: 'changer', password: 'changer-password-1', roleNames: ['LOC_READER_2'] });
     const old = await login(wms, 'changer', 'changer-password-1');
     expect((await wms.get('/v1/locations', { token: old })).status).toBe(200);
-    // iat has whole seconds: a token of the very second of the change still counts, so wait for the next one.
-    await new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() % 1000)));
+    // iat has whole seconds: a token of the very second of the change still counts, so the
+    // change waits until the clock has left the second the old token was issued in.
+    const issuedAt = (JSON.parse(Buffer.from(old.split('.')[1]!, 'base64url').toString()) as { iat: number }).iat;
+    await until(() => Date.now() >= (issuedAt + 1) * 1000, 'the second after the old token was issued');
     const changed = await wms.post(`/users/${user.pKey}/password`, { password: 'changer-password-2' });
     expect(changed.status, changed.text).toBe(200);
     const refused = await wms.get('/v1/locations', { token: old });
