@@ -27,10 +27,7 @@ function runtimeImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const found: string[] = [];
   for (const [, clause, specifier] of text.matchAll(/^(?:import|export)\s+([^;]*?)\s+from\s+'([^']+)'/gm)) {
-    if (/^type\s/.test(clause!)) continue;
-    const names = /^\{([^}]*)\}$/.exec(clause!.trim())?.[1];
-    if (names !== undefined && names.split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()))) continue;
-    found.push(specifier!);
+    if (!typesOnly(clause!)) found.push(specifier!);
   }
   for (const [, specifier] of text.matchAll(/import\(\s*'([^']+)'\s*\)/g)) found.push(specifier!);
   return found.filter((s) => s.startsWith('.')).map((s) => path.resolve(path.dirname(file), s));
@@ -70,21 +67,18 @@ function typesOnly(clause: string): boolean {
   return names !== undefined && names.split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()));
 }
 
-/** Every relative import of the sources below src, plc and db. */
+/** Every relative import of the sources below src, plc and db (the files scripts/unit-lengths.ts measures). */
 function importEdges(): Edge[] {
   const edges: Edge[] = [];
-  for (const top of ['src', 'plc', 'db']) {
-    for (const file of filesBelow(path.join(ROOT, top), (name) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name))) {
-      const text = readFileSync(file, 'utf8');
-      const imports: [string, boolean][] = [
-        ...[...text.matchAll(/^\s*(?:import|export)\s([^;]*?)\sfrom\s+'(\.[^']+)'/gm)].map((m): [string, boolean] => [m[2]!, typesOnly(m[1]!)]),
-        ...[...text.matchAll(/^\s*import\s+'(\.[^']+)'/gm)].map((m): [string, boolean] => [m[1]!, false]),
-        ...[...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)].map((m): [string, boolean] => [m[1]!, false]),
-      ];
-      for (const [specifier, typeOnly] of imports) {
-        edges.push([path.relative(ROOT, file), path.relative(ROOT, path.resolve(path.dirname(file), specifier)), typeOnly]);
-      }
-    }
+  for (const source of productionFiles()) {
+    const file = path.join(ROOT, source);
+    const text = readFileSync(file, 'utf8');
+    const imports: [string, boolean][] = [
+      ...[...text.matchAll(/^\s*(?:import|export)\s([^;]*?)\sfrom\s+'(\.[^']+)'/gm)].map((m): [string, boolean] => [m[2]!, typesOnly(m[1]!)]),
+      ...[...text.matchAll(/^\s*import\s+'(\.[^']+)'/gm)].map((m): [string, boolean] => [m[1]!, false]),
+      ...[...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)].map((m): [string, boolean] => [m[1]!, false]),
+    ];
+    for (const [specifier, typeOnly] of imports) edges.push([source, path.relative(ROOT, path.resolve(path.dirname(file), specifier)), typeOnly]);
   }
   return edges;
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../scripts/build.ts';
+import { productionFiles } from '../scripts/unit-lengths.ts';
 import { CORE_KEYS } from '../src/core/errors.ts';
 import { eventTypes } from '../src/core/event-catalogue.ts';
 import { ALARM_KEYS } from '../src/modules/alarms/errors.ts';
@@ -42,11 +43,7 @@ const ALL_KEYS = new Set(CATALOGUES.flatMap((c) => Object.values(c.keys) as stri
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
 /** The sources below src, plc and db, relative to the repository; tests left out. */
-const SOURCES = ['src', 'plc', 'db'].flatMap((top) =>
-  readdirSync(path.join(ROOT, top), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name))
-    .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name))),
-);
+const SOURCES = productionFiles();
 
 /** Comments, and string and template literals, in the order they stand: the first that starts wins. */
 const TOKENS = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g;
