@@ -1,4 +1,4 @@
-import { COORDINATE_CHARACTER, COORDINATE_PART_MAX, OSIP_LOCATION_PART_WIDTH, OSIP_LOCATION_WIDTH } from '../../../../contract/rules.ts';
+import { COORDINATE_CHARACTER, COORDINATE_PART_MAX, COORDINATE_PARTS, OSIP_LOCATION_PART_WIDTH, OSIP_LOCATION_WIDTH } from '../../../../contract/rules.ts';
 import { t } from '../../i18n.ts';
 
 // A location's coordinate AREA/AISLE/X/Y/Z checked where it is typed, before anything
@@ -10,7 +10,7 @@ import { t } from '../../i18n.ts';
 // a PLC reports is another coordinate. Such a location is reachable by a PLC only
 // through its PLC code (at most the 20 characters of the location field).
 
-export const PARTS = ['area', 'aisle', 'x', 'y', 'z'] as const;
+export const PARTS = COORDINATE_PARTS;
 export type Part = (typeof PARTS)[number];
 
 const PLC_PART_WIDTH = OSIP_LOCATION_PART_WIDTH;
