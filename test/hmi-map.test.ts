@@ -54,10 +54,6 @@ beforeAll(async () => {
   browser = await launchBrowser();
   await seed();
   plc = await connectedPlc(wms, 'MAP01');
-  // As a PLC does when it connects: a SYNQ proves the link. A connection that sends no
-  // valid telegram for idleTimeoutMs (60 s) is dropped to free its slot, and on a busy
-  // box the first tests here can take longer than that before the PLC speaks.
-  await plc.synq();
 });
 afterAll(async () => {
   await plc?.close();

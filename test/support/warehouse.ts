@@ -87,7 +87,7 @@ export async function allPages(wms: TestAppliance, path: string, token?: string)
   return { items, pages };
 }
 
-/** A simulated PLC connected over TCP to a tcp-server channel of the appliance. */
+/** A simulated PLC connected over TCP to a tcp-server channel of the appliance, its link proven by a SYNQ. */
 export async function connectedPlc(wms: TestAppliance, channel: string): Promise<PlcSimulator> {
   const sim = new PlcSimulator({
     transport: { kind: 'tcp-client', host: '127.0.0.1', port: wms.app.module('plc').channel(channel).address()!.port },
@@ -96,5 +96,9 @@ export async function connectedPlc(wms: TestAppliance, channel: string): Promise
     conveyor: new Conveyor([], { defaultMs: 5 }),
   });
   await sim.connect({ timeoutMs: 10_000 });
+  // As a PLC does when it connects: a SYNQ proves the link. A connection that sends no
+  // valid telegram for idleTimeoutMs (60 s) is dropped to free its slot, and on a busy
+  // box a file's first tests can take longer than that before its PLC speaks.
+  await sim.synq({ timeoutMs: 10_000 });
   return sim;
 }
