@@ -13,7 +13,7 @@ export interface Principal {
   roleNames: readonly string[];
 }
 
-interface RequestContextInit {
+export interface RequestContextInit {
   requestId: string;
   method: string;
   path: string;

@@ -1,7 +1,7 @@
-import { DomainError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { RequestContext, type Principal } from './context.ts';
-import { apiDeclinedBody, ServerDeclined, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
+import { ServerDeclined, type MessageKeyFamily } from './errors.ts';
+import { errorReply } from './handling.ts';
 import { namesGrant, type Method, type Reply, type Router } from './router.ts';
 
 // A request of the API run inside the process, without a socket: what a hub command
@@ -84,9 +84,6 @@ function bodyOf(reply: Reply, method: string, path: string): InternalReply {
 
 /** An error as the API answers it: the API-declined body of a rule, the server-declined body of the rest. */
 export function declined(options: Pick<InvokeOptions, 'messageKeys' | 'log'>, err: unknown, path: string, requestId: string): InternalReply {
-  if (err instanceof DomainError) return { status: err.status, body: apiDeclinedBody(err, options.messageKeys) };
-  if (err instanceof ServerDeclined) return { status: err.status, body: serverDeclinedBody(err.status, err.message, path, requestId) };
-  options.log.error({ requestId, path, err }, 'internal request failed');
-  const message = `The request could not be processed; the log holds the details under request id ${requestId}`;
-  return { status: 500, body: serverDeclinedBody(500, message, path, requestId) };
+  const { status, body } = errorReply(err, options, { requestId, method: undefined, rawPath: path });
+  return { status, body };
 }

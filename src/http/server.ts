@@ -2,14 +2,13 @@ import { createReadStream } from 'node:fs';
 import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
-import { asActor, type Actor } from '../core/actor.ts';
 import type { Logger } from '../core/log.ts';
 import { newRequestId } from '../core/ids.ts';
 import type { IndexBody } from './hal.ts';
 import type { HttpMetrics } from './metrics.ts';
-import { RequestContext, type Principal } from './context.ts';
-import { AuthenticationError, DomainError, TooManyAttempts } from '../core/errors.ts';
-import { ServerDeclined, apiDeclinedBody, displayPath, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
+import { RequestContext, type Principal, type RequestContextInit } from './context.ts';
+import { errorReply, runHandler, type Commits } from './handling.ts';
+import { displayPath, ServerDeclined, serverDeclinedBody, type MessageKeyFamily } from './errors.ts';
 import {
   HAL_JSON,
   JSON_TYPE,
@@ -25,7 +24,7 @@ import {
   takesBodyAs,
   type Representation,
 } from './negotiation.ts';
-import { namesGrant, PUBLIC, type Reply, type Route, type Router } from './router.ts';
+import { namesGrant, PUBLIC, threadOf, type Reply, type Route, type Router } from './router.ts';
 import { carriesBody, ClientGone, readBody, roomOrGone } from './body.ts';
 import { allowedMethods, applyCors, preflight, VARY } from './cors.ts';
 
@@ -43,10 +42,13 @@ export interface HttpOptions {
   requestTimeoutMs: number;
   /** Counts answered requests for /metrics. */
   metrics?: HttpMetrics | undefined;
-  /** Runs a handler's synchronous part so that its writes join the group commit (core/unit-of-work.ts). */
-  grouped?: (<T>(fn: () => T) => T) | undefined;
-  /** The open group commit a reply must wait for, if any. */
-  pendingCommit?: (() => Promise<void> | undefined) | undefined;
+  /** The group commit the handlers' writes join (core/unit-of-work.ts); absent where nothing is written. */
+  commits?: Commits | undefined;
+  /**
+   * Hands a request whose route runs on the conveyor thread over to it (docs/realtime.md)
+   * and resolves with its reply, a refusal included; absent where every route runs here.
+   */
+  forward?: ((route: Route, request: RequestContextInit) => Promise<Reply>) | undefined;
   /** HTTPS with this certificate chain and key (PEM); plain HTTP without. */
   tls?: { cert: Buffer; key: Buffer } | undefined;
 }
@@ -258,11 +260,11 @@ class Exchange {
     }
   }
 
-  /** The handler, and its reply on the wire. */
+  /** The handler, here or on the conveyor thread, and its reply on the wire. */
   private run(body: Buffer | undefined, contentType: string | undefined): void {
     try {
       const route = this.route!;
-      const ctx = new RequestContext({
+      const request: RequestContextInit = {
         requestId: this.requestId,
         method: this.req.method ?? 'GET',
         path: this.rawPath,
@@ -275,37 +277,16 @@ class Exchange {
         body,
         contentType,
         accept: this.accept,
-      });
-      // The handler and whatever it awaits act as the caller: the events it causes name it.
-      const principal = this.principal;
-      const invoke = () => (principal ? asActor(actorOf(principal), () => route.handler(ctx)) : route.handler(ctx));
-      const reply = this.options.grouped ? this.options.grouped(invoke) : invoke();
-      if (reply instanceof Promise) reply.then((r) => this.reply(r), this.fail);
-      else this.reply(reply);
+      };
+      const { forward } = this.options;
+      if (forward && threadOf(route) === 'conveyor') forward(route, request).then(this.send, this.fail);
+      else runHandler(route, new RequestContext(request), this.options.commits, this.send, this.fail);
     } catch (err) {
       this.fail(err);
     }
   }
 
-  private reply(reply: Reply): void {
-    // Nothing is answered before what it wrote — or what it may have read of others'
-    // writes — is on disk: the open group commit goes first.
-    const commit = this.options.pendingCommit?.();
-    if (commit) {
-      commit.then(
-        () => this.send(reply),
-        (err: unknown) => {
-          // A list that will not be written gives its snapshot's read connection back.
-          void reply.items?.[Symbol.asyncIterator]().return?.(undefined);
-          this.fail(err);
-        },
-      );
-      return;
-    }
-    this.send(reply);
-  }
-
-  private send(reply: Reply): void {
+  private readonly send = (reply: Reply): void => {
     try {
       if (reply.items) {
         void this.writeItems(reply, reply.items);
@@ -316,7 +297,7 @@ class Exchange {
     } catch (err) {
       this.fail(err);
     }
-  }
+  };
 
   /**
    * A JSON array from its chunks. The head goes out before the first row is read (the
@@ -355,11 +336,6 @@ class Exchange {
     const seconds = Number(process.hrtime.bigint() - this.arrived) / 1e9;
     this.options.metrics?.observe(this.req.method ?? 'GET', this.route?.path ?? 'unmatched', status, seconds);
   }
-}
-
-/** The actor of the events a caller causes: a user by name, an API key by its name. */
-function actorOf(principal: Principal): Actor {
-  return principal.kind === 'api-key' ? { kind: 'apiKey', name: principal.username.replace(/^api-key:/, '') } : { kind: 'user', name: principal.username };
 }
 
 function send(
@@ -421,40 +397,14 @@ function sendError(
   requestId: string,
   headers: Record<string, string>,
 ): number {
-  let status: number;
-  let body: unknown;
-  let type: string;
-  // Refusals of the caller's identity, and of a client trying too often, are refusals before processing.
-  if (err instanceof AuthenticationError) err = new ServerDeclined(401, err.message);
-  if (err instanceof TooManyAttempts) err = new ServerDeclined(429, err.message, { 'Retry-After': String(err.retryAfterSeconds) });
   if (err instanceof ClientGone) {
     options.log.debug({ requestId, method: req.method, path: rawPath }, err.message);
     res.destroy();
     return 499;
   }
-  if (err instanceof DomainError) {
-    status = err.status;
-    body = apiDeclinedBody(err, options.messageKeys);
-    type = HAL_JSON;
-    options.log.debug({ requestId, status, messageKey: err.messageKey }, err.message);
-  } else if (err instanceof ServerDeclined) {
-    status = err.status;
-    body = serverDeclinedBody(status, err.message, displayPath(rawPath), requestId);
-    type = JSON_TYPE;
-    Object.assign(headers, err.headers);
-    options.log.debug({ requestId, status }, err.message);
-  } else {
-    status = 500;
-    body = serverDeclinedBody(
-      500,
-      `The request could not be processed; the log holds the details under request id ${requestId}`,
-      displayPath(rawPath),
-      requestId,
-    );
-    type = JSON_TYPE;
-    options.log.error({ requestId, method: req.method, path: rawPath, err }, 'request failed');
-  }
+  const { status, body, type, headers: added } = errorReply(err, options, { requestId, method: req.method, rawPath });
   if (res.headersSent || res.destroyed) return status;
+  Object.assign(headers, added);
   const payload = JSON.stringify(body);
   headers['Content-Type'] = type;
   headers['Content-Length'] = String(Buffer.byteLength(payload));
