@@ -54,6 +54,8 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
     {
       method: 'GET',
       path: BASE,
+      // The links' live state is the conveyor thread's (docs/realtime.md).
+      thread: 'conveyor',
       grant: READ,
       link: 'plc-channels-findall',
       responseSchema: z.array(AnyChannelSchema),
@@ -65,6 +67,7 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
     {
       method: 'GET',
       path: `${BASE}/{name}`,
+      thread: 'conveyor',
       grant: READ,
       link: 'plc-channels-findbyname',
       responseSchema: AnyChannelSchema,
@@ -80,6 +83,8 @@ export function plcRoutes(channels: PlcChannels, telegramLog?: TelegramLog): Rou
     {
       method: 'GET',
       path: '/v1/plc-serial-ports',
+      // The serial line binding loads where the channels run.
+      thread: 'conveyor',
       optionalQuery: ['details'],
       grant: READ,
       link: 'plc-serial-ports',

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { LogStore } from '../src/core/log-store/index.ts';
+import type { Logs } from '../src/core/log-store/index.ts';
 import { scanById, type ScanResult } from '../src/core/paging.ts';
 import { firstIdAt } from '../src/core/retention.ts';
 import type { TelegramLogEntry } from './channel.ts';
@@ -83,14 +83,14 @@ function headerOf(text: string): { type: string | null; seq: number | null } {
 }
 
 export class TelegramLog {
-  private readonly store: LogStore;
+  private readonly store: Logs;
   private readonly oldest: Statement;
   private readonly newest: Statement;
   private readonly firstFrom: Statement;
   private readonly byBarcode: Statement;
   private readonly statements = new Map<string, Statement>();
 
-  constructor(store: LogStore) {
+  constructor(store: Logs) {
     this.store = store;
     const reader = store.reader;
     this.oldest = reader.prepare('SELECT min(id) FROM telegram_log').pluck();

@@ -36,6 +36,12 @@ export const configSchema = z.strictObject({
       requestTimeoutMs: z.number().int().min(1000).default(30_000),
       /** `/metrics` without a token, for a scraper on a closed network; else it needs the grant `metrics:read`. */
       metricsPublic: z.boolean().default(false),
+      /**
+       * Requests are served by a thread of their own beside the conveyor thread (PLC,
+       * writes), so that no request delays a PLC answer (docs/realtime.md); false: one
+       * thread does both, as a box with a single core may prefer.
+       */
+      httpThread: z.boolean().default(true),
       /** HTTPS: PEM files of the certificate (chain) and its private key; both or neither. */
       tls: z
         .strictObject({

@@ -6,15 +6,16 @@ import { openDatabase, type Db } from './core/db.ts';
 import { EventLog } from './core/event-log.ts';
 import type { EventBus } from './core/events.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
-import { createLogger, type Logger } from './core/log.ts';
+import { createLogger, stdoutDestination, type Logger } from './core/log.ts';
 import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { ReadPool } from './core/read-pool.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
-import { closeServer, drain, listen, readTls, urlOf } from './http/lifecycle.ts';
+import { drain, listen, readTls, urlOf } from './http/lifecycle.ts';
+import { HttpThread } from './threads/conveyor-side.ts';
 import { Router, type Route } from './http/router.ts';
 import { createHttpServer } from './http/server.ts';
-import { assemble } from './modules/assemble.ts';
+import { assemble, type Assembly } from './modules/assemble.ts';
 import type { Services } from './modules/index.ts';
 import type { AppOptions, ModuleName } from './modules/module.ts';
 import { VERSION } from './version.ts';
@@ -36,6 +37,8 @@ export interface Appliance {
   bus: EventBus;
   events: EventLog;
   routes: readonly Route[];
+  /** The thread that serves the requests (`server.httpThread`, docs/realtime.md); undefined when this one does. */
+  httpThread: HttpThread | undefined;
   /** The service of a module (src/modules/index.ts names them). */
   module<N extends ModuleName>(name: N): Services[N];
   close(): Promise<void>;
@@ -49,7 +52,9 @@ const STOP_DRAIN_MS = 10_000;
 
 export async function startAppliance(config: Config, options: AppOptions = {}): Promise<Appliance> {
   const startedAt = Date.now();
-  const log = createLogger({ level: config.log.level, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  // The lines of both threads go here (the HTTP thread hands its lines over).
+  const destination = options.logDestination ?? stdoutDestination();
+  const log = createLogger({ level: config.log.level, destination });
   for (const note of options.configNotes ?? []) log.warn(note);
 
   const dataDir = path.resolve(config.storage.dataDir);
@@ -73,6 +78,9 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
     let url = config.server.publicUrl?.replace(/\/$/, '') ?? '';
     const app = await assemble({
       config,
+      thread: 'conveyor',
+      edge: !config.server.httpThread,
+      conveyor: undefined,
       db,
       reads,
       work,
@@ -88,60 +96,61 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       url: () => url,
     });
 
-    const users = app.module('users');
-    const tickets = app.module('events').tickets;
-    const server = createHttpServer({
-      router: app.router,
-      authenticate: (authorization) => users.authenticate(authorization),
-      redeemTicket: (ticket) => users.currentPrincipalOrRefuse(tickets.redeem(ticket)),
-      log,
-      bodyLimitBytes: config.server.bodyLimitBytes,
-      corsOrigins: config.server.corsOrigins,
-      publicUrl: config.server.publicUrl,
-      messageKeys: config.api.messageKeys,
-      requestTimeoutMs: config.server.requestTimeoutMs,
-      metrics: app.module('system').http,
-      tls: readTls(config.server.tls),
-      grouped: (fn) => work.grouped(fn),
-      pendingCommit: () => work.pendingCommit(),
-    });
-    const address = await listen(server, config.server.port, config.server.host);
-    const listening = urlOf(address, !!config.server.tls);
-    url ||= listening;
+    const edge = config.server.httpThread
+      ? await HttpThread.start({
+          data: {
+            config,
+            dataDir,
+            databaseFile: file,
+            logsFile: logsFileOf(file),
+            nativeBinding: sqliteBindingFile(dataDir),
+            startedAt,
+            logsIndexedAtStart: logs.indexedAtStart,
+          },
+          routes: app.routes,
+          db,
+          work,
+          logs,
+          log,
+          destination,
+          messageKeys: config.api.messageKeys,
+          metrics: () => app.module('system').registry.getMetricsAsJSON(),
+          apiKeyUsed: (pk, at) => app.module('users').apiKeys.recordUse(pk, at),
+        })
+      : await listenHere(app, config, log, work);
+    url ||= edge.url;
     try {
       await app.start();
     } catch (err) {
-      await closeServer(server);
+      await edge.stop(0);
       throw err;
     }
     const plc = app.module('plc');
-    log.info({ url: listening, version: VERSION, database: file, routes: app.routes.length, plcChannels: plc.list().length }, 'appliance started');
+    log.info({ url: edge.url, version: VERSION, database: file, routes: app.routes.length, plcChannels: plc.list().length }, 'appliance started');
 
     const openReads = reads;
     const openLogs = logs;
     let closing: Promise<void> | undefined;
     return {
       config,
-      url: listening,
-      port: address.port,
+      url: edge.url,
+      port: edge.port,
       db,
       log,
       work,
       bus: work.bus,
       events,
       routes: app.routes,
+      httpThread: edge instanceof HttpThread ? edge : undefined,
       module: app.module,
       close() {
         closing ??= (async () => {
-          // No new connections from here on; requests under way go on.
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeIdleConnections();
-          // Modules in reverse: the PLC first (it answers what it has read, then closes
-          // its links), open event streams before the server (they would keep it
-          // waiting for ever).
-          await app.stop();
-          const cut = await drain(server, closed, STOP_DRAIN_MS);
+          // No new connections from here on; requests under way go on, those handed
+          // over to this thread included, and open event streams end.
+          const cut = await edge.stop(STOP_DRAIN_MS);
           if (cut > 0) log.warn({ connections: cut, waitedMs: STOP_DRAIN_MS }, 'requests still under way at stop were cut off');
+          // Modules in reverse: the PLC first (it answers what it has read, then closes its links).
+          await app.stop();
           work.commitGroup();
           openReads.close();
           await openLogs.close();
@@ -161,4 +170,44 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
     db.close();
     throw err;
   }
+}
+
+/** The HTTP edge as the appliance stops it: on a thread of its own, or on this one. */
+interface Edge {
+  url: string;
+  port: number;
+  /** Stops taking requests, lets those under way finish (at most `drainMs`); how many were cut. */
+  stop(drainMs: number): Promise<number>;
+}
+
+/** The server on this thread (`server.httpThread: false`): every request runs here. */
+async function listenHere(app: Assembly, config: Config, log: Logger, work: UnitOfWork): Promise<Edge> {
+  const users = app.module('users');
+  const events = app.module('events');
+  const server = createHttpServer({
+    router: app.router,
+    authenticate: (authorization) => users.authenticate(authorization),
+    redeemTicket: (ticket) => users.currentPrincipalOrRefuse(events.tickets.redeem(ticket)),
+    log,
+    bodyLimitBytes: config.server.bodyLimitBytes,
+    corsOrigins: config.server.corsOrigins,
+    publicUrl: config.server.publicUrl,
+    messageKeys: config.api.messageKeys,
+    requestTimeoutMs: config.server.requestTimeoutMs,
+    metrics: app.module('system').http,
+    tls: readTls(config.server.tls),
+    commits: work,
+  });
+  const address = await listen(server, config.server.port, config.server.host);
+  return {
+    url: urlOf(address, !!config.server.tls),
+    port: address.port,
+    async stop(drainMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Open event streams end first: they would keep the server waiting for ever.
+      events.streams.shutdown();
+      return drain(server, closed, drainMs);
+    },
+  };
 }

@@ -116,6 +116,7 @@ describe('loadConfig: defaults', () => {
         corsOrigins: ['*'],
         requestTimeoutMs: 30_000,
         metricsPublic: false,
+        httpThread: true,
       },
       storage: { dataDir: dir, file: 'wms.sqlite', busyTimeoutMs: 5000, backupsToKeep: 5 },
       auth: { tokenTtlSeconds: 3600, passwordHashCost: 16384, issuer: 'wms-appliance', lockoutMinutes: 15, loginAttemptsPerMinute: 10 },
@@ -242,6 +243,7 @@ describe('loadConfig: WMS_* environment variables', () => {
     },
     'server.requestTimeoutMs': { text: () => '5000', value: () => 5000 },
     'server.metricsPublic': { text: () => 'true', value: () => true },
+    'server.httpThread': { text: () => 'false', value: () => false },
     'server.tls': {
       text: () => '{"cert":"/etc/wms/cert.pem","key":"/etc/wms/key.pem"}',
       value: () => ({ cert: '/etc/wms/cert.pem', key: '/etc/wms/key.pem' }),

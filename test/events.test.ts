@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectApiError, expectServerError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { EventStream, RawEventStream, type SseEvent } from './support/event-stream.ts';
+import { scrape } from './support/metrics.ts';
 import { until } from './support/warehouse.ts';
 
 // The live event stream (`GET /v1/events`, Server-Sent Events) read over real HTTP,
@@ -14,6 +15,19 @@ const dataOf = (e: SseEvent) =>
   JSON.parse(e.data!) as { id: number; type: string; at: string; actor: { kind: string; name: string }; reason?: string; data: Record<string, unknown> };
 /** What every browser's EventSource sends. */
 const BROWSER = { Accept: 'text/event-stream', 'Cache-Control': 'no-cache' };
+
+/** The event streams as /metrics shows them: open, closed for not reading, replays by state. */
+async function streamState(): Promise<{ open: number; stalled: number; serving: number; waiting: number; blocked: number }> {
+  const { value } = await scrape(wms);
+  const replays = (state: string) => value(`wms_event_stream_replays{state="${state}"}`) ?? 0;
+  return {
+    open: value('wms_event_streams_open') ?? 0,
+    stalled: value('wms_event_streams_stalled_total') ?? 0,
+    serving: replays('serving'),
+    waiting: replays('waiting'),
+    blocked: replays('blocked'),
+  };
+}
 
 let wms: TestAppliance;
 const streams: EventStream[] = [];
@@ -342,12 +356,15 @@ describe('replays of the whole log', () => {
     // While they replay: changes commit now and then, and the appliance answers other requests.
     // At least one round, however fast the replays end.
     let round = 0;
+    let replaying: number;
     do {
       toggle.one(round++);
       const health = await fetch(`${wms.url}/healthz`);
       expect(health.status).toBe(200);
       expect(((await health.json()) as { status: string }).status).toBe('UP');
-    } while (wms.app.module('events').streams.replaying.serving + wms.app.module('events').streams.replaying.waiting > 0);
+      const state = await streamState();
+      replaying = state.serving + state.waiting;
+    } while (replaying > 0);
     const ids = logIds();
     for (const client of clients) {
       const received = await client.until((events) => events.at(-1)?.id === String(ids.at(-1)), 60_000);
@@ -358,8 +375,7 @@ describe('replays of the whole log', () => {
   it('holds nothing in memory for a client that replays and does not read: what commits meanwhile comes from the log when it reads again', async () => {
     const toggle = await groupTree('EV-HOLD');
     const { work } = wms.app;
-    const live = wms.app.module('events').streams;
-    const stalledBefore = live.stalled;
+    const stalledBefore = (await streamState()).stalled;
     const token = await wms.token();
     // A client that replays from the start and does not read: the log grows until its
     // replay is more than its socket buffers take, and the replay waits for it.
@@ -369,26 +385,29 @@ describe('replays of the whole log', () => {
         for (let i = round; i < round + 20; i++) toggle.hundred(i);
       });
       const candidate = await RawEventStream.open(`${wms.url}/v1/events`, { Authorization: `Bearer ${token}`, 'Last-Event-ID': '0' });
+      let live = await streamState();
       await until(
-        () => live.size > 0 && (live.replaying.blocked > 0 || live.replaying.serving + live.replaying.waiting === 0),
+        async () => {
+          live = await streamState();
+          return live.open > 0 && (live.blocked > 0 || live.serving + live.waiting === 0);
+        },
         'its request is in and its replay waits for it or has caught up',
         30_000,
       );
-      if (live.replaying.blocked === 1) client = candidate;
+      if (live.blocked === 1) client = candidate;
       else candidate.close(); // it caught up: the log is not long enough yet
     }
     if (!client) throw new Error('no replay ever waited for its client');
     try {
       // 30,000 events more while it does not read: more than any stream may have buffered.
       for (let round = 0; round < 300; round++) toggle.hundred(round);
-      expect(live.stalled).toBe(stalledBefore);
-      expect(live.replaying).toMatchObject({ serving: 1, blocked: 1 });
+      expect(await streamState()).toMatchObject({ stalled: stalledBefore, serving: 1, blocked: 1 });
       client.read();
       const ids = logIds();
       await until(() => client!.ids.at(-1) === ids.at(-1) || client!.closed, 'the client has read the whole log', 60_000);
       expect(client.ids).toEqual(ids);
       expect(client.closed).toBe(false);
-      expect(live.stalled).toBe(stalledBefore);
+      expect((await streamState()).stalled).toBe(stalledBefore);
     } finally {
       client.close();
     }
@@ -399,7 +418,7 @@ describe('a client that does not read', () => {
   it('is disconnected once its unsent data passes the bound, while the other streams go on receiving', async () => {
     for (const stream of streams.splice(0)) stream.close();
     const token = await wms.token();
-    const stalledBefore = wms.app.module('events').streams.stalled;
+    const stalledBefore = (await streamState()).stalled;
     // A raw socket that sends the request and then never reads: its buffers fill up.
     const stalled = net.connect(wms.app.port, '127.0.0.1');
     await new Promise((resolve) => stalled.once('connect', resolve));
@@ -419,13 +438,13 @@ describe('a client that does not read', () => {
     const { work } = wms.app;
     const common = wms.app.module('common');
     let sent = 0;
-    for (let round = 0; wms.app.module('events').streams.stalled === stalledBefore && round < 1000; round++) {
+    for (let round = 0; (await streamState()).stalled === stalledBefore && round < 1000; round++) {
       work.run(() => common.locationGroups.changeState(root.body.pKey, { groupStateIn: round % 2 ? 'AVAILABLE' : 'NOT_AVAILABLE' }));
       sent += 100;
       // The reading client (in this process) gets its turn, as a real one would keep reading.
       await new Promise((r) => setTimeout(r, 1));
     }
-    expect(wms.app.module('events').streams.stalled).toBe(stalledBefore + 1);
+    expect((await streamState()).stalled).toBe(stalledBefore + 1);
     expect(wms.logs().some((line) => line.includes('the client does not read'))).toBe(true);
     // The healthy stream got every one of them.
     await healthy.stream.until((events) => events.length >= sent, 30_000);

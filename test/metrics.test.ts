@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { EventStream } from './support/event-stream.ts';
+import { scrape as scrapeOf, scrapeUntil as scrapeUntilOf } from './support/metrics.ts';
 import { allPages, connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
 // What operators alert on, scraped from GET /metrics over real HTTP while a simulated
@@ -24,23 +25,8 @@ afterAll(async () => {
   await wms?.close();
 });
 
-/** One scrape: the sample lines as `name{labels}` → value. */
-async function scrape(): Promise<{ text: string; value: (series: string) => number | undefined }> {
-  const reply = await wms.get('/metrics');
-  expect(reply.status, reply.text).toBe(200);
-  const samples = new Map<string, number>();
-  for (const line of reply.text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const space = line.lastIndexOf(' ');
-    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
-  }
-  return { text: reply.text, value: (series) => samples.get(series) };
-}
-
-/** Scrapes until the check holds for a scrape (the log and the scrape race nothing, but a stream's close does). */
-async function scrapeUntil(check: (value: (series: string) => number | undefined) => boolean, what: string) {
-  await until(async () => check((await scrape()).value), what);
-}
+const scrape = () => scrapeOf(wms);
+const scrapeUntil = (check: Parameters<typeof scrapeUntilOf>[1], what: string) => scrapeUntilOf(wms, check, what);
 
 const telegrams = (labels: string) => `wms_plc_telegrams_total{channel="CNV01",${labels}}`;
 

@@ -1,4 +1,4 @@
-import type { LogStore } from '../../src/core/log-store/index.ts';
+import type { Logs } from '../../src/core/log-store/index.ts';
 import type { SignalValue } from './driver.ts';
 
 // The signal log: every value change a signal channel acted on and every value it wrote,
@@ -36,9 +36,9 @@ interface SignalText {
 }
 
 export class SignalLog {
-  private readonly store: LogStore;
+  private readonly store: Logs;
 
-  constructor(store: LogStore) {
+  constructor(store: Logs) {
     this.store = store;
   }
 

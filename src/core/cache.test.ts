@@ -9,7 +9,7 @@ interface Item {
 
 const setup = (limit = 100) => {
   const db = new Database(':memory:');
-  const cache = new EntityCache<Item>(db, { code: (i) => i.code }, limit);
+  const cache = new EntityCache<Item>(db, 'items', { code: (i) => i.code }, limit);
   return { db, cache };
 };
 

@@ -3,7 +3,7 @@ import type { ActorKind } from './actor.ts';
 import type { Db } from './db.ts';
 import type { EventRecord, Subject } from './event-catalogue.ts';
 import { prepared } from './listing.ts';
-import type { LogStore, RefRow as IndexRow } from './log-store/index.ts';
+import type { Logs, RefRow as IndexRow } from './log-store/index.ts';
 import { firstIdAt, pruneUpto } from './retention.ts';
 
 // The durable event log: all SQL of the `events` table (db/migrations/0120-event-log.sql).
@@ -86,7 +86,7 @@ const REINDEX_CHUNK = 2000;
 
 export class EventLog {
   private readonly db: Db;
-  private readonly index: LogStore | undefined;
+  private readonly index: Logs | undefined;
   /** The rows an event's references become, kept until its unit of work commits. */
   private readonly staged = new WeakMap<EventRecord, Ref[]>();
   private readonly statements = new Map<string, Statement>();
@@ -100,7 +100,7 @@ export class EventLog {
   private readonly unindexed: Statement;
 
   /** `index`: the logs database that keeps what each event is about; without it, history "about" a thing is not answered. */
-  constructor(db: Db, index?: LogStore) {
+  constructor(db: Db, index?: Logs) {
     this.db = db;
     this.index = index;
     this.aboutIds = index?.reader

@@ -8,7 +8,12 @@ export type Logger = pino.Logger;
 interface LogOptions {
   level: string;
   /** Where the lines go; stdout when absent. Tests pass a stream to read them. */
-  destination?: NodeJS.WritableStream;
+  destination?: pino.DestinationStream;
+}
+
+/** Standard output, written asynchronously (the lines of both threads go there, src/threads). */
+export function stdoutDestination(): pino.DestinationStream {
+  return pino.destination({ fd: 1, sync: false });
 }
 
 export function createLogger(options: LogOptions): Logger {
@@ -19,6 +24,6 @@ export function createLogger(options: LogOptions): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ fd: 1, sync: false }),
+    options.destination ?? stdoutDestination(),
   );
 }

@@ -57,6 +57,8 @@ export class UnitOfWork {
   private grouping = false;
   /** The open group commit: its transaction is open, its events wait for the commit. */
   private group: Group | undefined;
+  /** Told of every commit, before the bus (src/threads hands it to the HTTP thread). */
+  private committedHook: ((events: readonly EventRecord[]) => void) | undefined;
 
   constructor(db: Db, log: EventLog, onListenerError: (err: unknown, event: EventRecord) => void) {
     this.db = db;
@@ -80,6 +82,15 @@ export class UnitOfWork {
    */
   observeCommits(observer: ((seconds: number) => void) | undefined): void {
     this.commitObserver = observer;
+  }
+
+  /**
+   * Tells `hook` of every commit from now on, with its events (none for a commit that
+   * only wrote), right after the commit and before the subscribers of `bus` hear of it
+   * and before any reply that waited for it. It must be quick and must not throw.
+   */
+  onCommitted(hook: ((events: readonly EventRecord[]) => void) | undefined): void {
+    this.committedHook = hook;
   }
 
   /** True inside a unit of work. */
@@ -122,6 +133,7 @@ export class UnitOfWork {
       this.commitObserver?.(Number(process.hrtime.bigint() - this.commitStarted) / 1e9);
       this.commitStarted = 0n;
     }
+    this.committedHook?.(events);
     if (events.length > 0) {
       this.log.committed(events);
       this.bus.deliver(events);
@@ -162,6 +174,7 @@ export class UnitOfWork {
       return;
     }
     if (started !== 0n) this.commitObserver?.(Number(process.hrtime.bigint() - started) / 1e9);
+    this.committedHook?.(group.events);
     if (group.events.length > 0) {
       this.log.committed(group.events);
       this.bus.deliver(group.events);

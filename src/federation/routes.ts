@@ -14,6 +14,8 @@ export function federationRoutes(federation: Federation): Route[] {
     {
       method: 'GET',
       path: BASE,
+      // The hub link's live state is the conveyor thread's (docs/realtime.md).
+      thread: 'conveyor',
       grant: READ,
       link: 'federation-status',
       responseSchema: FederationStatusSchema,

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadId } from 'node:worker_threads';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { serializeAsset, type AssetTable, type HmiAsset } from './assets.ts';
@@ -102,22 +105,51 @@ function indexHtml(script: string, preload: readonly string[], style: string | u
 }
 
 function compressed(name: string, type: string, identity: Buffer): HmiAsset {
-  const gzip = gzipSync(identity, { level: 9 });
-  const br = brotliCompressSync(identity, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-      [constants.BROTLI_PARAM_MODE]: type.startsWith('text/') || type === 'image/svg+xml' ? constants.BROTLI_MODE_TEXT : constants.BROTLI_MODE_GENERIC,
-      [constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
-    },
-  });
+  const hash = contentHash(identity);
+  const gzip = once(hash, 'gz', () => gzipSync(identity, { level: 9 }));
+  const br = once(hash, 'br', () =>
+    brotliCompressSync(identity, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_MODE]: type.startsWith('text/') || type === 'image/svg+xml' ? constants.BROTLI_MODE_TEXT : constants.BROTLI_MODE_GENERIC,
+        [constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
+      },
+    }),
+  );
   return {
     type,
     immutable: name !== 'index.html',
-    hash: contentHash(identity),
+    hash,
     identity,
     gzip: gzip.length < identity.length ? gzip : undefined,
     br: br.length < identity.length ? br : undefined,
   };
+}
+
+/**
+ * A file's compression at the highest level, made once per content: brotli's takes
+ * seconds, and every thread and process that runs the appliance from source (the tests
+ * start hundreds, each HTTP thread builds its own table) would pay it again. Kept in
+ * the temporary folder under the content's hash, so a changed file is compressed anew.
+ */
+function once(hash: string, encoding: 'br' | 'gz', compress: () => Buffer): Buffer {
+  const dir = path.join(tmpdir(), 'wms-hmi-compressed');
+  const file = path.join(dir, `${hash}.${encoding}`);
+  try {
+    return readFileSync(file);
+  } catch {
+    const bytes = compress();
+    try {
+      mkdirSync(dir, { recursive: true });
+      // Written aside and renamed: a reader never sees half a file.
+      const partial = `${file}.${process.pid}.${threadId}.tmp`;
+      writeFileSync(partial, bytes);
+      renameSync(partial, file);
+    } catch {
+      // A cache that cannot be written only costs the next build the compression.
+    }
+    return bytes;
+  }
 }
 
 const contentHash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64url').slice(0, 22);

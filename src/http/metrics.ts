@@ -1,7 +1,8 @@
 import client from 'prom-client';
 import type { UnitOfWork } from '../core/unit-of-work.ts';
 import { HttpMetrics } from './metrics/http.ts';
-import { RuntimeMetrics } from './metrics/runtime.ts';
+import { HTTP_THREAD_LAG_NAME, LAG_NAME, RuntimeMetrics } from './metrics/runtime.ts';
+import type { Thread } from './router.ts';
 import { StorageMetrics, type DatabaseFiles } from './metrics/storage.ts';
 
 // What integrators scrape at `GET /metrics` (Prometheus text format). Here: HTTP
@@ -16,25 +17,40 @@ interface MetricSources {
   databases: DatabaseFiles;
   /** The unit of work, told to time each commit. */
   work: Pick<UnitOfWork, 'observeCommits'>;
+  /**
+   * What this thread measures (docs/realtime.md): the conveyor thread the process, the
+   * database and the modules' state; the thread that serves requests (`edge`) the
+   * requests and the event streams. Each has its own event-loop lag.
+   */
+  thread: Thread;
+  edge: boolean;
+  /** On the HTTP thread: the conveyor thread's metrics, joined with these at a scrape. */
+  conveyor?: (() => Promise<client.MetricObjectWithValues<client.MetricValue<string>>[]>) | undefined;
 }
 
 export class Metrics {
   readonly registry = new client.Registry();
-  /** Counts answered requests (http/server.ts). */
-  readonly http: HttpMetrics;
+  /** Counts answered requests (http/server.ts); on the edge thread. */
+  readonly http: HttpMetrics | undefined;
   private readonly runtime: RuntimeMetrics;
   private readonly sources: MetricSources;
 
   constructor(sources: MetricSources) {
     this.sources = sources;
-    this.runtime = new RuntimeMetrics(this.registry);
-    this.http = new HttpMetrics(this.registry);
-    sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);
+    const conveyor = sources.thread === 'conveyor';
+    this.runtime = new RuntimeMetrics(this.registry, { process: conveyor, lagName: conveyor ? LAG_NAME : HTTP_THREAD_LAG_NAME });
+    this.http = sources.edge ? new HttpMetrics(this.registry) : undefined;
+    if (conveyor) sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);
   }
 
-  /** The exposition text and its content type. */
+  /** The exposition text and its content type: this thread's metrics, and the conveyor thread's when this is the HTTP thread. */
   async render(): Promise<{ text: string; type: string }> {
-    return { text: await this.registry.metrics(), type: this.registry.contentType };
+    const { conveyor } = this.sources;
+    if (!conveyor) return { text: await this.registry.metrics(), type: this.registry.contentType };
+    const [mine, theirs] = await Promise.all([this.registry.getMetricsAsJSON(), conveyor()]);
+    // No metric is measured on both threads: joining them is laying them side by side.
+    const joined = client.AggregatorRegistry.aggregate([theirs, mine]);
+    return { text: await joined.metrics(), type: this.registry.contentType };
   }
 
   /** Starts sampling the event loop (the appliance has started). */
@@ -45,6 +61,6 @@ export class Metrics {
   /** Stops sampling the event loop and timing commits (the appliance stops). */
   stop(): void {
     this.runtime.stop();
-    this.sources.work.observeCommits(undefined);
+    if (this.sources.thread === 'conveyor') this.sources.work.observeCommits(undefined);
   }
 }

@@ -66,6 +66,14 @@ export interface Route {
    * (a browser's EventSource cannot set headers); see POST /v1/events/tickets.
    */
   ticket?: boolean;
+  /**
+   * The thread that runs the handler (docs/realtime.md). By default a GET runs on the
+   * HTTP thread, from read connections, and every other method on the conveyor thread,
+   * which owns the one write connection. A GET that needs the conveyor thread's live
+   * state (PLC links, the hub link, the log store's buffered rows) names `conveyor`; a
+   * change that touches no database (an in-memory ticket of the HTTP thread) names `http`.
+   */
+  thread?: Thread;
   // What the API description (/openapi.json, src/http/openapi.ts) says of the route.
   // None of these change how the route is served.
   /** The request body: the zod schema the handler parses it with (its input form is described). */
@@ -93,6 +101,12 @@ export interface Route {
   serverDeclined?: readonly number[];
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
+
+/** The two threads of the appliance (docs/realtime.md). */
+export type Thread = 'http' | 'conveyor';
+
+/** Where a route's handler runs: its `thread`, else the HTTP thread for reads and the conveyor thread for changes. */
+export const threadOf = (route: Pick<Route, 'method' | 'thread'>): Thread => route.thread ?? (route.method === 'GET' ? 'http' : 'conveyor');
 
 /** A schema for the API description: zod, or JSON Schema (draft 2020-12, as OpenAPI 3.1 speaks it). */
 export type ApiSchema = z.ZodType | { readonly [keyword: string]: unknown };

@@ -13,7 +13,7 @@ type Foundation = Omit<AppContext, 'use' | 'routes' | 'router' | 'indexLinks' | 
   url(): string;
 };
 
-interface Assembly {
+export interface Assembly {
   /** The service of a module by name. */
   module<N extends ModuleName>(name: N): Services[N];
   routes: readonly Route[];
@@ -50,8 +50,12 @@ export async function assemble(foundation: Foundation): Promise<Assembly> {
   table = { routes, router: newRouter(routes), indexLinks };
 
   const registry = use('system').registry;
-  for (const { module } of created) module.metrics?.(registry);
-  for (const { module } of created) await module.prepare?.();
+  for (const { module } of created) {
+    if (base.thread === 'conveyor') module.metrics?.(registry);
+    if (base.edge) module.edgeMetrics?.(registry);
+  }
+  // The seeds write: the conveyor thread's, before the HTTP thread starts.
+  if (base.thread === 'conveyor') for (const { module } of created) await module.prepare?.();
 
   const started: typeof created = [];
   const stop = async () => {

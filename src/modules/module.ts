@@ -1,12 +1,12 @@
-import type { Registry } from 'prom-client';
+import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Db } from '../core/db.ts';
 import type { EventLog } from '../core/event-log.ts';
-import type { LogStore } from '../core/log-store/index.ts';
+import type { Logs } from '../core/log-store/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { ReadPool } from '../core/read-pool.ts';
 import type { UnitOfWork } from '../core/unit-of-work.ts';
-import type { Route, Router } from '../http/router.ts';
+import type { Route, Router, Thread } from '../http/router.ts';
 import type { Services } from './index.ts';
 
 // How a module plugs into the appliance (docs/extending.md). Each module folder's
@@ -15,10 +15,34 @@ import type { Services } from './index.ts';
 // them in that order once HTTP listens and stops them in reverse. Adding a module is
 // one folder and one line in the list.
 
-/** What every module is built from. */
+/**
+ * The conveyor thread as the HTTP thread reaches it (src/threads): what a read there
+ * causes that only the thread with the write connection may do.
+ */
+export interface ConveyorPort {
+  /** A machine's API key was used now (its `lastUsedAt`). */
+  apiKeyUsed(pk: string, at: string): void;
+  /** The conveyor thread's metrics (prom-client's JSON of its registry), joined with this thread's at a scrape. */
+  metrics(): Promise<MetricObjectWithValues<MetricValue<string>>[]>;
+}
+
+/**
+ * What every module is built from. Each thread builds every module (docs/realtime.md):
+ * on the conveyor thread with the write connection, prepared and started; on the HTTP
+ * thread over read connections, neither prepared nor started, to serve the reads.
+ */
 export interface AppContext {
   readonly config: Config;
-  /** The writer connection: read and write through the unit of work. */
+  /** The thread this assembly serves. */
+  readonly thread: Thread;
+  /**
+   * This thread serves the requests: the HTTP thread, or the conveyor thread when there
+   * is none (`server.httpThread: false`). The event streams live here.
+   */
+  readonly edge: boolean;
+  /** On the HTTP thread, the conveyor thread; undefined on the conveyor thread itself. */
+  readonly conveyor: ConveyorPort | undefined;
+  /** The writer connection: read and write through the unit of work (read-only on the HTTP thread). */
   readonly db: Db;
   /** Read connections for lists and exports too long to read on the writer's connection. */
   readonly reads: ReadPool;
@@ -26,8 +50,8 @@ export interface AppContext {
   readonly work: UnitOfWork;
   /** The event log the unit of work writes. */
   readonly events: EventLog;
-  /** The second database (telegram log, signal log, event index), written by a thread of its own. */
-  readonly logs: LogStore;
+  /** The second database (telegram log, signal log, event index), written by a thread of its own; read on either thread. */
+  readonly logs: Logs;
   readonly log: Logger;
   /** The data directory (absolute) and the database file in it. */
   readonly dataDir: string;
@@ -57,11 +81,13 @@ export interface Module<S> {
   routes?: readonly Route[];
   /** Link name → path of the module's index, shown by `GET /index`. */
   indexLinks?: Record<string, string>;
-  /** Registers the module's metrics (`GET /metrics`), read at scrape time. */
+  /** Registers the module's metrics (`GET /metrics`), read at scrape time; on the conveyor thread. */
   metrics?(registry: Registry): void;
-  /** Once every module is created and the route table is known, before HTTP listens (seeding). */
+  /** Registers metrics of what lives where requests are served (the event streams); on the edge thread. */
+  edgeMetrics?(registry: Registry): void;
+  /** Once every module is created and the route table is known, before HTTP listens (seeding); on the conveyor thread only. */
   prepare?(): void | Promise<void>;
-  /** Once HTTP listens, in list order. */
+  /** Once HTTP listens, in list order; on the conveyor thread only. */
   start?(): void | Promise<void>;
   /** When the appliance stops, in reverse list order. */
   stop?(): void | Promise<void>;

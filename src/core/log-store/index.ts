@@ -16,6 +16,26 @@ export { logsFileOf, type RefRow } from './schema.ts';
 /** The writer thread's own small bundle, as text (scripts/build.ts); undefined when run from the sources. */
 declare const __WMS_LOG_WRITER__: string | undefined;
 
+/**
+ * What the rest of the appliance uses of the logs database. The conveyor thread has the
+ * store itself (it writes); the HTTP thread reads through a connection of its own and
+ * asks the conveyor thread to sync (src/threads/log-reader.ts).
+ */
+export interface Logs {
+  /** A read-only connection to the logs database. */
+  readonly reader: Db;
+  /** The newest event id the index held when the appliance started. */
+  readonly indexedAtStart: number;
+  addTelegram(row: unknown[]): void;
+  addRefs(rows: readonly RefRow[]): void;
+  /** Resolves once every row handed over so far is written. */
+  sync(): Promise<void>;
+  pruneTelegrams(olderThan: string, maxRows: number, batch: number): Promise<number>;
+  pruneRefs(upto: number): Promise<number>;
+  /** Forgets the whole event index (it no longer matches the appliance's database). */
+  resetRefs(): Promise<number>;
+}
+
 const POST_MS = 20;
 const POST_ROWS = 500;
 /** How long a thread started ahead waits to be taken over before it ends. */
@@ -30,7 +50,7 @@ interface LogStoreOptions {
   log: Logger;
 }
 
-export class LogStore {
+export class LogStore implements Logs {
   /** A read-only connection to the logs database (WAL: reads beside the writer). */
   readonly reader: Db;
   /** The newest event id the index held when the appliance started. */

@@ -1,9 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import client from 'prom-client';
 
-// The process: Node's default figures (CPU, memory, handles, garbage collection) and
-// the event-loop lag. One thread answers both the PLCs and the API: a loop that stalls
-// delays every reply.
+// The process: Node's default figures (CPU, memory, handles, garbage collection), and
+// the event-loop lag of each thread: the conveyor thread's (PLC answers and writes; a
+// loop that stalls there delays the conveyor) and the HTTP thread's (docs/realtime.md).
 //
 // The lag is sampled every LAG_RESOLUTION_MS, with the sampling interval taken off (an
 // idle loop shows about 0), and reported as a summary: p50, p99 and max (quantile 1) of
@@ -11,7 +11,8 @@ import client from 'prom-client';
 // and the sum and count of every sample since the start, whose rates give the mean lag
 // over any window whoever scrapes.
 
-const LAG_NAME = 'wms_event_loop_lag_seconds';
+export const LAG_NAME = 'wms_event_loop_lag_seconds';
+export const HTTP_THREAD_LAG_NAME = 'wms_http_thread_event_loop_lag_seconds';
 const LAG_RESOLUTION_MS = 20;
 const LAG_QUANTILES = [
   [0.5, 50],
@@ -38,17 +39,19 @@ const lagMs = (delayNs: number) => Math.max(0, delayNs / 1e6 - LAG_RESOLUTION_MS
  */
 class LoopLagSummary extends client.Summary {
   private readonly loop: LoopDelay;
+  private readonly metricName: string;
   private sumSeconds = 0;
   private count = 0;
 
-  constructor(registry: client.Registry, loop: LoopDelay) {
+  constructor(registry: client.Registry, loop: LoopDelay, name: string) {
     super({
-      name: LAG_NAME,
-      help: `Event-loop lag, sampled every ${LAG_RESOLUTION_MS} ms: p50, p99 and max (quantile 1) since the previous scrape; sum and count of every sample since the start`,
+      name,
+      help: `${name === LAG_NAME ? 'Event-loop lag of the conveyor thread (PLC, writes)' : 'Event-loop lag of the HTTP thread'}, sampled every ${LAG_RESOLUTION_MS} ms: p50, p99 and max (quantile 1) since the previous scrape; sum and count of every sample since the start`,
       percentiles: LAG_QUANTILES.map(([quantile]) => quantile),
       registers: [registry],
     });
     this.loop = loop;
+    this.metricName = name;
   }
 
   override async get(): Promise<client.MetricObjectWithValues<client.MetricValueWithName<string>>> {
@@ -67,8 +70,8 @@ class LoopLagSummary extends client.Summary {
       ...shell,
       values: [
         ...quantiles,
-        { metricName: `${LAG_NAME}_sum`, labels: {}, value: this.sumSeconds },
-        { metricName: `${LAG_NAME}_count`, labels: {}, value: this.count },
+        { metricName: `${this.metricName}_sum`, labels: {}, value: this.sumSeconds },
+        { metricName: `${this.metricName}_count`, labels: {}, value: this.count },
       ],
     };
   }
@@ -77,13 +80,16 @@ class LoopLagSummary extends client.Summary {
 export class RuntimeMetrics {
   private readonly loop: LoopDelay;
 
-  constructor(registry: client.Registry) {
-    // Node's own lag figures sampled every 100 ms, not every 10 ms (the default): an idle
-    // edge box should sleep, and a stall long enough to matter still shows.
-    client.collectDefaultMetrics({ register: registry, prefix: 'wms_', eventLoopMonitoringPrecision: 100 });
-    for (const name of DUPLICATE_DEFAULTS) registry.removeSingleMetric(name);
+  /** `process`: Node's figures of the process (on one thread only); `lagName`: the metric of this thread's loop. */
+  constructor(registry: client.Registry, options: { process: boolean; lagName: string }) {
+    if (options.process) {
+      // Node's own lag figures sampled every 100 ms, not every 10 ms (the default): an idle
+      // edge box should sleep, and a stall long enough to matter still shows.
+      client.collectDefaultMetrics({ register: registry, prefix: 'wms_', eventLoopMonitoringPrecision: 100 });
+      for (const name of DUPLICATE_DEFAULTS) registry.removeSingleMetric(name);
+    }
     this.loop = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
-    new LoopLagSummary(registry, this.loop);
+    new LoopLagSummary(registry, this.loop, options.lagName);
   }
 
   /** Samples the event loop from now on. */

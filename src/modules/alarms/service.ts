@@ -44,7 +44,7 @@ interface AlarmDeps {
 export function createAlarmService({ work, store, log, options, groupAvailable }: AlarmDeps) {
   const raising = createAlarmRaising({ work, store });
   const { emit, raise, clear } = raising;
-  // The reactions to causes and the channel watch's subscription are registered once, here.
+  // The reactions to causes are registered once, here; the channel watch subscribes when it starts.
   raiseOnCauses({ work, store, raising, groupAvailable });
   const watchers = createAlarmWatchers({ work, store, log, options, raising });
 

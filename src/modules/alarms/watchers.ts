@@ -61,7 +61,7 @@ export function createAlarmWatchers({ work, store, log, options, raising }: Alar
     t.unref();
     down.set(name, t);
   }
-  work.bus.on('plcChannel.stateChanged', (e) => watchChannel(e.data.name, e.data.state));
+  let unwatch: (() => void) | undefined;
 
   function checkDisk(): void {
     let freeMb: number;
@@ -99,6 +99,9 @@ export function createAlarmWatchers({ work, store, log, options, raising }: Alar
 
     /** Starts the watchers: the channels as they are now, and the disk. */
     start(): void {
+      // Subscribed here, not when created: only the conveyor thread starts its modules, and
+      // only there may a watcher raise an alarm (docs/realtime.md).
+      unwatch = work.bus.on('plcChannel.stateChanged', (e) => watchChannel(e.data.name, e.data.state));
       const configured = new Set<string>();
       for (const channel of channels()) {
         configured.add(channel.name);
@@ -114,6 +117,8 @@ export function createAlarmWatchers({ work, store, log, options, raising }: Alar
     },
 
     stop(): void {
+      unwatch?.();
+      unwatch = undefined;
       for (const timer of down.values()) clearTimeout(timer);
       down.clear();
       if (diskTimer) clearInterval(diskTimer);

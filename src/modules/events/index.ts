@@ -33,7 +33,7 @@ export const events: ModuleDefinition<'events', EventsService> = {
       service,
       routes: eventRoutes(service),
       indexLinks: eventIndexLinks,
-      metrics: (registry) => streamMetrics(registry, service.streams),
+      edgeMetrics: (registry) => streamMetrics(registry, service.streams),
       // Open streams end before the server closes (they would keep it waiting for ever).
       stop: () => service.streams.shutdown(),
     };

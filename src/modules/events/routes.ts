@@ -69,6 +69,8 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
       path: `${BASE}/tickets`,
       body: 'none',
       grant: READ,
+      // An in-memory ticket of the thread whose event stream redeems it; nothing is written.
+      thread: 'http',
       link: 'events-ticket',
       responseSchema: TicketSchema,
       summary: `A single-use ticket (valid 60 s) that opens the event stream as the caller: GET ${BASE}?ticket=… (browsers' EventSource cannot send Authorization).`,

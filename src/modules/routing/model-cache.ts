@@ -11,12 +11,15 @@ import type { RoutingStore, StoredHop, StoredRoute } from './store.ts';
 // stores (locations by coordinate, groups by name), for the model and the replies.
 
 /**
- * What a common-module event makes stale: the routes' and default hops' names (a renamed,
- * moved or deleted location or group), the group tree with its states, or nothing.
- * Location flags are read live (the common module's location cache is exact), so a LOCU
- * storm rebuilds nothing; a group state change (SYSU) re-reads only the groups.
+ * What an event makes stale: the routes, hops and default hops with their names (a
+ * routing change; a renamed, moved or deleted location or group), the group tree with
+ * its states, or nothing. Location flags are read live (the common module's location
+ * cache is exact), so a LOCU storm rebuilds nothing; a group state change (SYSU) re-reads
+ * only the groups. The thread that makes a routing change forgets the model at once
+ * (`invalidate`); the HTTP thread, whose model serves the dry runs, by the event.
  */
 function staleAfter(event: EventRecord, named: ReadonlySet<string> | undefined): { names: boolean; groups: boolean } {
+  if (event.subject.kind === 'route' || event.type === 'routing.defaultHopsReplaced') return { names: true, groups: false };
   if (event.type.startsWith('locationGroup.')) {
     return { names: event.type !== 'locationGroup.stateChanged' && event.type !== 'locationGroup.created', groups: true };
   }

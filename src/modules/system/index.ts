@@ -11,8 +11,14 @@ import { systemRoutes } from './routes.ts';
  */
 export const system: ModuleDefinition<'system', Metrics> = {
   name: 'system',
-  create: ({ db, work, config, databaseFile, startedAt, routes, indexLinks }) => {
-    const metrics = new Metrics({ databases: { main: databaseFile, logs: logsFileOf(databaseFile) }, work });
+  create: ({ db, work, config, databaseFile, startedAt, routes, indexLinks, thread, edge, conveyor }) => {
+    const metrics = new Metrics({
+      databases: { main: databaseFile, logs: logsFileOf(databaseFile) },
+      work,
+      thread,
+      edge,
+      conveyor: conveyor && (() => conveyor.metrics()),
+    });
     return {
       service: metrics,
       routes: systemRoutes({ db, version: VERSION, indexLinks, startedAt, metrics, routes, metricsPublic: config.server.metricsPublic }),

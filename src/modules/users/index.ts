@@ -8,13 +8,14 @@ import { createUsersModule, type UsersModule } from './service.ts';
 /** Users, roles, grants and API keys; the token endpoint; who a request is. */
 export const users: ModuleDefinition<'users', UsersModule> = {
   name: 'users',
-  create: async ({ db, work, log, config, dataDir, options, routes }) => {
+  create: async ({ db, work, log, config, dataDir, options, routes, conveyor }) => {
     const tokens = await TokenService.open(db, { issuer: config.auth.issuer, ttlSeconds: config.auth.tokenTtlSeconds });
     const service = createUsersModule(db, work, tokens, log, {
       imageMaxBytes: config.users.imageMaxBytes,
       passwordHashCost: config.auth.passwordHashCost,
       lockoutMinutes: config.auth.lockoutMinutes,
       loginAttemptsPerMinute: config.auth.loginAttemptsPerMinute,
+      recordKeyUse: conveyor && ((pk, at) => conveyor.apiKeyUsed(pk, at)),
     });
     return {
       service,

@@ -35,6 +35,8 @@ interface UsersModuleOptions {
   lockoutMinutes: number;
   /** Login attempts per client address and minute before 429, not counting logins of users the address signed in as before; 0: no limit. */
   loginAttemptsPerMinute: number;
+  /** Where an API key's last use is written, when not by this thread's connection (the HTTP thread's only reads). */
+  recordKeyUse?: ((pk: string, at: string) => void) | undefined;
 }
 
 export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService, log: Logger, options: UsersModuleOptions) {
@@ -43,7 +45,8 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
   const resolveUser = (username: string) => users.pkOf(username);
   const roles = createRoleService(work, createRoleStore(db), grants, resolveUser);
   const users = createUserService(work, createUserStore(db), roles, options);
-  const apiKeys = createApiKeyService(work, createApiKeyStore(db), roles);
+  const keyStore = createApiKeyStore(db);
+  const apiKeys = createApiKeyService(work, keyStore, roles, options.recordKeyUse ?? keyStore.used);
   const authentication = createAuthentication({
     users,
     grants,

@@ -143,7 +143,7 @@ export function createLocationStore(db: Db, reads?: ReadPool) {
   // Single-location lookups are the hot path (HMI, PLC telegrams, routing); they are
   // served from a cache the writes below keep exact. Cached objects are shared: callers
   // never change them.
-  const cache = new EntityCache<Location>(db, {
+  const cache = new EntityCache<Location>(db, 'locations', {
     locationId: (l) => l.locationId,
     plcCode: (l) => l.plcCode,
     erpCode: (l) => l.erpCode,

@@ -23,7 +23,11 @@ export interface NewApiKey {
   expiresAt?: string | null | undefined;
 }
 
-export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles: RoleService) {
+/**
+ * `recordUse`: where a key's last use is written; the store by default, the conveyor
+ * thread when keys are checked on the HTTP thread (its connection only reads).
+ */
+export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles: RoleService, recordUse: (pk: string, at: string) => void = store.used) {
   function byPKey(pKey: string): ApiKey {
     const key = store.byPk(pKey);
     if (!key) throw notFound(`API key with pKey [${pKey}] does not exist`, [pKey]);
@@ -37,6 +41,8 @@ export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles:
     list: () => store.list(),
     byPKey,
     findByPk: (pk: string) => store.byPk(pk),
+    /** Writes a key's last use (told by the HTTP thread, which checked the key). */
+    recordUse: (pk: string, at: string) => store.used(pk, at),
 
     /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
     create(input: NewApiKey, createdBy: string): { apiKey: ApiKey; key: string } {
@@ -87,7 +93,7 @@ export function createApiKeyService(work: UnitOfWork, store: ApiKeyStore, roles:
       const written = lastUseWritten.get(key.pk) ?? 0;
       if (Date.now() - written > 60_000) {
         lastUseWritten.set(key.pk, Date.now());
-        store.used(key.pk, now);
+        recordUse(key.pk, now);
       }
       return key;
     },

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlcSimulator } from '../plc/simulator/index.ts';
+import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { EventStream } from './support/event-stream.ts';
+import { connectedPlc, site, unitWithOrder } from './support/warehouse.ts';
+
+// The conveyor thread and the HTTP thread (docs/realtime.md): a PLC is answered while
+// the HTTP thread is kept busy, a write handed over is answered after its commit and
+// read back at once, and a refusal reads the same whichever thread gave it.
+
+let wms: TestAppliance;
+let sim: PlcSimulator;
+
+beforeAll(async () => {
+  wms = await startTestAppliance({
+    plc: { channels: [{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0 }] },
+  });
+  sim = await connectedPlc(wms, 'CNV01');
+});
+afterAll(async () => {
+  await sim?.close();
+  await wms?.close();
+});
+
+describe('the conveyor never waits for requests', () => {
+  it('a REQ_ sent while the HTTP thread is held gets its RES_ before the hold ends; a request sent meanwhile is answered after it', async () => {
+    const s = await site(wms, 'HOLD');
+    await unitWithOrder(wms, 'HOLD-1', s.INFEED, s.STOCK);
+    const thread = wms.app.httpThread!;
+    expect(thread).toBeDefined();
+
+    // Held until released (at most a minute): as a request that hogs the thread would.
+    const hold = thread.hold(60_000);
+    let released = false;
+    void hold.released.then(() => (released = true));
+    await hold.holding;
+    let answered = false;
+    const meanwhile = wms.get('/v1/locations?locationId=' + encodeURIComponent(s.C1)).then((reply) => {
+      answered = true;
+      return reply;
+    });
+    try {
+      const res = await sim.request({ barcode: 'HOLD-1', actualLocation: s.INFEED }, { timeoutMs: 30_000 });
+      expect(res).toMatchObject({ type: 'RES_', targetLocation: s.C1 });
+      // The PLC was answered by the conveyor thread while the HTTP thread was still held…
+      expect(released).toBe(false);
+      // …which had not answered the request sent before the REQ_.
+      expect(answered).toBe(false);
+    } finally {
+      hold.release();
+    }
+    await hold.released;
+    const reply = await meanwhile;
+    expect(reply.status).toBe(200);
+    expect(reply.body.locationId).toBe(s.C1);
+  });
+});
+
+describe('a write handed over to the conveyor thread', () => {
+  it('is read back at once, its events reach a stream on the HTTP thread, and the location cache there forgets what it changed', async () => {
+    const stream = (await EventStream.open(`${wms.url}/v1/events?types=location.stateChanged`, { Authorization: `Bearer ${await wms.token()}` })).stream;
+    try {
+      const s = await site(wms, 'HAND');
+      // Read once on the HTTP thread: its location cache holds C2 from here on.
+      expect((await wms.get('/v1/locations?locationId=' + encodeURIComponent(s.C2))).body.plcState).toBe(0);
+      for (let round = 1; round <= 20; round++) {
+        const changed = await wms.patch(`/v1/location/${s.pKey[s.C2]}?op=change-state`, { errorCode: '********', plcState: round });
+        expect(changed.status, changed.text).toBe(204);
+        // The reply came after the commit: the read that follows sees it, never the cached row.
+        expect((await wms.get('/v1/locations?locationId=' + encodeURIComponent(s.C2))).body.plcState).toBe(round);
+      }
+      const plcStates = (events: readonly { data?: string }[]) =>
+        events.map((event) => JSON.parse(event.data!).data).filter((data) => data.locationId === s.C2 && data.field === 'plcState');
+      const events = await stream.until((received) => plcStates(received).length >= 20, 30_000);
+      expect(plcStates(events).map((data) => data.value)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('refused by a rule, answers the API-declined body; refused before it runs, the server-declined one', async () => {
+    const duplicate = await wms.post('/v1/location-groups', { name: 'WAREHOUSE' });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get('content-type')).toMatch(/^application\/hal\+json/);
+    expect(duplicate.body).toMatchObject({ httpStatus: '409' });
+    const malformed = await wms.request('POST', '/v1/location-groups', { raw: '{"name":', headers: { 'Content-Type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ status: 400, path: '/v1/location-groups' });
+    expect(malformed.body.requestId).toBe(malformed.headers.get('x-request-id'));
+  });
+});
