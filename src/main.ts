@@ -13,6 +13,7 @@ import { ReadPool } from './core/read-pool.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { drain, listen, readTls, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
+import { prestartWorker } from './threads/worker.ts';
 import { Router, type Route } from './http/router.ts';
 import { createHttpServer } from './http/server.ts';
 import { assemble, type Assembly } from './modules/assemble.ts';
@@ -57,6 +58,8 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
   const log = createLogger({ level: config.log.level, destination });
   for (const note of options.configNotes ?? []) log.warn(note);
 
+  // The HTTP thread loads its code on the other core while this one opens the database.
+  if (config.server.httpThread) prestartWorker();
   const dataDir = path.resolve(config.storage.dataDir);
   prepareDataDir(dataDir, log);
   const file = path.join(dataDir, config.storage.file);

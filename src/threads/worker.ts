@@ -29,6 +29,16 @@ const KEPT_MAX = 2;
 
 const kept: { worker: Worker; timer: NodeJS.Timeout }[] = [];
 
+/**
+ * Starts a thread ahead, while the appliance opens its database and builds its modules:
+ * the thread loads its code on the other core meanwhile (a cold start waits for the
+ * slower of the two, not for both in turn). Kept like a thread whose appliance stopped.
+ */
+export function prestartWorker(): void {
+  if (kept.some((entry) => entry.worker.threadId >= 0)) return;
+  giveBack(spawn());
+}
+
 /** A thread to serve an appliance: one kept, or a new one. */
 export function takeWorker(): Worker {
   for (let entry = kept.pop(); entry; entry = kept.pop()) {
