@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { EventStream } from './support/event-stream.ts';
-import { connectedPlc, site, unitWithOrder } from './support/warehouse.ts';
+import { connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
 // The conveyor thread and the HTTP thread (docs/realtime.md): a PLC is answered while
 // the HTTP thread is kept busy, a write handed over is answered after its commit and
@@ -87,5 +87,27 @@ describe('a write handed over to the conveyor thread', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ status: 400, path: '/v1/location-groups' });
     expect(malformed.body.requestId).toBe(malformed.headers.get('x-request-id'));
+  });
+});
+
+describe('an HTTP thread that fails', () => {
+  it('is started again on the same port while the conveyor goes on; what was written stays, tokens stay good', async () => {
+    const s = await site(wms, 'FAIL');
+    await unitWithOrder(wms, 'FAIL-1', s.INFEED, s.STOCK);
+    const thread = wms.app.httpThread!;
+    const restarts = thread.restarts;
+    thread.failOnPurpose();
+    await until(() => wms.logs().some((line) => line.includes('the HTTP thread ended unexpectedly')), 'the conveyor thread saw the HTTP thread end');
+    // The PLC is answered whatever the HTTP thread does.
+    const res = await sim.request({ barcode: 'FAIL-1', actualLocation: s.INFEED }, { timeoutMs: 30_000 });
+    expect(res).toMatchObject({ type: 'RES_', targetLocation: s.C1 });
+    await until(() => thread.restarts === restarts + 1, 'the HTTP thread started again', 30_000);
+    expect(thread.url).toBe(wms.url);
+    // The booking the PLC's report made meanwhile is there, read with the token issued before.
+    const unit = await wms.get('/v1/transport-units?bk=FAIL-1');
+    expect(unit.status, unit.text).toBe(200);
+    expect(unit.body.actualLocation).toBe(s.INFEED);
+    const created = await wms.post('/v1/location-groups', { name: 'FAIL-AFTER', parentName: 'WAREHOUSE' });
+    expect(created.status, created.text).toBe(201);
   });
 });

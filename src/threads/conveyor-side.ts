@@ -1,38 +1,23 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type pino from 'pino';
 import { cachesOver } from '../core/cache.ts';
 import type { Db } from '../core/db.ts';
-import type { Logs } from '../core/log-store/index.ts';
-import type { Logger } from '../core/log.ts';
-import type { UnitOfWork } from '../core/unit-of-work.ts';
-import { RequestContext } from '../http/context.ts';
-import type { MessageKeyFamily } from '../http/errors.ts';
-import { errorReply, runHandler } from '../http/handling.ts';
-import type { Reply, Route } from '../http/router.ts';
-import type { HttpThreadData, Question, ToConveyor, ToHttpThread, WireReply, WireRequest } from './messages.ts';
+import { Handover, type HandoverOptions } from './handover.ts';
+import type { HttpThreadData, ToConveyor, ToHttpThread } from './messages.ts';
 import { routeSignatures } from './routes.ts';
 import { giveBack, takeWorker } from './worker.ts';
 
 // The conveyor thread's side of the HTTP thread (docs/realtime.md): it starts the
-// thread, runs the requests handed over to it (the same handlers, inside the same group
-// commit as before the split), tells the thread of every commit before any reply that
-// waited for it, and writes the thread's log lines.
+// thread, hands it every commit before any reply that waited for it, runs what it hands
+// over (handover.ts), writes its log lines, and starts it again on the same port when it
+// ends unexpectedly (a bug there must not take the API away for good, and never stops
+// the conveyor).
 
-interface HttpThreadOptions {
+interface HttpThreadOptions extends HandoverOptions {
   data: HttpThreadData;
-  /** The conveyor thread's route table; the HTTP thread's must be the same. */
-  routes: readonly Route[];
   db: Db;
-  work: UnitOfWork;
-  logs: Logs;
-  log: Logger;
   /** Where the log lines go, the HTTP thread's too. */
   destination: pino.DestinationStream;
-  messageKeys: MessageKeyFamily;
-  /** The conveyor thread's metrics, as prom-client's JSON (GET /metrics joins both threads'). */
-  metrics: () => Promise<unknown>;
-  /** Writes an API key's last use. */
-  apiKeyUsed: (pk: string, at: string) => void;
 }
 
 interface Listening {
@@ -41,70 +26,44 @@ interface Listening {
   routes: readonly string[];
 }
 
-export class HttpThread {
-  readonly url: string;
-  readonly port: number;
-  private readonly worker: Worker;
-  private readonly options: HttpThreadOptions;
-  private readonly onMessage: (message: ToConveyor) => void;
-  private readonly onError: (err: Error) => void;
-  private stopping: Promise<number> | undefined;
+/** Waits before starting a failed thread again: at once, then longer while it keeps failing. */
+const RESTART_DELAYS_MS = [0, 1000, 5000, 30_000];
 
-  private constructor(worker: Worker, options: HttpThreadOptions, onMessage: (message: ToConveyor) => void, listening: { url: string; port: number }) {
-    this.worker = worker;
+export class HttpThread {
+  url = '';
+  port = 0;
+  /** Times the thread was started again after it ended unexpectedly (diagnostics, tests). */
+  restarts = 0;
+  private worker: Worker | undefined;
+  private readonly options: HttpThreadOptions;
+  private readonly handover: Handover;
+  /** Removes the running thread's listeners. */
+  private detach: () => void = () => undefined;
+  private stopping: Promise<number> | undefined;
+  private failuresInRow = 0;
+
+  private constructor(options: HttpThreadOptions) {
     this.options = options;
-    this.onMessage = onMessage;
-    this.onError = (err) => options.log.error({ err }, 'the HTTP thread failed');
-    worker.on('error', this.onError);
-    this.url = listening.url;
-    this.port = listening.port;
+    this.handover = new Handover(options, (message) => this.post(message));
   }
 
   /** Starts the thread; resolves once it listens. */
   static async start(options: HttpThreadOptions): Promise<HttpThread> {
-    const { work, db } = options;
-    const worker = takeWorker();
-    const caches = cachesOver(db);
+    const thread = new HttpThread(options);
+    const caches = cachesOver(options.db);
     caches.recording = true;
-    const post = (message: ToHttpThread) => worker.postMessage(message);
     // Every commit, before the bus hears of it and before any reply that waited for it.
-    work.onCommitted((events) => {
+    options.work.onCommitted((events) => {
       const forgotten = caches.take();
-      if (events.length > 0 || forgotten) post({ kind: 'committed', events, forgotten });
+      if (events.length > 0 || forgotten) thread.post({ kind: 'committed', events, forgotten });
     });
-    let thread: HttpThread | undefined;
-    const settle: { resolve?: (listening: Listening) => void; reject?: (err: Error) => void } = {};
-    const onMessage = (message: ToConveyor) => {
-      if (message.kind === 'log') options.destination.write(message.lines);
-      else if (message.kind === 'listening') settle.resolve?.(message);
-      else if (message.kind === 'failed') settle.reject?.(Object.assign(new Error(message.message), { code: message.code, threadStack: message.stack }));
-      else thread?.received(message);
-    };
-    const onError = (err: Error) => settle.reject?.(err);
-    const onExit = (code: number) => settle.reject?.(new Error(`the HTTP thread ended (exit code ${code}) before it listened`));
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
     try {
-      const listening = await new Promise<Listening>((resolve, reject) => {
-        settle.resolve = resolve;
-        settle.reject = reject;
-        post({ kind: 'start', data: options.data });
-      });
-      if (listening.routes.join('\n') !== routeSignatures(options.routes).join('\n')) {
-        throw new Error('the HTTP thread built another route table than the conveyor thread');
-      }
-      thread = new HttpThread(worker, options, onMessage, listening);
+      await thread.launch(options.data);
       return thread;
     } catch (err) {
-      work.onCommitted(undefined);
+      options.work.onCommitted(undefined);
       caches.recording = false;
-      worker.off('message', onMessage);
-      await worker.terminate();
       throw err;
-    } finally {
-      worker.off('error', onError);
-      worker.off('exit', onExit);
     }
   }
 
@@ -115,33 +74,38 @@ export class HttpThread {
    */
   stop(drainMs: number): Promise<number> {
     this.stopping ??= (async () => {
-      const { worker } = this;
-      let clean = false;
-      let onStopped!: (message: ToConveyor) => void;
-      let onExit!: () => void;
-      const cut = await new Promise<number>((resolve) => {
-        onStopped = (message) => {
-          if (message.kind !== 'stopped') return;
-          clean = true;
-          resolve(message.cut);
-        };
-        onExit = () => resolve(0);
-        worker.on('message', onStopped);
-        worker.once('exit', onExit);
-        this.post({ kind: 'stop', drainMs });
-      });
+      const worker = this.worker;
+      let cut = 0;
+      if (worker) {
+        let clean = false;
+        let onStopped!: (message: ToConveyor) => void;
+        let onExit!: () => void;
+        cut = await new Promise<number>((resolve) => {
+          onStopped = (message) => {
+            if (message.kind !== 'stopped') return;
+            clean = true;
+            resolve(message.cut);
+          };
+          onExit = () => resolve(0);
+          worker.on('message', onStopped);
+          worker.once('exit', onExit);
+          this.post({ kind: 'stop', drainMs });
+        });
+        // Only these: a Worker keeps listeners of its own.
+        worker.off('message', onStopped);
+        worker.off('exit', onExit);
+        this.detach();
+        if (clean) giveBack(worker);
+        else await worker.terminate();
+      }
+      this.worker = undefined;
       this.options.work.onCommitted(undefined);
       cachesOver(this.options.db).recording = false;
-      // Only these: a Worker keeps listeners of its own.
-      for (const listener of [this.onMessage, onStopped]) worker.off('message', listener);
-      worker.off('exit', onExit);
-      worker.off('error', this.onError);
-      if (clean) giveBack(worker);
-      else await worker.terminate();
       return cut;
     })();
     return this.stopping;
   }
+
   /**
    * Blocks the HTTP thread, as a request that hogs it would, until `release()` or
    * `maxMs` (a diagnostic and the tests' proof that the conveyor thread answers PLCs
@@ -162,76 +126,103 @@ export class HttpThread {
     };
   }
 
+  /** Makes the HTTP thread fail as a bug there would (an uncaught exception): a diagnostic of the restart. */
+  failOnPurpose(): void {
+    this.post({ kind: 'fail' });
+  }
+
+  /** Starts a thread for the appliance and waits until it listens. */
+  private async launch(data: HttpThreadData): Promise<void> {
+    const worker = takeWorker();
+    const settle: { resolve?: (listening: Listening) => void; reject?: (err: Error) => void } = {};
+    let listening: Listening | undefined;
+    const onMessage = (message: ToConveyor) => {
+      if (message.kind === 'log') this.options.destination.write(message.lines);
+      else if (message.kind === 'listening') settle.resolve?.(message);
+      else if (message.kind === 'failed') settle.reject?.(Object.assign(new Error(message.message), { code: message.code, threadStack: message.stack }));
+      else this.handover.received(message);
+    };
+    const onError = (err: Error) => {
+      if (listening) this.options.log.error({ err }, 'the HTTP thread failed');
+      else settle.reject?.(err);
+    };
+    const onExit = (code: number) => {
+      if (listening) this.ended(worker, code);
+      else settle.reject?.(new Error(`the HTTP thread ended (exit code ${code}) before it listened`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    this.detach = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    this.worker = worker;
+    try {
+      listening = await new Promise<Listening>((resolve, reject) => {
+        settle.resolve = resolve;
+        settle.reject = reject;
+        this.post({ kind: 'start', data });
+      });
+      if (listening.routes.join('\n') !== routeSignatures(this.options.routes).join('\n')) {
+        throw new Error('the HTTP thread built another route table than the conveyor thread');
+      }
+    } catch (err) {
+      this.detach();
+      this.worker = undefined;
+      await worker.terminate();
+      throw err;
+    }
+    this.url = listening.url;
+    this.port = listening.port;
+  }
+
+  /** The thread ended while it served: started again on the same port, unless the appliance stops. */
+  private ended(worker: Worker, code: number): void {
+    if (this.worker !== worker || this.stopping) return;
+    this.detach();
+    this.worker = undefined;
+    this.options.log.error({ exitCode: code }, 'the HTTP thread ended unexpectedly; the conveyor goes on, and the thread is started again on the same port');
+    this.restartLater();
+  }
+
+  private restartLater(): void {
+    const delay = RESTART_DELAYS_MS[Math.min(this.failuresInRow, RESTART_DELAYS_MS.length - 1)]!;
+    this.failuresInRow++;
+    const { data } = this.options;
+    const again: HttpThreadData = { ...data, config: { ...data.config, server: { ...data.config.server, port: this.port } } };
+    setTimeout(() => {
+      if (this.stopping) return;
+      this.launch(again).then(
+        () => {
+          this.restarts++;
+          this.options.log.info({ url: this.url, afterMs: delay }, 'the HTTP thread was started again');
+          // Serving again for a while: the next failure is started again at once.
+          setTimeout(() => (this.failuresInRow = 0), 60_000).unref();
+        },
+        (err: unknown) => {
+          this.options.log.error({ err }, 'starting the HTTP thread again failed; trying again');
+          this.restartLater();
+        },
+      );
+    }, delay).unref();
+  }
+
   private nextMessage(kind: 'holding' | 'released'): Promise<void> {
+    const worker = this.worker;
     return new Promise((resolve) => {
+      if (!worker) return resolve();
       const listener = (message: ToConveyor) => {
         if (message.kind !== kind) return;
-        this.worker.off('message', listener);
+        worker.off('message', listener);
         resolve();
       };
-      this.worker.on('message', listener);
+      worker.on('message', listener);
     });
   }
 
-  private received(message: ToConveyor): void {
-    if (message.kind === 'request') this.run(message.id, message.request);
-    else if (message.kind === 'ask') void this.answer(message.id, message.question);
-    else if (message.kind === 'apiKeyUsed') this.options.apiKeyUsed(message.pk, message.at);
-  }
-
-  /** A request handed over: its handler, as the server runs it, inside this thread's group commit. */
-  private run(id: number, wire: WireRequest): void {
-    const route = this.options.routes[wire.route]!;
-    const fail = (err: unknown) => {
-      const { status, body, type, headers } = errorReply(err, this.options, { requestId: wire.requestId, method: wire.method, rawPath: wire.path });
-      this.post({ kind: 'reply', id, reply: { status, body, type, headers } });
-    };
-    let ctx: RequestContext;
-    try {
-      const { body } = wire;
-      ctx = new RequestContext({
-        ...wire,
-        query: new URLSearchParams(wire.query),
-        body: body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined,
-      });
-    } catch (err) {
-      fail(err);
-      return;
-    }
-    runHandler(
-      route,
-      ctx,
-      this.options.work,
-      (reply) => {
-        this.wire(route, reply).then((crossing) => this.post({ kind: 'reply', id, reply: crossing }), fail);
-      },
-      fail,
-    );
-  }
-
-  /** A reply as data: a list's chunks gathered into its array; a stream or a file does not cross. */
-  private async wire(route: Route, reply: Reply): Promise<WireReply> {
-    if (reply.stream || reply.file) throw new Error(`${route.method} ${route.path} answers with a stream or a file: it must run on the HTTP thread`);
-    const { status, body, raw, type, headers, withoutLocation, items } = reply;
-    const crossing: WireReply = { status, body, raw, type, headers, withoutLocation };
-    if (items) {
-      const all: unknown[] = [];
-      for await (const chunk of items) all.push(...chunk);
-      crossing.body = all;
-    }
-    return crossing;
-  }
-
-  private async answer(id: number, question: Question): Promise<void> {
-    try {
-      const value = question.op === 'syncLogs' ? await this.options.logs.sync() : await this.options.metrics();
-      this.post({ kind: 'answer', id, value });
-    } catch (err) {
-      this.post({ kind: 'answer', id, error: (err as Error).message });
-    }
-  }
-
   private post(message: ToHttpThread): void {
-    this.worker.postMessage(message);
+    this.worker?.postMessage(message);
   }
 }

@@ -131,6 +131,10 @@ async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
         port.postMessage({ kind: 'holding' });
         Atomics.wait(message.release, 0, 0, message.maxMs);
         port.postMessage({ kind: 'released' });
+      } else if (message.kind === 'fail') {
+        setImmediate(() => {
+          throw new Error('the HTTP thread failed on purpose (HttpThread.failOnPurpose)');
+        });
       } else if (message.kind !== 'start') link.received(message);
     };
     port.off('message', heldBack);

@@ -63,6 +63,8 @@ export type ToHttpThread =
    * conveyor thread answers PLCs meanwhile; test/threads.test.ts).
    */
   | { kind: 'hold'; release: Int32Array; maxMs: number }
+  /** Fail as a bug would, with an uncaught exception (a diagnostic of the restart). */
+  | { kind: 'fail' }
   /** Stop taking requests, finish those under way, close the read connections; then wait for the next start. */
   | { kind: 'stop'; drainMs: number };
 
