@@ -11,11 +11,11 @@ import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { ReadPool } from './core/read-pool.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
-import { drain, listen, readTls, urlOf } from './http/lifecycle.ts';
+import { drain, listen, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
+import { createEdgeServer } from './threads/edge-server.ts';
 import { prestartWorker } from './threads/worker.ts';
 import { Router, type Route } from './http/router.ts';
-import { createHttpServer } from './http/server.ts';
 import { assemble, type Assembly } from './modules/assemble.ts';
 import type { Services } from './modules/index.ts';
 import type { AppOptions, ModuleName } from './modules/module.ts';
@@ -185,22 +185,8 @@ interface Edge {
 
 /** The server on this thread (`server.httpThread: false`): every request runs here. */
 async function listenHere(app: Assembly, config: Config, log: Logger, work: UnitOfWork): Promise<Edge> {
-  const users = app.module('users');
   const events = app.module('events');
-  const server = createHttpServer({
-    router: app.router,
-    authenticate: (authorization) => users.authenticate(authorization),
-    redeemTicket: (ticket) => users.currentPrincipalOrRefuse(events.tickets.redeem(ticket)),
-    log,
-    bodyLimitBytes: config.server.bodyLimitBytes,
-    corsOrigins: config.server.corsOrigins,
-    publicUrl: config.server.publicUrl,
-    messageKeys: config.api.messageKeys,
-    requestTimeoutMs: config.server.requestTimeoutMs,
-    metrics: app.module('system').http,
-    tls: readTls(config.server.tls),
-    commits: work,
-  });
+  const server = createEdgeServer(app, config, log, { commits: work });
   const address = await listen(server, config.server.port, config.server.host);
   return {
     url: urlOf(address, !!config.server.tls),

@@ -7,11 +7,11 @@ import { createLogger } from '../core/log.ts';
 import { ReadPool } from '../core/read-pool.ts';
 import { UnitOfWork } from '../core/unit-of-work.ts';
 import type { Commits } from '../http/handling.ts';
-import { drain, listen, readTls, urlOf } from '../http/lifecycle.ts';
+import { drain, listen, urlOf } from '../http/lifecycle.ts';
 import { Router } from '../http/router.ts';
-import { createHttpServer } from '../http/server.ts';
 import { assemble } from '../modules/assemble.ts';
 import { ConveyorLink } from './conveyor-link.ts';
+import { createEdgeServer } from './edge-server.ts';
 import { LogReader } from './log-reader.ts';
 import type { HttpThreadData, ToHttpThread } from './messages.ts';
 import { routeSignatures } from './routes.ts';
@@ -78,21 +78,8 @@ async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
       url: () => url,
     });
     const places = new Map(app.routes.map((route, i) => [route, i]));
-    const users = app.module('users');
     const streams = app.module('events').streams;
-    const tickets = app.module('events').tickets;
-    const server = createHttpServer({
-      router: app.router,
-      authenticate: (authorization) => users.authenticate(authorization),
-      redeemTicket: (ticket) => users.currentPrincipalOrRefuse(tickets.redeem(ticket)),
-      log,
-      bodyLimitBytes: config.server.bodyLimitBytes,
-      corsOrigins: config.server.corsOrigins,
-      publicUrl: config.server.publicUrl,
-      messageKeys: config.api.messageKeys,
-      requestTimeoutMs: config.server.requestTimeoutMs,
-      metrics: app.module('system').http,
-      tls: readTls(config.server.tls),
+    const server = createEdgeServer(app, config, log, {
       commits: readTransactions(db),
       forward: (route, request) => link.forward(places.get(route)!, request),
     });
