@@ -282,7 +282,8 @@ describe('wms: start and stop', () => {
         `round ${i}`,
       ).toBe(true);
     }
-  });
+    // Five starts and stops of the bundle: minutes beside a second suite.
+  }, 300_000);
 
   it('logs a warning for an unknown WMS_* variable and starts anyway', async () => {
     const wms = await start(workDir(), { WMS_ADMIN_PASSWORD: 'admin-cli-password', WMS_PROT: '80' });

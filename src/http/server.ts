@@ -53,6 +53,9 @@ export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer } | undefined;
 }
 
+/** How long an idle keep-alive connection is kept open for the client's next request. */
+const KEEP_ALIVE_MS = 65_000;
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 /** A `%` not followed by two hex digits. */
@@ -72,6 +75,11 @@ export function createHttpServer(options: HttpOptions): http.Server {
     : http.createServer({ connectionsCheckingInterval: checkEveryMs, requireHostHeader: false }, handle);
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
+  // An idle keep-alive connection is closed by the client first: the server closing it
+  // (Node's default after 5 s) races a client that sends its next request on it at that
+  // moment, which then fails ("other side closed"). Clients give up idle connections
+  // sooner (undici 4 s, browsers and proxies within a minute or so).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => declineUnparsed(options, err, socket));
   // Requests Node would answer by itself with a bare status line, answered like any
   // other refusal: an `Expect` other than 100-continue, and CONNECT (no proxy here).
