@@ -73,7 +73,8 @@ beforeAll(async () => {
     });
     child.once('exit', (code) => reject(new Error(`dist/wms exited with ${code}:\n${out}`)));
   });
-}, 180_000);
+  // Two builds of the executable (x64, arm64) and a start: minutes beside a second suite.
+}, 360_000);
 
 afterAll(async () => {
   removeRoots();
