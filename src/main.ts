@@ -9,7 +9,7 @@ import { LogStore, logsFileOf } from './core/log-store/index.ts';
 import { createLogger, stdoutDestination, type Logger } from './core/log.ts';
 import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
-import { ReadPool } from './core/read-pool.ts';
+import { READ_CONNECTIONS, ReadPool } from './core/read-pool.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { drain, listen, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
@@ -44,9 +44,6 @@ export interface Appliance {
   module<N extends ModuleName>(name: N): Services[N];
   close(): Promise<void>;
 }
-
-/** Read connections at most: each streamed list holds one while it is written; more wait their turn. */
-const READ_CONNECTIONS = 4;
 
 /** How long a stop waits for requests under way before it cuts them off. */
 const STOP_DRAIN_MS = 10_000;

@@ -12,6 +12,9 @@ import type { Db } from './db.ts';
 // would hold a connection and stop the WAL from being checkpointed past it, so every
 // user closes it in `finally`.
 
+/** Read connections at most per thread that reads: each streamed list holds one while it is written; more wait their turn. */
+export const READ_CONNECTIONS = 4;
+
 interface ReadPoolOptions {
   file: string;
   /** Connections at most (each open snapshot holds one). */

@@ -4,7 +4,7 @@ import { cachesOver } from '../core/cache.ts';
 import type { Db } from '../core/db.ts';
 import { EventLog } from '../core/event-log.ts';
 import { createLogger } from '../core/log.ts';
-import { ReadPool } from '../core/read-pool.ts';
+import { READ_CONNECTIONS, ReadPool } from '../core/read-pool.ts';
 import { UnitOfWork } from '../core/unit-of-work.ts';
 import type { Commits } from '../http/handling.ts';
 import { drain, listen, urlOf } from '../http/lifecycle.ts';
@@ -21,9 +21,6 @@ import { routeSignatures } from './routes.ts';
 // files. A request that changes something goes to the conveyor thread as data; the
 // conveyor thread tells this one of each commit (what its caches forgot, its events)
 // before any reply that waited for it.
-
-/** Read connections for lists and exports, as on the conveyor thread before the split. */
-const READ_CONNECTIONS = 4;
 
 /** Serves the appliance each `start` names, one at a time. */
 export function serveHttpThread(port: MessagePort): void {

@@ -45,8 +45,7 @@ export function createUsersModule(db: Db, work: UnitOfWork, tokens: TokenService
   const resolveUser = (username: string) => users.pkOf(username);
   const roles = createRoleService(work, createRoleStore(db), grants, resolveUser);
   const users = createUserService(work, createUserStore(db), roles, options);
-  const keyStore = createApiKeyStore(db);
-  const apiKeys = createApiKeyService(work, keyStore, roles, options.recordKeyUse ?? keyStore.used);
+  const apiKeys = createApiKeyService(work, createApiKeyStore(db), roles, options.recordKeyUse);
   const authentication = createAuthentication({
     users,
     grants,
