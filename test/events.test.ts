@@ -85,6 +85,48 @@ describe('GET /v1/events', () => {
     expect(events.map((e) => e.event)).toEqual(['transportUnit.created', 'locationGroup.created']);
   });
 
+  it('?subjectKind= and ?subject= narrow the stream to the events about one thing, or about things whose keys start alike; replayed alike', async () => {
+    const area = await open(`?subjectKind=location&subject=${enc('EVSB/0001/*')}`);
+    const one = await open(`?types=location.*&subjectKind=location&subject=${enc('EVSB/0001/0001/0000/0000')}`);
+    const pKeys: string[] = [];
+    for (const aisle of ['EVSB/0001/0001', 'EVSB/0002/0001', 'EVSB/0001/0002']) {
+      const created = await wms.post('/v1/locations', { locationId: `${aisle}/0000/0000`, locationGroupName: 'WAREHOUSE' });
+      expect(created.status, created.text).toBe(201);
+      pKeys.push(created.body.pKey);
+    }
+    expect((await lock(pKeys[0]!, 'subject filter')).status).toBe(204);
+    // Events about other kinds of things, naming the location: not about it.
+    expect(
+      (await wms.post('/v1/transport-units', { barcode: 'EVSB-TU-1', actualLocation: 'EVSB/0001/0001/0000/0000', transportUnitType: 'EURO' })).status,
+    ).toBe(201);
+    // The last change, about both: whatever came before it came in order.
+    expect((await wms.patch(`/v1/location/${pKeys[0]}?op=change-state`, { errorCode: '00000000' })).status).toBe(204);
+
+    const about = (e: SseEvent) => [e.event, (JSON.parse(e.data!) as { subject: { key: string } }).subject.key];
+    const areaEvents = await area.stream.until((events) => events.length >= 4);
+    expect(areaEvents.map(about)).toEqual([
+      ['location.created', 'EVSB/0001/0001/0000/0000'],
+      ['location.created', 'EVSB/0001/0002/0000/0000'],
+      ['location.stateChanged', 'EVSB/0001/0001/0000/0000'],
+      ['location.stateChanged', 'EVSB/0001/0001/0000/0000'],
+    ]);
+    const oneEvents = await one.stream.until((events) => events.length >= 3);
+    expect(oneEvents.map(about)).toEqual([
+      ['location.created', 'EVSB/0001/0001/0000/0000'],
+      ['location.stateChanged', 'EVSB/0001/0001/0000/0000'],
+      ['location.stateChanged', 'EVSB/0001/0001/0000/0000'],
+    ]);
+    // A view that reconnects with the same filter is replayed the same events, the same ids.
+    const again = await open(`?subjectKind=location&subject=${enc('EVSB/0001/*')}&lastEventId=${Number(areaEvents[0]!.id) - 1}`);
+    const replayed = await again.stream.until((events) => events.length >= 4);
+    expect(replayed.map((e) => e.id)).toEqual(areaEvents.map((e) => e.id));
+  });
+
+  it('refuses a subject without its kind, and a kind it does not know, with 400', async () => {
+    expectApiError(await wms.get(`/v1/events?subject=${enc('EVSB/*')}`), 400, 'core.validation.error');
+    expectApiError(await wms.get('/v1/events?subjectKind=aisle&subject=EVSB'), 400, 'core.validation.error');
+  });
+
   it('replays what a view missed after the Last-Event-ID it saw, header or query parameter', async () => {
     const first = await open('?types=location.created');
     expect((await wms.post('/v1/locations', { locationId: 'EVNT/0004/0000/0000/0000', locationGroupName: 'WAREHOUSE' })).status).toBe(201);
@@ -125,7 +167,9 @@ describe('GET /v1/events', () => {
     const index = await wms.get('/index');
     expect(index.body._links['event-index'].href).toBe(`${wms.url}/v1/events/index`);
     const own = await wms.get('/v1/events/index');
-    expect(own.body._links['events-stream'].href).toBe(`${wms.url}/v1/events?types={types}&lastEventId={lastEventId}&ticket={ticket}`);
+    expect(own.body._links['events-stream'].href).toBe(
+      `${wms.url}/v1/events?types={types}&subjectKind={subjectKind}&subject={subject}&lastEventId={lastEventId}&ticket={ticket}`,
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../../core/event-log.ts';
+import type { StreamFilter } from './filter.ts';
 import { storedFrameOf } from './frames.ts';
 
 // Pages of the event log as replays send them (replay.ts): framed once, encoded once,
@@ -16,6 +17,8 @@ export class FramedPage {
   /** Every event's frame, in order, UTF-8. */
   private readonly bytes: Buffer;
   private readonly types: string[];
+  private readonly subjectKinds: string[];
+  private readonly subjectKeys: string[];
   /** Where each event's frame ends in `bytes`. */
   private readonly ends: number[];
 
@@ -23,6 +26,8 @@ export class FramedPage {
     this.count = rows.length;
     this.lastId = rows.length > 0 ? rows[rows.length - 1]!.id : 0;
     this.types = rows.map((row) => row.type);
+    this.subjectKinds = rows.map((row) => row.subject_kind);
+    this.subjectKeys = rows.map((row) => row.subject_key);
     this.ends = [];
     const frames: string[] = [];
     let end = 0;
@@ -40,11 +45,12 @@ export class FramedPage {
   }
 
   /** What a stream with this filter is sent of the page: all of it, or its wanted events' frames. */
-  framesFor(wanted: (type: string) => boolean): Buffer {
-    if (this.types.every(wanted)) return this.bytes;
+  framesFor(wanted: StreamFilter): Buffer {
     const parts: Buffer[] = [];
-    for (let i = 0; i < this.count; i++) if (wanted(this.types[i]!)) parts.push(this.bytes.subarray(i === 0 ? 0 : this.ends[i - 1], this.ends[i]));
-    return Buffer.concat(parts);
+    for (let i = 0; i < this.count; i++) {
+      if (wanted(this.types[i]!, this.subjectKinds[i]!, this.subjectKeys[i]!)) parts.push(this.bytes.subarray(i === 0 ? 0 : this.ends[i - 1], this.ends[i]));
+    }
+    return parts.length === this.count ? this.bytes : Buffer.concat(parts);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventLog } from '../../core/event-log.ts';
 import type { ReadPool } from '../../core/read-pool.ts';
 import { FramedPage, FramedPages } from './framed-pages.ts';
+import type { StreamFilter } from './filter.ts';
 
 // Replay of the event log to the streams that reconnect with a Last-Event-ID: what they
 // missed, read from the log page by page, before they go on live.
@@ -69,7 +70,7 @@ export const REPLAY_LIMITS: ReplayLimits = { pageSize: 128, turnMs: 1, loopBusy:
 /** One stream's replay: where it stands in the log, and what to call when it has caught up. */
 export interface Replay {
   res: ServerResponse;
-  wanted: (type: string) => boolean;
+  wanted: StreamFilter;
   /** The last id read from the log (of every type: the stream's filter applies to what was read). */
   cursor: number;
   /** Since when (performance.now()) the client has not taken the last page written; undefined while it keeps up. */

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { decodeCursor, encodeCursor } from '../../core/paging.ts';
 import { indexRoute, ok, pageReply } from '../../http/hal.ts';
 import type { Route } from '../../http/router.ts';
-import { expandTypes, type History } from './history.ts';
+import { streamFilter } from './filter.ts';
+import type { History } from './history.ts';
 import { historyQuery, streamQuery, unitHistoryQuery } from './schema.ts';
 import type { LiveStreams } from './streams.ts';
 import type { EventTickets } from './tickets.ts';
@@ -27,14 +28,6 @@ interface EventRouteDeps {
   history: History;
 }
 
-/** `location.*` matches `location.stateChanged`; `*` or nothing matches all. */
-const matcher = (types: readonly string[] | undefined) => {
-  const expanded = expandTypes(types);
-  if (!expanded) return () => true;
-  const wanted = new Set(expanded);
-  return (type: string) => wanted.has(type);
-};
-
 const cursorOf = (after: string | undefined) => (after === undefined ? 0 : decodeCursor(after, ['e'] as const).e);
 
 export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Route[] {
@@ -44,16 +37,17 @@ export function eventRoutes({ streams, tickets, history }: EventRouteDeps): Rout
       path: BASE,
       grant: READ,
       link: 'events-stream',
-      optionalQuery: ['types', 'lastEventId', 'ticket'],
+      optionalQuery: ['types', 'subjectKind', 'subject', 'lastEventId', 'ticket'],
       eventStream: true,
       ticket: true,
       querySchema: streamQuery,
       summary:
         'Server-Sent Events of every committed change (id = event id); Last-Event-ID (header or lastEventId) replays what was missed from the durable log. ' +
+        'Narrowed by types (names or prefix.*) and by the subject the events are about: subjectKind, and subject (a key, or a prefix of keys ending in *). ' +
         'Authenticate with a bearer token, or with ?ticket= from POST /v1/events/tickets (browsers).',
       handler: (ctx) => {
         const q = ctx.queryAs(streamQuery);
-        const wanted = matcher(q.types);
+        const wanted = streamFilter(q);
         const header = ctx.headers['last-event-id'];
         const lastId = (typeof header === 'string' && header !== '' ? header : undefined) ?? q.lastEventId;
         const principal = ctx.caller;

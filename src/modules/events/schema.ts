@@ -16,15 +16,20 @@ const typePatterns = z
   )
   .pipe(z.array(z.string().regex(/^[\w.]+\*?$|^\*$/, 'event types are names, optionally ending in *')).max(100));
 
+const subjectKind = z.enum(SUBJECT_KINDS, { error: (i) => `[${String(i.input)}] is not one of ${SUBJECT_KINDS.join(', ')}` });
+
 export const streamQuery = z.object({
   types: typePatterns.optional(),
+  subjectKind: subjectKind.optional(),
+  /** A subject's key, or a prefix of keys ending in `*`. */
+  subject: z.string().min(1).max(255).optional(),
   lastEventId: z.string().max(64).optional(),
   ticket: z.string().max(128).optional(),
 });
 
 export const historyQuery = z.object({
   types: typePatterns.optional(),
-  subjectKind: z.enum(SUBJECT_KINDS, { error: (i) => `[${String(i.input)}] is not one of ${SUBJECT_KINDS.join(', ')}` }).optional(),
+  subjectKind: subjectKind.optional(),
   subject: z.string().min(1).max(255).optional(),
   actor: z.string().min(1).max(255).optional(),
   from: timestampParam.optional(),

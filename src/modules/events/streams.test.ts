@@ -43,10 +43,19 @@ function setUp(options: StreamOptions = {}) {
   const streams = new LiveStreams(events, reads, work.bus, (p) => p, log, options);
   /** Streams opened on a response already closed (`?gone`: the client left while the request waited). */
   const late = { opened: 0 };
+  /** What the streams opened with `?writes` were written, call by call. */
+  const writes: string[] = [];
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     const last = req.headers['last-event-id'];
     const query = new URL(req.url!, 'http://x').searchParams;
+    if (query.has('writes')) {
+      const write = res.write.bind(res) as (chunk: string) => boolean;
+      res.write = ((chunk: string) => {
+        writes.push(chunk);
+        return write(chunk);
+      }) as typeof res.write;
+    }
     // `?type=…`: that type only.
     const only = query.get('type');
     const open = () => streams.open(res, reader, (type) => only === null || type === only, typeof last === 'string' ? last : undefined);
@@ -72,7 +81,7 @@ function setUp(options: StreamOptions = {}) {
       });
     }
   };
-  return { work, streams, server, events, commit, late };
+  return { work, streams, server, events, commit, late, writes };
 }
 
 async function listen(server: http.Server): Promise<string> {
@@ -130,6 +139,22 @@ describe('LiveStreams', () => {
     await b.stream.until((events) => events.length === 1);
     expect(a.stream.events[0]).toEqual(b.stream.events[0]);
     expect(frameOf(record)).toBe(`id: ${record.id}\nevent: backup.deleted\ndata: ${stringify(record)}\n\n`);
+  });
+
+  it("writes a commit's events to a stream at once: one write for the unit's frames", async () => {
+    const { server, work, writes } = setUp();
+    const { stream } = await EventStream.open(`${await listen(server)}?writes`);
+    cleanup.push(() => stream.close());
+    await stream.until(() => stream.raw.join('').includes('retry:'));
+    work.run(() => {
+      for (const key of ['b-1', 'b-2', 'b-3']) work.emit({ type: 'backup.deleted', key, data: { name: key } });
+    });
+    await stream.until((events) => events.length === 3);
+    work.run(() => work.emit({ type: 'backup.deleted', key: 'b-4', data: { name: 'b-4' } }));
+    await stream.until((events) => events.length === 4);
+    const framed = writes.filter((chunk) => chunk.startsWith('id: '));
+    expect(framed.map((chunk) => chunk.split('\n\n').filter(Boolean).length)).toEqual([3, 1]);
+    expect(stream.events.map((e) => JSON.parse(e.data!).subject.key)).toEqual(['b-1', 'b-2', 'b-3', 'b-4']);
   });
 
   it('replays an event with the very bytes it had live: the frame built from the stored row', async () => {

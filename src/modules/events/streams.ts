@@ -7,12 +7,16 @@ import type { Logger } from '../../core/log.ts';
 import type { ReadPool } from '../../core/read-pool.ts';
 import type { Principal } from '../../http/context.ts';
 import { FORGET_AFTER } from '../users/service.ts';
+import type { StreamFilter } from './filter.ts';
 import { frameOf } from './frames.ts';
 import { REPLAY_LIMITS, ReplayScheduler, type Replay, type ReplayCounts, type ReplayLimits } from './replay.ts';
 
 // Live event streams (Server-Sent Events) for HMI pages and integrations.
 //
-// - Every committed event is serialised once, whatever the number of streams (frames.ts).
+// - Every committed event is serialised once, whatever the number of streams (frames.ts),
+//   and a stream's frames of one delivery (a commit's events) go out in one write.
+// - A stream is sent the events its filter wants (filter.ts): types, and the subject
+//   the events are about; live and replayed alike.
 // - `id:` is the event's id in the durable log: a client that reconnects with
 //   `Last-Event-ID` is replayed what it missed from the log, also after a restart of
 //   the appliance; only an id older than the log keeps (pruned) or newer than it holds
@@ -46,10 +50,12 @@ export interface StreamOptions {
 interface Stream {
   res: ServerResponse;
   principal: Principal;
-  wanted: (type: string) => boolean;
+  wanted: StreamFilter;
   /** While the stream is replayed from the log; undefined once it is live. */
   replay: Replay | undefined;
   closed: boolean;
+  /** Frames of the delivery under way, written together once it is over. */
+  pending: string;
 }
 
 export class LiveStreams {
@@ -64,6 +70,8 @@ export class LiveStreams {
   private readonly replays: ReplayScheduler;
   /** The id of the last event handed to the streams: a replay that has read up to it has caught up. */
   private delivered = 0;
+  /** Streams with frames of the delivery under way. */
+  private readonly unsent = new Set<Stream>();
   /** Streams given up because their client did not read (diagnostics, tests). */
   stalled = 0;
 
@@ -100,11 +108,11 @@ export class LiveStreams {
    * Serves a stream on an open response: replays what the client missed after
    * `lastEventId` (when given), then every new event its filter wants.
    */
-  open(res: ServerResponse, principal: Principal, wanted: (type: string) => boolean, lastEventId: string | undefined): void {
+  open(res: ServerResponse, principal: Principal, wanted: StreamFilter, lastEventId: string | undefined): void {
     // The client may have left while the request waited for the group commit: its
     // 'close' has been and gone, and a stream kept now would never be forgotten.
     if (res.destroyed) return;
-    const stream: Stream = { res, principal, wanted, replay: undefined, closed: false };
+    const stream: Stream = { res, principal, wanted, replay: undefined, closed: false, pending: '' };
     this.streams.add(stream);
     res.on('close', () => this.forget(stream));
     res.write('retry: 3000\n\n');
@@ -142,7 +150,11 @@ export class LiveStreams {
     clearInterval(this.heartbeat);
     for (const off of this.unsubscribe) off();
     this.replays.stop();
-    for (const stream of [...this.streams]) stream.res.end();
+    for (const stream of [...this.streams]) {
+      this.send(stream);
+      stream.closed = true;
+      stream.res.end();
+    }
     this.streams.clear();
   }
 
@@ -150,9 +162,23 @@ export class LiveStreams {
     this.delivered = event.id;
     for (const stream of this.streams) {
       // A stream still replaying reads this event from the log when its replay gets there.
-      if (stream.closed || stream.replay || !stream.wanted(event.type)) continue;
-      this.write(stream, frameOf(event));
+      if (stream.closed || stream.replay || !stream.wanted(event.type, event.subject.kind, event.subject.key)) continue;
+      stream.pending += frameOf(event);
+      if (this.unsent.size === 0) queueMicrotask(() => this.flush());
+      this.unsent.add(stream);
     }
+  }
+
+  /** After a delivery: each stream's frames of it in one write (one chunk, one system call). */
+  private flush(): void {
+    for (const stream of this.unsent) this.send(stream);
+    this.unsent.clear();
+  }
+
+  private send(stream: Stream): void {
+    const frames = stream.pending;
+    stream.pending = '';
+    if (frames !== '' && !stream.closed) this.write(stream, frames);
   }
 
   private write(stream: Stream, frame: string): void {
@@ -196,6 +222,8 @@ export class LiveStreams {
         continue;
       }
       const reason = now ? `the grant ${GRANT} was taken away` : 'the caller may no longer sign in';
+      // What it was sent before the change, then why it ends.
+      this.send(stream);
       stream.res.write(`event: closed\ndata: ${JSON.stringify({ reason })}\n\n`);
       this.forget(stream);
       stream.res.end();
