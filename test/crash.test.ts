@@ -3,7 +3,8 @@ import { crashSummary, runCrash, type CrashReport } from '../scripts/reliability
 import { checkEvents, expectations, WRITE_KINDS, type HistoryEvent, type Write } from '../scripts/reliability/crash-workload.ts';
 
 // The crash suite's short form: three rounds of kill -9 under four concurrent writers
-// against the real bundle (built by the global setup). The long form and the figures
+// and a conveyor PLC booking units over OSIP (the HTTP thread's writes and the PLC's
+// commit side by side) against the real bundle (built by the global setup). The long form and the figures
 // of a long run: `npm run test:crash`, RELIABILITY.md.
 
 describe('crash suite, short form', () => {
@@ -16,10 +17,11 @@ describe('crash suite, short form', () => {
   it('writes of every kind were acknowledged in every round before the kill', () => {
     expect(report.rounds).toBe(3);
     for (const kind of WRITE_KINDS) expect(report.acknowledged[kind], `${kind}\n${crashSummary(report)}`).toBeGreaterThan(0);
+    expect(report.plcBookings, crashSummary(report)).toBeGreaterThan(0);
     expect(report.refused, crashSummary(report)).toEqual([]);
   });
 
-  it('every acknowledged write is there after the restart, in the state and in the event log', () => {
+  it('every acknowledged write is there after the restart, in the state and in the event log, whose ids follow one another', () => {
     expect(report.lost, crashSummary(report)).toEqual([]);
     expect(report.finalKeys).toBeGreaterThan(0);
   });

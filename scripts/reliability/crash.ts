@@ -5,11 +5,14 @@
 // The real bundle (dist/wms.cjs, built first) runs as a child process on a fresh data
 // directory. Each round: `--writers` clients write concurrently over HTTP
 // (crash-workload.ts: create locations and transport units, move the units, lock and
-// release the locations), the process is killed with SIGKILL at a random moment, the
+// release the locations) while a conveyor PLC books units with REQ_ over an OSIP TCP
+// channel (crash-plc.ts): the HTTP thread's writes and the PLC's commit side by side
+// on the conveyor thread. The process is killed with SIGKILL at a random moment, the
 // database and the logs database are checked read-only while nothing runs
 // (`PRAGMA integrity_check`, `PRAGMA foreign_key_check`), the appliance is started
 // again on the same directory and every acknowledged write of the round is looked for
-// in the state and in the event log. After the last round every key of every round is
+// in the state and in the event log, and the round's event ids are checked to follow one
+// another without a gap. After the last round every key of every round is
 // checked once more, the appliance is stopped cleanly and the files checked again.
 //
 // Exits 1 when a write was lost, an event is missing or unexplained, a check of the
@@ -33,6 +36,7 @@ import {
   type Write,
   type WriteKind,
 } from './crash-workload.ts';
+import { createConveyor, PLC_CHANNEL_CONFIG, PlcWriter } from './crash-plc.ts';
 import { HttpClient } from './http.ts';
 import { newSeed, Random } from './random.ts';
 import { numberArg } from '../args.ts';
@@ -59,6 +63,8 @@ export interface CrashReport {
   writers: number;
   /** Acknowledged writes by kind, and in all. */
   acknowledged: Record<WriteKind, number> & { total: number };
+  /** Of the acknowledged moves, those a PLC's REQ_ booked (answered with RES_). */
+  plcBookings: number;
   /** Writes whose reply never came (in flight at the kill), and how many of them had committed. */
   inFlight: number;
   inFlightCommitted: number;
@@ -93,6 +99,7 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
     rounds: 0,
     writers,
     acknowledged: { ...(Object.fromEntries(WRITE_KINDS.map((k) => [k, 0])) as Record<WriteKind, number>), total: 0 },
+    plcBookings: 0,
     inFlight: 0,
     inFlightCommitted: 0,
     refused: [],
@@ -117,7 +124,8 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
   };
 
   try {
-    const start = () => startChild(dataDir, options.bundle ? { bundle: options.bundle } : {});
+    const config = { plc: { channels: [PLC_CHANNEL_CONFIG] } };
+    const start = () => startChild(dataDir, options.bundle ? { config, bundle: options.bundle } : { config });
     app = await start();
     let previous: { round: number; writes: Write[]; from: string } | undefined;
     for (let round = 1; round <= options.rounds + 1; round++) {
@@ -129,14 +137,21 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
           await verifyAll(client, token, everyKey, report);
           break;
         }
-        // The round: writers until the kill.
+        if (round === 1) await createConveyor(client, token);
+        // The round: writers and the PLC until the kill.
         const from = new Date(Date.now() - 1000).toISOString();
-        const crew = Array.from({ length: writers }, (_, i) => new Writer(client, token, i + 1, round, new Random(random.int(0, 2 ** 31))));
+        const crew: (Writer | PlcWriter)[] = Array.from(
+          { length: writers },
+          (_, i) => new Writer(client, token, i + 1, round, new Random(random.int(0, 2 ** 31))),
+        );
+        crew.push(new PlcWriter(client, token, writers + 1, round, new Random(random.int(0, 2 ** 31))));
         const running = crew.map((w) => w.run());
         await sleep(random.int(minWriteMs, maxWriteMs));
         await app.kill();
         await Promise.all(running);
         const writes = crew.flatMap((w) => w.writes);
+        for (const w of crew)
+          if (w instanceof PlcWriter) report.plcBookings += w.writes.filter((x) => x.kind === 'unit.move' && x.state === 'acknowledged').length;
         checkFiles(`round ${round}, after the kill`);
         report.rounds = round;
         previous = { round, writes, from };
@@ -187,9 +202,13 @@ async function verifyRound(
     // From now on the key holds the value it has (an in-flight write has settled one way).
     everyKey.set(`${e.kind}:${e.key}`, { ...e, mustExist: state.exists, allowed: state.exists ? [state.value!] : [] });
   }
-  const events = await history(get, round.from);
+  const events = await history(get, round.from, EVENT_TYPES);
   const own = (key: string) => new RegExp(`^C\\d+(/R|R)${round.round}(/|N)`).test(key);
   report.lost.push(...checkEvents(expected, events, own).map((f) => ({ ...f, problem: `round ${round.round}: ${f.problem}` })));
+  // Every event of the round, whoever wrote it: one id after the other, none missing.
+  const ids = (await history(get, round.from)).map((e) => e.id);
+  const gap = ids.findIndex((id, i) => i > 0 && id !== ids[i - 1]! + 1);
+  if (gap > 0) report.lost.push({ key: `event ${ids[gap - 1]! + 1}`, problem: `round ${round.round}: event ids jump from ${ids[gap - 1]} to ${ids[gap]}` });
 }
 
 /** After the last round: every key of every round still as its round left it. */
@@ -214,10 +233,10 @@ function getter(client: HttpClient, token: string) {
   };
 }
 
-/** The writers' kinds of events since `from`, every page. */
-async function history(get: ReturnType<typeof getter>, from: string): Promise<HistoryEvent[]> {
+/** The events since `from` (of these types, or all), every page. */
+async function history(get: ReturnType<typeof getter>, from: string, types?: readonly string[]): Promise<HistoryEvent[]> {
   const events: HistoryEvent[] = [];
-  let next: string | undefined = `/v1/events/history?types=${EVENT_TYPES.join(',')}&from=${encodeURIComponent(from)}&limit=1000`;
+  let next: string | undefined = `/v1/events/history?${types ? `types=${types.join(',')}&` : ''}from=${encodeURIComponent(from)}&limit=1000`;
   while (next) {
     const page = await get(next);
     if (page.status !== 200) throw new Error(`GET ${next}: ${page.status} ${JSON.stringify(page.json)}`);
@@ -234,6 +253,7 @@ export function crashSummary(r: CrashReport): string {
   const lines = [
     `crash suite: ${r.rounds} rounds of kill -9, ${r.writers} concurrent writers, seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s`,
     `acknowledged writes: ${r.acknowledged.total} (${WRITE_KINDS.map((k) => `${k} ${r.acknowledged[k]}`).join(', ')})`,
+    `of the moves, booked by the PLC's REQ_ (answered RES_): ${r.plcBookings}`,
     `in flight at a kill: ${r.inFlight} (found committed: ${r.inFlightCommitted})`,
     `lost or unexplained: ${r.lost.length}`,
     `refused writes: ${r.refused.length}`,
