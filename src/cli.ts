@@ -9,6 +9,7 @@ import { StartupError } from './core/migrations.ts';
 import { setNativeDir, sqliteBinding } from './core/native.ts';
 import { installService } from './install/index.ts';
 import type { Appliance } from './main.ts';
+import { endKeptWorkers, prestartWorker } from './threads/worker.ts';
 import { versionLine } from './version.ts';
 
 // The command line: `wms [flags]`, `wms install-service`, `wms --restore`, `wms simulate`.
@@ -115,7 +116,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  // The log writer thread boots while the appliance's modules load and initialise.
+  // The log writer thread and the HTTP thread boot while the appliance's modules load and
+  // initialise: the HTTP thread loads and initialises its own, the longest part of a start
+  // (the bundle's entry has started it already; a start without one lets it go).
+  if (loaded.config.server.httpThread) prestartWorker();
+  else endKeptWorkers();
   const { prestartLogWriter } = await import('./core/log-store/index.ts');
   prestartLogWriter();
   try {

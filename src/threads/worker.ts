@@ -39,6 +39,14 @@ export function prestartWorker(): void {
   giveBack(spawn());
 }
 
+/** Ends the threads kept (a process whose settings serve requests on its own thread). */
+export function endKeptWorkers(): void {
+  for (const { worker, timer } of kept.splice(0)) {
+    clearTimeout(timer);
+    void worker.terminate();
+  }
+}
+
 /** A thread to serve an appliance: one kept, or a new one. */
 export function takeWorker(): Worker {
   for (let entry = kept.pop(); entry; entry = kept.pop()) {
