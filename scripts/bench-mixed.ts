@@ -2,7 +2,7 @@
 // the same run, on a site of 1,000 routes and 1,000,000 locations, against the targets
 // of "the conveyor never waits".
 //
-//   npm run bench:mixed [-- --locations 1000000 --seconds 30 --list-seconds 60 --http-seconds 10]
+//   npm run bench:mixed [-- --locations 1000000 --seconds 30 --list-seconds 60 --http-seconds 10 --phase-rounds 3]
 //   npm run bench:mixed -- --locations 20000 --seconds 3        (short form, a smoke run)
 //   npm run bench:mixed -- --bundle OTHER/dist/wms.cjs           (another build, not the working tree)
 //
@@ -21,9 +21,12 @@
 // - Phases, on the appliance started afresh after the closed-loop runs, each with the
 //   PLC client sending REQ_ at 1000/s over TCP (open loop) while the API load
 //   (bench-mixed/load.ts, a process of its own) runs beside it: the bare
-//   PLC responder (the floor), the appliance alone, then with each API load on its own,
-//   then all together, then alone again. Throughout, a /readyz probe every 50 ms; per
-//   phase the appliance's event-loop lag from GET /metrics and its RSS.
+//   PLC responder (the floor), the appliance alone, then with each API load on its own
+//   (event streams twice: as the HMI's map and alarm badge subscribe, and taking every
+//   event), then all together, then alone again; `--phase-rounds` times, the floor in
+//   every round, each phase reported as min / median / max over the rounds.
+//   Throughout, a /readyz probe every 50 ms; per phase the appliance's event-loop lag
+//   from GET /metrics and its RSS.
 // - The full GET /v1/locations is time-boxed: a list that does not finish, or an
 //   appliance that dies, is reported as failed and the run goes on (the appliance is
 //   started again on its data directory).
@@ -62,7 +65,37 @@ const CREATES = numberArg('--creates', 200);
 const MOVES = numberArg('--moves', 50);
 const SEARCHES = numberArg('--searches', 5);
 const PAGES = numberArg('--pages', 10);
+const PHASE_ROUNDS = numberArg('--phase-rounds', 3);
+const READS = numberArg('--reads', 500);
 const STREAMS = numberArg('--streams', 50);
+/**
+ * What an HMI page with the map and the alarm badge asks of its stream (the types of
+ * src/hmi/app/plan/plan-data.ts and src/hmi/app/alarm-watch.ts): every booking of the
+ * PLC moves a unit, and the map shows it.
+ */
+const HMI_TYPES = [
+  'location.created',
+  'location.changed',
+  'location.deleted',
+  'location.stateChanged',
+  'locationGroup.created',
+  'locationGroup.changed',
+  'locationGroup.deleted',
+  'locationGroup.stateChanged',
+  'transportUnit.created',
+  'transportUnit.changed',
+  'transportUnit.moved',
+  'transportUnit.deleted',
+  'route.created',
+  'route.changed',
+  'route.deleted',
+  'route.hopsReplaced',
+  'routing.defaultHopsReplaced',
+  'alarm.raised',
+  'alarm.acknowledged',
+  'alarm.shelved',
+  'alarm.cleared',
+];
 const WARMUP = numberArg('--warmup', 2);
 const GIVEN_BUNDLE = pathArg('--bundle');
 const APP_BUNDLE = GIVEN_BUNDLE ?? BUNDLE;
@@ -83,6 +116,8 @@ interface Phase {
 
 interface PhaseResult {
   phase: Phase;
+  /** 1, 2, …: the round of the phases. */
+  round: number;
   plc?: RunResult;
   lag?: Lag;
   ready: Spread & { failed: number; waiting: number };
@@ -104,9 +139,11 @@ function phases(pagedLists: string[]): Phase[] {
     { name: 'PLC alone' },
     { name: `+ ${CREATES} creates/s`, load: { creates: creates() } },
     { name: `+ ${MOVES} TU moves/s`, load: { moves: { perSecond: MOVES, units: MOVE_UNITS } } },
+    { name: `+ ${READS} random reads/s`, load: { reads: { perSecond: READS } } },
     { name: `+ ${SEARCHES} leading-wildcard searches/s`, load: { searches: { perSecond: SEARCHES } } },
     { name: `+ ${PAGES} pages/s of paged lists`, load: { paged: { perSecond: PAGES, lists: pagedLists } } },
-    { name: `+ ${STREAMS} event streams`, load: { streams: STREAMS } },
+    { name: `+ ${STREAMS} event streams as the HMI subscribes`, load: { streams: { count: STREAMS, types: HMI_TYPES } } },
+    { name: `+ ${STREAMS} event streams taking every event`, load: { streams: { count: STREAMS } } },
     { name: '+ full GET /v1/locations', load: { fullList: fullList() }, long: true },
     {
       name: 'all together',
@@ -114,9 +151,10 @@ function phases(pagedLists: string[]): Phase[] {
       load: {
         creates: creates(),
         moves: { perSecond: MOVES, units: MOVE_UNITS },
+        reads: { perSecond: READS },
         searches: { perSecond: SEARCHES },
         paged: { perSecond: PAGES, lists: pagedLists },
-        streams: STREAMS,
+        streams: { count: STREAMS, types: HMI_TYPES },
         fullList: fullList(),
       },
     },
@@ -241,10 +279,7 @@ async function main(): Promise<void> {
     const errors: string[] = wrkErrors > 0 ? [`${wrkErrors} non-2xx replies or socket errors under wrk`] : [];
     await baseClient.paced(PLC_RATE, WARMUP);
     errors.push(...(await client.paced(PLC_RATE, WARMUP)).errors);
-    const floor = await baseClient.paced(PLC_RATE, SECONDS);
-    await baseClient.close();
-    baseTcp.child.kill('SIGTERM');
-    log(`bare responder ${PLC_RATE}/s: p50 ${quantile(floor.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(floor.latencies, 0.99).toFixed(3)} ms`);
+    const floors: RunResult[] = [];
 
     const restarts: string[] = [];
     /** How each appliance process ended, once it did. */
@@ -252,66 +287,77 @@ async function main(): Promise<void> {
     const watch = (child: ChildProcess) => child.once('exit', (code, signal) => ends.set(child, signal ? `killed by ${signal}` : `exited with ${code}`));
     watch(app!.child);
     const results: PhaseResult[] = [];
-    for (const phase of phases(lists)) {
-      if (app!.child.exitCode !== null || app!.child.signalCode !== null) {
-        app = await startAppliance(dataDir, undefined, 0, APP_BUNDLE);
-        children.push(app.child);
-        watch(app.child);
-        await connectPlc();
-        restarts.push(phase.name);
-        log(`appliance started again before "${phase.name}"`);
-      }
-      const a = app!;
-      const seconds = phase.long ? LIST_SECONDS : SECONDS;
-      const marks: { listStart?: number; listEnd?: number } = {};
-      let load: RunningLoad | undefined;
-      let loadError: string | undefined;
-      if (phase.load) {
-        try {
-          load = await startLoad({ url: a.url, token: a.token, seconds, racks: fixture.racks, ...phase.load }, marks);
-        } catch (err) {
-          loadError = (err as Error).message;
-        }
-      }
-      await scrapeLag(a.url, a.token); // starts the lag window afresh
-      const from = performance.now();
-      load?.go();
-      const plc = await client.paced(PLC_RATE, seconds, phase.long ? LIST_SECONDS * 1000 : 5000);
-      const loadResult = await load?.done.catch((err: Error) => {
-        loadError = err.message;
-        return undefined;
-      });
-      const to = performance.now();
-      const dead = a.child.exitCode !== null || a.child.signalCode !== null;
-      const result: PhaseResult = {
-        phase,
-        plc,
-        ready: probe.between(from, to),
-        ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : { lag: await scrapeLag(a.url, a.token), rssEnd: rssMbOf(a.child.pid) }),
-        ...(loadResult ? { load: loadResult } : {}),
-        ...(loadError ? { loadError } : {}),
-      };
-      if (loadResult?.fullList) {
-        const start = marks.listStart ?? from;
-        const end = marks.listEnd ?? to;
-        result.list = { result: loadResult.fullList, rssBefore: rss.at(start), rssPeak: rss.peak(start, end), ready: probe.between(start, end) };
-      }
-      results.push(result);
-      errors.push(...plc.errors);
-      // Refused requests are errors; a connection cut by the appliance's request time-out
-      // under overload is counted as failed in the table, not as an error of function.
-      for (const [kind, r] of Object.entries(loadResult?.requests ?? {})) {
-        errors.push(...r.failures.filter((f) => /^\d{3} /.test(f)).map((f) => `${phase.name}: ${kind}: ${f}`));
-      }
-      if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
+    for (let round = 1; round <= PHASE_ROUNDS; round++) {
+      // The floor of this round: the bare responder, at the same rate, on the same box.
+      const floor = await baseClient.paced(PLC_RATE, SECONDS);
+      floors.push(floor);
       log(
-        `${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms${result.exited ? `; appliance ${result.exited}` : ''}`,
+        `round ${round}: bare responder ${PLC_RATE}/s: p50 ${quantile(floor.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(floor.latencies, 0.99).toFixed(3)} ms`,
       );
+      for (const phase of phases(lists)) {
+        if (app!.child.exitCode !== null || app!.child.signalCode !== null) {
+          app = await startAppliance(dataDir, undefined, 0, APP_BUNDLE);
+          children.push(app.child);
+          watch(app.child);
+          await connectPlc();
+          restarts.push(`${phase.name} (round ${round})`);
+          log(`appliance started again before "${phase.name}" (round ${round})`);
+        }
+        const a = app!;
+        const seconds = phase.long ? LIST_SECONDS : SECONDS;
+        const marks: { listStart?: number; listEnd?: number } = {};
+        let load: RunningLoad | undefined;
+        let loadError: string | undefined;
+        if (phase.load) {
+          try {
+            load = await startLoad({ url: a.url, token: a.token, seconds, racks: fixture.racks, ...phase.load }, marks);
+          } catch (err) {
+            loadError = (err as Error).message;
+          }
+        }
+        await scrapeLag(a.url, a.token); // starts the lag window afresh
+        const from = performance.now();
+        load?.go();
+        const plc = await client.paced(PLC_RATE, seconds, phase.long ? LIST_SECONDS * 1000 : 5000);
+        const loadResult = await load?.done.catch((err: Error) => {
+          loadError = err.message;
+          return undefined;
+        });
+        const to = performance.now();
+        const dead = a.child.exitCode !== null || a.child.signalCode !== null;
+        const result: PhaseResult = {
+          phase,
+          round,
+          plc,
+          ready: probe.between(from, to),
+          ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : { lag: await scrapeLag(a.url, a.token), rssEnd: rssMbOf(a.child.pid) }),
+          ...(loadResult ? { load: loadResult } : {}),
+          ...(loadError ? { loadError } : {}),
+        };
+        if (loadResult?.fullList) {
+          const start = marks.listStart ?? from;
+          const end = marks.listEnd ?? to;
+          result.list = { result: loadResult.fullList, rssBefore: rss.at(start), rssPeak: rss.peak(start, end), ready: probe.between(start, end) };
+        }
+        results.push(result);
+        errors.push(...plc.errors);
+        // Refused requests are errors; a connection cut by the appliance's request time-out
+        // under overload is counted as failed in the table, not as an error of function.
+        for (const [kind, r] of Object.entries(loadResult?.requests ?? {})) {
+          errors.push(...r.failures.filter((f) => /^\d{3} /.test(f)).map((f) => `${phase.name}: ${kind}: ${f}`));
+        }
+        if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
+        log(
+          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms${result.exited ? `; appliance ${result.exited}` : ''}`,
+        );
+      }
     }
+    await baseClient.close();
+    baseTcp.child.kill('SIGTERM');
     probe.stop();
     rss.stop();
 
-    report({ fixture, coldStarts, bareStarts, idleRss, bareIdleRss, readResults, rawResults, createResults, floor, results, restarts, errors, lists });
+    report({ fixture, coldStarts, bareStarts, idleRss, bareIdleRss, readResults, rawResults, createResults, floors, results, restarts, errors, lists });
     console.log(
       `\nthe whole run took ${((performance.now() - runStarted) / 1000).toFixed(0)} s${fixture.builtSeconds ? ` (building the fixture ${fixture.builtSeconds.toFixed(0)} s)` : ''}`,
     );
@@ -343,47 +389,82 @@ interface Report {
   readResults: Record<'bare' | 'random' | 'one', WrkResult[]>;
   rawResults: { rate: number; p50ms: number; p99ms: number }[];
   createResults: WrkResult[];
-  floor: RunResult;
+  /** The bare responder, one run per round of the phases. */
+  floors: RunResult[];
   results: PhaseResult[];
   restarts: string[];
   errors: string[];
   lists: string[];
 }
 
+/** The phases' results by phase, in the order the phases run, each with its rounds. */
+function byPhase(results: readonly PhaseResult[]): [string, PhaseResult[]][] {
+  const groups = new Map<string, PhaseResult[]>();
+  for (const x of results) groups.set(x.phase.name, [...(groups.get(x.phase.name) ?? []), x]);
+  return [...groups];
+}
+
+const sortedOf = (xs: readonly number[]) => xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+const medianOf = (xs: readonly number[]) => {
+  const sorted = sortedOf(xs);
+  return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : NaN;
+};
+/** `min / median / max` of the rounds' figures. */
+const spread = (xs: readonly number[], digits = 2) => {
+  const sorted = sortedOf(xs);
+  return sorted.length ? `${ms(sorted[0], digits)} / ${ms(medianOf(sorted), digits)} / ${ms(sorted[sorted.length - 1], digits)}` : '–';
+};
+
 function report(r: Report): void {
   const p = (run: RunResult | undefined, q: number) => (run ? quantile(run.latencies, q) : NaN);
   const out = (line = '') => console.log(line);
   out(
-    `\n${LOCATIONS} locations (${r.fixture.racks} racks), ${ROUTES} routes; PLC ${PLC_RATE} REQ_/s over TCP, ${SECONDS} s per phase (${LIST_SECONDS} s with the full list); node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
+    `\n${LOCATIONS} locations (${r.fixture.racks} racks), ${ROUTES} routes; PLC ${PLC_RATE} REQ_/s over TCP, ${SECONDS} s per phase (${LIST_SECONDS} s with the full list), ${PHASE_ROUNDS} rounds; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
   );
   out(`bundle: ${APP_BUNDLE}`);
-  out('\n| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ | loop lag p99 / max ms | /readyz p99 / max ms | RSS MB at end |');
+  out('\nPLC figures as min / median / max over the rounds; the others as the median (max) over the rounds.\n');
+  out('| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | /readyz p99 / max ms | RSS MB at end |');
   out('|---|---|---|---|---|---|---|---|---|');
   out(
-    `| bare PLC responder (floor) | ${r.floor.rate.toFixed(0)} | ${ms(p(r.floor, 0.5), 2)} | ${ms(p(r.floor, 0.99), 2)} | ${ms(p(r.floor, 1))} | ${r.floor.skipped} / ${r.floor.errors.length} | – | – | – |`,
+    `| bare PLC responder (floor) | ${medianOf(r.floors.map((f) => f.rate)).toFixed(0)} | ${spread(r.floors.map((f) => p(f, 0.5)))} | ${spread(r.floors.map((f) => p(f, 0.99)))} | ${spread(
+      r.floors.map((f) => p(f, 1)),
+      1,
+    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – |`,
   );
-  for (const x of r.results) {
-    const noRes = x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0;
+  for (const [name, rounds] of byPhase(r.results)) {
+    const noRes = (x: PhaseResult) => (x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0);
+    const ended = rounds.filter((x) => x.exited).map((x) => `round ${x.round}: ${x.exited}`);
+    const lags = rounds.filter((x) => x.lag).map((x) => x.lag!);
+    const waiting = rounds.reduce((a, x) => a + x.ready.waiting, 0);
+    const failed = rounds.reduce((a, x) => a + x.ready.failed, 0);
     out(
-      `| ${x.phase.name} | ${x.plc?.rate.toFixed(0) ?? '–'} | ${ms(p(x.plc, 0.5), 2)} | ${ms(p(x.plc, 0.99), 2)} | ${ms(p(x.plc, 1))} | ${x.plc?.skipped ?? '–'} / ${noRes} | ${x.lag ? `${ms(x.lag.p99)} / ${ms(x.lag.max)}` : (x.exited ?? '–')} | ${ms(x.ready.p99)} / ${ms(x.ready.max)}${x.ready.waiting ? ` (${x.ready.waiting} unanswered)` : ''}${x.ready.failed ? ` (${x.ready.failed} failed)` : ''} | ${x.rssEnd ?? '–'} |`,
+      `| ${name} | ${medianOf(rounds.map((x) => x.plc?.rate ?? NaN)).toFixed(0)} | ${spread(rounds.map((x) => p(x.plc, 0.5)))} | ${spread(rounds.map((x) => p(x.plc, 0.99)))} | ${spread(
+        rounds.map((x) => p(x.plc, 1)),
+        1,
+      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
     );
   }
   if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);
 
-  out('\nAPI requests beside the PLC (open loop; latency of the answered ones):\n');
+  out('\nAPI requests beside the PLC (open loop; latency of the answered ones; counts summed over the rounds, latencies the median (max) of the rounds):\n');
   out('| phase | request | sent | ok | failed | skipped | p50 ms | p99 ms | max ms |');
   out('|---|---|---|---|---|---|---|---|---|');
-  for (const x of r.results) {
-    for (const [kind, l] of Object.entries(x.load?.requests ?? {})) {
-      out(`| ${x.phase.name} | ${kind} | ${l.sent} | ${l.ok} | ${l.failed} | ${l.skipped} | ${ms(l.p50)} | ${ms(l.p99)} | ${ms(l.max)} |`);
-    }
-    if (x.load?.streams) {
-      const s = x.load.streams;
+  for (const [name, rounds] of byPhase(r.results)) {
+    const kinds = [...new Set(rounds.flatMap((x) => Object.keys(x.load?.requests ?? {})))];
+    for (const kind of kinds) {
+      const ls = rounds.map((x) => x.load?.requests[kind]).filter((l) => l !== undefined);
+      const sum = (f: (l: (typeof ls)[number]) => number) => ls.reduce((a, l) => a + f(l), 0);
       out(
-        `| ${x.phase.name} | ${s.opened} event streams: ${s.events} events, ${(s.bytes / 1e6).toFixed(1)} MB, ${s.endedEarly} ended early | – | – | – | – | ${ms(s.delayP50)} | ${ms(s.delayP99)} | ${ms(s.delayMax)} |`,
+        `| ${name} | ${kind} | ${sum((l) => l.sent)} | ${sum((l) => l.ok)} | ${sum((l) => l.failed)} | ${sum((l) => l.skipped)} | ${ms(medianOf(ls.map((l) => l.p50)))} | ${ms(medianOf(ls.map((l) => l.p99)))} | ${ms(Math.max(...ls.map((l) => l.max)))} |`,
       );
     }
-    if (x.loadError) out(`| ${x.phase.name} | API load failed: ${x.loadError.split('\n')[0]} | | | | | | | |`);
+    const ss = rounds.map((x) => x.load?.streams).filter((x) => x !== undefined);
+    if (ss.length > 0) {
+      out(
+        `| ${name} | ${ss[0]!.opened} event streams: ${ss.map((x) => x.events).join(' / ')} events, ${ss.map((x) => (x.bytes / 1e6).toFixed(1)).join(' / ')} MB, ${ss.reduce((a, x) => a + x.endedEarly, 0)} ended early | – | – | – | – | ${ms(medianOf(ss.map((x) => x.delayP50)))} | ${ms(medianOf(ss.map((x) => x.delayP99)))} | ${ms(Math.max(...ss.map((x) => x.delayMax)))} |`,
+      );
+    }
+    for (const x of rounds) if (x.loadError) out(`| ${name} (round ${x.round}) | API load failed: ${x.loadError.split('\n')[0]} | | | | | | | |`);
   }
   if (r.lists.length === 0) out('\n(no list operation takes limit/after in /openapi.json: the paged-list load sent nothing)');
   else out(`\npaged lists walked: ${r.lists.join(', ')}`);
@@ -395,7 +476,7 @@ function report(r: Report): void {
     if (!x.list) continue;
     const l = x.list.result;
     out(
-      `| ${x.phase.name} | ${l.outcome}${l.detail ? ` (${l.detail})` : ''} | ${l.status ?? '–'} | ${ms(l.headersMs, 0)} | ${ms(l.firstByteMs, 0)} | ${ms(l.totalMs === undefined ? undefined : l.totalMs / 1000, 1)} | ${(l.bytes / 1e6).toFixed(0)} | ${x.list.rssBefore ?? '–'} → ${x.list.rssPeak ?? '–'} | ${x.list.ready.n}, ${ms(x.list.ready.p99)} / ${ms(x.list.ready.max)}${x.list.ready.waiting ? `, ${x.list.ready.waiting} unanswered` : ''} |`,
+      `| ${x.phase.name} (round ${x.round}) | ${l.outcome}${l.detail ? ` (${l.detail})` : ''} | ${l.status ?? '–'} | ${ms(l.headersMs, 0)} | ${ms(l.firstByteMs, 0)} | ${ms(l.totalMs === undefined ? undefined : l.totalMs / 1000, 1)} | ${(l.bytes / 1e6).toFixed(0)} | ${x.list.rssBefore ?? '–'} → ${x.list.rssPeak ?? '–'} | ${x.list.ready.n}, ${ms(x.list.ready.p99)} / ${ms(x.list.ready.max)}${x.list.ready.waiting ? `, ${x.list.ready.waiting} unanswered` : ''} |`,
     );
   }
 
@@ -417,28 +498,56 @@ function report(r: Report): void {
   );
   out(`idle RSS: ${r.idleRss} MB; bare node:http ${r.bareIdleRss} MB`);
 
-  // ---- the targets ----
-  const alone = r.results.find((x) => x.phase.name === 'PLC alone');
-  const together = r.results.find((x) => x.phase.name === 'all together');
+  // ---- the targets (PLC figures: the median round) ----
+  const phase = (name: string) => r.results.filter((x) => x.phase.name === name);
+  const alone = phase('PLC alone');
+  const together = phase('all together');
   const listPhase = r.results.find((x) => x.phase.name === '+ full GET /v1/locations');
-  const aloneP99 = p(alone?.plc, 0.99);
-  const loadedP99 = p(together?.plc, 0.99);
+  const aloneP99 = medianOf(alone.map((x) => p(x.plc, 0.99)));
+  const loadedP99 = medianOf(together.map((x) => p(x.plc, 0.99)));
+  const skipped = together.reduce((a, x) => a + (x.plc?.skipped ?? 0), 0);
+  const lags = together.filter((x) => x.lag).map((x) => x.lag!);
+  const noLag = together.find((x) => x.exited)?.exited ?? 'not measured';
   const rows: [string, string, boolean][] = [];
+  rows.push(['PLC p99 alone ≤ 5 ms', `${spread(alone.map((x) => p(x.plc, 0.99)))} ms (min / median / max)`, aloneP99 <= 5]);
   rows.push([
     'PLC p99 under API load ≤ 1.5 × p99 alone',
-    `${ms(loadedP99, 2)} / ${ms(aloneP99, 2)} ms = ${(loadedP99 / aloneP99).toFixed(2)} ×`,
+    `${ms(loadedP99, 2)} / ${ms(aloneP99, 2)} ms = ${(loadedP99 / aloneP99).toFixed(2)} × (medians)`,
     loadedP99 <= 1.5 * aloneP99,
   ]);
-  rows.push(['PLC p99 under API load ≤ 5 ms', `${ms(loadedP99, 2)} ms (max ${ms(p(together?.plc, 1))} ms)`, loadedP99 <= 5]);
+  rows.push([
+    'PLC p99 under API load ≤ 5 ms',
+    `${spread(together.map((x) => p(x.plc, 0.99)))} ms (max ${ms(Math.max(...together.map((x) => p(x.plc, 1))))} ms)`,
+    loadedP99 <= 5,
+  ]);
+  rows.push(['no REQ_ skipped under API load', `${skipped} skipped over ${together.length} rounds`, skipped === 0]);
   rows.push([
     'event-loop lag p99 ≤ 5 ms (under API load)',
-    together?.lag ? `${ms(together.lag.p99)} ms` : `no figure: ${together?.exited ?? 'not measured'}`,
-    (together?.lag?.p99 ?? Infinity) <= 5,
+    lags.length
+      ? `${spread(
+          lags.map((l) => l.p99),
+          1,
+        )} ms`
+      : `no figure: ${noLag}`,
+    lags.length > 0 && medianOf(lags.map((l) => l.p99)) <= 5,
   ]);
   rows.push([
     'event-loop lag max ≤ 20 ms (under API load)',
-    together?.lag ? `${ms(together.lag.max)} ms` : `no figure: ${together?.exited ?? 'not measured'}`,
-    (together?.lag?.max ?? Infinity) <= 20,
+    lags.length
+      ? `${spread(
+          lags.map((l) => l.max),
+          1,
+        )} ms`
+      : `no figure: ${noLag}`,
+    lags.length > 0 && medianOf(lags.map((l) => l.max)) <= 20,
+  ]);
+  const hmiStreams = phase(`+ ${STREAMS} event streams as the HMI subscribes`);
+  const allStreams = phase(`+ ${STREAMS} event streams taking every event`);
+  const hmiP99 = medianOf(hmiStreams.map((x) => p(x.plc, 0.99)));
+  rows.push([
+    `${STREAMS} event streams do not move the PLC p99 (≤ 1.5 × alone)`,
+    `as the HMI subscribes ${ms(hmiP99, 2)} ms, taking every event ${ms(medianOf(allStreams.map((x) => p(x.plc, 0.99))), 2)} ms (medians)`,
+    hmiP99 <= 1.5 * aloneP99,
   ]);
   const list = listPhase?.list;
   const l = list?.result;

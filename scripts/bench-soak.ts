@@ -180,7 +180,7 @@ async function main(): Promise<void> {
           moves: { perSecond: MOVES, units: MOVE_UNITS },
           searches: { perSecond: SEARCHES },
           paged: { perSecond: PAGES, lists },
-          streams: STREAMS,
+          streams: { count: STREAMS },
           fullList: { afterMs: 1000, timeoutMs: (LOAD_SECONDS - 3) * 1000 },
         },
         {},

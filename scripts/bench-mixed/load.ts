@@ -8,10 +8,12 @@
 //
 // - creates: POST /v1/locations, a new coordinate each (a committed transaction each);
 // - moves: PATCH /v1/transport-units?bk=&newLocation= of the MV units to random racks;
+// - reads: GET /v1/locations?locationId=… of a random rack location (an HMI's lookups);
 // - searches: GET /v1/locations?area=%&aisle=…&x=…&y=…&z=… (leading wildcard);
 // - paged: pages of the lists that take `limit`/`after`, following `Link: rel="next"`;
-// - streams: GET /v1/events?ticket=… (a ticket each from POST /v1/events/tickets), the
-//   delay of each event = arrival − its `at`;
+// - streams: GET /v1/events?ticket=… (a ticket each from POST /v1/events/tickets), of
+//   the given types (as an HMI page subscribes) or of every event; the delay of each
+//   event = arrival − its `at`;
 // - fullList: one GET /v1/locations, the whole list: time to the reply's headers and
 //   to its first body byte, total time, bytes; aborted after `timeoutMs`. `list-start`
 //   and `list-end` go to the parent as they happen (it samples the appliance's RSS).
@@ -28,9 +30,11 @@ export interface LoadConfig {
   racks: number;
   creates?: { perSecond: number; area: string };
   moves?: { perSecond: number; units: string[] };
+  reads?: { perSecond: number };
   searches?: { perSecond: number };
   paged?: { perSecond: number; lists: string[] };
-  streams?: number;
+  /** Event streams: how many, and the types each asks for (`?types=`; every event when absent). */
+  streams?: { count: number; types?: readonly string[] };
   fullList?: { afterMs: number; timeoutMs: number };
 }
 
@@ -309,6 +313,13 @@ async function main(): Promise<void> {
       (r) => r.status === 200,
     );
   }
+  if (config.reads) {
+    paced['GET /v1/locations?locationId= (random)'] = new Paced(
+      config.reads.perSecond,
+      () => request(`${config.url}/v1/locations?locationId=${encodeURIComponent(locationId(rack(random(config.racks))))}`, 'GET', auth),
+      (r) => r.status === 200,
+    );
+  }
   if (config.searches) {
     paced['GET /v1/locations?area=%&… (wildcard)'] = new Paced(
       config.searches.perSecond,
@@ -347,11 +358,12 @@ async function main(): Promise<void> {
 
   const delays: number[] = [];
   const streams: Stream[] = [];
-  for (let i = 0; i < (config.streams ?? 0); i++) {
+  const types = config.streams?.types ? `&types=${config.streams.types.join(',')}` : '';
+  for (let i = 0; i < (config.streams?.count ?? 0); i++) {
     const ticket = await request(`${config.url}/v1/events/tickets`, 'POST', auth);
     if (ticket.status !== 200) throw new Error(`POST /v1/events/tickets: ${ticket.status} ${ticket.body}`);
     const stream = new Stream(delays);
-    await stream.open(`${config.url}/v1/events?ticket=${(JSON.parse(ticket.body) as { ticket: string }).ticket}`);
+    await stream.open(`${config.url}/v1/events?ticket=${(JSON.parse(ticket.body) as { ticket: string }).ticket}${types}`);
     streams.push(stream);
   }
 
