@@ -57,19 +57,27 @@ describe('a refused login tells nothing', () => {
 describe('parallel logins', () => {
   it('a right password that finishes checking after the account locked gets no token', async () => {
     await createUser('swarmed', 'swarmed-password');
-    // 60 wrong guesses, then 6 right ones: passwords are checked on a pool of a few
-    // threads in turn, so the right ones finish after the fifth wrong one has locked the
-    // account. Each must see the lock, not the account as it was when it arrived. (So
-    // many, that on a busy box, where some guesses reach the appliance late, far more
-    // than five are still checked ahead of the right ones.)
-    const wrong = Array.from({ length: 60 }, (_, i) => loginReply(wms, 'swarmed', `guess-${i}`));
-    // The first answer means the guesses are queued for checking (by then, one is checked).
-    await Promise.race(wrong);
-    const right = Array.from({ length: 6 }, () => loginReply(wms, 'swarmed', 'swarmed-password'));
-    const replies = await Promise.all([...wrong, ...right]);
-    expect(replies.filter((r) => r.status === 200)).toHaveLength(0);
-    for (const reply of replies) expectServerError(reply, 401);
+    // Eight wrong guesses, then three right ones, all begun in one turn of the loop (as
+    // logins racing each other arrive): each password check goes to the hashing threads
+    // in that order and they take them in turn, so the right ones finish after the fifth
+    // wrong one has locked the account. Each must see the lock, not the account as it
+    // was when it arrived. Through the service, not over HTTP: how many requests a busy
+    // box has read off their sockets by the time the right ones come is not what this
+    // asks (the refusals over HTTP read the same: the tests above).
+    const { login } = wms.app.module('users');
+    const attempt = (password: string) =>
+      login('swarmed', password, '198.51.100.7').then(
+        () => 'token' as const,
+        (err: Error) => err.constructor.name,
+      );
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => attempt(`guess-${i}`)),
+      ...Array.from({ length: 3 }, () => attempt('swarmed-password')),
+    ]);
+    expect(outcomes.filter((o: string) => o === 'token')).toEqual([]);
     expect((await userNamed('swarmed')).locked).toBe(true);
+    // Over HTTP too, once locked: the right password is refused like a wrong one.
+    expectServerError(await loginReply(wms, 'swarmed', 'swarmed-password'), 401);
     // One lock, one event, however many failures raced for it.
     const history = await wms.get('/v1/events/history?types=user.locked&subjectKind=user&subject=swarmed');
     expect(history.body).toHaveLength(1);
