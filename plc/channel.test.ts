@@ -514,14 +514,17 @@ describe('connections of a tcp-server channel', () => {
   });
 
   it("a second connection that never sends a valid telegram is closed after idleTimeoutMs; the PLC's stays", async () => {
-    const { channel, port } = await serverChannel({ idleTimeoutMs: 400, staleTimeoutMs: 60_000 });
+    // The PLC's own connection is bound to the same rule until its first heartbeat
+    // arrives: 2 s, not less, so that a busy box (a second suite beside this one) still
+    // gets the first heartbeat in before it.
+    const { channel, port } = await serverChannel({ idleTimeoutMs: 2000, staleTimeoutMs: 60_000 });
     const sim = await simulator(port);
     const heartbeat = sim.heartbeat(50);
     cleanup.add(() => heartbeat.stop());
     await stateReached(channel, 'ONLINE');
     const idle = await RawClient.connect(port);
     cleanup.add(() => idle.close());
-    await idle.whenClosed(5000);
+    await idle.whenClosed(30_000);
     expect(channel.state).toBe('ONLINE');
     expect(sim.isConnected).toBe(true);
   });
