@@ -50,6 +50,7 @@ import { pagedLists, startLoad, type RunningLoad } from './bench-mixed/api-load.
 import { firstReady, freePort, ReadyProbe, rssMbOf, RssSampler, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
 import { createScript, randomCoordinateScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { numberArg, pathArg } from './args.ts';
+import { ALARM_EVENTS, PLAN_EVENTS } from '../src/hmi/app/live-types.ts';
 
 const HERE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-mixed');
 const LOCATIONS = numberArg('--locations', 1_000_000);
@@ -68,34 +69,8 @@ const PAGES = numberArg('--pages', 10);
 const PHASE_ROUNDS = numberArg('--phase-rounds', 3);
 const READS = numberArg('--reads', 500);
 const STREAMS = numberArg('--streams', 50);
-/**
- * What an HMI page with the map and the alarm badge asks of its stream (the types of
- * src/hmi/app/plan/plan-data.ts and src/hmi/app/alarm-watch.ts): every booking of the
- * PLC moves a unit, and the map shows it.
- */
-const HMI_TYPES = [
-  'location.created',
-  'location.changed',
-  'location.deleted',
-  'location.stateChanged',
-  'locationGroup.created',
-  'locationGroup.changed',
-  'locationGroup.deleted',
-  'locationGroup.stateChanged',
-  'transportUnit.created',
-  'transportUnit.changed',
-  'transportUnit.moved',
-  'transportUnit.deleted',
-  'route.created',
-  'route.changed',
-  'route.deleted',
-  'route.hopsReplaced',
-  'routing.defaultHopsReplaced',
-  'alarm.raised',
-  'alarm.acknowledged',
-  'alarm.shelved',
-  'alarm.cleared',
-];
+/** What an HMI page with the map and the alarm badge asks of its stream: every booking of the PLC moves a unit, and the map shows it. */
+const HMI_TYPES = [...PLAN_EVENTS, ...ALARM_EVENTS];
 const WARMUP = numberArg('--warmup', 2);
 const GIVEN_BUNDLE = pathArg('--bundle');
 const APP_BUNDLE = GIVEN_BUNDLE ?? BUNDLE;

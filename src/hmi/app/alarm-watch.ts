@@ -2,6 +2,7 @@ import { computed, signal } from '@preact/signals';
 import { get } from './api.ts';
 import { now } from './clock.ts';
 import { subscribe, type LiveEvent } from './live.ts';
+import { ALARM_EVENTS } from './live-types.ts';
 import { can } from './session.ts';
 import { SoundSwitch, type Tone } from './sound.ts';
 import type * as Wire from '../../contract/replies.ts';
@@ -19,8 +20,6 @@ export const severityChip = (severity: string) => `chip sev sev-${severity} fill
 
 /** An alarm as the API sends it; alarm-text.ts words it in the user's language from its kind and `params`. */
 export type Alarm = Wire.Alarm;
-
-const ALARM_EVENTS = ['alarm.raised', 'alarm.acknowledged', 'alarm.shelved', 'alarm.cleared'] as const;
 
 /** Open alarms (active and acknowledged) as last read; undefined before the first read. */
 export const openAlarms = signal<Alarm[] | undefined>(undefined);

@@ -3,6 +3,7 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { ApiFailure } from '../api.ts';
 import { readAll } from '../lists/pages.ts';
 import { subscribe, type LiveEvent } from '../live.ts';
+import { PLAN_EVENTS } from '../live-types.ts';
 import { can, user, type User } from '../session.ts';
 import type { PlanLink, PlanLocation } from './index.ts';
 import { readDefaultHops, readLocation, readRouteLinks, type GroupRecord, type LocationRecord, type UnitRecord } from './plan-reads.ts';
@@ -19,26 +20,6 @@ import { PlanStore } from './plan-store.ts';
 // screen switch may, so a screen opened again draws what the feed holds at once and
 // the feed reads everything again in the background (it followed no events while no
 // screen showed the plan). A login of another user starts a new feed.
-
-const PLAN_EVENTS = [
-  'location.created',
-  'location.changed',
-  'location.deleted',
-  'location.stateChanged',
-  'locationGroup.created',
-  'locationGroup.changed',
-  'locationGroup.deleted',
-  'locationGroup.stateChanged',
-  'transportUnit.created',
-  'transportUnit.changed',
-  'transportUnit.moved',
-  'transportUnit.deleted',
-  'route.created',
-  'route.changed',
-  'route.deleted',
-  'route.hopsReplaced',
-  'routing.defaultHopsReplaced',
-] as const;
 
 type PlanEvent = LiveEvent<(typeof PLAN_EVENTS)[number]>;
 
