@@ -1,6 +1,5 @@
 import type { SubjectKind } from '../../core/event-catalogue.ts';
-import { validationError } from '../../core/errors.ts';
-import { expandTypes } from './history.ts';
+import { expandTypes, requireSubjectKind } from './history.ts';
 
 // What a live stream is sent: events of some types, about some subjects. The same
 // predicate picks the events a stream is sent live and those it is replayed from the
@@ -22,9 +21,7 @@ export interface StreamFilterInput {
 export function streamFilter({ types, subjectKind, subject }: StreamFilterInput): StreamFilter {
   const expanded = expandTypes(types);
   const wantedTypes = expanded && new Set(expanded);
-  if (subject !== undefined && subjectKind === undefined) {
-    throw validationError('Validation failed: subjectKind: required with subject (a key names different things of different kinds)');
-  }
+  requireSubjectKind({ subjectKind, subject });
   const prefix = subject?.endsWith('*') ? subject.slice(0, -1) : undefined;
   const aboutKey = (key: string) => subject === undefined || (prefix !== undefined ? key.startsWith(prefix) : key === subject);
   return (type, kind, key) => (!wantedTypes || wantedTypes.has(type)) && (subjectKind === undefined || (kind === subjectKind && aboutKey(key)));

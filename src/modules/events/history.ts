@@ -24,6 +24,13 @@ export function expandTypes(patterns: readonly string[] | undefined): string[] |
   return [...types];
 }
 
+/** A subject key alone is refused (400): a key names different things of different kinds. */
+export function requireSubjectKind(filter: { subjectKind?: SubjectKind | undefined; subject?: string | undefined }): void {
+  if (filter.subject !== undefined && filter.subjectKind === undefined) {
+    throw validationError('Validation failed: subjectKind: required with subject (a key names different things of different kinds)');
+  }
+}
+
 /** `admin` (a name of any kind) or `plc:CNV01` (kind and name). */
 function parseActor(actor: string | undefined): Pick<EventQuery, 'actorKind' | 'actorName'> {
   if (actor === undefined) return {};
@@ -73,9 +80,7 @@ export function createHistory(log: EventLog) {
 
     /** A page of events matching the filter, oldest first, after the id `after`. */
     events(filter: HistoryFilter, after: number, limit: number): Promise<ScanResult<EventRecord>> {
-      if (filter.subject !== undefined && filter.subjectKind === undefined) {
-        throw validationError('Validation failed: subjectKind: required with subject (a key names different things of different kinds)');
-      }
+      requireSubjectKind(filter);
       const query: EventQuery = {
         types: expandTypes(filter.types),
         ...parseActor(filter.actor),
