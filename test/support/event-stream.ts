@@ -108,10 +108,13 @@ export class RawEventStream {
     this.socket = socket;
   }
 
-  /** Sends `GET url` with these headers (`Last-Event-ID`, `Authorization`) and reads nothing yet. */
-  static async open(url: string, headers: Record<string, string> = {}): Promise<RawEventStream> {
+  /**
+   * Sends `GET url` with these headers (`Last-Event-ID`, `Authorization`) and reads
+   * nothing yet; over the Unix socket `socketPath` instead of TCP when one is given.
+   */
+  static async open(url: string, headers: Record<string, string> = {}, socketPath?: string): Promise<RawEventStream> {
     const target = new URL(url);
-    const socket = net.connect(Number(target.port), target.hostname);
+    const socket = socketPath === undefined ? net.connect(Number(target.port), target.hostname) : net.connect(socketPath);
     await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
     const stream = new RawEventStream(socket);
     socket.setEncoding('utf8');

@@ -45,7 +45,7 @@ function setUp(options: StreamOptions = {}) {
   const late = { opened: 0 };
   /** What the streams opened with `?writes` were written, call by call. */
   const writes: string[] = [];
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     const last = req.headers['last-event-id'];
     const query = new URL(req.url!, 'http://x').searchParams;
@@ -65,14 +65,24 @@ function setUp(options: StreamOptions = {}) {
       late.opened++;
     });
     req.socket.destroy();
-  });
+  };
+  const server = http.createServer(handler);
+  // The same streams on a Unix socket, for the clients that do not read: its buffers hold
+  // a few hundred kilobytes, where those of a loopback TCP connection grow to megabytes,
+  // so such a client holds its replay up after thousands of events, not hundreds of
+  // thousands. What the tests check (how the streams wait for a client) is the same.
+  const local = http.createServer(handler);
+  const socketPath = path.join(dir, 'streams.sock');
   cleanup.push(
     () => rmSync(dir, { recursive: true, force: true }),
     () => db.close(),
     () => reads.close(),
     () => streams.shutdown(),
     () => new Promise((r) => server.close(r)),
+    () => new Promise((r) => (local.listening ? local.close(r) : r(undefined))),
   );
+  /** Listens on the Unix socket; resolves with its path. */
+  const listenLocal = () => new Promise<string>((resolve) => local.listen(socketPath, () => resolve(socketPath)));
   /** `n` events committed in units of 1,000 (what a busy hall writes in a few seconds). */
   const commit = (n: number) => {
     for (let done = 0; done < n; done += 1000) {
@@ -81,7 +91,7 @@ function setUp(options: StreamOptions = {}) {
       });
     }
   };
-  return { work, streams, server, events, commit, late, writes };
+  return { work, streams, server, listenLocal, events, commit, late, writes };
 }
 
 async function listen(server: http.Server): Promise<string> {
@@ -92,9 +102,9 @@ async function listen(server: http.Server): Promise<string> {
 /** The shared wait for a state, with a deadline for a busy box: the replays rest while the loop is busy. */
 const until = (check: () => boolean, what: string, timeoutMs = 45_000) => waitUntil(check, what, timeoutMs);
 
-/** A client replaying from `lastEventId` that reads nothing until told to. */
-async function rawClient(url: string, lastEventId: string): Promise<RawEventStream> {
-  const client = await RawEventStream.open(url, { 'Last-Event-ID': lastEventId });
+/** A client on the Unix socket `socketPath` replaying from `lastEventId` that reads nothing until told to. */
+async function rawClient(socketPath: string, lastEventId: string): Promise<RawEventStream> {
+  const client = await RawEventStream.open('http://localhost/', { 'Last-Event-ID': lastEventId }, socketPath);
   cleanup.push(() => client.close());
   return client;
 }
@@ -228,10 +238,10 @@ describe('LiveStreams', () => {
   });
 
   it('a replay that retention outran while its client did not read is told to reset, never skips the pruned events without a word, then goes live', async () => {
-    const { server, streams, commit, events } = setUp();
-    const url = await listen(server);
-    commit(20_000);
-    const client = await rawClient(url, '0');
+    const { listenLocal, streams, commit, events } = setUp();
+    const local = await listenLocal();
+    commit(2_000);
+    const client = await rawClient(local, '0');
     // The log grows until the replay is held up by its client's full buffers.
     await until(() => {
       if (streams.replaying.blocked === 1) return true;
@@ -258,12 +268,12 @@ describe('LiveStreams', () => {
   }, 120_000);
 
   it('serves a bounded number of replays at once; the others wait their turn and then get every event once, in order', async () => {
-    const { server, streams, commit, events } = setUp({ replay: { concurrent: 2 } });
-    const url = await listen(server);
-    commit(20_000);
+    const { listenLocal, streams, commit, events } = setUp({ replay: { concurrent: 2 } });
+    const local = await listenLocal();
+    commit(2_000);
     // Five clients replaying from the start that do not read yet.
     const clients: RawEventStream[] = [];
-    for (let i = 0; i < 5; i++) clients.push(await rawClient(url, '0'));
+    for (let i = 0; i < 5; i++) clients.push(await rawClient(local, '0'));
     // The log grows until the two served are held up by their clients' full buffers.
     let most = 0;
     const watch = () => (most = Math.max(most, streams.replaying.serving));
@@ -290,10 +300,11 @@ describe('LiveStreams', () => {
   }, 180_000);
 
   it('serves the first page of a replay on arrival: a view that missed a few events does not wait behind long replays', async () => {
-    const { server, streams, commit, events } = setUp({ replay: { concurrent: 1 } });
+    const { server, listenLocal, streams, commit, events } = setUp({ replay: { concurrent: 1 } });
     const url = await listen(server);
-    commit(20_000);
-    const long = await rawClient(url, '0');
+    const local = await listenLocal();
+    commit(2_000);
+    const long = await rawClient(local, '0');
     await until(() => {
       if (streams.replaying.blocked >= 1) return true;
       commit(1000);
@@ -312,16 +323,16 @@ describe('LiveStreams', () => {
   }, 120_000);
 
   it('gives up a replay whose client takes nothing for a while, and serves the next one in its place', async () => {
-    const { server, streams, commit, events } = setUp({ heartbeatMs: 30, replay: { concurrent: 1, stallMs: 300 } });
-    const url = await listen(server);
-    commit(20_000);
-    const stalled = await rawClient(url, '0');
+    const { listenLocal, streams, commit, events } = setUp({ heartbeatMs: 30, replay: { concurrent: 1, stallMs: 300 } });
+    const local = await listenLocal();
+    commit(2_000);
+    const stalled = await rawClient(local, '0');
     await until(() => {
       if (streams.replaying.blocked >= 1) return true;
       commit(1000);
       return false;
     }, 'the replay held up by its client');
-    const next = await rawClient(url, '0');
+    const next = await rawClient(local, '0');
     next.read();
     await until(() => streams.stalled === 1, 'the stalled client given up');
     // Its socket was closed: it notices as soon as it reads again.
