@@ -587,7 +587,7 @@ describe('state machine', () => {
     const { channel, trail, port } = await serverChannel({ idleTimeoutMs: 100, staleTimeoutMs: 60_000 });
     const raw = await RawClient.connect(port);
     cleanup.add(() => raw.close());
-    await raw.whenClosed(5000);
+    await raw.whenClosed();
     await stateReached(channel, 'WAITING');
     expect(trail).toEqual(['WAITING', 'LINKED', 'WAITING']);
   });
@@ -719,9 +719,9 @@ describe('serial channel over a socat pty pair', () => {
     await stateReached(channel, 'LINKED');
     await pty.kill();
     await stateReached(channel, 'CLOSED');
-    await waitFor(() => lines().some((l) => l.msg.startsWith('link problem')), 3000, 'a failed reopen');
+    await waitFor(() => lines().some((l) => l.msg.startsWith('link problem')), undefined, 'a failed reopen');
     await pty.start();
-    await stateReached(channel, 'LINKED', 5000);
+    await stateReached(channel, 'LINKED');
     const sim = new PlcSimulator({ transport: { kind: 'serial', path: pty.plc }, requestTimeoutMs: 3000 });
     cleanup.add(() => sim.close());
     await sim.connect();

@@ -232,7 +232,7 @@ describe('the executable', () => {
     const raw = await RawClient.connect(port);
     cleanup.add(() => raw.close());
     await raw.write('###00160CNV01MFC__00007SYNQ20250312081459' + '*'.repeat(119) + '\r\n');
-    const [sync] = await raw.telegrams(1, 5000);
+    const [sync] = await raw.telegrams(1);
     expect(sync).toMatchObject({ type: 'SYNC', sender: 'MFC__', receiver: 'CNV01', seq: 8 });
   });
 

@@ -17,12 +17,12 @@ import {
   startHubAndLeaf,
   startNats,
   streamMessages,
-  until,
   untilReady,
   type HubAndLeaf,
   type NatsServer,
   type Ports,
 } from './support/nats.ts';
+import { until } from './support/warehouse.ts';
 
 afterAll(() => closeAllNats());
 

@@ -4,6 +4,9 @@ import net from 'node:net';
 // raw bytes parsed into events (id, event, data), comments and retry lines skipped.
 // And one read over a raw socket that reads only when told to (RawEventStream).
 
+/** How long a wait on a stream may take: a busy box (a second suite beside this one) needs seconds for what takes milliseconds. */
+const WAIT_MS = 30_000;
+
 export interface SseEvent {
   id?: string;
   event?: string;
@@ -61,13 +64,16 @@ export class EventStream {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 
-  /** Waits until `predicate` holds for the events so far (or the stream ends, or 5 s pass). */
-  async until(predicate: (events: SseEvent[]) => boolean, timeoutMs = 5000): Promise<SseEvent[]> {
+  /**
+   * Waits until `predicate` holds for the events so far; fails when the stream ends first
+   * or after `timeoutMs` (the suite's deadline for a busy box, as `expect.poll`'s).
+   */
+  async until(predicate: (events: SseEvent[]) => boolean, timeoutMs = WAIT_MS): Promise<SseEvent[]> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.events)) {
-      if (this.ended) throw new Error(`stream ended; events: ${JSON.stringify(this.events)}`);
+      if (this.ended) throw new Error(`stream ended; ${this.received()}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; events: ${JSON.stringify(this.events)}`);
+      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms; ${this.received()}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -79,11 +85,17 @@ export class EventStream {
     return this.events;
   }
 
+  /** What came so far, for a failure: how many events and the last few (a replay's thousands would drown the report). */
+  private received(): string {
+    const last = this.events.slice(-5);
+    return `${this.events.length} events${this.events.length > last.length ? ', the last 5' : ''}: ${JSON.stringify(last)}`;
+  }
+
   /** Until the stream ended (the server closed it). */
-  async ends(timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.ended && Date.now() < deadline) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    if (!this.ended) throw new Error('the stream is still open');
+  async ends(timeoutMs = WAIT_MS): Promise<void> {
+    await this.until(() => false, timeoutMs).catch((err: Error) => {
+      if (!this.ended) throw new Error(`the stream is still open: ${err.message}`);
+    });
   }
 
   close(): void {

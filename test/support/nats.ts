@@ -24,6 +24,7 @@ import {
 import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { afterAll } from 'vitest';
 import { freePort } from './ports.ts';
+import { until } from './warehouse.ts';
 
 export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server';
 
@@ -459,7 +460,7 @@ export async function startHubAndLeaf(options: HubAndLeafOptions = {}): Promise<
       await linkUp();
     },
     linkUp,
-    hubSeesInterest: (subscription, timeoutMs = 10_000) =>
+    hubSeesInterest: (subscription, timeoutMs = 30_000) =>
       until(
         async () => {
           const leafz = (await hub.monitor('/leafz?subs=1').catch(() => ({}))) as { leafs?: { subscriptions_list?: string[] }[] };
@@ -535,12 +536,3 @@ export function toStreamMessage(m: StoredMsg): StreamMessage {
 // --- helpers ----------------------------------------------------------------------------
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until the check holds. */
-export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(50);
-  }
-}

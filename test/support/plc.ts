@@ -174,12 +174,12 @@ export class RawClient {
   }
 
   /** Waits until `count` frames have arrived; returns them decoded by the simulator's decoder. */
-  async telegrams(count: number, timeoutMs = 3000): Promise<SimTelegram[]> {
+  async telegrams(count: number, timeoutMs = BUSY_BOX_MS): Promise<SimTelegram[]> {
     await waitFor(() => this.frames.length >= count, timeoutMs, `${count} telegram(s) (have ${this.frames.length})`);
     return this.frames.slice(0, count).map((f) => simDecode(f));
   }
 
-  whenClosed(timeoutMs = 3000): Promise<void> {
+  whenClosed(timeoutMs = BUSY_BOX_MS): Promise<void> {
     return waitFor(() => this.closed, timeoutMs, 'the connection to close');
   }
 
