@@ -22,6 +22,8 @@ import { numberArg, textArg } from './args.ts';
 const LOCATIONS = numberArg('--locations', 1000);
 const ROUNDS = numberArg('--rounds', 5);
 const GIVEN_BUNDLE = textArg('--bundle');
+// The full browser (the tests use the lighter headless shell): the figures are what an
+// operator's Chromium takes to show a screen.
 const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
 const POLL_MS = 40;
 const GIVE_UP_MS = 30_000;

@@ -22,7 +22,7 @@ const file = (path: string) => () => existsSync(path);
 const needs: Need[] = [
   { package: 'binutils', present: onPath('strip'), why: 'strips the single binary' },
   { package: 'socat', present: onPath('socat'), why: 'pseudo-terminal pairs for the serial PLC tests' },
-  { package: 'chromium', present: onPath('chromium'), why: 'the HMI and EventSource tests in a real browser' },
+  { package: 'chromium-headless-shell', present: onPath('chromium-headless-shell'), why: 'the HMI and EventSource tests in a real browser' },
   { package: 'curl', present: onPath('curl'), why: "the README's quick start, run as written" },
   { package: 'git', present: onPath('git'), why: 'the build names its commit' },
   { package: 'nats-server', present: onPath('nats-server'), why: 'the hub link against real NATS JetStream' },

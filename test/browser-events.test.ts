@@ -1,12 +1,11 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { launchBrowser } from './support/browser.ts';
 
 // Live events in a real browser: Debian's headless Chromium, driven by playwright-core,
 // opens the stream with its own EventSource (which sends `Accept: text/event-stream` and
 // cannot send an Authorization header), authenticated by a ticket, as an HMI page does.
-
-const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
 
 let wms: TestAppliance;
 let browser: Browser;
@@ -14,8 +13,7 @@ let page: Page;
 
 beforeAll(async () => {
   wms = await startTestAppliance();
-  // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchBrowser();
   page = await browser.newPage();
   // A page of the appliance's own origin (the HMI's situation): no CORS in the way.
   await page.goto(`${wms.url}/healthz`);

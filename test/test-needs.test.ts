@@ -30,7 +30,7 @@ describe('the test prerequisites', () => {
     expect(result.stdout).toBe('');
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    for (const name of ['socat', 'chromium', 'nats-server', 'systemd', 'prometheus', 'qemu-user']) expect(lines[0]).toContain(name);
+    for (const name of ['socat', 'chromium-headless-shell', 'nats-server', 'systemd', 'prometheus', 'qemu-user']) expect(lines[0]).toContain(name);
     expect(lines[0]).toMatch(/install them with: sudo apt-get install -y --no-install-recommends .*socat/);
   });
 });

@@ -6,13 +6,22 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { expect } from 'vitest';
 import { ADMIN_PASSWORD } from './appliance.ts';
 
-// A real browser for the HMI tests: Debian's Chromium (`WMS_CHROMIUM` names another),
-// driven by playwright-core, with the page's Content-Security-Policy in force. Helpers
+// A real browser for the HMI tests: Debian's headless Chromium (`WMS_CHROMIUM` names
+// another), driven by playwright-core, with the page's Content-Security-Policy in force.
+// Helpers
 // to log in through the page, to watch every request it makes (none may leave the
 // appliance's origin), to run axe-core in it, and to keep screenshots as test artifacts
 // (test-artifacts/hmi/, ignored by git).
 
-export const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium';
+/**
+ * Debian's `chromium-headless-shell`: Chromium's own headless browser, built from the
+ * same sources as the `chromium` package (the same Blink, V8 and network stack), without
+ * the windowing browser around them; it is what playwright runs for headless tests too.
+ * Measured on a quiet 2-vCPU box, hmi-shell and hmi-orders: 63 s wall and 49 s of CPU
+ * with `/usr/bin/chromium`, 37 s and 31 s with the headless shell. `WMS_CHROMIUM=
+ * /usr/bin/chromium` runs the HMI tests in the full browser.
+ */
+export const CHROMIUM = process.env.WMS_CHROMIUM ?? '/usr/bin/chromium-headless-shell';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'hmi');
 
