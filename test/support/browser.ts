@@ -135,10 +135,17 @@ interface AxeViolation {
  * critical violation.
  */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
+  // Once per document: axe's half megabyte of script is parsed again only after a navigation.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const w = globalThis as unknown as { document: unknown; axe: { run: (context: unknown) => Promise<{ violations: AxeViolation[] }> } };
-    const result = await w.axe.run(w.document);
+    const w = globalThis as unknown as {
+      document: unknown;
+      axe: { run: (context: unknown, options: { resultTypes: string[] }) => Promise<{ violations: AxeViolation[] }> };
+    };
+    // Every rule runs; only the violations are gathered with all their elements, not
+    // the thousands of passes. With the script parsed once per document: three HMI
+    // files 54 → 49 s of CPU on a quiet 2-vCPU box.
+    const result = await w.axe.run(w.document, { resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) }));
   });
   const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
