@@ -5,6 +5,7 @@
 //   npm run bench:mixed [-- --locations 1000000 --seconds 30 --list-seconds 60 --http-seconds 10 --phase-rounds 3]
 //   npm run bench:mixed -- --locations 20000 --seconds 3        (short form, a smoke run)
 //   npm run bench:mixed -- --bundle OTHER/dist/wms.cjs           (another build, not the working tree)
+//   npm run bench:mixed -- --phases alone,all                    (these PLC phases only)
 //
 // - Site (bench-mixed/fixture.ts): built once per schema version and size, cached in
 //   /tmp, copied into a fresh data directory per run. The appliance runs with PLC
@@ -49,7 +50,7 @@ import type { FullListResult, LoadConfig, LoadResult } from './bench-mixed/load.
 import { pagedLists, startLoad, type RunningLoad } from './bench-mixed/api-load.ts';
 import { firstReady, freePort, ReadyProbe, rssMbOf, RssSampler, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
 import { createScript, randomCoordinateScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
-import { numberArg, pathArg } from './args.ts';
+import { numberArg, pathArg, textArg } from './args.ts';
 import { ALARM_EVENTS, PLAN_EVENTS } from '../src/hmi/app/live-types.ts';
 
 const HERE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench-mixed');
@@ -67,6 +68,8 @@ const MOVES = numberArg('--moves', 50);
 const SEARCHES = numberArg('--searches', 5);
 const PAGES = numberArg('--pages', 10);
 const PHASE_ROUNDS = numberArg('--phase-rounds', 3);
+/** `--phases alone,all`: these phases only (keys: alone, creates, moves, reads, searches, paged, streams-hmi, streams-all, list, all, after), to compare one change quickly. */
+const ONLY_PHASES = textArg('--phases')?.split(',');
 const READS = numberArg('--reads', 500);
 const STREAMS = numberArg('--streams', 50);
 /** What an HMI page with the map and the alarm badge asks of its stream: every booking of the PLC moves a unit, and the map shows it. */
@@ -82,6 +85,8 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // ---- the phases -----------------------------------------------------------------
 
 interface Phase {
+  /** What `--phases` names it by. */
+  key: string;
   name: string;
   /** The API load beside the PLC; none: the PLC alone. */
   load?: Omit<LoadConfig, 'url' | 'token' | 'seconds' | 'racks'>;
@@ -110,17 +115,18 @@ const creates = () => ({ perSecond: CREATES, area: `NEW${++createAreas}` });
 const fullList = () => ({ afterMs: 1000, timeoutMs: (LIST_SECONDS - 3) * 1000 });
 
 function phases(pagedLists: string[]): Phase[] {
-  return [
-    { name: 'PLC alone' },
-    { name: `+ ${CREATES} creates/s`, load: { creates: creates() } },
-    { name: `+ ${MOVES} TU moves/s`, load: { moves: { perSecond: MOVES, units: MOVE_UNITS } } },
-    { name: `+ ${READS} random reads/s`, load: { reads: { perSecond: READS } } },
-    { name: `+ ${SEARCHES} leading-wildcard searches/s`, load: { searches: { perSecond: SEARCHES } } },
-    { name: `+ ${PAGES} pages/s of paged lists`, load: { paged: { perSecond: PAGES, lists: pagedLists } } },
-    { name: `+ ${STREAMS} event streams as the HMI subscribes`, load: { streams: { count: STREAMS, types: HMI_TYPES } } },
-    { name: `+ ${STREAMS} event streams taking every event`, load: { streams: { count: STREAMS } } },
-    { name: '+ full GET /v1/locations', load: { fullList: fullList() }, long: true },
+  const all: Phase[] = [
+    { key: 'alone', name: 'PLC alone' },
+    { key: 'creates', name: `+ ${CREATES} creates/s`, load: { creates: creates() } },
+    { key: 'moves', name: `+ ${MOVES} TU moves/s`, load: { moves: { perSecond: MOVES, units: MOVE_UNITS } } },
+    { key: 'reads', name: `+ ${READS} random reads/s`, load: { reads: { perSecond: READS } } },
+    { key: 'searches', name: `+ ${SEARCHES} leading-wildcard searches/s`, load: { searches: { perSecond: SEARCHES } } },
+    { key: 'paged', name: `+ ${PAGES} pages/s of paged lists`, load: { paged: { perSecond: PAGES, lists: pagedLists } } },
+    { key: 'streams-hmi', name: `+ ${STREAMS} event streams as the HMI subscribes`, load: { streams: { count: STREAMS, types: HMI_TYPES } } },
+    { key: 'streams-all', name: `+ ${STREAMS} event streams taking every event`, load: { streams: { count: STREAMS } } },
+    { key: 'list', name: '+ full GET /v1/locations', load: { fullList: fullList() }, long: true },
     {
+      key: 'all',
       name: 'all together',
       long: true,
       load: {
@@ -133,8 +139,9 @@ function phases(pagedLists: string[]): Phase[] {
         fullList: fullList(),
       },
     },
-    { name: 'PLC alone, after' },
+    { key: 'after', name: 'PLC alone, after' },
   ];
+  return ONLY_PHASES === undefined ? all : all.filter((phase) => ONLY_PHASES.includes(phase.key));
 }
 
 // ---- main -----------------------------------------------------------------------

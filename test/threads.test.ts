@@ -1,4 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_WRITER_THREAD_NAME } from '../src/core/log-store/index.ts';
+import { YIELDING_NICE } from '../src/core/thread-priority.ts';
+import { HTTP_THREAD_NAME } from '../src/threads/worker.ts';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { EventStream } from './support/event-stream.ts';
@@ -54,7 +59,36 @@ describe('the conveyor never waits for requests', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.locationId).toBe(s.C1);
   });
+
+  it('the HTTP thread and the log writer yield the core to the conveyor thread: nice 10, the conveyor thread at the process’s own', async () => {
+    // This test's process is the appliance's: its main thread is the conveyor thread.
+    await until(() => threads().some((t) => t.name === HTTP_THREAD_NAME) && threads().some((t) => t.name === LOG_WRITER_THREAD_NAME), 'both threads named');
+    const conveyor = threads().find((t) => t.tid === process.pid)!;
+    expect(conveyor.nice).toBe(getPriority(process.pid));
+    for (const name of [HTTP_THREAD_NAME, LOG_WRITER_THREAD_NAME]) {
+      const named = threads().filter((t) => t.name === name);
+      expect(
+        named.map((t) => t.nice),
+        name,
+      ).toEqual(named.map(() => Math.max(YIELDING_NICE, conveyor.nice)));
+    }
+  });
 });
+
+/** The threads of this process: kernel id, name and nice value (/proc/self/task/<tid>/stat). */
+function threads(): { tid: number; name: string; nice: number }[] {
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      // After the name come the state (field 3) and on; nice is field 19.
+      const fields = stat.slice(close + 2).split(' ');
+      return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, close), nice: Number(fields[16]) }];
+    } catch {
+      return []; // it ended meanwhile
+    }
+  });
+}
 
 describe('a write handed over to the conveyor thread', () => {
   it('is read back at once, its events reach a stream on the HTTP thread, and the location cache there forgets what it changed', async () => {

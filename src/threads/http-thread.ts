@@ -5,6 +5,7 @@ import type { Db } from '../core/db.ts';
 import { EventLog } from '../core/event-log.ts';
 import { createLogger } from '../core/log.ts';
 import { READ_CONNECTIONS, ReadPool } from '../core/read-pool.ts';
+import { yieldToConveyor } from '../core/thread-priority.ts';
 import { UnitOfWork } from '../core/unit-of-work.ts';
 import type { Commits } from '../http/handling.ts';
 import { drain, listen, urlOf } from '../http/lifecycle.ts';
@@ -24,6 +25,8 @@ import { routeSignatures } from './routes.ts';
 
 /** Serves the appliance each `start` names, one at a time. */
 export function serveHttpThread(port: MessagePort): void {
+  // People's requests yield the core to the PLC's (src/core/thread-priority.ts).
+  yieldToConveyor();
   let serving = false;
   port.on('message', (message: ToHttpThread) => {
     if (message.kind !== 'start') return;

@@ -76,12 +76,15 @@ export function giveBack(worker: Worker): void {
   kept.push({ worker, timer });
 }
 
+/** The HTTP thread's name, as `top -H` and /proc/<pid>/task/<tid>/comm show it. */
+export const HTTP_THREAD_NAME = 'wms-http';
+
 function spawn(): Worker {
-  const workerData = { [HTTP_THREAD]: true };
+  const options = { workerData: { [HTTP_THREAD]: true }, name: HTTP_THREAD_NAME };
   if (typeof __WMS_BUNDLE__ !== 'undefined' && __WMS_BUNDLE__) {
     const sea = process.getBuiltinModule('node:sea') as { isSea(): boolean; getRawAsset(key: string): ArrayBuffer } | undefined;
-    if (sea?.isSea()) return new Worker(brotliDecompressSync(Buffer.from(sea.getRawAsset(BUNDLE_ASSET))).toString('utf8'), { eval: true, workerData });
-    return new Worker(__filename, { workerData });
+    if (sea?.isSea()) return new Worker(brotliDecompressSync(Buffer.from(sea.getRawAsset(BUNDLE_ASSET))).toString('utf8'), { eval: true, ...options });
+    return new Worker(__filename, options);
   }
-  return new Worker(new URL('./http-thread.worker.ts', import.meta.url), { workerData });
+  return new Worker(new URL('./http-thread.worker.ts', import.meta.url), options);
 }

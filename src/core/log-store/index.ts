@@ -246,6 +246,10 @@ function takePrestarted(): Worker | undefined {
  */
 function startWriter(): Worker {
   // The database to open follows in the first message (writer.worker.ts).
-  if (typeof __WMS_LOG_WRITER__ === 'string') return new Worker(__WMS_LOG_WRITER__, { eval: true, workerData: {} });
-  return new Worker(new URL('./writer.worker.ts', import.meta.url), { workerData: {} });
+  const options = { workerData: {}, name: LOG_WRITER_THREAD_NAME };
+  if (typeof __WMS_LOG_WRITER__ === 'string') return new Worker(__WMS_LOG_WRITER__, { eval: true, ...options });
+  return new Worker(new URL('./writer.worker.ts', import.meta.url), options);
 }
+
+/** The log writer thread's name, as `top -H` and /proc/<pid>/task/<tid>/comm show it. */
+export const LOG_WRITER_THREAD_NAME = 'wms-logs';

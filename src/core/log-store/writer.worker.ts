@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LOGS_SCHEMA, LOGS_VERSION, TELEGRAM_COLUMNS, type RefRow, type WriterReply, type WriterRequest } from './schema.ts';
 import { firstIdAt } from '../retention.ts';
+import { yieldToConveyor } from '../thread-priority.ts';
 
 // The log writer thread: the one writer of the logs database (schema.ts). The appliance
 // posts rows; this thread inserts them, a message per transaction, in the order they
@@ -15,6 +16,8 @@ import { firstIdAt } from '../retention.ts';
 // aside and started afresh: the telegram log up to then is lost (it is diagnostics),
 // the event index is rebuilt from the events.
 
+// Diagnostics yield the core to the PLC (src/core/thread-priority.ts).
+yieldToConveyor();
 const port = parentPort!;
 const reply = (message: WriterReply) => port.postMessage(message);
 
