@@ -2,7 +2,7 @@ import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
 import type { Config } from './config.ts';
 import { prepareDataDir } from './core/data-dir.ts';
-import { openDatabase, type Db } from './core/db.ts';
+import { checkpointElsewhere, openDatabase, type Db } from './core/db.ts';
 import { EventLog } from './core/event-log.ts';
 import type { EventBus } from './core/events.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
@@ -68,6 +68,9 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
     migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
     // The telegram log and the index of what each event is about: a database and a thread of their own.
     logs = await LogStore.open({ file: logsFileOf(file), nativeBinding, workerBinding: sqliteBindingFile(dataDir), log });
+    // Copying the write-ahead log into the database is the writer thread's, not the conveyor thread's.
+    logs.takeCheckpointsOf(file);
+    checkpointElsewhere(db);
     const events = new EventLog(db, logs);
     const reindexed = await events.recoverIndex();
     if (reindexed > 0) log.info({ events: reindexed }, 'event history index caught up with the events it did not have');

@@ -1,8 +1,10 @@
-import { copyFileSync, existsSync, openSync, readdirSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
+import { copyFileSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../src/core/db.ts';
 import { startTestAppliance, tempDir } from './support/appliance.ts';
+import { until } from './support/warehouse.ts';
 
 // The logs database beside the appliance's (the telegram log and the index of what each
 // event is about): its index is rebuilt from the events when it is missing or belongs to
@@ -88,6 +90,23 @@ describe('the logs database', () => {
       expect(await historyOf(second, 'LOGS-D')).toEqual(['locationGroup.created']);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('the checkpoints of the appliance database', () => {
+  it('are taken on the log writer thread: a commit reaches the database file at once, the conveyor thread’s connection checkpoints only past 64 MB', async () => {
+    const wms = await startTestAppliance();
+    try {
+      // SQLite's default would be 1,000 pages: a checkpoint in the committing connection.
+      expect(wms.app.db.pragma('wal_autocheckpoint', { simple: true })).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
+      const file = path.join(wms.dataDir, wms.app.config.storage.file);
+      expect((await wms.post('/v1/location-groups', { name: 'CHECKPOINTED-GROUP' })).status).toBe(201);
+      // In WAL mode only a checkpoint writes the database file: the row's bytes there mean
+      // one was taken, a single commit far below the appliance connection's own threshold.
+      await until(() => readFileSync(file).includes('CHECKPOINTED-GROUP'), 'the commit copied into the database file');
+    } finally {
+      await wms.close();
     }
   });
 });

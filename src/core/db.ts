@@ -59,6 +59,22 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
 }
 
 /**
+ * Past this many pages of write-ahead log (64 MB) the writing connection checkpoints
+ * itself, once `checkpointElsewhere` moved the checkpoints to another thread: only if
+ * that thread stopped taking them or cannot keep up.
+ */
+export const FALLBACK_AUTOCHECKPOINT_PAGES = 16_384;
+
+/**
+ * Leaves the checkpoints of `db`'s database to another connection on another thread
+ * (log-store/checkpoints.ts): SQLite's default, a checkpoint in the committing
+ * connection every 1,000 pages, would copy and flush on the thread that commits.
+ */
+export function checkpointElsewhere(db: Db): void {
+  db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+}
+
+/**
  * The claim of one appliance on a database: a small SQLite file beside it
  * (`<file>-lock`) held in exclusive locking mode for the life of the connection. SQLite
  * takes and releases that lock itself, on every platform, and the kernel drops it when

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { LOGS_SCHEMA, LOGS_VERSION, TELEGRAM_COLUMNS, type RefRow, type WriterReply, type WriterRequest } from './schema.ts';
 import { firstIdAt } from '../retention.ts';
 import { yieldToConveyor } from '../thread-priority.ts';
+import { takeCheckpoints } from './checkpoints.ts';
 
 // The log writer thread: the one writer of the logs database (schema.ts). The appliance
 // posts rows; this thread inserts them, a message per transaction, in the order they
@@ -121,10 +122,16 @@ function run(file: string, nativeBinding: string | undefined): void {
     return upto - oldest + 1;
   }
 
+  let stopCheckpoints: (() => void) | undefined;
+
   function handle(message: WriterRequest): void {
     switch (message.op) {
       case 'open':
         return; // the thread's first message, taken by run()'s caller
+      case 'checkpoints':
+        stopCheckpoints?.();
+        stopCheckpoints = takeCheckpoints(message.file, nativeBinding, message.everyMs, (failure) => reply({ op: 'notice', message: failure }));
+        return;
       case 'telegrams':
         db.transaction(() => insertTelegrams(message.rows))();
         return;
@@ -148,6 +155,7 @@ function run(file: string, nativeBinding: string | undefined): void {
         })();
         return reply({ op: 'done', id: message.id });
       case 'close':
+        stopCheckpoints?.();
         setMeta.run('clean', '1');
         db.close();
         reply({ op: 'done', id: message.id });

@@ -1,0 +1,41 @@
+import Database from 'better-sqlite3';
+import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../db.ts';
+
+// The appliance database's checkpoints, taken on the log writer's thread (docs/realtime.md,
+// "Checkpoints off the conveyor thread").
+//
+// In WAL mode every commit appends to the write-ahead log, and a checkpoint copies those
+// pages into the database file and flushes it. SQLite's default runs that checkpoint in
+// the connection that commits, at the commit that takes the log past 1,000 pages (4 MB):
+// at a thousand telegrams a second that is every few hundred milliseconds, on the thread
+// that answers the PLC, for as long as copying and flushing take. Worse, while a long
+// read (the full location list, a backup) keeps an old snapshot, the pages after it
+// cannot be copied; the first commit after the read ends copies them all at once, and
+// one RES_ waited 300 ms for it. Here a connection of its own on the writer thread
+// copies what is new every EVERY_MS; commits go on appending meanwhile (a passive
+// checkpoint never blocks a writer), and nothing acknowledged depends on it: a commit
+// is durable once its pages are in the log (synchronous=FULL).
+
+/** How often the log's new pages are copied into the database file. */
+export const CHECKPOINT_EVERY_MS = 100;
+
+/** Takes the database `file`'s checkpoints every `everyMs` until stopped; `failed` hears a failure once. */
+export function takeCheckpoints(file: string, nativeBinding: string | undefined, everyMs: number, failed: (message: string) => void): () => void {
+  const db = new Database(file, { fileMustExist: true, timeout: 0, nativeBinding });
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  let told = false;
+  const timer = setInterval(() => {
+    try {
+      checkpoint.get();
+    } catch (err) {
+      // SQLITE_BUSY: the appliance's own connection is taking one (its fallback); the next turn will do.
+      if ((err as { code?: string }).code === 'SQLITE_BUSY' || told) return;
+      told = true;
+      failed(`checkpoints of ${file} failed: ${(err as Error).message}; the appliance takes them itself past ${FALLBACK_AUTOCHECKPOINT_PAGES} pages`);
+    }
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+    db.close();
+  };
+}
