@@ -250,6 +250,36 @@ describe('the transport orders board', () => {
     await expect.poll(() => waiting.getByRole('button', { name: 'Show more' }).count()).toBe(0);
   });
 
+  it('keeps the pages Show more read when the board reloads after them (a stream that opens late)', async () => {
+    const total = (await wms.get('/v1/transport-orders?state=INITIALIZED')).body.length;
+    expect(total).toBeGreaterThan(50);
+    const { page } = admin;
+    // The event stream is held until Show more has read the rest: its opening, which makes
+    // the board read itself again, comes after, as on a busy box or after a reconnect.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/v1\/events\?/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.reload();
+      const waiting = lane(page, 'waiting');
+      await waiting.locator('li[data-order]').first().waitFor();
+      await waiting.getByRole('button', { name: 'Show more' }).click();
+      await expect.poll(() => waiting.locator('li[data-order]').count()).toBe(total);
+      await expect.poll(() => waiting.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+      release();
+      await expect.poll(() => page.locator('#connection').getAttribute('data-state')).toBe('live');
+      // The reload the opened stream asked for reads as many as the lane shows.
+      await expect.poll(() => waiting.locator('li[data-order]').count()).toBe(total);
+      expect(await waiting.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    } finally {
+      release();
+      await page.unroute(/\/v1\/events\?/);
+    }
+  });
+
   it('says it cannot tell which when the user may not look up units and targets', async () => {
     const password = await userWith('hmi-orders-writer', ['transport-orders:read', 'transport-orders:write']);
     const tab = await openPage(browser, wms);

@@ -50,14 +50,30 @@ export class Board {
   readonly busy = signal<LaneId | undefined>(undefined);
   readonly error = signal<unknown>(undefined);
 
+  /** The board's reads one after the other: a load begun before a Show more ended would put back the first page. */
+  private reading: Promise<unknown> = Promise.resolve();
+
+  private inTurn(work: () => Promise<void>): Promise<void> {
+    const run = this.reading.then(work, work);
+    this.reading = run;
+    return run;
+  }
+
   /**
-   * The first page of each open lane and where their units stand, put on the board in
-   * one go (at the start, when the board is opened again, and after the stream could not
-   * say what was missed). What the board held stays shown until the answers are in.
+   * Each open lane from its first page, as far as the board showed it (a page at least),
+   * and where their units stand, put on the board in one go (at the start, when the board
+   * is opened again, and after the stream could not say what was missed: pages read with
+   * Show more are read again, not dropped). What the board held stays shown until the
+   * answers are in.
    */
-  async load(): Promise<void> {
+  load(): Promise<void> {
+    return this.inTurn(() => this.loadNow());
+  }
+
+  private async loadNow(): Promise<void> {
     try {
-      const [waiting, running] = await Promise.all([this.read('waiting'), this.read('running')]);
+      const shownIn = (lane: 'waiting' | 'running') => Math.max(PAGE, laneOrders(this.orders.value.values(), lane).length);
+      const [waiting, running] = await Promise.all([this.readLane('waiting', shownIn('waiting')), this.readLane('running', shownIn('running'))]);
       const open = [...waiting.items, ...running.items];
       // All of them: units move while the board is not open, and no event tells it then.
       const at = await this.whereAre(open);
@@ -76,7 +92,11 @@ export class Board {
     }
   }
 
-  async more(lane: 'waiting' | 'running'): Promise<void> {
+  more(lane: 'waiting' | 'running'): Promise<void> {
+    return this.inTurn(() => this.moreNow(lane));
+  }
+
+  private async moreNow(lane: 'waiting' | 'running'): Promise<void> {
     const after = this.next.value[lane];
     if (!after) return;
     this.busy.value = lane;
@@ -135,6 +155,18 @@ export class Board {
     const lane = isEnded(state) ? 'ended' : state === 'STARTED' ? 'running' : 'waiting';
     if (lane === 'ended' || this.next.value[lane] === undefined) void this.reread(pKey).catch(() => {});
   };
+
+  /** A lane's pages from the first until `want` orders are read or the lane has no more. */
+  private async readLane(lane: 'waiting' | 'running', want: number) {
+    const items: TransportOrder[] = [];
+    let next: string | undefined;
+    do {
+      const read = await this.read(lane, next);
+      items.push(...read.items);
+      next = read.next;
+    } while (next !== undefined && items.length < want);
+    return { items, next };
+  }
 
   private async read(lane: 'waiting' | 'running', after?: string) {
     return page<TransportOrder>('/v1/transport-orders', { state: LANE_STATE[lane] }, PAGE, after);
