@@ -9,7 +9,9 @@ import { EventStream, RawEventStream } from '../../../test/support/event-stream.
 import { until as waitUntil } from '../../../test/support/warehouse.ts';
 import { asActor } from '../../core/actor.ts';
 import { openDatabase, type Db } from '../../core/db.ts';
+import type { EventRecord } from '../../core/event-catalogue.ts';
 import { EventLog } from '../../core/event-log.ts';
+import { EventBus } from '../../core/events.ts';
 import { createLogger } from '../../core/log.ts';
 import { migrate } from '../../core/migrations.ts';
 import { ReadPool } from '../../core/read-pool.ts';
@@ -29,7 +31,12 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function setUp(options: StreamOptions = {}) {
+/**
+ * `heldBack`: the streams hear of commits only when `release()` is called, as on the HTTP
+ * thread, which hears of the conveyor thread's commits a moment after its read
+ * connections can see them.
+ */
+function setUp(options: StreamOptions = {}, heldBack = false) {
   const dir = mkdtempSync(path.join(tmpdir(), 'wms-streams-'));
   const file = path.join(dir, 'db.sqlite');
   const db: Db = openDatabase({ file, busyTimeoutMs: 1000 });
@@ -40,7 +47,16 @@ function setUp(options: StreamOptions = {}) {
     throw err;
   });
   const reads = new ReadPool({ file, size: 2 });
-  const streams = new LiveStreams(events, reads, work.bus, (p) => p, log, options);
+  const heard = heldBack
+    ? new EventBus((err) => {
+        throw err;
+      })
+    : work.bus;
+  const held: EventRecord[] = [];
+  if (heldBack) work.bus.onAny((event) => held.push(event));
+  /** Tells the streams of the commits held back so far. */
+  const release = () => heard.deliver(held.splice(0));
+  const streams = new LiveStreams(events, reads, heard, (p) => p, log, options);
   /** Streams opened on a response already closed (`?gone`: the client left while the request waited). */
   const late = { opened: 0 };
   /** What the streams opened with `?writes` were written, call by call. */
@@ -91,7 +107,7 @@ function setUp(options: StreamOptions = {}) {
       });
     }
   };
-  return { work, streams, server, listenLocal, events, commit, late, writes };
+  return { work, streams, server, listenLocal, events, commit, release, late, writes };
 }
 
 async function listen(server: http.Server): Promise<string> {
@@ -266,6 +282,23 @@ describe('LiveStreams', () => {
     await until(() => client.ids.at(-1) === newest, 'the live events');
     expect(client.ids.slice(sent)).toEqual(range(newest - 2, newest));
   }, 120_000);
+
+  it('sends an event once when the replay read it from the log before the streams heard of its commit', async () => {
+    const { server, commit, release, events } = setUp({}, true);
+    const url = await listen(server);
+    commit(5);
+    release();
+    // Committed, in the log, not yet heard of: the replay reads it and goes live.
+    commit(1);
+    const { stream } = await EventStream.open(url, { 'Last-Event-ID': '0' });
+    cleanup.push(() => stream.close());
+    await stream.until((received) => received.length === 6);
+    release();
+    commit(1);
+    release();
+    await stream.until((received) => received.some((e) => Number(e.id) === events.newest()));
+    expect(stream.events.map((e) => Number(e.id))).toEqual(range(1, 7));
+  });
 
   it('serves a bounded number of replays at once; the others wait their turn and then get every event once, in order', async () => {
     const { listenLocal, streams, commit, events } = setUp({ replay: { concurrent: 2 } });

@@ -53,6 +53,12 @@ interface Stream {
   wanted: StreamFilter;
   /** While the stream is replayed from the log; undefined once it is live. */
   replay: Replay | undefined;
+  /**
+   * The last id its replay read from the log. On the HTTP thread the log can show a
+   * commit before the streams hear of it: a replay may go live having read an event that
+   * is delivered after, which the stream then already has.
+   */
+  replayedUpTo: number;
   closed: boolean;
   /** Frames of the delivery under way, written together once it is over. */
   pending: string;
@@ -112,7 +118,7 @@ export class LiveStreams {
     // The client may have left while the request waited for the group commit: its
     // 'close' has been and gone, and a stream kept now would never be forgotten.
     if (res.destroyed) return;
-    const stream: Stream = { res, principal, wanted, replay: undefined, closed: false, pending: '' };
+    const stream: Stream = { res, principal, wanted, replay: undefined, replayedUpTo: 0, closed: false, pending: '' };
     this.streams.add(stream);
     res.on('close', () => this.forget(stream));
     res.write('retry: 3000\n\n');
@@ -129,7 +135,10 @@ export class LiveStreams {
       res,
       wanted,
       cursor: last,
-      caughtUp: () => (stream.replay = undefined),
+      caughtUp: () => {
+        stream.replayedUpTo = stream.replay?.cursor ?? last;
+        stream.replay = undefined;
+      },
       outrun: (pruned) => {
         // The last id read, not the one asked for: what the client has been sent so far.
         const read = stream.replay?.cursor ?? last;
@@ -162,7 +171,7 @@ export class LiveStreams {
     this.delivered = event.id;
     for (const stream of this.streams) {
       // A stream still replaying reads this event from the log when its replay gets there.
-      if (stream.closed || stream.replay || !stream.wanted(event.type, event.subject.kind, event.subject.key)) continue;
+      if (stream.closed || stream.replay || event.id <= stream.replayedUpTo || !stream.wanted(event.type, event.subject.kind, event.subject.key)) continue;
       stream.pending += frameOf(event);
       if (this.unsent.size === 0) queueMicrotask(() => this.flush());
       this.unsent.add(stream);
