@@ -15,24 +15,17 @@ import { getPriority, setPriority } from 'node:os';
 /** The nice value of the threads that yield to the conveyor thread: a tenth of its weight on a busy core. */
 export const YIELDING_NICE = 10;
 
-/** The kernel's id of the calling thread (Linux: /proc/thread-self names it), or undefined elsewhere. */
-export function kernelThreadId(): number | undefined {
-  try {
-    return Number(readlinkSync('/proc/thread-self').split('/').pop());
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Gives the calling thread the nice value `YIELDING_NICE` (or keeps a lower priority
- * the process was started with). Returns the thread's nice value now, or undefined
- * where threads cannot be told apart (not Linux).
+ * Gives the calling thread the nice value `YIELDING_NICE`, or keeps a lower priority the
+ * process was started with. Where threads cannot be told apart (no /proc/thread-self:
+ * not Linux) it changes nothing.
  */
-export function yieldToConveyor(): number | undefined {
-  const tid = kernelThreadId();
-  if (tid === undefined || !Number.isInteger(tid)) return undefined;
-  const now = getPriority(tid);
-  if (now < YIELDING_NICE) setPriority(tid, YIELDING_NICE);
-  return getPriority(tid);
+export function yieldToConveyor(): void {
+  let tid: number;
+  try {
+    tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return;
+  }
+  if (getPriority(tid) < YIELDING_NICE) setPriority(tid, YIELDING_NICE);
 }

@@ -8,19 +8,20 @@ import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../db.ts';
 // pages into the database file and flushes it. SQLite's default runs that checkpoint in
 // the connection that commits, at the commit that takes the log past 1,000 pages (4 MB):
 // at a thousand telegrams a second that is every few hundred milliseconds, on the thread
-// that answers the PLC, for as long as copying and flushing take. Worse, while a long
-// read (the full location list, a backup) keeps an old snapshot, the pages after it
-// cannot be copied; the first commit after the read ends copies them all at once, and
-// one RES_ waited 300 ms for it. Here a connection of its own on the writer thread
-// copies what is new every EVERY_MS; commits go on appending meanwhile (a passive
-// checkpoint never blocks a writer), and nothing acknowledged depends on it: a commit
-// is durable once its pages are in the log (synchronous=FULL).
+// that answers the PLC, for as long as copying and flushing take; and while a long read
+// (the full location list, a backup) keeps an old snapshot, the pages after it wait, to
+// be copied all at once by the first commit after it. Here a connection of its own on
+// the writer thread copies what is new every CHECKPOINT_EVERY_MS; commits go on
+// appending meanwhile (a passive checkpoint never blocks a writer), and nothing
+// acknowledged depends on it: a commit is durable once its pages are in the log
+// (synchronous=FULL). What it changed under load: BENCHMARKS.md, "Priorities and
+// checkpoints".
 
 /** How often the log's new pages are copied into the database file. */
-export const CHECKPOINT_EVERY_MS = 100;
+const CHECKPOINT_EVERY_MS = 100;
 
-/** Takes the database `file`'s checkpoints every `everyMs` until stopped; `failed` hears a failure once. */
-export function takeCheckpoints(file: string, nativeBinding: string | undefined, everyMs: number, failed: (message: string) => void): () => void {
+/** Takes the database `file`'s checkpoints every CHECKPOINT_EVERY_MS until stopped; `failed` hears a failure once. */
+export function takeCheckpoints(file: string, nativeBinding: string | undefined, failed: (message: string) => void): () => void {
   const db = new Database(file, { fileMustExist: true, timeout: 0, nativeBinding });
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   let told = false;
@@ -33,7 +34,7 @@ export function takeCheckpoints(file: string, nativeBinding: string | undefined,
       told = true;
       failed(`checkpoints of ${file} failed: ${(err as Error).message}; the appliance takes them itself past ${FALLBACK_AUTOCHECKPOINT_PAGES} pages`);
     }
-  }, everyMs);
+  }, CHECKPOINT_EVERY_MS);
   return () => {
     clearInterval(timer);
     db.close();

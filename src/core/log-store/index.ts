@@ -2,7 +2,6 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Db } from '../db.ts';
 import type { Logger } from '../log.ts';
-import { CHECKPOINT_EVERY_MS } from './checkpoints.ts';
 import type { RefRow, WriterReply, WriterRequest } from './schema.ts';
 
 export { logsFileOf, type RefRow } from './schema.ts';
@@ -126,7 +125,7 @@ export class LogStore implements Logs {
 
   /** From now on the writer thread takes the checkpoints of the appliance's database `file` (checkpoints.ts). */
   takeCheckpointsOf(file: string): void {
-    this.worker.postMessage({ op: 'checkpoints', file, everyMs: CHECKPOINT_EVERY_MS } satisfies WriterRequest);
+    this.worker.postMessage({ op: 'checkpoints', file } satisfies WriterRequest);
   }
 
   /** Resolves once every row handed over so far is written. */

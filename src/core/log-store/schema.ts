@@ -87,7 +87,7 @@ export type WriterRequest =
   /** The database to open: the first message of a thread started ahead (prestartLogWriter). */
   | { op: 'open'; file: string; nativeBinding: string | undefined }
   /** Take the checkpoints of the appliance's database `file` (checkpoints.ts) from now on. */
-  | { op: 'checkpoints'; file: string; everyMs: number }
+  | { op: 'checkpoints'; file: string }
   | { op: 'telegrams'; rows: unknown[][] }
   | { op: 'refs'; rows: RefRow[] }
   | { op: 'sync'; id: number }
