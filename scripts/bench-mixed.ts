@@ -48,7 +48,19 @@ import { copyFixture, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type 
 import { locationId, rack } from './bench-mixed/layout.ts';
 import type { FullListResult, LoadConfig, LoadResult } from './bench-mixed/load.ts';
 import { pagedLists, startLoad, type RunningLoad } from './bench-mixed/api-load.ts';
-import { firstReady, freePort, ReadyProbe, rssMbOf, RssSampler, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
+import {
+  commitsBetween,
+  firstReady,
+  freePort,
+  ReadyProbe,
+  rssMbOf,
+  RssSampler,
+  scrape,
+  type Commits,
+  type Lag,
+  type Scrape,
+  type Spread,
+} from './bench-mixed/probe.ts';
 import { createScript, randomCoordinateScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { numberArg, pathArg, textArg } from './args.ts';
 import { ALARM_EVENTS, PLAN_EVENTS } from '../src/hmi/app/live-types.ts';
@@ -100,6 +112,8 @@ interface PhaseResult {
   round: number;
   plc?: RunResult;
   lag?: Lag;
+  /** The conveyor thread's commits during the phase. */
+  commits?: Commits;
   ready: Spread & { failed: number; waiting: number };
   rssEnd?: number;
   load?: LoadResult;
@@ -297,7 +311,7 @@ async function main(): Promise<void> {
             loadError = (err as Error).message;
           }
         }
-        await scrapeLag(a.url, a.token); // starts the lag window afresh
+        const before: Scrape = await scrape(a.url, a.token); // starts the lag window afresh
         const from = performance.now();
         load?.go();
         const plc = await client.paced(PLC_RATE, seconds, phase.long ? LIST_SECONDS * 1000 : 5000);
@@ -312,7 +326,7 @@ async function main(): Promise<void> {
           round,
           plc,
           ready: probe.between(from, to),
-          ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : { lag: await scrapeLag(a.url, a.token), rssEnd: rssMbOf(a.child.pid) }),
+          ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : await scraped(a, before, (to - from) / 1000)),
           ...(loadResult ? { load: loadResult } : {}),
           ...(loadError ? { loadError } : {}),
         };
@@ -330,7 +344,7 @@ async function main(): Promise<void> {
         }
         if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
         log(
-          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms${result.exited ? `; appliance ${result.exited}` : ''}`,
+          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; ${commitsText(result.commits)}${result.exited ? `; appliance ${result.exited}` : ''}`,
         );
       }
     }
@@ -397,6 +411,25 @@ const spread = (xs: readonly number[], digits = 2) => {
   return sorted.length ? `${ms(sorted[0], digits)} / ${ms(medianOf(sorted), digits)} / ${ms(sorted[sorted.length - 1], digits)}` : '–';
 };
 
+/** The lag and commits of a phase from a scrape after it; the RSS at its end. */
+async function scraped(
+  a: { url: string; token: string; child: ChildProcess },
+  before: Scrape,
+  seconds: number,
+): Promise<Pick<PhaseResult, 'lag' | 'commits' | 'rssEnd'>> {
+  const after = await scrape(a.url, a.token);
+  const rssEnd = rssMbOf(a.child.pid);
+  return { lag: after.lag, commits: commitsBetween(before, after, seconds), ...(rssEnd !== undefined ? { rssEnd } : {}) };
+}
+
+const commitsText = (c: Commits | undefined) => (c ? `${c.perSecond.toFixed(0)} commits/s, ${c.meanMs.toFixed(2)} ms each` : 'commits –');
+
+/** Commits a second as the median over the rounds, with their mean time (median). */
+function commitsCell(rounds: readonly PhaseResult[]): string {
+  const commits = rounds.filter((x) => x.commits).map((x) => x.commits!);
+  return commits.length ? `${medianOf(commits.map((c) => c.perSecond)).toFixed(0)} (${medianOf(commits.map((c) => c.meanMs)).toFixed(2)})` : '–';
+}
+
 function report(r: Report): void {
   const p = (run: RunResult | undefined, q: number) => (run ? quantile(run.latencies, q) : NaN);
   const out = (line = '') => console.log(line);
@@ -405,13 +438,15 @@ function report(r: Report): void {
   );
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPLC figures as min / median / max over the rounds; the others as the median (max) over the rounds.\n');
-  out('| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | /readyz p99 / max ms | RSS MB at end |');
-  out('|---|---|---|---|---|---|---|---|---|');
+  out(
+    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | commits/s (mean ms) | /readyz p99 / max ms | RSS MB at end |',
+  );
+  out('|---|---|---|---|---|---|---|---|---|---|');
   out(
     `| bare PLC responder (floor) | ${medianOf(r.floors.map((f) => f.rate)).toFixed(0)} | ${spread(r.floors.map((f) => p(f, 0.5)))} | ${spread(r.floors.map((f) => p(f, 0.99)))} | ${spread(
       r.floors.map((f) => p(f, 1)),
       1,
-    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – |`,
+    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – | – |`,
   );
   for (const [name, rounds] of byPhase(r.results)) {
     const noRes = (x: PhaseResult) => (x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0);
@@ -423,7 +458,7 @@ function report(r: Report): void {
       `| ${name} | ${medianOf(rounds.map((x) => x.plc?.rate ?? NaN)).toFixed(0)} | ${spread(rounds.map((x) => p(x.plc, 0.5)))} | ${spread(rounds.map((x) => p(x.plc, 0.99)))} | ${spread(
         rounds.map((x) => p(x.plc, 1)),
         1,
-      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
+      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
     );
   }
   if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);

@@ -38,7 +38,7 @@ import { BUNDLE, bundle } from './build.ts';
 import { C1, C2, channelIn, cpuTimeUs, createSite, startAppliance, type Appliance } from './bench-plc/appliance.ts';
 import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
 import { PLC_UNITS, stopAppliance } from './bench-mixed/fixture.ts';
-import { ReadyProbe, rssMbOf, scrapeLag, type Lag, type Spread } from './bench-mixed/probe.ts';
+import { ReadyProbe, rssMbOf, scrape, type Lag, type Spread } from './bench-mixed/probe.ts';
 import type { ClientResult, ClientsConfig, ClientsMessage } from './bench-replay/clients.ts';
 import { newestEventId } from './bench-replay/newest.ts';
 
@@ -147,7 +147,7 @@ async function round(fixture: string, n: number, errors: string[]): Promise<Roun
     probe.start(() => a.url, 50, '/healthz');
 
     const phase = async (run: (stop: AbortController) => Promise<Partial<Phase>>): Promise<Phase> => {
-      await scrapeLag(a.url, a.token); // starts the lag window afresh
+      await scrape(a.url, a.token); // starts the lag window afresh
       const from = performance.now();
       const cpuFrom = cpuTimeUs(a.child.pid!);
       const stop = new AbortController();
@@ -156,7 +156,7 @@ async function round(fixture: string, n: number, errors: string[]): Promise<Roun
       const cpu = (cpuTimeUs(a.child.pid!) - cpuFrom) / 1000 / (to - from);
       const healthz = probe.between(from, to);
       errors.push(...plc.errors.map((e) => `round ${n}: ${e}`));
-      return { plc, cpu, healthz, lag: await scrapeLag(a.url, a.token), rss: rssMbOf(a.child.pid), ...extra };
+      return { plc, cpu, healthz, lag: (await scrape(a.url, a.token)).lag, rss: rssMbOf(a.child.pid), ...extra };
     };
     const alone = await phase(async (stop) => {
       await new Promise((r) => setTimeout(r, SECONDS * 1000));

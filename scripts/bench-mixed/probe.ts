@@ -119,13 +119,36 @@ export interface Lag {
   max: number;
 }
 
-/** The appliance's event-loop lag since the previous scrape, ms. */
-export async function scrapeLag(url: string, token: string): Promise<Lag> {
+/** What a scrape of GET /metrics tells: the conveyor thread's event-loop lag since the previous scrape (ms), its commits so far. */
+export interface Scrape {
+  lag: Lag;
+  /** Units of work committed since the start (`wms_db_commit_duration_seconds_count`) and the seconds they took. */
+  commits: number;
+  commitSeconds: number;
+}
+
+/** The commits between two scrapes: how many a second, and their mean time (ms). */
+export interface Commits {
+  perSecond: number;
+  meanMs: number;
+}
+
+export async function scrape(url: string, token: string): Promise<Scrape> {
   const reply = await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
   const text = await reply.text();
   if (!reply.ok) throw new Error(`GET /metrics: ${reply.status} ${text.slice(0, 200)}`);
-  const q = (quantile: string) => 1000 * Number(new RegExp(`^wms_event_loop_lag_seconds\\{quantile="${quantile}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { p50: q('0.5'), p99: q('0.99'), max: q('1') };
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const q = (quantile: string) => 1000 * value(`wms_event_loop_lag_seconds{quantile="${quantile}"}`);
+  return {
+    lag: { p50: q('0.5'), p99: q('0.99'), max: q('1') },
+    commits: value('wms_db_commit_duration_seconds_count'),
+    commitSeconds: value('wms_db_commit_duration_seconds_sum'),
+  };
+}
+
+export function commitsBetween(before: Scrape, after: Scrape, seconds: number): Commits {
+  const n = after.commits - before.commits;
+  return { perSecond: n / seconds, meanMs: n > 0 ? (1000 * (after.commitSeconds - before.commitSeconds)) / n : NaN };
 }
 
 export { freePort };
