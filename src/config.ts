@@ -42,6 +42,12 @@ export const configSchema = z.strictObject({
        * thread does both, as a box with a single core may prefer.
        */
       httpThread: z.boolean().default(true),
+      /**
+       * The nice value the conveyor thread raises itself to, so that other work on the
+       * box does not keep a PLC answer waiting for a core (docs/realtime.md); 0 keeps the
+       * process's own. Needs the privilege the service's unit grants (LimitNICE).
+       */
+      conveyorNice: z.number().int().min(-20).max(0).default(-10),
       /** HTTPS: PEM files of the certificate (chain) and its private key; both or neither. */
       tls: z
         .strictObject({

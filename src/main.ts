@@ -10,6 +10,7 @@ import { createLogger, stdoutDestination, type Logger } from './core/log.ts';
 import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { READ_CONNECTIONS, ReadPool } from './core/read-pool.ts';
+import { takeConveyorPriority } from './core/thread-priority.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { drain, listen, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
@@ -54,6 +55,14 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
   const destination = options.logDestination ?? stdoutDestination();
   const log = createLogger({ level: config.log.level, destination });
   for (const note of options.configNotes ?? []) log.warn(note);
+  // The PLC's answers before anything else on the box (docs/realtime.md, "Who gets the core").
+  const priority = takeConveyorPriority(config.server.conveyorNice);
+  if (priority?.refused) {
+    log.warn(
+      { nice: priority.nice, asked: config.server.conveyorNice, error: priority.refused },
+      'the conveyor thread keeps its priority: other processes on the box can delay PLC answers (the service unit grants the raise with LimitNICE=-10)',
+    );
+  }
 
   // The HTTP thread loads its code on the other core while this one opens the database.
   if (config.server.httpThread) prestartWorker();

@@ -93,6 +93,8 @@ describe('install-service from the bundle (an executable already installed)', ()
     expect(unit.get('WantedBy')).toEqual(['multi-user.target']);
     // A fixed mmap threshold: glibc gives big blocks back when freed (BENCHMARKS.md, the memory soak).
     expect(unit.get('Environment')).toEqual(['MALLOC_MMAP_THRESHOLD_=131072']);
+    // The conveyor thread may raise itself to nice -10 (server.conveyorNice), no higher.
+    expect(unit.get('LimitNICE')).toEqual(['-10']);
     // No capability at all on a port above 1023.
     expect(unit.get('CapabilityBoundingSet')).toEqual(['']);
     expect(unit.has('AmbientCapabilities')).toBe(false);

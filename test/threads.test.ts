@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOG_WRITER_THREAD_NAME } from '../src/core/log-store/index.ts';
 import { YIELDING_NICE } from '../src/core/thread-priority.ts';
@@ -15,9 +15,14 @@ import { connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts
 
 let wms: TestAppliance;
 let sim: PlcSimulator;
+/** Above the default, so that the test sees it taken; the main thread's priority before it (given back after). */
+const CONVEYOR_NICE = -3;
+const niceBefore = getPriority(process.pid);
 
 beforeAll(async () => {
   wms = await startTestAppliance({
+    // This file's process is the appliance's: its main thread is the conveyor thread, raised as a service's is.
+    server: { conveyorNice: CONVEYOR_NICE },
     plc: { channels: [{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0 }] },
   });
   sim = await connectedPlc(wms, 'CNV01');
@@ -25,6 +30,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.close();
   await wms?.close();
+  // Lowering again needs no privilege.
+  setPriority(process.pid, niceBefore);
 });
 
 describe('the conveyor never waits for requests', () => {
@@ -60,11 +67,17 @@ describe('the conveyor never waits for requests', () => {
     expect(reply.body.locationId).toBe(s.C1);
   });
 
-  it('the HTTP thread and the log writer yield the core to the conveyor thread: nice 10, the conveyor thread at the process’s own', async () => {
-    // This test's process is the appliance's: its main thread is the conveyor thread.
+  it('the conveyor thread raises its priority where it may (else the start says why); the HTTP thread and the log writer yield theirs: nice 10', async () => {
     await until(() => threads().some((t) => t.name === HTTP_THREAD_NAME) && threads().some((t) => t.name === LOG_WRITER_THREAD_NAME), 'both threads named');
     const conveyor = threads().find((t) => t.tid === process.pid)!;
-    expect(conveyor.nice).toBe(getPriority(process.pid));
+    const refused = wms.logs().find((l) => l.includes('the conveyor thread keeps its priority'));
+    if (mayRaise()) {
+      expect(conveyor.nice).toBe(CONVEYOR_NICE);
+      expect(refused).toBeUndefined();
+    } else {
+      expect(conveyor.nice).toBe(niceBefore);
+      expect(JSON.parse(refused!)).toMatchObject({ level: 'warn', nice: niceBefore, asked: CONVEYOR_NICE });
+    }
     for (const name of [HTTP_THREAD_NAME, LOG_WRITER_THREAD_NAME]) {
       const named = threads().filter((t) => t.name === name);
       expect(
@@ -74,6 +87,13 @@ describe('the conveyor never waits for requests', () => {
     }
   });
 });
+
+/** Whether this process may raise a thread's priority: root (CAP_SYS_NICE) or a nice limit that allows it (RLIMIT_NICE, 20 - nice). */
+function mayRaise(): boolean {
+  if (process.getuid?.() === 0) return true;
+  const limit = /^Max nice priority\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return limit !== null && 20 - Number(limit[1]) <= CONVEYOR_NICE;
+}
 
 /** The threads of this process: kernel id, name and nice value (/proc/self/task/<tid>/stat). */
 function threads(): { tid: number; name: string; nice: number }[] {

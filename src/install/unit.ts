@@ -52,6 +52,10 @@ UMask=0077
 # long-lived ones: after a busy hour the heap keeps its high water for good
 # (npm run bench:soak at 1 M locations: 357-359 MB held after the load, not 184-188).
 Environment=MALLOC_MMAP_THRESHOLD_=131072
+# The conveyor thread raises its priority to nice -10 (server.conveyorNice), so that
+# other processes on the box do not keep a PLC answer waiting for a core; this allows
+# that much and no more. Its other threads lower theirs to 10.
+LimitNICE=-10
 
 # Hardening: the file system is read-only except the data directory.
 NoNewPrivileges=yes

@@ -68,7 +68,9 @@ export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = 
     { values: {} },
     {
       ...overrides,
-      server: { port: 0, host: '127.0.0.1', ...overrides.server },
+      // The test's process is the appliance's: its main thread keeps the priority every
+      // other test process has (test/threads.test.ts raises it on purpose).
+      server: { port: 0, host: '127.0.0.1', conveyorNice: 0, ...overrides.server },
       storage: { dataDir, ...overrides.storage },
       // Tests log in (and fail on purpose) far more often than people: the login throttle
       // is tested on its own with the default (test/login-defence.test.ts).
