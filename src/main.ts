@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
 import type { Config } from './config.ts';
@@ -10,7 +11,7 @@ import { createLogger, stdoutDestination, type Logger } from './core/log.ts';
 import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { READ_CONNECTIONS, ReadPool } from './core/read-pool.ts';
-import { takeConveyorPriority } from './core/thread-priority.ts';
+import { startThreadPool, takeConveyorPriority } from './core/thread-priority.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { drain, listen, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
@@ -56,6 +57,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
   const log = createLogger({ level: config.log.level, destination });
   for (const note of options.configNotes ?? []) log.warn(note);
   // The PLC's answers before anything else on the box (docs/realtime.md, "Who gets the core").
+  await startThreadPool();
   const priority = takeConveyorPriority(config.server.conveyorNice);
   if (priority?.refused) {
     log.warn(
@@ -117,6 +119,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
             logsFile: logsFileOf(file),
             nativeBinding: sqliteBindingFile(dataDir),
             startedAt,
+            conveyorNice: getPriority(process.pid),
             logsIndexedAtStart: logs.indexedAtStart,
           },
           routes: app.routes,

@@ -1,11 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOG_WRITER_THREAD_NAME } from '../src/core/log-store/index.ts';
-import { YIELDING_NICE } from '../src/core/thread-priority.ts';
+import { YIELDING_STEPS } from '../src/core/thread-priority.ts';
 import { HTTP_THREAD_NAME } from '../src/threads/worker.ts';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
-import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
+import { ADMIN_PASSWORD, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
+import { adminToken, startApplianceProcess } from './support/executable.ts';
+import { BUNDLE } from '../scripts/build.ts';
 import { EventStream } from './support/event-stream.ts';
 import { connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
 
@@ -67,12 +70,13 @@ describe('the conveyor never waits for requests', () => {
     expect(reply.body.locationId).toBe(s.C1);
   });
 
-  it('the conveyor thread raises its priority where it may (else the start says why); the HTTP thread and the log writer yield theirs: nice 10', async () => {
+  it('the conveyor thread raises its priority where it may (else the start says why); the HTTP thread and the log writer run 10 below it', async () => {
     await until(() => threads().some((t) => t.name === HTTP_THREAD_NAME) && threads().some((t) => t.name === LOG_WRITER_THREAD_NAME), 'both threads named');
     const conveyor = threads().find((t) => t.tid === process.pid)!;
     const refused = wms.logs().find((l) => l.includes('the conveyor thread keeps its priority'));
     if (mayRaise()) {
-      expect(conveyor.nice).toBe(CONVEYOR_NICE);
+      // A priority the process had already is kept.
+      expect(conveyor.nice, `nice ${niceBefore} before`).toBe(Math.min(niceBefore, CONVEYOR_NICE));
       expect(refused).toBeUndefined();
     } else {
       expect(conveyor.nice).toBe(niceBefore);
@@ -83,7 +87,41 @@ describe('the conveyor never waits for requests', () => {
       expect(
         named.map((t) => t.nice),
         name,
-      ).toEqual(named.map(() => Math.max(YIELDING_NICE, conveyor.nice)));
+      ).toEqual(named.map(() => conveyor.nice + YIELDING_STEPS));
+    }
+  });
+});
+
+describe('the priorities of the appliance as its own process (the bundle)', () => {
+  it('the conveyor thread at -10 where it may; the HTTP thread, the log writer and the thread pool (a login hashes there) below it', async () => {
+    const cwd = tempDir('wms-priorities-');
+    const wmsProcess = await startApplianceProcess(process.execPath, [BUNDLE, '--port', '0', '--host', '127.0.0.1', '--data-dir', path.join(cwd, 'data')], {
+      cwd,
+      env: { PATH: process.env.PATH, WMS_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    });
+    try {
+      await adminToken(wmsProcess.url, ADMIN_PASSWORD);
+      const pid = wmsProcess.child.pid!;
+      const started = getPriority(process.pid);
+      const all = () => threads(pid);
+      await until(() => all().some((t) => t.name === HTTP_THREAD_NAME) && all().some((t) => t.name === LOG_WRITER_THREAD_NAME), 'both threads named');
+      const conveyor = all().find((t) => t.tid === pid)!;
+      if (mayRaise()) expect(conveyor.nice).toBe(Math.min(started, -10));
+      else expect(wmsProcess.output()).toContain('the conveyor thread keeps its priority');
+      for (const name of [HTTP_THREAD_NAME, LOG_WRITER_THREAD_NAME]) {
+        expect(
+          all()
+            .filter((t) => t.name === name)
+            .map((t) => t.nice),
+          name,
+        ).toEqual([conveyor.nice + YIELDING_STEPS]);
+      }
+      const pool = all().filter((t) => t.name === 'libuv-worker');
+      expect(pool.length).toBeGreaterThan(0);
+      for (const t of pool) expect(t.nice, 'a thread of the pool').toBe(started);
+    } finally {
+      wmsProcess.child.kill('SIGTERM');
+      await wmsProcess.exited;
     }
   });
 });
@@ -95,11 +133,11 @@ function mayRaise(): boolean {
   return limit !== null && 20 - Number(limit[1]) <= CONVEYOR_NICE;
 }
 
-/** The threads of this process: kernel id, name and nice value (/proc/self/task/<tid>/stat). */
-function threads(): { tid: number; name: string; nice: number }[] {
-  return readdirSync('/proc/self/task').flatMap((tid) => {
+/** The threads of a process (this one by default): kernel id, name and nice value (/proc/<pid>/task/<tid>/stat). */
+function threads(pid: number | 'self' = 'self'): { tid: number; name: string; nice: number }[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
       // After the name come the state (field 3) and on; nice is field 19.
       const fields = stat.slice(close + 2).split(' ');

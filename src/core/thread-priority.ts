@@ -1,27 +1,25 @@
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, stat } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 // The conveyor thread first (docs/realtime.md, "Who gets the core"). The box has two
 // cores and more runnable threads than that under load: the conveyor thread, the HTTP
-// thread, the log writer, libuv's pool (file system, password hashing, compression). A
-// PLC telegram that arrives while both cores run other threads waits for the kernel to
-// give its thread a core, however little the conveyor thread itself has to do. Linux
-// schedules threads, not processes, and each has its own nice value: the threads that
-// serve people and write diagnostics lower theirs, so that the conveyor thread, at the
-// process's own, takes a core from them as soon as it wakes, while they still get
-// every cycle it leaves (a nice value weighs, it does not starve). Lowering needs no
-// privilege.
-//
-// Other processes on the box (a local client, a backup copy, a shell) run at nice 0 and
-// weigh as much as the conveyor thread: under a load the kernel then keeps it waiting
-// for a core a quarter of the time (/proc/<pid>/task/<tid>/schedstat). So the conveyor
-// thread also raises its own priority (`server.conveyorNice`, -10 by default: nine
-// times the weight of a thread at 0). Raising needs a privilege: the service's unit
-// grants it (LimitNICE=-10, src/install/unit.ts); without it the thread keeps the
-// process's priority and the start says so.
+// thread, the log writer, libuv's pool, and other processes (a local client, a backup
+// copy, a shell). A PLC telegram that arrives while both cores run other threads waits
+// for the kernel to give its thread a core, however little the conveyor thread itself
+// has to do: under the full load of bench:mixed, a quarter of each second
+// (/proc/<pid>/task/<tid>/schedstat). Linux schedules threads, each with its own nice
+// value, so:
+// - the conveyor thread raises its own (`server.conveyorNice`, -10 by default: nine
+//   times the weight of a thread at 0). Raising needs a privilege, which the service's
+//   unit grants (LimitNICE=-10, src/install/unit.ts); without it the thread keeps the
+//   process's priority and the start says so.
+// - the threads that serve people and write diagnostics run `YIELDING_STEPS` below it:
+//   a tenth of its weight, and still the weight of other processes, so that a busy box
+//   does not starve them. A nice value weighs, it does not starve: they get every
+//   cycle the conveyor thread leaves.
 
-/** The nice value of the threads that yield to the conveyor thread: a tenth of its weight on a busy core. */
-export const YIELDING_NICE = 10;
+/** How much lower in priority the threads that yield to the conveyor thread run: a tenth of its weight on a busy core. */
+export const YIELDING_STEPS = 10;
 
 /** The kernel's id of the calling thread; undefined where threads cannot be told apart (no /proc/thread-self: not Linux). */
 function threadId(): number | undefined {
@@ -32,10 +30,31 @@ function threadId(): number | undefined {
   }
 }
 
-/** Gives the calling thread the nice value `YIELDING_NICE`, or keeps a lower priority the process was started with. */
-export function yieldToConveyor(): void {
+/**
+ * Gives the calling thread a nice value `YIELDING_STEPS` above the conveyor thread's
+ * (`conveyorNice`): 0 beside a conveyor thread at -10, 10 beside one that kept 0. A
+ * thread already lower than that before an appliance's conveyor thread raised itself
+ * comes up only as far as it may (the same privilege).
+ */
+export function yieldToConveyor(conveyorNice: number): void {
   const tid = threadId();
-  if (tid !== undefined && getPriority(tid) < YIELDING_NICE) setPriority(tid, YIELDING_NICE);
+  if (tid === undefined) return;
+  const nice = Math.min(19, conveyorNice + YIELDING_STEPS);
+  try {
+    if (getPriority(tid) !== nice) setPriority(tid, nice);
+  } catch {
+    // Not allowed to come up: it stays lower, which is the safe side.
+  }
+}
+
+/**
+ * Starts libuv's thread pool if it is not running yet: a thread starts with the
+ * priority of the thread that starts it, and the pool's threads (file access, password
+ * hashing, compression, for both threads' requests) are to keep the process's own, not
+ * take the conveyor thread's. Call it before `takeConveyorPriority`.
+ */
+export function startThreadPool(): Promise<void> {
+  return new Promise((resolve) => stat(process.execPath, () => resolve()));
 }
 
 /** What became of the conveyor thread's priority: its nice value now, and why it is not the one asked for. */

@@ -54,7 +54,7 @@ UMask=0077
 Environment=MALLOC_MMAP_THRESHOLD_=131072
 # The conveyor thread raises its priority to nice -10 (server.conveyorNice), so that
 # other processes on the box do not keep a PLC answer waiting for a core; this allows
-# that much and no more. Its other threads lower theirs to 10.
+# that much and no more. Its other threads run 10 below it.
 LimitNICE=-10
 
 # Hardening: the file system is read-only except the data directory.

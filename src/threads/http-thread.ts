@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { cachesOver } from '../core/cache.ts';
@@ -25,8 +26,9 @@ import { routeSignatures } from './routes.ts';
 
 /** Serves the appliance each `start` names, one at a time. */
 export function serveHttpThread(port: MessagePort): void {
-  // People's requests yield the core to the PLC's (src/core/thread-priority.ts).
-  yieldToConveyor();
+  // People's requests yield the core to the PLC's (src/core/thread-priority.ts); again
+  // for each appliance served, once its conveyor thread has taken its priority.
+  yieldToConveyor(getPriority(process.pid));
   let serving = false;
   port.on('message', (message: ToHttpThread) => {
     if (message.kind !== 'start') return;
@@ -39,6 +41,7 @@ export function serveHttpThread(port: MessagePort): void {
 /** Serves one appliance until it is told to stop (or its start fails). */
 async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
   const { config } = data;
+  yieldToConveyor(data.conveyorNice);
   const lines = new LinesToConveyor(port);
   const log = createLogger({ level: config.log.level, destination: lines });
   const link = new ConveyorLink(port);

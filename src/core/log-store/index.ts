@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Db } from '../db.ts';
@@ -81,7 +82,13 @@ export class LogStore implements Logs {
   static async open(options: LogStoreOptions): Promise<LogStore> {
     const worker = takePrestarted() ?? startWriter();
     worker.ref();
-    worker.postMessage({ op: 'open', file: options.file, nativeBinding: options.workerBinding } satisfies WriterRequest);
+    // It yields the core to the thread that opens it, the conveyor thread, which has taken its priority by now.
+    worker.postMessage({
+      op: 'open',
+      file: options.file,
+      nativeBinding: options.workerBinding,
+      conveyorNice: getPriority(process.pid),
+    } satisfies WriterRequest);
     let onMessage: ((message: WriterReply) => void) | undefined;
     let onError: ((err: Error) => void) | undefined;
     let onExit: ((code: number) => void) | undefined;

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LOGS_SCHEMA, LOGS_VERSION, TELEGRAM_COLUMNS, type RefRow, type WriterReply, type WriterRequest } from './schema.ts';
@@ -18,7 +19,9 @@ import { takeCheckpoints } from './checkpoints.ts';
 // the event index is rebuilt from the events.
 
 // Diagnostics yield the core to the PLC (src/core/thread-priority.ts).
-yieldToConveyor();
+// Below the process's main thread from the start, and below the conveyor thread once it
+// opens the database (it may have been started ahead, before the conveyor thread took its priority).
+yieldToConveyor(getPriority(process.pid));
 const port = parentPort!;
 const reply = (message: WriterReply) => port.postMessage(message);
 
@@ -177,5 +180,7 @@ function run(file: string, nativeBinding: string | undefined): void {
 // The database to open comes in the first message: the thread may be started before
 // the appliance knows it (see prestartLogWriter in index.ts).
 port.once('message', (message: WriterRequest) => {
-  if (message.op === 'open') run(message.file, message.nativeBinding);
+  if (message.op !== 'open') return;
+  yieldToConveyor(message.conveyorNice);
+  run(message.file, message.nativeBinding);
 });
