@@ -82,12 +82,16 @@ describe('the conveyor never waits for requests', () => {
       expect(conveyor.nice).toBe(niceBefore);
       expect(JSON.parse(refused!)).toMatchObject({ level: 'warn', nice: niceBefore, asked: CONVEYOR_NICE });
     }
+    // The threads of this appliance run 10 below it. This file's process may also hold
+    // one kept from an appliance of an earlier file (idle, kept a minute for the next
+    // start), placed below that appliance's conveyor thread: never above this one's.
     for (const name of [HTTP_THREAD_NAME, LOG_WRITER_THREAD_NAME]) {
       const named = threads().filter((t) => t.name === name);
       expect(
-        named.map((t) => t.nice),
-        name,
-      ).toEqual(named.map(() => conveyor.nice + YIELDING_STEPS));
+        named.some((t) => t.nice === conveyor.nice + YIELDING_STEPS),
+        `${name}: ${named.map((t) => t.nice)}`,
+      ).toBe(true);
+      for (const t of named) expect(t.nice, name).toBeGreaterThanOrEqual(conveyor.nice + YIELDING_STEPS);
     }
   });
 });

@@ -54,7 +54,8 @@ export async function routeTable(): Promise<Operation[]> {
     const { config } = loadConfig(
       {},
       { values: {} },
-      { server: { port: 0, host: '127.0.0.1' }, storage: { dataDir }, auth: { adminPassword: 'route-table-only' }, log: { level: 'silent' } },
+      // Composed only for its route table, in the caller's process (a test's): it leaves that process's priority as it is.
+      { server: { port: 0, host: '127.0.0.1', conveyorNice: 0 }, storage: { dataDir }, auth: { adminPassword: 'route-table-only' }, log: { level: 'silent' } },
     );
     const app = await startAppliance(config, { logDestination: new PassThrough() });
     try {
