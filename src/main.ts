@@ -1,4 +1,3 @@
-import { getPriority } from 'node:os';
 import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
 import type { Config } from './config.ts';
@@ -11,7 +10,7 @@ import { createLogger, stdoutDestination, type Logger } from './core/log.ts';
 import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { READ_CONNECTIONS, ReadPool } from './core/read-pool.ts';
-import { startThreadPool, takeConveyorPriority } from './core/thread-priority.ts';
+import { conveyorThreadNice, startThreadPool, takeConveyorPriority } from './core/thread-priority.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { drain, listen, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
@@ -119,7 +118,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
             logsFile: logsFileOf(file),
             nativeBinding: sqliteBindingFile(dataDir),
             startedAt,
-            conveyorNice: getPriority(process.pid),
+            conveyorNice: conveyorThreadNice(),
             logsIndexedAtStart: logs.indexedAtStart,
           },
           routes: app.routes,

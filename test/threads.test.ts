@@ -74,7 +74,7 @@ describe('the conveyor never waits for requests', () => {
     await until(() => threads().some((t) => t.name === HTTP_THREAD_NAME) && threads().some((t) => t.name === LOG_WRITER_THREAD_NAME), 'both threads named');
     const conveyor = threads().find((t) => t.tid === process.pid)!;
     const refused = wms.logs().find((l) => l.includes('the conveyor thread keeps its priority'));
-    if (mayRaise()) {
+    if (mayRaise(CONVEYOR_NICE)) {
       // A priority the process had already is kept.
       expect(conveyor.nice, `nice ${niceBefore} before`).toBe(Math.min(niceBefore, CONVEYOR_NICE));
       expect(refused).toBeUndefined();
@@ -110,7 +110,7 @@ describe('the priorities of the appliance as its own process (the bundle)', () =
       const all = () => threads(pid);
       await until(() => all().some((t) => t.name === HTTP_THREAD_NAME) && all().some((t) => t.name === LOG_WRITER_THREAD_NAME), 'both threads named');
       const conveyor = all().find((t) => t.tid === pid)!;
-      if (mayRaise()) expect(conveyor.nice).toBe(Math.min(started, -10));
+      if (mayRaise(-10)) expect(conveyor.nice).toBe(Math.min(started, -10));
       else expect(wmsProcess.output()).toContain('the conveyor thread keeps its priority');
       for (const name of [HTTP_THREAD_NAME, LOG_WRITER_THREAD_NAME]) {
         expect(
@@ -130,11 +130,11 @@ describe('the priorities of the appliance as its own process (the bundle)', () =
   });
 });
 
-/** Whether this process may raise a thread's priority: root (CAP_SYS_NICE) or a nice limit that allows it (RLIMIT_NICE, 20 - nice). */
-function mayRaise(): boolean {
+/** Whether this process may raise a thread to `nice`: root (CAP_SYS_NICE) or a nice limit that allows it (RLIMIT_NICE, 20 - nice). */
+function mayRaise(nice: number): boolean {
   if (process.getuid?.() === 0) return true;
   const limit = /^Max nice priority\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-  return limit !== null && 20 - Number(limit[1]) <= CONVEYOR_NICE;
+  return limit !== null && 20 - Number(limit[1]) <= nice;
 }
 
 /** The threads of a process (this one by default): kernel id, name and nice value (/proc/<pid>/task/<tid>/stat). */

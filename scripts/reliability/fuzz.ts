@@ -82,7 +82,7 @@ class ChangeWatch {
   useStamp = true;
   private readonly client: HttpClient;
   private readonly token: string;
-  private readonly files: string[];
+  private readonly wal: string;
 
   constructor(client: HttpClient, token: string, dataDir: string) {
     this.client = client;
@@ -90,21 +90,17 @@ class ChangeWatch {
     // The write-ahead log only: every commit appends to it. The database file itself is
     // written by checkpoints, which the log writer thread takes on its own time and which
     // copy what earlier requests committed (docs/realtime.md).
-    this.files = ['wms.sqlite-wal'].map((f) => path.join(dataDir, f));
+    this.wal = path.join(dataDir, 'wms.sqlite-wal');
   }
 
   stamp(): string {
     if (!this.useStamp) return '';
-    return this.files
-      .map((f) => {
-        try {
-          const s = statSync(f, { bigint: true });
-          return `${s.mtimeNs}:${s.size}`;
-        } catch {
-          return '-';
-        }
-      })
-      .join('|');
+    try {
+      const s = statSync(this.wal, { bigint: true });
+      return `${s.mtimeNs}:${s.size}`;
+    } catch {
+      return '-';
+    }
   }
 
   /** Events newer than the newest seen; they become the newest seen. */

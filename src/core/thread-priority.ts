@@ -21,6 +21,14 @@ import { getPriority, setPriority } from 'node:os';
 /** How much lower in priority the threads that yield to the conveyor thread run: a tenth of its weight on a busy core. */
 export const YIELDING_STEPS = 10;
 
+/**
+ * The conveyor thread's nice value, from any thread of the process: the conveyor thread
+ * is the process's main thread, whose kernel id is the process id.
+ */
+export function conveyorThreadNice(): number {
+  return getPriority(process.pid);
+}
+
 /** The kernel's id of the calling thread; undefined where threads cannot be told apart (no /proc/thread-self: not Linux). */
 function threadId(): number | undefined {
   try {

@@ -1,4 +1,3 @@
-import { getPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { cachesOver } from '../core/cache.ts';
@@ -6,7 +5,7 @@ import type { Db } from '../core/db.ts';
 import { EventLog } from '../core/event-log.ts';
 import { createLogger } from '../core/log.ts';
 import { READ_CONNECTIONS, ReadPool } from '../core/read-pool.ts';
-import { yieldToConveyor } from '../core/thread-priority.ts';
+import { conveyorThreadNice, yieldToConveyor } from '../core/thread-priority.ts';
 import { UnitOfWork } from '../core/unit-of-work.ts';
 import type { Commits } from '../http/handling.ts';
 import { drain, listen, urlOf } from '../http/lifecycle.ts';
@@ -28,7 +27,7 @@ import { routeSignatures } from './routes.ts';
 export function serveHttpThread(port: MessagePort): void {
   // People's requests yield the core to the PLC's (src/core/thread-priority.ts); again
   // for each appliance served, once its conveyor thread has taken its priority.
-  yieldToConveyor(getPriority(process.pid));
+  yieldToConveyor(conveyorThreadNice());
   let serving = false;
   port.on('message', (message: ToHttpThread) => {
     if (message.kind !== 'start') return;

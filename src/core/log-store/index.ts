@@ -1,8 +1,8 @@
-import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Db } from '../db.ts';
 import type { Logger } from '../log.ts';
+import { conveyorThreadNice } from '../thread-priority.ts';
 import type { RefRow, WriterReply, WriterRequest } from './schema.ts';
 
 export { logsFileOf, type RefRow } from './schema.ts';
@@ -87,7 +87,7 @@ export class LogStore implements Logs {
       op: 'open',
       file: options.file,
       nativeBinding: options.workerBinding,
-      conveyorNice: getPriority(process.pid),
+      conveyorNice: conveyorThreadNice(),
     } satisfies WriterRequest);
     let onMessage: ((message: WriterReply) => void) | undefined;
     let onError: ((err: Error) => void) | undefined;
