@@ -82,6 +82,7 @@ export function createAdapter(deps: AdapterDeps & { channels?: RouteListeners | 
     stateChanges: (reports, from) => as(from, () => together(deps, reports, (r) => states.report(r, from), { channel: from.channel, of: 'changes' })),
     onNamed: states.named,
     heartbeat: () => ({ time: new Date() }),
+    afterFlush: (answer) => deps.work.afterFlush(answer),
     hasGroup: states.hasGroup,
     plcCodeOf: (location) => deps.common.locations.findByLocationId(location)?.plcCode ?? undefined,
     attach: unsolicited.attach,

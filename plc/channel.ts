@@ -175,6 +175,8 @@ export class Channel extends EventEmitter<ChannelEvents> {
     if (this.stopped) return;
     this.stopped = true;
     this.protocol.stop();
+    // The last answers go out once flushed, before the connections close.
+    await this.protocol.answered();
     await this.session.stop();
   }
 

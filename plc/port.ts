@@ -167,6 +167,12 @@ export interface PlcOperations {
   onNamed(listener: (place: NamedPlace) => void): () => void;
   /** The PLC is alive: the host's clock it is answered with. */
   heartbeat(channel: string): { time: Date };
+  /**
+   * Runs `answer` once everything committed so far is on disk, behind whatever asked
+   * before it (at once when nothing waits): a PLC is answered only once what the answer
+   * says can survive a power cut (docs/realtime.md, "Answers after the flush").
+   */
+  afterFlush(answer: () => void): void;
   /** Read-only: whether a location group of this name exists. */
   hasGroup(name: string): boolean;
   /** Read-only: a location's PLC code (a protocol that cannot carry the coordinate names it so). */

@@ -148,7 +148,8 @@ interface BundleSummary {
 export async function bundle(): Promise<BundleSummary> {
   mkdirSync(DIST, { recursive: true });
   const hmi = await buildHmiAssets();
-  const logWriter = await logWriterSource();
+  const logWriter = await threadSource('src/core/log-store/writer.worker.ts');
+  const flushThread = await threadSource('src/core/durability/flush.worker.ts');
   const result = await build({
     entryPoints: [path.join(ROOT, 'src/entry.ts')],
     outfile: BUNDLE,
@@ -170,6 +171,7 @@ export async function bundle(): Promise<BundleSummary> {
       // refuses to run on another (src/entry.ts) instead of crashing in the addon.
       __WMS_NODE_ABI__: JSON.stringify(process.versions.modules),
       __WMS_LOG_WRITER__: JSON.stringify(logWriter),
+      __WMS_FLUSH_THREAD__: JSON.stringify(flushThread),
     },
     plugins: [serialBindingLoader, opcuaDriverOutside, natsClientOutside, embeddedHmi(hmi)],
     // pino's transport worker and optional pretty printer are never used.
@@ -250,15 +252,15 @@ const bundleOpcuaSimulator = () =>
   });
 
 /**
- * The log writer thread's code (src/core/log-store/writer.worker.ts and the SQLite
- * driver), bundled on its own and carried in the appliance's bundle as text, from which
- * the thread starts (`eval`). A thread started from the whole bundle compiled all of
- * the appliance's 2 MB once more: that was the longest step of a start, and held
- * megabytes of code in the thread's heap that it never runs.
+ * A small thread's code, bundled on its own and carried in the appliance's bundle as
+ * text, from which the thread starts (`eval`): the log writer (with the SQLite driver)
+ * and the flush thread. A thread started from the whole bundle compiled all of the
+ * appliance's 2 MB once more: that was the longest step of a start, and held megabytes
+ * of code in the thread's heap that it never runs.
  */
-async function logWriterSource(): Promise<string> {
+async function threadSource(entry: string): Promise<string> {
   const result = await build({
-    entryPoints: [path.join(ROOT, 'src/core/log-store/writer.worker.ts')],
+    entryPoints: [path.join(ROOT, entry)],
     write: false,
     bundle: true,
     platform: 'node',

@@ -70,6 +70,13 @@ export const configSchema = z.strictObject({
       busyTimeoutMs: z.number().int().min(0).default(5000),
       /** Pre-migration backups kept in `<dataDir>/backups`; older ones are removed. */
       backupsToKeep: z.number().int().min(1).default(5),
+      /**
+       * Who flushes the write-ahead log to disk: each COMMIT itself (`commit`,
+       * synchronous=FULL), or a thread of its own, with every answer sent once the flush
+       * that covers it is done (`apart`). Either way nothing acknowledged is lost in a
+       * power cut (docs/realtime.md, "Answers after the flush").
+       */
+      flush: z.enum(['commit', 'apart']).default('commit'),
     })
     .prefault({}),
   auth: z

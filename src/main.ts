@@ -2,7 +2,8 @@ import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
 import type { Config } from './config.ts';
 import { prepareDataDir } from './core/data-dir.ts';
-import { checkpointElsewhere, openDatabase, type Db } from './core/db.ts';
+import { checkpointElsewhere, flushElsewhere, openDatabase, type Db } from './core/db.ts';
+import { WalFlusher } from './core/durability/index.ts';
 import { EventLog } from './core/event-log.ts';
 import type { EventBus } from './core/events.ts';
 import { LogStore, logsFileOf } from './core/log-store/index.ts';
@@ -41,6 +42,8 @@ export interface Appliance {
   routes: readonly Route[];
   /** The thread that serves the requests (`server.httpThread`, docs/realtime.md); undefined when this one does. */
   httpThread: HttpThread | undefined;
+  /** The thread that flushes the write-ahead log (`storage.flush: apart`); undefined when each commit flushes itself. */
+  flusher: WalFlusher | undefined;
   /** The service of a module (src/modules/index.ts names them). */
   module<N extends ModuleName>(name: N): Services[N];
   close(): Promise<void>;
@@ -74,8 +77,25 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
   const db = openDatabase({ file, busyTimeoutMs: config.storage.busyTimeoutMs, nativeBinding });
   let logs: LogStore | undefined;
   let reads: ReadPool | undefined;
+  let flusher: WalFlusher | undefined;
   try {
     migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
+    // Commits stop waiting for the disk; answers wait for the flush thread instead (docs/realtime.md).
+    if (config.storage.flush === 'apart') {
+      flusher = await WalFlusher.start({
+        databaseFile: file,
+        failed: (message) => {
+          // What the disk holds of the commits since the last good flush is unknown: none
+          // of them may be acknowledged, and the process cannot take them back. It ends;
+          // the service starts it again, and the start recovers what the disk kept.
+          log.fatal({ error: message }, 'flushing the database to disk failed; the appliance ends without acknowledging what it could not flush');
+          log.flush();
+          process.exit(70);
+        },
+        callbackFailed: (err) => log.error({ err }, 'an answer waiting for a flush failed'),
+      });
+      flushElsewhere(db);
+    }
     // The telegram log and the index of what each event is about: a database and a thread of their own.
     logs = await LogStore.open({ file: logsFileOf(file), nativeBinding, workerBinding: sqliteBindingFile(dataDir), log });
     // Copying the write-ahead log into the database is the writer thread's, not the conveyor thread's.
@@ -86,6 +106,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
     if (reindexed > 0) log.info({ events: reindexed }, 'event history index caught up with the events it did not have');
     // Every change from here on runs through the unit of work and leaves its events in the log.
     const work = new UnitOfWork(db, events, (err, event) => log.error({ err, event: event.type, id: event.id }, 'event subscriber failed'));
+    work.after.flushWith(flusher);
     reads = new ReadPool({ file, size: READ_CONNECTIONS, nativeBinding });
 
     let url = config.server.publicUrl?.replace(/\/$/, '') ?? '';
@@ -120,6 +141,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
             startedAt,
             conveyorNice: conveyorThreadNice(),
             logsIndexedAtStart: logs.indexedAtStart,
+            flushCells: flusher?.line.cells,
           },
           routes: app.routes,
           db,
@@ -144,6 +166,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
 
     const openReads = reads;
     const openLogs = logs;
+    const openFlusher = flusher;
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -156,6 +179,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       events,
       routes: app.routes,
       httpThread: edge instanceof HttpThread ? edge : undefined,
+      flusher,
       module: app.module,
       close() {
         closing ??= (async () => {
@@ -166,6 +190,8 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
           // Modules in reverse: the PLC first (it answers what it has read, then closes its links).
           await app.stop();
           work.commitGroup();
+          // The last answers go out once flushed; then the flush thread ends.
+          await openFlusher?.stop();
           openReads.close();
           await openLogs.close();
           // Everything committed is folded into the database file: the next start (or a
@@ -181,6 +207,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
   } catch (err) {
     reads?.close();
     await logs?.close();
+    await flusher?.stop();
     db.close();
     throw err;
   }

@@ -104,6 +104,8 @@ describe('GET /metrics under promtool', () => {
         'wms_plc_reply_latency_seconds',
         'wms_plc_signal_writes_total',
         'wms_db_commit_duration_seconds',
+        'wms_db_flushes_total',
+        'wms_db_flush_max_seconds',
         'wms_event_loop_lag_seconds',
         'wms_federation_connected',
         'wms_http_requests_total',

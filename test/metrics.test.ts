@@ -108,6 +108,10 @@ describe('storage, event loop, event streams, alarms', () => {
     expect(commits).toBeGreaterThan(0);
     expect(value('wms_db_commit_duration_seconds_bucket{le="+Inf"}')).toBe(commits);
 
+    // Each commit flushes itself (storage.flush: commit): no flush thread, its counters stay 0 (test/durability.test.ts counts them).
+    expect(value('wms_db_flushes_total')).toBe(0);
+    expect(value('wms_db_flush_seconds_total')).toBe(0);
+
     // A change over REST is one more unit of work, so one more commit at least.
     expect((await wms.post('/v1/location-groups', { name: 'MET-COMMIT', parentName: 'WAREHOUSE' })).status).toBe(201);
     expect((await scrape()).value('wms_db_commit_duration_seconds_count')).toBeGreaterThan(commits);

@@ -28,8 +28,9 @@ describe('the appliance database', () => {
     expect(wms.app.db.pragma('journal_mode', { simple: true })).toBe('wal');
   });
 
-  it('syncs fully (synchronous=FULL) so an acknowledged write survives a power cut', () => {
+  it('syncs fully (synchronous=FULL) so an acknowledged write survives a power cut (storage.flush: apart, test/durability.test.ts)', () => {
     expect(wms.app.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(wms.app.flusher).toBeUndefined();
   });
 
   it('enforces foreign keys', () => {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { HTTP_THREAD_NAME } from '../src/threads/worker.ts';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
 import { ADMIN_PASSWORD, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { adminToken, startApplianceProcess } from './support/executable.ts';
+import { threads } from './support/threads.ts';
 import { BUNDLE } from '../scripts/build.ts';
 import { EventStream } from './support/event-stream.ts';
 import { connectedPlc, site, unitWithOrder, until } from './support/warehouse.ts';
@@ -135,21 +136,6 @@ function mayRaise(nice: number): boolean {
   if (process.getuid?.() === 0) return true;
   const limit = /^Max nice priority\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
   return limit !== null && 20 - Number(limit[1]) <= nice;
-}
-
-/** The threads of a process (this one by default): kernel id, name and nice value (/proc/<pid>/task/<tid>/stat). */
-function threads(pid: number | 'self' = 'self'): { tid: number; name: string; nice: number }[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      // After the name come the state (field 3) and on; nice is field 19.
-      const fields = stat.slice(close + 2).split(' ');
-      return [{ tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, close), nice: Number(fields[16]) }];
-    } catch {
-      return []; // it ended meanwhile
-    }
-  });
 }
 
 describe('a write handed over to the conveyor thread', () => {

@@ -12,7 +12,9 @@ import { groupChainOf, type AdapterDeps } from './shared.ts';
 // A report's own handling (an arrival that finished one order and started the next) is
 // not echoed: its answer already carries the decision, and a reported unit is on its
 // way to the next decision point. Events are taken up after the publishing code has
-// finished (a microtask), once per unit however many of its events came together.
+// finished (a microtask) and their commit is on disk (the unit of work's `afterFlush`: a
+// PLC is never told of a route a power cut could take back), once per unit however
+// many of its events came together.
 
 const TRIGGERS = ['transportOrder.created', 'transportOrder.started', 'transportOrder.redirected'] as const;
 
@@ -30,14 +32,17 @@ export function createUnsolicited(deps: AdapterDeps) {
     // Only a STARTED order is the one routing follows; a queued (INITIALIZED) one changes nothing yet.
     if (event.type !== 'transportOrder.started' && event.data.state !== 'STARTED') return;
     queued.add(barcode);
-    queueMicrotask(() => {
-      queued.delete(barcode);
-      try {
-        notify(barcode);
-      } catch (err) {
-        log.error({ err, barcode }, 'PLC: telling a channel of a new route failed');
-      }
-    });
+    // After the code that published has finished (the rest of the commit's events), and once on disk.
+    queueMicrotask(() =>
+      work.afterFlush(() => {
+        queued.delete(barcode);
+        try {
+          notify(barcode);
+        } catch (err) {
+          log.error({ err, barcode }, 'PLC: telling a channel of a new route failed');
+        }
+      }),
+    );
   }
 
   function notify(barcode: string): void {

@@ -57,6 +57,12 @@ export interface TelegramHandler {
    * it the channel calls `handle` for each.
    */
   handleBatch?(telegrams: readonly Telegram[], channel: ChannelContext): HandlingResult[];
+  /**
+   * Runs `answer` once what the telegrams handled so far committed is on disk, behind
+   * whatever asked before it (at once when nothing waits). Optional: without it the
+   * channel answers as soon as the handler returns.
+   */
+  afterFlush?(answer: () => void): void;
 }
 
 /** The OSIP channels as the handler sees them, for unsolicited telegrams. */

@@ -8,7 +8,7 @@
 //   ahead of queued work (the heartbeat must not wait behind a burst). What queued up
 //   meanwhile is handed to the handler together (up to MAX_BATCH), so a burst costs
 //   one commit, not one each; every reply is written after its telegram's effects were
-//   committed, in arrival order.
+//   committed and flushed to disk (the handler's `afterFlush`), in arrival order.
 // - Bad telegrams as docs/plc.md says: ERR_ replies (rate-limited), counters by reason,
 //   and the handler is never called for them.
 // - An identical resend (same sender, sequence number and payload within
@@ -194,17 +194,30 @@ export class OsipProtocol {
   /**
    * Checks every frame (codec, addresses, duplicates), hands the valid telegrams to the
    * handler in one call, then answers each frame in arrival order. Nothing is written
-   * before the handler returns, i.e. before the effects are committed.
+   * before the effects are committed and on disk: the answers wait for the flush that
+   * covers them, behind the batches before (a batch without effects, a SYNQ, a resend,
+   * waits only for those, so that no answer overtakes another).
    */
   private processBatch(batch: readonly Inbound[]): void {
     const steps = batch.map((inbound) => this.check(inbound));
     const handled = steps.flatMap((step) => (step.kind === 'handle' ? [step.telegram] : []));
     const results = handled.length > 0 ? handleAll(this.handler!, handled, this.options.context, this.log) : [];
-    let i = 0;
-    for (const step of steps) {
-      if (step.kind === 'handle') step.finish(results[i++]!);
-      else step.finish();
-    }
+    const answer = () => {
+      let i = 0;
+      for (const step of steps) {
+        if (step.kind === 'handle') step.finish(results[i++]!);
+        else step.finish();
+      }
+    };
+    if (this.handler?.afterFlush) this.handler.afterFlush(answer);
+    else answer();
+  }
+
+  /** Resolves once every answer of what was processed is written (or dropped with its connection). */
+  answered(): Promise<void> {
+    const handler = this.handler;
+    if (!handler?.afterFlush) return Promise.resolve();
+    return new Promise((resolve) => handler.afterFlush!(resolve));
   }
 
   /** The first half of a frame's processing: what to do with it, and how to answer it afterwards. */

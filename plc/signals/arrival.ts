@@ -108,6 +108,8 @@ export class Arrival {
       order: facts.order,
     });
     const extra = { barcode: facts.barcode ?? barcode, order: facts.order };
+    // The PLC is given the target once the booking behind it is on disk.
+    await new Promise<void>((resolve) => operations.afterFlush(resolve));
     const target = this.targetValue(outcome.next?.location);
     let notWritable = target.notWritable;
     if (notWritable === undefined) {

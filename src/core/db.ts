@@ -18,6 +18,7 @@ interface OpenDatabaseOptions {
  * - WAL: a backup, a long list or a report reads a snapshot of its own on another
  *   connection (read-pool.ts) while the appliance goes on writing.
  * - synchronous=FULL: an acknowledged write survives a power cut; edge boxes lose power.
+ *   Relaxed to NORMAL once a flush thread takes the flushes (`flushElsewhere`).
  * - foreign_keys=ON: SQLite leaves it off by default, we rely on it for integrity.
  * - One appliance per database: a second one started on the same data directory is
  *   refused (instanceLock), instead of writing beside the first one.
@@ -64,6 +65,17 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
  * that thread stopped taking them or cannot keep up.
  */
 export const FALLBACK_AUTOCHECKPOINT_PAGES = 16_384;
+
+/**
+ * Lets `db` commit without waiting for the disk (synchronous=NORMAL: in WAL mode the log
+ * is appended to and flushed only before a checkpoint; a power cut may lose the newest
+ * commits, never damage the file), once the flush thread flushes its write-ahead log and
+ * every answer waits for that flush (core/durability, docs/realtime.md "Answers after the
+ * flush").
+ */
+export function flushElsewhere(db: Db): void {
+  db.pragma('synchronous = NORMAL');
+}
 
 /**
  * Leaves the checkpoints of `db`'s database to another connection on another thread

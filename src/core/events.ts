@@ -5,6 +5,12 @@ import type { EventRecord, EventType } from './event-catalogue.ts';
 // here after its commit, so a subscriber never sees a change that was rolled back.
 // Rules that must hold together with the change are reactions of the unit of work, not
 // subscribers here.
+//
+// Two moments: `on` and `onAny` hear of the events right after the commit (what the
+// appliance itself keeps: caches, routing models, rules that act by a unit of work of
+// their own); `onAnyDurable` once the commit is on disk (core/durability: what tells
+// the world outside, the event streams and the hub export, never reports a change that
+// a power cut could still take back).
 
 type Listener = (event: EventRecord) => void;
 
@@ -14,8 +20,11 @@ export class EventBus {
   private readonly onError: (err: unknown, event: EventRecord) => void;
   /** Events waiting while a delivery is under way: a subscriber that starts a unit of work of its own
    *  does not get its events ahead of the ones being delivered. */
-  private readonly queue: EventRecord[] = [];
+  private readonly queue: { event: EventRecord; durable: boolean }[] = [];
   private delivering = false;
+  private readonly durable = new Set<Listener>();
+  private readonly durableQueue: EventRecord[] = [];
+  private deliveringDurable = false;
 
   constructor(onError: (err: unknown, event: EventRecord) => void) {
     this.onError = onError;
@@ -39,17 +48,45 @@ export class EventBus {
     return () => this.any.delete(listener);
   }
 
-  /** Hands committed events to the subscribers, in order. */
-  deliver(events: readonly EventRecord[]): void {
-    this.queue.push(...events);
+  /** Subscribes to every event once its commit is on disk; returns the unsubscribe function. */
+  onAnyDurable(listener: (event: EventRecord) => void): () => void {
+    this.durable.add(listener);
+    return () => this.durable.delete(listener);
+  }
+
+  /** Hands events whose commit is on disk to the durable subscribers, in order. */
+  deliverDurable(events: readonly EventRecord[]): void {
+    this.durableQueue.push(...events);
+    if (this.deliveringDurable) return;
+    this.deliveringDurable = true;
+    try {
+      for (let i = 0; i < this.durableQueue.length; i++) {
+        const event = this.durableQueue[i]!;
+        for (const listener of [...this.durable]) this.call(listener, event);
+      }
+    } finally {
+      this.durableQueue.length = 0;
+      this.deliveringDurable = false;
+    }
+  }
+
+  /**
+   * Hands committed events to the subscribers, in order; `durable`: their commit is on
+   * disk already (every commit flushes itself), the durable subscribers hear of each in
+   * the same turn. A subscriber that commits a unit of work of its own meanwhile has its
+   * events queued behind these.
+   */
+  deliver(events: readonly EventRecord[], durable = false): void {
+    for (const event of events) this.queue.push({ event, durable });
     if (this.delivering) return;
     this.delivering = true;
     try {
       for (let i = 0; i < this.queue.length; i++) {
-        const event = this.queue[i]!;
+        const { event, durable } = this.queue[i]!;
         const typed = this.listeners.get(event.type);
         if (typed) for (const listener of [...typed]) this.call(listener, event);
         for (const listener of [...this.any]) this.call(listener, event);
+        if (durable) for (const listener of [...this.durable]) this.call(listener, event);
       }
     } finally {
       this.queue.length = 0;

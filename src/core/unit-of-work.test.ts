@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
 import { asActor } from './actor.ts';
-import { openDatabase, type Db } from './db.ts';
+import { flushElsewhere, openDatabase, type Db } from './db.ts';
+import { WalFlusher } from './durability/index.ts';
 import type { EventRecord } from './event-catalogue.ts';
 import { EventLog } from './event-log.ts';
 import { createLogger } from './log.ts';
@@ -258,5 +259,66 @@ describe('group commit (the HTTP edge)', () => {
     asActor({ kind: 'apiKey', name: 'erp' }, () => work.grouped(() => work.run(() => change('by-erp'))));
     await work.pendingCommit();
     expect(delivered.map((e) => `${e.actor.kind}:${e.actor.name}`)).toEqual(['user:alice', 'apiKey:erp']);
+  });
+});
+
+describe('UnitOfWork: events outside once on disk', () => {
+  /** A subscriber that commits a unit of work of its own for the first event it hears (a rule that acts). */
+  function actingSubscriber(work: UnitOfWork, change: (name: string) => EventRecord) {
+    let acted = false;
+    work.bus.onAny(() => {
+      if (acted) return;
+      acted = true;
+      work.run(() => change('reaction'));
+    });
+  }
+
+  it("each commit flushing itself: the durable subscribers hear every event in id order, a subscriber's own unit after the unit that caused it", () => {
+    const { work, change } = setUp();
+    const outside: number[] = [];
+    work.bus.onAnyDurable((e) => outside.push(e.id));
+    actingSubscriber(work, change);
+    work.run(() => {
+      change('a');
+      change('b');
+    });
+    expect(outside).toEqual([1, 2, 3]);
+  });
+
+  it("with the flush thread: nothing goes out before the flush; then in id order, the acting subscriber's unit after the unit that caused it", async () => {
+    const { db, work, change } = setUp();
+    const flusher = await WalFlusher.start({
+      databaseFile: db.name,
+      failed: (message) => expect.fail(message),
+      callbackFailed: (err) => expect.fail(String(err)),
+    });
+    cleanup.push(() => void flusher.stop());
+    flushElsewhere(db);
+    work.after.flushWith(flusher);
+    const inside: number[] = [];
+    const outside: number[] = [];
+    work.bus.onAny((e) => inside.push(e.id));
+    work.bus.onAnyDurable((e) => outside.push(e.id));
+    actingSubscriber(work, change);
+    const hold = flusher.hold();
+    work.run(() => {
+      change('a');
+      change('b');
+    });
+    // Inside the appliance at once; outside not before the flush.
+    expect(inside).toEqual([1, 2, 3]);
+    expect(outside).toEqual([]);
+    let answered = false;
+    work.afterFlush(() => (answered = true));
+    expect(answered).toBe(false);
+    hold.release();
+    await work.flushed();
+    expect(outside).toEqual([1, 2, 3]);
+    expect(answered).toBe(true);
+    // With nothing waiting, an answer goes at once.
+    let now = false;
+    work.afterFlush(() => (now = true));
+    expect(now).toBe(true);
+    await flusher.stop();
   });
 });

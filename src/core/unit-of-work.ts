@@ -1,5 +1,6 @@
 import { currentActor, type Actor } from './actor.ts';
 import type { Db } from './db.ts';
+import { AfterCommit } from './after-commit.ts';
 import { SUBJECT_OF, type EventInput, type EventRecord, type EventType } from './event-catalogue.ts';
 import type { EventLog } from './event-log.ts';
 import { EventBus } from './events.ts';
@@ -34,6 +35,9 @@ import { nowIso } from './time.ts';
 // for that commit, so nothing is answered before it is on disk. A unit of work that
 // starts outside a request (a PLC telegram batch, a timer) commits the open group first
 // and then runs as before, so a PLC reply never waits for, nor is sent before, a commit.
+//
+// What follows a commit (`after`, after-commit.ts): inside the appliance at once, the
+// world outside (replies, the PLC's answers, event streams, the hub) once it is on disk.
 
 type Reaction = (event: EventRecord) => void;
 
@@ -53,23 +57,28 @@ export class UnitOfWork {
   private commitObserver: ((seconds: number) => void) | undefined;
   /** When the running unit's COMMIT began (process.hrtime.bigint()), while commits are timed. */
   private commitStarted = 0n;
+  /** The running unit reached its COMMIT (the flush line was told it began). */
+  private commitBegun = false;
   /** True while a request handler of the HTTP edge runs: its units join the group commit. */
   private grouping = false;
   /** The open group commit: its transaction is open, its events wait for the commit. */
   private group: Group | undefined;
-  /** Told of every commit, before the bus (src/threads hands it to the HTTP thread). */
-  private committedHook: ((events: readonly EventRecord[]) => void) | undefined;
+  /** What follows each commit: the other thread told, the bus, the flush thread's line. */
+  readonly after: AfterCommit;
 
   constructor(db: Db, log: EventLog, onListenerError: (err: unknown, event: EventRecord) => void) {
     this.db = db;
     this.log = log;
     this.bus = new EventBus(onListenerError);
+    this.after = new AfterCommit(log, this.bus);
     const outer = db.transaction((fn: () => unknown) => {
       const result = fn();
       // Half of a unit must not commit because someone caught the failure of the other half.
       if (this.failed) throw this.failed.error;
       // better-sqlite3 runs COMMIT as this returns: from here to `outer` returning is the commit.
       if (this.commitObserver) this.commitStarted = process.hrtime.bigint();
+      this.commitBegun = true;
+      this.after.begin();
       return result;
     });
     this.outer = outer as <T>(fn: () => T) => T;
@@ -85,12 +94,16 @@ export class UnitOfWork {
   }
 
   /**
-   * Tells `hook` of every commit from now on, with its events (none for a commit that
-   * only wrote), right after the commit and before the subscribers of `bus` hear of it
-   * and before any reply that waited for it. It must be quick and must not throw.
+   * Runs `then` once everything committed so far is on disk, behind whatever asked
+   * before it: whatever acknowledges a change to the world outside goes through here.
    */
-  onCommitted(hook: ((events: readonly EventRecord[]) => void) | undefined): void {
-    this.committedHook = hook;
+  afterFlush(then: () => void): void {
+    this.after.afterFlush(then);
+  }
+
+  /** Resolves once everything committed so far is on disk. */
+  flushed(): Promise<void> {
+    return new Promise((resolve) => this.after.afterFlush(resolve));
   }
 
   /** True inside a unit of work. */
@@ -128,16 +141,16 @@ export class UnitOfWork {
       this.pending = undefined;
       this.actor = undefined;
       this.failed = undefined;
+      if (this.commitBegun) {
+        this.commitBegun = false;
+        this.after.end();
+      }
     }
     if (this.commitStarted !== 0n) {
       this.commitObserver?.(Number(process.hrtime.bigint() - this.commitStarted) / 1e9);
       this.commitStarted = 0n;
     }
-    this.committedHook?.(events);
-    if (events.length > 0) {
-      this.log.committed(events);
-      this.bus.deliver(events);
-    }
+    this.after.committed(events);
     return result;
   }
 
@@ -154,9 +167,12 @@ export class UnitOfWork {
     }
   }
 
-  /** The open group commit, if any: a reply handled now waits for it (undefined: answer at once). */
+  /**
+   * What a reply handled now waits for: the open group commit, or the flush of what was
+   * committed before (a read may have seen it); undefined: answer at once.
+   */
   pendingCommit(): Promise<void> | undefined {
-    return this.group?.committed;
+    return this.group?.committed ?? this.after.covering();
   }
 
   /** Commits the open group now (before a unit outside it, at stop). */
@@ -166,20 +182,18 @@ export class UnitOfWork {
     this.group = undefined;
     clearImmediate(group.timer);
     const started = this.commitObserver ? process.hrtime.bigint() : 0n;
+    this.after.begin();
     try {
       this.db.exec('COMMIT');
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       group.reject(err);
       return;
+    } finally {
+      this.after.end();
     }
     if (started !== 0n) this.commitObserver?.(Number(process.hrtime.bigint() - started) / 1e9);
-    this.committedHook?.(group.events);
-    if (group.events.length > 0) {
-      this.log.committed(group.events);
-      this.bus.deliver(group.events);
-    }
-    group.resolve();
+    this.after.committed(group.events, group.resolve);
   }
 
   private runInGroup<T>(fn: () => T): T {

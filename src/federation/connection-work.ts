@@ -127,6 +127,7 @@ export class ConnectionWork {
             m.nak(RETRY_MS);
             continue;
           }
+          await this.deps.runner.flushed();
           m.ack();
           if (!live()) break;
           // A burst of commands gives way to telegrams between commands.

@@ -65,7 +65,7 @@ export class Exporter {
   private readonly names: SiteNames;
   private readonly config: FederationConfig;
   private readonly log: Logger;
-  private readonly newestCommitted: () => number;
+  private readonly newestCommitted: () => Promise<number>;
   /** The committed events to export: the event bus hands them to it. */
   readonly feed: ExportFeed;
   private readonly position: StreamPosition;
@@ -74,8 +74,8 @@ export class Exporter {
   private stopped = false;
   readonly counters: ExportCounters = { published: 0, duplicates: 0, resyncs: 0, reordered: 0, truncated: 0, lost: 0 };
 
-  /** `newestCommitted`: the newest event id once whatever is open is committed (the unit of work's group). */
-  constructor(events: EventLog, newestCommitted: () => number, store: FederationStore, names: SiteNames, config: FederationConfig, log: Logger) {
+  /** `newestCommitted`: the newest event id once whatever is open is committed (the unit of work's group) and flushed. */
+  constructor(events: EventLog, newestCommitted: () => Promise<number>, store: FederationStore, names: SiteNames, config: FederationConfig, log: Logger) {
     this.newestCommitted = newestCommitted;
     this.names = names;
     this.config = config;
@@ -103,7 +103,7 @@ export class Exporter {
   /** Reads the stream's tail again (position.ts), and finds out whether the stream holds events this database does not. */
   async resync(jsm: JetStreamManager): Promise<void> {
     // Events committed before the bus told this exporter about them (at start, say).
-    this.feed.committed(this.newestCommitted());
+    this.feed.committed(await this.newestCommitted());
     await this.position.resync(jsm);
     const stream = this.names.stream;
     const inStream = this.position.cursor;

@@ -55,9 +55,12 @@ export class Federation {
         bodyLimitBytes: deps.bodyLimitBytes,
         log: deps.log,
       });
-      const newestCommitted = () => {
+      // The newest event of the log once on disk: the export never sends what a power cut could take back.
+      const newestCommitted = async () => {
         deps.work.commitGroup();
-        return deps.events.newest();
+        const newest = deps.events.newest();
+        await deps.work.flushed();
+        return newest;
       };
       this.link = new HubLink(site, {
         config: deps.config,

@@ -24,7 +24,7 @@ interface LinkDeps {
   config: FederationConfig;
   events: EventLog;
   /** The newest event id once the open group commit (if any) is committed. */
-  newestCommitted: () => number;
+  newestCommitted: () => Promise<number>;
   bus: EventBus;
   store: FederationStore;
   runner: CommandRunner;
@@ -56,8 +56,8 @@ export class HubLink {
 
   start(): void {
     // What was committed before the link started waits for it (the status shows it at once).
-    this.exporter.feed.committed(this.deps.newestCommitted());
-    this.unsubscribe = this.deps.bus.onAny((event) => this.exporter.feed.delivered(event));
+    void this.deps.newestCommitted().then((newest) => this.exporter.feed.committed(newest));
+    this.unsubscribe = this.deps.bus.onAnyDurable((event) => this.exporter.feed.delivered(event));
     this.main = this.runConnections();
   }
 

@@ -58,6 +58,15 @@ export class CommandRunner {
     this.deps = deps;
   }
 
+  /**
+   * Resolves once what the commands handled so far committed is on disk: a command is
+   * acknowledged to the stream only then (a power cut must not lose a command the hub
+   * will not send again).
+   */
+  flushed(): Promise<void> {
+    return this.deps.work.flushed();
+  }
+
   /** Handles one message of `wms.<site>.commands.<kind>`; `sequence` names it when it has no commandId. */
   handle(kind: string, payload: Uint8Array, sequence: number): void {
     asActor(HUB, () => {

@@ -16,7 +16,7 @@ export { HttpMetrics } from './metrics/http.ts';
 interface MetricSources {
   databases: DatabaseFiles;
   /** The unit of work, told to time each commit. */
-  work: Pick<UnitOfWork, 'observeCommits'>;
+  work: Pick<UnitOfWork, 'observeCommits' | 'after'>;
   /**
    * What this thread measures (docs/realtime.md): the conveyor thread the process, the
    * database and the modules' state; the thread that serves requests (`edge`) the
@@ -40,7 +40,7 @@ export class Metrics {
     const conveyor = sources.thread === 'conveyor';
     this.runtime = new RuntimeMetrics(this.registry, { process: conveyor, lagName: conveyor ? LAG_NAME : HTTP_THREAD_LAG_NAME });
     this.http = sources.edge ? new HttpMetrics(this.registry) : undefined;
-    if (conveyor) sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases).commit);
+    if (conveyor) sources.work.observeCommits(new StorageMetrics(this.registry, sources.databases, () => sources.work.after.flushStats()).commit);
   }
 
   /** The exposition text and its content type: this thread's metrics, and the conveyor thread's when this is the HTTP thread. */

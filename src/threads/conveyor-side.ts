@@ -53,15 +53,15 @@ export class HttpThread {
     const caches = cachesOver(options.db);
     caches.recording = true;
     // Every commit, before the bus hears of it and before any reply that waited for it.
-    options.work.onCommitted((events) => {
+    options.work.after.onCommitted((events, seq) => {
       const forgotten = caches.take();
-      if (events.length > 0 || forgotten) thread.post({ kind: 'committed', events, forgotten });
+      if (events.length > 0 || forgotten) thread.post({ kind: 'committed', events, forgotten, seq });
     });
     try {
       await thread.launch(options.data);
       return thread;
     } catch (err) {
-      options.work.onCommitted(undefined);
+      options.work.after.onCommitted(undefined);
       caches.recording = false;
       throw err;
     }
@@ -99,7 +99,7 @@ export class HttpThread {
         else await worker.terminate();
       }
       this.worker = undefined;
-      this.options.work.onCommitted(undefined);
+      this.options.work.after.onCommitted(undefined);
       cachesOver(this.options.db).recording = false;
       return cut;
     })();

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { cachesOver } from '../core/cache.ts';
 import type { Db } from '../core/db.ts';
 import { EventLog } from '../core/event-log.ts';
+import { FlushLine } from '../core/durability/line.ts';
 import { createLogger } from '../core/log.ts';
 import { READ_CONNECTIONS, ReadPool } from '../core/read-pool.ts';
 import { conveyorThreadNice, yieldToConveyor } from '../core/thread-priority.ts';
@@ -81,8 +82,11 @@ async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
     });
     const places = new Map(app.routes.map((route, i) => [route, i]));
     const streams = app.module('events').streams;
+    // Where the conveyor thread's commits stand against the disk: a reply or a stream's
+    // event tells of a commit only once it is flushed.
+    const line = data.flushCells && new FlushLine(data.flushCells, (err) => log.error({ err }, 'a reply waiting for a flush failed'));
     const server = createEdgeServer(app, config, log, {
-      commits: readTransactions(db),
+      commits: readTransactions(db, line),
       forward: (route, request) => link.forward(places.get(route)!, request),
     });
 
@@ -96,7 +100,11 @@ async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
       if (message.kind === 'committed') {
         // Forgotten before the events are heard: a subscriber that reads sees the commit.
         if (message.forgotten) caches.apply(message.forgotten);
-        if (message.events.length > 0) work.bus.deliver(message.events);
+        const events = message.events;
+        if (events.length > 0 && line) {
+          line.after(message.seq, () => work.bus.deliverDurable(events));
+          work.bus.deliver(events);
+        } else if (events.length > 0) work.bus.deliver(events, true);
       } else if (message.kind === 'stop') {
         void (async () => {
           let cut = 0;
@@ -161,9 +169,11 @@ function openReadConnection(data: HttpThreadData): Db {
 
 /**
  * Each read request's synchronous part in one read transaction: its statements see one
- * commit, whatever the conveyor thread commits meanwhile.
+ * commit, whatever the conveyor thread commits meanwhile. Its reply waits for the flush
+ * of every commit begun before it was handled (`line`): it may have read one of them,
+ * and must not show a change that a power cut could still take back.
  */
-function readTransactions(db: Db): Commits {
+function readTransactions(db: Db, line: FlushLine | undefined): Commits {
   const begin = db.prepare('BEGIN');
   const commit = db.prepare('COMMIT');
   return {
@@ -177,7 +187,7 @@ function readTransactions(db: Db): Commits {
         if (db.inTransaction) commit.run();
       }
     },
-    pendingCommit: () => undefined,
+    pendingCommit: () => line?.covering(),
   };
 }
 

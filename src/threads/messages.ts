@@ -20,6 +20,8 @@ export interface HttpThreadData {
   conveyorNice: number;
   /** The newest event id the logs database's index held at start. */
   logsIndexedAtStart: number;
+  /** The cells of the flush line (src/core/durability); undefined: every commit flushes itself. */
+  flushCells: Int32Array | undefined;
 }
 
 /** A request whose handler runs on the conveyor thread: what its `RequestContext` is made of. */
@@ -55,8 +57,11 @@ export interface WireReply {
 export type ToHttpThread =
   /** Serve an appliance (a thread serves one at a time, src/threads/worker.ts). */
   | { kind: 'start'; data: HttpThreadData }
-  /** A commit: what the caches forgot and its events, before any reply that waited for it. */
-  | { kind: 'committed'; events: readonly EventRecord[]; forgotten: Forgotten | undefined }
+  /**
+   * A commit: what the caches forgot and its events, before any reply that waited for it;
+   * `seq` is its place on the flush line (its events go out to streams once flushed).
+   */
+  | { kind: 'committed'; events: readonly EventRecord[]; forgotten: Forgotten | undefined; seq: number }
   | { kind: 'reply'; id: number; reply: WireReply }
   /** The answer to `ask`. */
   | { kind: 'answer'; id: number; value?: unknown; error?: string }

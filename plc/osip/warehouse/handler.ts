@@ -127,6 +127,7 @@ export function createOsipHandler({ adapter, log, channels }: OsipHandlerDeps): 
       flush();
       return results;
     },
+    afterFlush: adapter.afterFlush,
     attach,
     close: adapter.close,
   };

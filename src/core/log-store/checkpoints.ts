@@ -13,9 +13,11 @@ import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../db.ts';
 // be copied all at once by the first commit after it. Here a connection of its own on
 // the writer thread copies what is new every CHECKPOINT_EVERY_MS; commits go on
 // appending meanwhile (a passive checkpoint never blocks a writer), and nothing
-// acknowledged depends on it: a commit is durable once its pages are in the log
-// (synchronous=FULL). What it changed under load: BENCHMARKS.md, "Priorities and
-// checkpoints".
+// acknowledged depends on it: a commit is durable once its pages are in the log and the
+// log is flushed (core/durability). This connection keeps SQLite's default
+// synchronous=FULL: a checkpoint flushes the log before it copies and the database
+// file after, so the log can start over only once the database holds it all. What it
+// changed under load: BENCHMARKS.md, "Priorities and checkpoints".
 
 /** How often the log's new pages are copied into the database file. */
 const CHECKPOINT_EVERY_MS = 100;

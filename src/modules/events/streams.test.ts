@@ -54,8 +54,8 @@ function setUp(options: StreamOptions = {}, heldBack = false) {
     : work.bus;
   const held: EventRecord[] = [];
   if (heldBack) work.bus.onAny((event) => held.push(event));
-  /** Tells the streams of the commits held back so far. */
-  const release = () => heard.deliver(held.splice(0));
+  /** Tells the streams of the commits held back so far (on disk: the streams hear of events once they are). */
+  const release = () => heard.deliver(held.splice(0), true);
   const streams = new LiveStreams(events, reads, heard, (p) => p, log, options);
   /** Streams opened on a response already closed (`?gone`: the client left while the request waited). */
   const late = { opened: 0 };

@@ -98,7 +98,7 @@ export class LiveStreams {
     this.replays = new ReplayScheduler(log, reads, () => this.delivered, limits);
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
-    this.unsubscribe = [bus.onAny((event) => this.deliver(event)), ...FORGET_AFTER.map((type) => bus.on(type, () => this.recheck()))];
+    this.unsubscribe = [bus.onAnyDurable((event) => this.deliver(event)), ...FORGET_AFTER.map((type) => bus.on(type, () => this.recheck()))];
   }
 
   get size(): number {
