@@ -6,6 +6,7 @@
 //   npm run bench:mixed -- --locations 20000 --seconds 3        (short form, a smoke run)
 //   npm run bench:mixed -- --bundle OTHER/dist/wms.cjs           (another build, not the working tree)
 //   npm run bench:mixed -- --phases alone,all                    (these PLC phases only)
+//   WMS_STORAGE_FLUSH=apart npm run bench:mixed                  (a setting: the appliance reads the environment)
 //
 // - Site (bench-mixed/fixture.ts): built once per schema version and size, cached in
 //   /tmp, copied into a fresh data directory per run. The appliance runs with PLC
@@ -422,12 +423,21 @@ async function scraped(
   return { lag: after.lag, commits: commitsBetween(before, after, seconds), ...(rssEnd !== undefined ? { rssEnd } : {}) };
 }
 
-const commitsText = (c: Commits | undefined) => (c ? `${c.perSecond.toFixed(0)} commits/s, ${c.meanMs.toFixed(2)} ms each` : 'commits –');
+const commitsText = (c: Commits | undefined) =>
+  c
+    ? `${c.perSecond.toFixed(0)} commits/s, ${c.meanMs.toFixed(2)} ms each${c.flushesPerSecond > 0 ? `; ${c.flushesPerSecond.toFixed(0)} flushes/s, ${c.flushMeanMs.toFixed(2)} ms each` : ''}`
+    : 'commits –';
 
 /** Commits a second as the median over the rounds, with their mean time (median). */
 function commitsCell(rounds: readonly PhaseResult[]): string {
   const commits = rounds.filter((x) => x.commits).map((x) => x.commits!);
-  return commits.length ? `${medianOf(commits.map((c) => c.perSecond)).toFixed(0)} (${medianOf(commits.map((c) => c.meanMs)).toFixed(2)})` : '–';
+  if (commits.length === 0) return '– | –';
+  // Counted only where a flush thread flushes (storage.flush: apart); each commit flushes itself otherwise.
+  const flushes = commits.filter((c) => c.flushesPerSecond > 0);
+  const flushCell = flushes.length
+    ? `${medianOf(flushes.map((c) => c.flushesPerSecond)).toFixed(0)} (${medianOf(flushes.map((c) => c.flushMeanMs)).toFixed(2)})`
+    : '–';
+  return `${medianOf(commits.map((c) => c.perSecond)).toFixed(0)} (${medianOf(commits.map((c) => c.meanMs)).toFixed(2)}) | ${flushCell}`;
 }
 
 function report(r: Report): void {
@@ -439,14 +449,14 @@ function report(r: Report): void {
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPLC figures as min / median / max over the rounds; the others as the median (max) over the rounds.\n');
   out(
-    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | commits/s (mean ms) | /readyz p99 / max ms | RSS MB at end |',
+    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | /readyz p99 / max ms | RSS MB at end |',
   );
-  out('|---|---|---|---|---|---|---|---|---|---|');
+  out('|---|---|---|---|---|---|---|---|---|---|---|');
   out(
     `| bare PLC responder (floor) | ${medianOf(r.floors.map((f) => f.rate)).toFixed(0)} | ${spread(r.floors.map((f) => p(f, 0.5)))} | ${spread(r.floors.map((f) => p(f, 0.99)))} | ${spread(
       r.floors.map((f) => p(f, 1)),
       1,
-    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – | – |`,
+    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – | – | – |`,
   );
   for (const [name, rounds] of byPhase(r.results)) {
     const noRes = (x: PhaseResult) => (x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0);

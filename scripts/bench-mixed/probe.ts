@@ -125,12 +125,18 @@ export interface Scrape {
   /** Units of work committed since the start (`wms_db_commit_duration_seconds_count`) and the seconds they took. */
   commits: number;
   commitSeconds: number;
+  /** Flushes of the write-ahead log by the flush thread (`wms_db_flushes_total`) and their seconds; 0 when each commit flushes itself, NaN from a build without them. */
+  flushes: number;
+  flushSeconds: number;
 }
 
 /** The commits between two scrapes: how many a second, and their mean time (ms). */
 export interface Commits {
   perSecond: number;
   meanMs: number;
+  /** The flushes that covered them: how many a second (0 or NaN: none by a flush thread), and their mean time (ms). */
+  flushesPerSecond: number;
+  flushMeanMs: number;
 }
 
 export async function scrape(url: string, token: string): Promise<Scrape> {
@@ -143,12 +149,20 @@ export async function scrape(url: string, token: string): Promise<Scrape> {
     lag: { p50: q('0.5'), p99: q('0.99'), max: q('1') },
     commits: value('wms_db_commit_duration_seconds_count'),
     commitSeconds: value('wms_db_commit_duration_seconds_sum'),
+    flushes: value('wms_db_flushes_total'),
+    flushSeconds: value('wms_db_flush_seconds_total'),
   };
 }
 
 export function commitsBetween(before: Scrape, after: Scrape, seconds: number): Commits {
   const n = after.commits - before.commits;
-  return { perSecond: n / seconds, meanMs: n > 0 ? (1000 * (after.commitSeconds - before.commitSeconds)) / n : NaN };
+  const f = after.flushes - before.flushes;
+  return {
+    perSecond: n / seconds,
+    meanMs: n > 0 ? (1000 * (after.commitSeconds - before.commitSeconds)) / n : NaN,
+    flushesPerSecond: f / seconds,
+    flushMeanMs: f > 0 ? (1000 * (after.flushSeconds - before.flushSeconds)) / f : NaN,
+  };
 }
 
 export { freePort };
