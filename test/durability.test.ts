@@ -65,14 +65,13 @@ describe('answers after the flush', () => {
     expect((await wms.post('/v1/location-groups', { name: 'FLUSHED-1', parentName: 'WAREHOUSE' })).status).toBe(201);
     // The reply came after a flush that covered its commit.
     expect(((flusher.line.flushed - before) | 0) > 0).toBe(true);
-    expect(flusher.line.clear).toBe(true);
     const after = await scrape(wms);
     expect(after.value('wms_db_flushes_total')).toBeGreaterThan(metrics.value('wms_db_flushes_total')!);
     expect(after.value('wms_db_flush_seconds_total')).toBeGreaterThan(metrics.value('wms_db_flush_seconds_total')!);
     expect(after.value('wms_db_flush_max_seconds')).toBeGreaterThan(0);
   });
 
-  it('while the flush thread is held, changes are committed but nothing tells of them; once it flushes, everything does, the event first', async () => {
+  it('while the flush thread is held, changes are committed but nothing tells of them; once it flushes, everything does', async () => {
     const s = await site(wms, 'FLSH');
     await unitWithOrder(wms, 'FLSH-1', s.INFEED, s.STOCK);
     const opened = await EventStream.open(`${wms.url}/v1/events`, { Authorization: `Bearer ${await wms.token()}` });
@@ -97,7 +96,9 @@ describe('answers after the flush', () => {
       write = watched(wms.post('/v1/location-groups', { name: 'FLSH-HELD', parentName: 'WAREHOUSE' }));
       answer = watched(sim.request({ barcode: 'FLSH-1', actualLocation: s.C1 }, { timeoutMs: 120_000 }));
       await until(() => exists('FLSH-HELD') && units.findByBarcode('FLSH-1')?.actualLocationPk === s.pKey[s.C1], 'both changes committed');
-      // …and a read that sees one of them.
+      // …and a read that sees one of them. (Whether the HTTP thread has read it by the
+      // check below is not certain; that a read waits for a flush begun before it is
+      // src/core/durability/line.test.ts. Here: it is answered, with the change, after.)
       read = watched(wms.get('/v1/location-groups?name=FLSH-HELD'));
       expect(await parserAnswers(wms.url)).toMatch(/^HTTP\/1\.1 501 /);
       expect(write.settled(), 'the write was answered before its flush').toBe(false);

@@ -1,5 +1,5 @@
 import type { EventRecord } from '../../src/core/event-catalogue.ts';
-import type { RouteListeners } from '../port.ts';
+import type { RouteListeners, RouteNotice } from '../port.ts';
 import { groupChainOf, type AdapterDeps } from './shared.ts';
 
 // A new route without being asked (docs/routing.md): when a transport unit gets a new
@@ -32,36 +32,36 @@ export function createUnsolicited(deps: AdapterDeps) {
     // Only a STARTED order is the one routing follows; a queued (INITIALIZED) one changes nothing yet.
     if (event.type !== 'transportOrder.started' && event.data.state !== 'STARTED') return;
     queued.add(barcode);
-    // After the code that published has finished (the rest of the commit's events), and once on disk.
-    queueMicrotask(() =>
-      work.afterFlush(() => {
-        queued.delete(barcode);
-        try {
-          notify(barcode);
-        } catch (err) {
-          log.error({ err, barcode }, 'PLC: telling a channel of a new route failed');
-        }
-      }),
-    );
+    // Decided after the code that published has finished (the rest of the commit's
+    // events), on the state of this commit; told once it is on disk. A later change is
+    // decided and told after it, in turn.
+    queueMicrotask(() => {
+      queued.delete(barcode);
+      try {
+        const told = notice(barcode);
+        if (told) work.afterFlush(() => listeners?.routeChanged(told.channel, told.notice));
+      } catch (err) {
+        log.error({ err, barcode }, 'PLC: telling a channel of a new route failed');
+      }
+    });
   }
 
-  function notify(barcode: string): void {
+  /** Which channel to tell of the unit's new route, and what; undefined: none (no owner, no next hop). */
+  function notice(barcode: string): { channel: string; notice: RouteNotice } | undefined {
     const unit = common.transportUnits.findByBarcode(barcode);
     const location = unit && common.locations.findByPk(unit.actualLocationPk);
-    if (!listeners || !unit || !location) return;
+    if (!listeners || !unit || !location) return undefined;
     const channel = listeners.ownerOf(location.locationId, groupChainOf(common, location));
-    if (channel === undefined) return;
+    if (channel === undefined) return undefined;
     const decision = routing.decide(unit.barcode, location.locationId);
     if (decision.kind !== 'next') {
       log.debug({ barcode, at: location.locationId, decision: decision.kind, channel }, 'PLC: no new route to tell, the unit has no next hop');
-      return;
+      return undefined;
     }
-    listeners.routeChanged(channel, {
-      barcode: unit.barcode,
-      at: location.locationId,
-      next: decision.next,
-      group: decision.order?.targetLocationGroup ?? undefined,
-    });
+    return {
+      channel,
+      notice: { barcode: unit.barcode, at: location.locationId, next: decision.next, group: decision.order?.targetLocationGroup ?? undefined },
+    };
   }
 
   const unsubscribe = TRIGGERS.map((type) => work.bus.on(type, onOrderEvent));

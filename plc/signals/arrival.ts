@@ -108,9 +108,9 @@ export class Arrival {
       order: facts.order,
     });
     const extra = { barcode: facts.barcode ?? barcode, order: facts.order };
-    // The PLC is given the target once the booking behind it is on disk.
-    await new Promise<void>((resolve) => operations.afterFlush(resolve));
+    // Decided on the state of this booking; given to the PLC once the booking is on disk.
     const target = this.targetValue(outcome.next?.location);
+    await new Promise<void>((resolve) => operations.afterFlush(resolve));
     let notWritable = target.notWritable;
     if (notWritable === undefined) {
       const failure = await this.write('target', target.value, { ...extra, latencyMs: since(triggeredAt) });

@@ -66,6 +66,7 @@ const names = (row: RefSource, thing: Subject): boolean =>
 
 const COLUMNS = 'e.id, e.type, e.at, e.actor_kind, e.actor_name, e.reason, e.subject_kind, e.subject_key, e.data';
 const AFTER = `SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`;
+const BETWEEN = `SELECT ${COLUMNS} FROM events e WHERE e.id > ? AND e.id <= ? ORDER BY e.id LIMIT ?`;
 const OLDEST = 'SELECT min(id) AS id FROM events';
 
 export function toRecord(row: StoredEvent): EventRecord {
@@ -181,11 +182,12 @@ export class EventLog {
   }
 
   /**
-   * The events after an id as stored, oldest first, read on `on` (a read connection:
-   * it sees committed events only, and reading there never holds the writer).
+   * The events after an id as stored, oldest first, up to `upTo` at most, read on `on`
+   * (a read connection: it sees committed events only, and reading there never holds
+   * the writer).
    */
-  storedAfter(on: Db, id: number, limit: number): StoredEvent[] {
-    return prepared(on, AFTER).all(id, limit) as StoredEvent[];
+  storedAfter(on: Db, id: number, limit: number, upTo = Number.MAX_SAFE_INTEGER): StoredEvent[] {
+    return prepared(on, BETWEEN).all(id, upTo, limit) as StoredEvent[];
   }
 
   /** The oldest id still kept (as `on`, a read connection, sees it when given); undefined when the log is empty. */

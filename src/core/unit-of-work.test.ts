@@ -301,17 +301,20 @@ describe('UnitOfWork: events outside once on disk', () => {
     work.bus.onAnyDurable((e) => outside.push(e.id));
     actingSubscriber(work, change);
     const hold = flusher.hold();
-    work.run(() => {
-      change('a');
-      change('b');
-    });
-    // Inside the appliance at once; outside not before the flush.
-    expect(inside).toEqual([1, 2, 3]);
-    expect(outside).toEqual([]);
     let answered = false;
-    work.afterFlush(() => (answered = true));
-    expect(answered).toBe(false);
-    hold.release();
+    try {
+      work.run(() => {
+        change('a');
+        change('b');
+      });
+      // Inside the appliance at once; outside not before the flush.
+      expect(inside).toEqual([1, 2, 3]);
+      expect(outside).toEqual([]);
+      work.afterFlush(() => (answered = true));
+      expect(answered).toBe(false);
+    } finally {
+      hold.release();
+    }
     await work.flushed();
     expect(outside).toEqual([1, 2, 3]);
     expect(answered).toBe(true);

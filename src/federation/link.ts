@@ -56,7 +56,10 @@ export class HubLink {
 
   start(): void {
     // What was committed before the link started waits for it (the status shows it at once).
-    void this.deps.newestCommitted().then((newest) => this.exporter.feed.committed(newest));
+    this.deps.newestCommitted().then(
+      (newest) => this.exporter.feed.committed(newest),
+      (err: unknown) => this.deps.log.error({ err }, 'hub link: the newest event could not be read; the export reads it again when it connects'),
+    );
     this.unsubscribe = this.deps.bus.onAnyDurable((event) => this.exporter.feed.delivered(event));
     this.main = this.runConnections();
   }

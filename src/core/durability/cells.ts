@@ -19,9 +19,15 @@ export const Cell = {
   Held: 3,
   /** Set to make the flush thread end. */
   Stop: 4,
+  /**
+   * Counted up by whatever wakes the flush thread (a commit ended, the stop). The thread
+   * reads it before it looks at the other cells and sleeps only while it is unchanged,
+   * so a wake that comes between its look and its sleep is never lost.
+   */
+  Wake: 5,
 } as const;
 
-const CELLS = 5;
+const CELLS = 6;
 
 /** True when sequence number `a` comes after `b`. */
 export function isAfter(a: number, b: number): boolean {

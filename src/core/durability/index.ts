@@ -84,7 +84,12 @@ export class WalFlusher {
   /** The COMMIT begun last returned or failed: the next flush covers it. */
   end(): void {
     Atomics.store(this.cells, Cell.Committed, Atomics.load(this.cells, Cell.Begun));
-    Atomics.notify(this.cells, Cell.Committed, 1);
+    this.wake();
+  }
+
+  private wake(): void {
+    Atomics.add(this.cells, Cell.Wake, 1);
+    Atomics.notify(this.cells, Cell.Wake, 1);
   }
 
   /** The last commit that ended. */
@@ -129,11 +134,15 @@ export class WalFlusher {
   /** Waits for everything committed to be flushed, then ends the thread. */
   async stop(): Promise<void> {
     if (this.stopping) return;
+    // Kept alive meanwhile: a wait for a flush alone does not keep the process running.
+    this.worker.ref();
     await new Promise<void>((resolve) => this.after(resolve));
     this.stopping = true;
+    const exited = once(this.worker, 'exit');
     Atomics.store(this.cells, Cell.Stop, 1);
-    Atomics.notify(this.cells, Cell.Committed);
+    Atomics.store(this.cells, Cell.Held, 0);
     Atomics.notify(this.cells, Cell.Held);
-    await once(this.worker, 'exit');
+    this.wake();
+    await exited;
   }
 }

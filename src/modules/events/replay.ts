@@ -34,11 +34,11 @@ import type { StreamFilter } from './filter.ts';
 //   events (the usual reconnect) goes live at once instead of waiting behind replays
 //   from the start of the log.
 // - Nothing committed during a replay is held for it: live events are not queued for a
-//   stream that replays, they are in the log and the replay reads them there. It goes
-//   live when a page reaches the end of what is committed and nothing newer has been
-//   delivered meanwhile (`newest()`, the last id the streams were handed): the read and
-//   the switch happen in one synchronous step, so every event committed after the read
-//   is delivered to it live. A client too slow to catch up lags behind in the log; its
+//   stream that replays, they are in the log and the replay reads them there, up to
+//   the last id the streams were handed (`newest()`): what is committed but not handed
+//   out yet may not be on disk (docs/realtime.md, "Answers after the flush"). It goes
+//   live when a page reaches that id: the read and the switch happen in one synchronous
+//   step, so every event handed out after the read is delivered to it live. A client too slow to catch up lags behind in the log; its
 //   memory does not grow.
 // - Pages are read on a read connection (one per turn, from the read pool): a replay
 //   never sees a change the writer has not committed yet (an open group commit), and
@@ -272,7 +272,9 @@ export class ReplayScheduler {
   }
 
   private read(db: Db, after: number): FramedPage {
-    const page = new FramedPage(this.log.storedAfter(db, after, this.limits.pageSize));
+    // Up to what the streams were handed, no further: an event committed but not yet
+    // handed out may not be on disk yet (storage.flush: apart); it comes live.
+    const page = new FramedPage(this.log.storedAfter(db, after, this.limits.pageSize, this.newest()));
     if (page.count === this.limits.pageSize) this.pages.keep(after, page);
     return page;
   }

@@ -283,16 +283,19 @@ describe('LiveStreams', () => {
     expect(client.ids.slice(sent)).toEqual(range(newest - 2, newest));
   }, 120_000);
 
-  it('sends an event once when the replay read it from the log before the streams heard of its commit', async () => {
-    const { server, commit, release, events } = setUp({}, true);
+  it('replays only what the streams were handed: an event committed but not handed out yet comes live, once', async () => {
+    const { server, commit, release, events, streams } = setUp({}, true);
     const url = await listen(server);
     commit(5);
     release();
-    // Committed, in the log, not yet heard of: the replay reads it and goes live.
+    // Committed, in the log, not handed out yet (with storage.flush: apart, maybe not on
+    // disk yet): the replay stops before it and goes live.
     commit(1);
     const { stream } = await EventStream.open(url, { 'Last-Event-ID': '0' });
     cleanup.push(() => stream.close());
-    await stream.until((received) => received.length === 6);
+    await stream.until((received) => received.length === 5);
+    await until(() => streams.replaying.serving + streams.replaying.waiting === 0, 'the stream gone live');
+    expect(stream.events.map((e) => Number(e.id))).toEqual(range(1, 5));
     release();
     commit(1);
     release();

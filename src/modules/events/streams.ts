@@ -74,8 +74,11 @@ export class LiveStreams {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: (() => void)[];
   private readonly replays: ReplayScheduler;
-  /** The id of the last event handed to the streams: a replay that has read up to it has caught up. */
-  private delivered = 0;
+  /**
+   * The id of the last event handed to the streams (at start, the newest in the log): a
+   * replay reads up to it, and has caught up when it got there.
+   */
+  private delivered: number;
   /** Streams with frames of the delivery under way. */
   private readonly unsent = new Set<Stream>();
   /** Streams given up because their client did not read (diagnostics, tests). */
@@ -93,6 +96,7 @@ export class LiveStreams {
     this.logger = logger;
     this.current = current;
     this.maxBuffered = options.maxBufferedBytes ?? 1024 * 1024;
+    this.delivered = log.newest();
     const limits = { ...REPLAY_LIMITS, ...options.replay };
     this.stallMs = limits.stallMs;
     this.replays = new ReplayScheduler(log, reads, () => this.delivered, limits);
