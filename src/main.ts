@@ -11,7 +11,7 @@ import { createLogger, stdoutDestination, type Logger } from './core/log.ts';
 import { migrate } from './core/migrations.ts';
 import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { READ_CONNECTIONS, ReadPool } from './core/read-pool.ts';
-import { conveyorThreadNice, startThreadPool, takeConveyorPriority } from './core/thread-priority.ts';
+import { startThreadPool, takeConveyorPriority } from './core/thread-priority.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
 import { drain, listen, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
@@ -139,7 +139,6 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
             logsFile: logsFileOf(file),
             nativeBinding: sqliteBindingFile(dataDir),
             startedAt,
-            conveyorNice: conveyorThreadNice(),
             logsIndexedAtStart: logs.indexedAtStart,
             flushCells: flusher?.line.cells,
           },

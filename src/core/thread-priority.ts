@@ -25,7 +25,7 @@ export const YIELDING_STEPS = 10;
  * The conveyor thread's nice value, from any thread of the process: the conveyor thread
  * is the process's main thread, whose kernel id is the process id.
  */
-export function conveyorThreadNice(): number {
+function conveyorThreadNice(): number {
   return getPriority(process.pid);
 }
 
@@ -40,14 +40,15 @@ function threadId(): number | undefined {
 
 /**
  * Gives the calling thread a nice value `YIELDING_STEPS` above the conveyor thread's
- * (`conveyorNice`): 0 beside a conveyor thread at -10, 10 beside one that kept 0. A
- * thread already lower than that before an appliance's conveyor thread raised itself
- * comes up only as far as it may (the same privilege).
+ * as it is now (`conveyorThreadNice`): 0 beside a conveyor thread at -10, 10 beside one
+ * that kept 0. A thread started before an appliance's conveyor thread raised itself
+ * calls it again once it has; one already lower comes up only as far as it may (the
+ * same privilege).
  */
-export function yieldToConveyor(conveyorNice: number): void {
+export function yieldToConveyor(): void {
   const tid = threadId();
   if (tid === undefined) return;
-  const nice = Math.min(19, conveyorNice + YIELDING_STEPS);
+  const nice = Math.min(19, conveyorThreadNice() + YIELDING_STEPS);
   try {
     if (getPriority(tid) !== nice) setPriority(tid, nice);
   } catch {

@@ -6,7 +6,7 @@ import { EventLog } from '../core/event-log.ts';
 import { FlushLine } from '../core/durability/line.ts';
 import { createLogger } from '../core/log.ts';
 import { READ_CONNECTIONS, ReadPool } from '../core/read-pool.ts';
-import { conveyorThreadNice, yieldToConveyor } from '../core/thread-priority.ts';
+import { yieldToConveyor } from '../core/thread-priority.ts';
 import { UnitOfWork } from '../core/unit-of-work.ts';
 import type { Commits } from '../http/handling.ts';
 import { drain, listen, urlOf } from '../http/lifecycle.ts';
@@ -28,7 +28,7 @@ import { routeSignatures } from './routes.ts';
 export function serveHttpThread(port: MessagePort): void {
   // People's requests yield the core to the PLC's (src/core/thread-priority.ts); again
   // for each appliance served, once its conveyor thread has taken its priority.
-  yieldToConveyor(conveyorThreadNice());
+  yieldToConveyor();
   let serving = false;
   port.on('message', (message: ToHttpThread) => {
     if (message.kind !== 'start') return;
@@ -41,7 +41,7 @@ export function serveHttpThread(port: MessagePort): void {
 /** Serves one appliance until it is told to stop (or its start fails). */
 async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
   const { config } = data;
-  yieldToConveyor(data.conveyorNice);
+  yieldToConveyor();
   const lines = new LinesToConveyor(port);
   const log = createLogger({ level: config.log.level, destination: lines });
   const link = new ConveyorLink(port);

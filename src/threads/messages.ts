@@ -16,8 +16,6 @@ export interface HttpThreadData {
   /** The SQLite addon's file; undefined: the package's own. */
   nativeBinding: string | undefined;
   startedAt: number;
-  /** The conveyor thread's nice value: the HTTP thread takes one 10 lower in priority (src/core/thread-priority.ts). */
-  conveyorNice: number;
   /** The newest event id the logs database's index held at start. */
   logsIndexedAtStart: number;
   /** The cells of the flush line (src/core/durability); undefined: every commit flushes itself. */

@@ -2,7 +2,6 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Db } from '../db.ts';
 import type { Logger } from '../log.ts';
-import { conveyorThreadNice } from '../thread-priority.ts';
 import type { RefRow, WriterReply, WriterRequest } from './schema.ts';
 
 export { logsFileOf, type RefRow } from './schema.ts';
@@ -83,12 +82,7 @@ export class LogStore implements Logs {
     const worker = takePrestarted() ?? startWriter();
     worker.ref();
     // It yields the core to the thread that opens it, the conveyor thread, which has taken its priority by now.
-    worker.postMessage({
-      op: 'open',
-      file: options.file,
-      nativeBinding: options.workerBinding,
-      conveyorNice: conveyorThreadNice(),
-    } satisfies WriterRequest);
+    worker.postMessage({ op: 'open', file: options.file, nativeBinding: options.workerBinding } satisfies WriterRequest);
     let onMessage: ((message: WriterReply) => void) | undefined;
     let onError: ((err: Error) => void) | undefined;
     let onExit: ((code: number) => void) | undefined;

@@ -84,8 +84,8 @@ export type RefRow = [kind: string, key: string, eventId: number];
 
 /** What the appliance asks of the writer thread; answered in order. */
 export type WriterRequest =
-  /** The database to open, and the nice value of the conveyor thread opening it: the first message of a thread started ahead (prestartLogWriter). */
-  | { op: 'open'; file: string; nativeBinding: string | undefined; conveyorNice: number }
+  /** The database to open: the first message of a thread started ahead (prestartLogWriter); it then takes its place below the conveyor thread. */
+  | { op: 'open'; file: string; nativeBinding: string | undefined }
   /** Take the checkpoints of the appliance's database `file` (checkpoints.ts) from now on. */
   | { op: 'checkpoints'; file: string }
   | { op: 'telegrams'; rows: unknown[][] }

@@ -3,7 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LOGS_SCHEMA, LOGS_VERSION, TELEGRAM_COLUMNS, type RefRow, type WriterReply, type WriterRequest } from './schema.ts';
 import { firstIdAt } from '../retention.ts';
-import { conveyorThreadNice, yieldToConveyor } from '../thread-priority.ts';
+import { yieldToConveyor } from '../thread-priority.ts';
 import { takeCheckpoints } from './checkpoints.ts';
 
 // The log writer thread: the one writer of the logs database (schema.ts). The appliance
@@ -20,7 +20,7 @@ import { takeCheckpoints } from './checkpoints.ts';
 // Diagnostics yield the core to the PLC (src/core/thread-priority.ts).
 // Below the process's main thread from the start, and below the conveyor thread once it
 // opens the database (it may have been started ahead, before the conveyor thread took its priority).
-yieldToConveyor(conveyorThreadNice());
+yieldToConveyor();
 const port = parentPort!;
 const reply = (message: WriterReply) => port.postMessage(message);
 
@@ -180,6 +180,6 @@ function run(file: string, nativeBinding: string | undefined): void {
 // the appliance knows it (see prestartLogWriter in index.ts).
 port.once('message', (message: WriterRequest) => {
   if (message.op !== 'open') return;
-  yieldToConveyor(message.conveyorNice);
+  yieldToConveyor();
   run(message.file, message.nativeBinding);
 });
