@@ -1,7 +1,8 @@
 // What one flush to disk costs on the disk the data directory is on: 4 KiB written, then
 // fsync or fdatasync, 1,500 times, in a file reused from its start (as the write-ahead
 // log is after a checkpoint) and in one that grows. Three rounds, ms per flush. The
-// conveyor thread waits for such a flush at every commit (docs/realtime.md).
+// conveyor thread waits for such a flush at every commit (storage.flush: commit), or
+// every answer waits for one on the flush thread (apart; docs/realtime.md).
 //
 //   npm run bench:sync [-- --dir /var/lib/wms]      (default: the system's temporary folder)
 

@@ -65,7 +65,7 @@ const names = (row: RefSource, thing: Subject): boolean =>
   ((row.refs ? JSON.parse(row.refs) : []) as [string, string][]).some(([kind, key]) => kind === thing.kind && key === thing.key);
 
 const COLUMNS = 'e.id, e.type, e.at, e.actor_kind, e.actor_name, e.reason, e.subject_kind, e.subject_key, e.data';
-const AFTER = `SELECT ${COLUMNS} FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`;
+/** The events after an id and up to another, oldest first, at most so many. */
 const BETWEEN = `SELECT ${COLUMNS} FROM events e WHERE e.id > ? AND e.id <= ? ORDER BY e.id LIMIT ?`;
 const OLDEST = 'SELECT min(id) AS id FROM events';
 
@@ -111,7 +111,7 @@ export class EventLog {
       `INSERT INTO events (type, at, actor_kind, actor_name, reason, subject_kind, subject_key, data, refs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.afterId = db.prepare(AFTER);
+    this.afterId = db.prepare(BETWEEN);
     this.firstFrom = db.prepare('SELECT id, at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
     this.minId = db.prepare(OLDEST).pluck();
     this.maxId = db.prepare('SELECT max(id) AS id FROM events').pluck();
@@ -178,7 +178,7 @@ export class EventLog {
 
   /** The events after an id, oldest first (the export to the hub). */
   after(id: number, limit: number): EventRecord[] {
-    return (this.afterId.all(id, limit) as StoredEvent[]).map(toRecord);
+    return (this.afterId.all(id, Number.MAX_SAFE_INTEGER, limit) as StoredEvent[]).map(toRecord);
   }
 
   /**

@@ -14,17 +14,18 @@ import type { EventRecord, EventType } from './event-catalogue.ts';
 
 type Listener = (event: EventRecord) => void;
 
+/** Who hears of an event handed out: the subscribers of the commit, the durable ones, or both at once. */
+type Audience = 'committed' | 'durable' | 'all';
+
 export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly any = new Set<Listener>();
   private readonly onError: (err: unknown, event: EventRecord) => void;
   /** Events waiting while a delivery is under way: a subscriber that starts a unit of work of its own
    *  does not get its events ahead of the ones being delivered. */
-  private readonly queue: { event: EventRecord; durable: boolean }[] = [];
+  private readonly queue: { event: EventRecord; to: Audience }[] = [];
   private delivering = false;
   private readonly durable = new Set<Listener>();
-  private readonly durableQueue: EventRecord[] = [];
-  private deliveringDurable = false;
 
   constructor(onError: (err: unknown, event: EventRecord) => void) {
     this.onError = onError;
@@ -56,37 +57,35 @@ export class EventBus {
 
   /** Hands events whose commit is on disk to the durable subscribers, in order. */
   deliverDurable(events: readonly EventRecord[]): void {
-    this.durableQueue.push(...events);
-    if (this.deliveringDurable) return;
-    this.deliveringDurable = true;
-    try {
-      for (let i = 0; i < this.durableQueue.length; i++) {
-        const event = this.durableQueue[i]!;
-        for (const listener of [...this.durable]) this.call(listener, event);
-      }
-    } finally {
-      this.durableQueue.length = 0;
-      this.deliveringDurable = false;
-    }
+    this.hand(events, 'durable');
   }
 
   /**
    * Hands committed events to the subscribers, in order; `durable`: their commit is on
    * disk already (every commit flushes itself), the durable subscribers hear of each in
-   * the same turn. A subscriber that commits a unit of work of its own meanwhile has its
-   * events queued behind these.
+   * the same turn.
    */
   deliver(events: readonly EventRecord[], durable = false): void {
-    for (const event of events) this.queue.push({ event, durable });
+    this.hand(events, durable ? 'all' : 'committed');
+  }
+
+  /**
+   * One queue for both moments: a subscriber that commits a unit of work of its own
+   * meanwhile has its events queued behind these, whoever hears of them.
+   */
+  private hand(events: readonly EventRecord[], to: Audience): void {
+    for (const event of events) this.queue.push({ event, to });
     if (this.delivering) return;
     this.delivering = true;
     try {
       for (let i = 0; i < this.queue.length; i++) {
-        const { event, durable } = this.queue[i]!;
-        const typed = this.listeners.get(event.type);
-        if (typed) for (const listener of [...typed]) this.call(listener, event);
-        for (const listener of [...this.any]) this.call(listener, event);
-        if (durable) for (const listener of [...this.durable]) this.call(listener, event);
+        const { event, to } = this.queue[i]!;
+        if (to !== 'durable') {
+          const typed = this.listeners.get(event.type);
+          if (typed) for (const listener of [...typed]) this.call(listener, event);
+          for (const listener of [...this.any]) this.call(listener, event);
+        }
+        if (to !== 'committed') for (const listener of [...this.durable]) this.call(listener, event);
       }
     } finally {
       this.queue.length = 0;
