@@ -5,11 +5,18 @@ import type { Db } from './db.ts';
  * (locations: every HMI view, every PLC telegram, every routing decision).
  *
  * The appliance is the only writer of its database, so the cache is exact as long
- * as the store forgets an entity whenever it writes it. Two rules keep it so:
- * - Entities read inside a transaction are never remembered: the transaction may
- *   still roll back, and the cache must only hold committed rows.
+ * as the store forgets an entity whenever it writes it. Three rules keep it so:
  * - A write forgets the entity before it happens; the next read after the commit
  *   fetches the row again.
+ * - Inside a unit of work (the writer's transaction, which the unit of work announces
+ *   to the caches: `CacheSet.began`), an entity read is remembered unless the unit has
+ *   written it: a row the unit has not written is the committed row. What the unit
+ *   remembered is forgotten again should it (or a savepoint of it) roll back. The PLC
+ *   reads its locations inside its units: without this every telegram's lookups read
+ *   SQLite.
+ * - Inside any other transaction on the writer nothing is remembered.
+ * A write that changes a field the store knows (`revise`: a location's last movement)
+ * updates the cached entity instead of forgetting it, undone the same way.
  * Entities are found by primary key or by any unique secondary key (e.g. a
  * coordinate or a PLC code). The size is bounded; the least recently used go first.
  *
@@ -35,6 +42,11 @@ export class EntityCache<T extends { pk: string }> {
 
   private readonly set: CacheSet;
   private readonly name: string;
+  /** Inside a unit of work: the pKeys it wrote (read from SQLite, never remembered), or all of them. */
+  private written = new Set<string>();
+  private wroteAll = false;
+  /** Inside a unit of work: the pKeys it remembered or revised, forgotten should it roll back. */
+  private kept: string[] = [];
 
   /** `name`: the same on every thread (the caches that forget together). */
   constructor(db: Db, name: string, keysOf: Record<string, (entity: T) => string | null>, limit = 20_000) {
@@ -66,10 +78,53 @@ export class EntityCache<T extends { pk: string }> {
     return entry.entity;
   }
 
-  /** Keeps a freshly read entity (outside transactions only) and returns it. */
+  /** Keeps a freshly read entity and returns it (inside a transaction: see the class's rules). */
   remember(entity: T | undefined): T | undefined {
+    if (!entity) return entity;
     // A transaction on the writer may still roll back; one on a read-only connection only reads.
-    if (!entity || (this.db.inTransaction && !this.db.readonly)) return entity;
+    if (this.db.inTransaction && !this.db.readonly) {
+      if (!this.set.inUnit || this.wroteAll || this.written.has(entity.pk)) return entity;
+      this.kept.push(entity.pk);
+    }
+    this.keep(entity);
+    return entity;
+  }
+
+  /**
+   * The entity's row changed only in `fields`, which the caller names exactly as the
+   * write does: the cached entity is replaced by one with them changed, instead of
+   * being forgotten. Other threads' caches forget it (they read it anew).
+   */
+  revise(pk: string, fields: Partial<T>): void {
+    this.set.forgot(this.name, pk);
+    const entry = this.byPk.get(pk);
+    const inUnit = this.db.inTransaction && !this.db.readonly;
+    if (!entry || (inUnit && !this.set.inUnit)) {
+      this.forgetHere(pk);
+      return;
+    }
+    entry.entity = { ...entry.entity, ...fields };
+    if (inUnit) this.kept.push(pk);
+  }
+
+  /** The unit of work committed (`true`) or rolled back: its writes are settled. */
+  unitEnded(committed: boolean): void {
+    if (!committed) this.unitUndone();
+    this.written.clear();
+    this.wroteAll = false;
+    this.kept = [];
+  }
+
+  /** A part of the unit of work (a savepoint) was undone: what it may have kept goes. */
+  unitUndone(): void {
+    for (const pk of this.kept) {
+      const entry = this.byPk.get(pk);
+      if (entry) this.unlink(entry);
+    }
+    this.kept = [];
+  }
+
+  private keep(entity: T): void {
     const known = this.byPk.get(entity.pk);
     if (known) this.unlink(known);
     else if (this.byPk.size >= this.limit && this.oldest) this.unlink(this.oldest);
@@ -81,11 +136,15 @@ export class EntityCache<T extends { pk: string }> {
       if (key !== null) index.entries.set(key, entry);
     }
     this.pushNewest(entry);
-    return entity;
   }
 
   forget(pk: string): void {
     this.set.forgot(this.name, pk);
+    this.forgetHere(pk);
+  }
+
+  private forgetHere(pk: string): void {
+    if (this.set.inUnit) this.written.add(pk);
     const entry = this.byPk.get(pk);
     if (entry) this.unlink(entry);
   }
@@ -93,6 +152,8 @@ export class EntityCache<T extends { pk: string }> {
   /** After a change that touches many entities (e.g. a renamed group all locations show). */
   clear(): void {
     this.set.forgot(this.name, ALL);
+    if (this.set.inUnit) this.wroteAll = true;
+    this.kept = [];
     this.byPk.clear();
     for (const index of this.indexes) index.entries.clear();
     this.newest = undefined;
@@ -144,6 +205,8 @@ interface Entry<T> {
 
 const ALL = '*';
 
+type Member = Pick<EntityCache<{ pk: string }>, 'forget' | 'clear' | 'unitEnded' | 'unitUndone'>;
+
 /** What the caches over one database forgot: cache name → pKeys, or every entity. */
 export type Forgotten = Record<string, string[] | 'all'>;
 
@@ -154,11 +217,29 @@ export type Forgotten = Record<string, string[] | 'all'>;
  */
 export class CacheSet {
   recording = false;
-  private readonly caches = new Map<string, Pick<EntityCache<{ pk: string }>, 'forget' | 'clear'>>();
+  /** True while a unit of work's transaction is open on this (the writer's) connection. */
+  inUnit = false;
+  private readonly caches = new Map<string, Member>();
   private forgotten = new Map<string, Set<string> | typeof ALL>();
 
-  add(name: string, cache: Pick<EntityCache<{ pk: string }>, 'forget' | 'clear'>): void {
+  add(name: string, cache: Member): void {
     this.caches.set(name, cache);
+  }
+
+  /** The unit of work opened its transaction (src/core/unit-of-work.ts). */
+  began(): void {
+    this.inUnit = true;
+  }
+
+  /** The unit of work's transaction committed or rolled back. */
+  ended(committed: boolean): void {
+    this.inUnit = false;
+    for (const cache of this.caches.values()) cache.unitEnded(committed);
+  }
+
+  /** A savepoint of the running unit rolled back; the unit goes on. */
+  undone(): void {
+    for (const cache of this.caches.values()) cache.unitUndone();
   }
 
   forgot(name: string, pk: string): void {

@@ -7,6 +7,7 @@ import { asActor } from './actor.ts';
 import { flushElsewhere, openDatabase, type Db } from './db.ts';
 import { WalFlusher } from './durability/index.ts';
 import type { EventRecord } from './event-catalogue.ts';
+import { EntityCache } from './cache.ts';
 import { EventLog } from './event-log.ts';
 import { createLogger } from './log.ts';
 import { migrate } from './migrations.ts';
@@ -323,5 +324,111 @@ describe('UnitOfWork: events outside once on disk', () => {
     work.afterFlush(() => (now = true));
     expect(now).toBe(true);
     await flusher.stop();
+  });
+});
+
+describe('UnitOfWork: the entity caches inside a unit', () => {
+  /** A store of items with a cache the way the stores keep theirs (src/modules/common/locations/store.ts). */
+  function items(db: Db) {
+    db.exec('CREATE TABLE item (pk TEXT PRIMARY KEY, code TEXT NOT NULL, seen TEXT)');
+    db.prepare("INSERT INTO item (pk, code) VALUES ('i1', 'C1')").run();
+    type Item = { pk: string; code: string; seen: string | null };
+    const cache = new EntityCache<Item>(db, 'items', { code: (i) => i.code });
+    const select = db.prepare('SELECT pk, code, seen FROM item WHERE pk = ?');
+    let reads = 0;
+    return {
+      /** How often SQLite was asked. */
+      reads: () => reads,
+      byPk: (pk: string) => (cache.get(pk) ?? cache.remember((reads++, select.get(pk) as Item)))!,
+      rename(pk: string, code: string) {
+        cache.forget(pk);
+        db.prepare('UPDATE item SET code = ? WHERE pk = ?').run(code, pk);
+      },
+      see(pk: string, at: string) {
+        db.prepare('UPDATE item SET seen = ? WHERE pk = ?').run(at, pk);
+        cache.revise(pk, { seen: at });
+      },
+    };
+  }
+
+  it('remembers what a unit read of a row it has not written: the next unit reads no SQLite', () => {
+    const { db, work } = setUp();
+    const store = items(db);
+    work.run(() => store.byPk('i1'));
+    work.run(() => expect(store.byPk('i1').code).toBe('C1'));
+    expect(store.reads()).toBe(1);
+  });
+
+  it('a row the unit wrote is read from SQLite inside it and not remembered; after the commit it is read anew', () => {
+    const { db, work } = setUp();
+    const store = items(db);
+    work.run(() => {
+      store.byPk('i1');
+      store.rename('i1', 'C2');
+      expect(store.byPk('i1').code).toBe('C2');
+      expect(store.byPk('i1').code).toBe('C2');
+    });
+    expect(store.reads()).toBe(3);
+    expect(store.byPk('i1').code).toBe('C2');
+    expect(store.reads()).toBe(4);
+  });
+
+  it('what a unit that rolls back remembered or revised is forgotten; the committed row is read again', () => {
+    const { db, work } = setUp();
+    const store = items(db);
+    expect(() =>
+      work.run(() => {
+        store.see('i1', 'now');
+        expect(store.byPk('i1').seen).toBe('now');
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    expect(store.byPk('i1').seen).toBeNull();
+    store.byPk('i1');
+    work.run(() => store.see('i1', 'later'));
+    const reads = store.reads();
+    expect(store.byPk('i1').seen).toBe('later');
+    expect(store.reads()).toBe(reads);
+  });
+
+  it('an isolated part that fails takes what it revised with it; the rest of the unit commits', () => {
+    const { db, work } = setUp();
+    const store = items(db);
+    store.byPk('i1');
+    work.run(() => {
+      expect(() =>
+        work.isolated(() => {
+          store.see('i1', 'undone');
+          throw new Error('part');
+        }),
+      ).toThrow('part');
+      expect(store.byPk('i1').seen).toBeNull();
+    });
+    expect(store.byPk('i1').seen).toBeNull();
+  });
+
+  it('a request of the group commit that fails takes what it revised with it', async () => {
+    const { db, work } = setUp();
+    const store = items(db);
+    store.byPk('i1');
+    expect(() =>
+      work.grouped(() =>
+        work.run(() => {
+          store.see('i1', 'undone');
+          throw new Error('request');
+        }),
+      ),
+    ).toThrow('request');
+    work.grouped(() => work.run(() => store.byPk('i1')));
+    await work.pendingCommit();
+    expect(store.byPk('i1').seen).toBeNull();
+  });
+
+  it('inside a transaction that is not a unit of work nothing is remembered', () => {
+    const { db } = setUp();
+    const store = items(db);
+    db.transaction(() => store.byPk('i1'))();
+    store.byPk('i1');
+    expect(store.reads()).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { currentActor, type Actor } from './actor.ts';
 import type { Db } from './db.ts';
 import { AfterCommit } from './after-commit.ts';
+import { cachesOver, type CacheSet } from './cache.ts';
 import { SUBJECT_OF, type EventInput, type EventRecord, type EventType } from './event-catalogue.ts';
 import type { EventLog } from './event-log.ts';
 import { EventBus } from './events.ts';
@@ -65,12 +66,15 @@ export class UnitOfWork {
   private group: Group | undefined;
   /** What follows each commit: the other thread told, the bus, the flush thread's line. */
   readonly after: AfterCommit;
+  /** The entity caches over the connection: told when a unit's transaction opens and ends. */
+  private readonly caches: CacheSet;
 
   constructor(db: Db, log: EventLog, onListenerError: (err: unknown, event: EventRecord) => void) {
     this.db = db;
     this.log = log;
     this.bus = new EventBus(onListenerError);
     this.after = new AfterCommit(log, this.bus);
+    this.caches = cachesOver(db);
     const outer = db.transaction((fn: () => unknown) => {
       const result = fn();
       // Half of a unit must not commit because someone caught the failure of the other half.
@@ -135,9 +139,13 @@ export class UnitOfWork {
     this.actor = currentActor();
     this.failed = undefined;
     let result: T;
+    this.caches.began();
+    let committed = false;
     try {
       result = this.outer(fn);
+      committed = true;
     } finally {
+      this.caches.ended(committed);
       this.pending = undefined;
       this.actor = undefined;
       this.failed = undefined;
@@ -187,11 +195,13 @@ export class UnitOfWork {
       this.db.exec('COMMIT');
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.caches.ended(false);
       group.reject(err);
       return;
     } finally {
       this.after.end();
     }
+    this.caches.ended(true);
     if (started !== 0n) this.commitObserver?.(Number(process.hrtime.bigint() - started) / 1e9);
     this.after.committed(group.events, group.resolve);
   }
@@ -201,6 +211,7 @@ export class UnitOfWork {
     if (!group) {
       if (this.db.inTransaction) throw new Error('a unit of work cannot start inside a transaction it does not own');
       this.db.exec('BEGIN');
+      this.caches.began();
       group = openGroup(() => this.commitGroup());
       this.group = group;
     }
@@ -217,6 +228,9 @@ export class UnitOfWork {
       });
       group.events.push(...events);
       return result;
+    } catch (err) {
+      this.caches.undone();
+      throw err;
     } finally {
       this.pending = undefined;
       this.actor = undefined;
@@ -238,6 +252,7 @@ export class UnitOfWork {
       return this.savepoint(fn);
     } catch (err) {
       // Undone as a whole: what failed inside it no longer stands in the way of the rest.
+      this.caches.undone();
       pending.length = mark;
       this.failed = failed;
       throw err;
@@ -258,15 +273,7 @@ export class UnitOfWork {
   emit(input: EventInput): EventRecord {
     const pending = this.pending;
     if (!pending) throw new Error(`event ${input.type} emitted outside a unit of work`);
-    const record = {
-      id: 0,
-      type: input.type,
-      at: nowIso(),
-      actor: this.actor!,
-      subject: { kind: SUBJECT_OF[input.type], key: input.key },
-      data: input.data,
-      ...(input.reason ? { reason: input.reason } : {}),
-    } as EventRecord;
+    const record = recordOf(input, this.actor!);
     record.id = this.log.insert(record, input.refs);
     pending.push(record);
     const reactions = this.reactions.get(input.type);
@@ -283,6 +290,19 @@ export class UnitOfWork {
     list.push(reaction as Reaction);
     this.reactions.set(type, list);
   }
+}
+
+/** The record of an event emitted now (its id comes from the log). */
+function recordOf(input: EventInput, actor: Actor): EventRecord {
+  return {
+    id: 0,
+    type: input.type,
+    at: nowIso(),
+    actor,
+    subject: { kind: SUBJECT_OF[input.type], key: input.key },
+    data: input.data,
+    ...(input.reason ? { reason: input.reason } : {}),
+  } as EventRecord;
 }
 
 interface Group {

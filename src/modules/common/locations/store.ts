@@ -196,8 +196,9 @@ export function createLocationStore(db: Db, reads?: ReadPool) {
     },
     /** Records that a transport unit arrived at or left the location. */
     touch(pk: string, now: string) {
-      cache.forget(pk);
       s.touch.run(now, pk);
+      // The one field it writes: the cached location stays (every PLC arrival touches two).
+      cache.revise(pk, { lastMovement: now });
     },
     delete(pk: string) {
       cache.forget(pk);
