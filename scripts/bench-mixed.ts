@@ -28,7 +28,8 @@
 //   event), then all together, then alone again; `--phase-rounds` times, the floor in
 //   every round, each phase reported as min / median / max over the rounds.
 //   Throughout, a /readyz probe every 50 ms; per phase the appliance's event-loop lag
-//   from GET /metrics and its RSS.
+//   and commits from GET /metrics, its RSS, and its CPU per REQ_ answered (user +
+//   system from /proc: the whole process and its main thread, the conveyor thread).
 // - The full GET /v1/locations is time-boxed: a list that does not finish, or an
 //   appliance that dies, is reported as failed and the run goes on (the appliance is
 //   started again on its data directory).
@@ -43,7 +44,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE, bundle } from './build.ts';
-import { C1, C2, channelIn, startAppliance, startBaseline, waitForLine, type Appliance } from './bench-plc/appliance.ts';
+import { C1, C2, channelIn, cpuTimeUs, startAppliance, startBaseline, threadCpuTimeUs, waitForLine, type Appliance } from './bench-plc/appliance.ts';
 import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
 import { copyFixture, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type Fixture } from './bench-mixed/fixture.ts';
 import { locationId, rack } from './bench-mixed/layout.ts';
@@ -115,6 +116,8 @@ interface PhaseResult {
   lag?: Lag;
   /** The conveyor thread's commits during the phase. */
   commits?: Commits;
+  /** CPU (user + system) per REQ_ answered, µs: the whole process and its main thread (the conveyor thread). */
+  cpu?: { process: number; conveyor: number };
   ready: Spread & { failed: number; waiting: number };
   rssEnd?: number;
   load?: LoadResult;
@@ -314,8 +317,10 @@ async function main(): Promise<void> {
         }
         const before: Scrape = await scrape(a.url, a.token); // starts the lag window afresh
         const from = performance.now();
+        const cpuFrom = cpuOf(a.child.pid!);
         load?.go();
         const plc = await client.paced(PLC_RATE, seconds, phase.long ? LIST_SECONDS * 1000 : 5000);
+        const cpuTo = cpuOf(a.child.pid!);
         const loadResult = await load?.done.catch((err: Error) => {
           loadError = err.message;
           return undefined;
@@ -327,6 +332,7 @@ async function main(): Promise<void> {
           round,
           plc,
           ready: probe.between(from, to),
+          ...(cpuFrom && cpuTo ? { cpu: perReq(cpuFrom, cpuTo, plc.answered) } : {}),
           ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : await scraped(a, before, (to - from) / 1000)),
           ...(loadResult ? { load: loadResult } : {}),
           ...(loadError ? { loadError } : {}),
@@ -345,7 +351,7 @@ async function main(): Promise<void> {
         }
         if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
         log(
-          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; ${commitsText(result.commits)}${result.exited ? `; appliance ${result.exited}` : ''}`,
+          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; ${commitsText(result.commits)}${result.cpu ? `; CPU per REQ_ ${result.cpu.process.toFixed(0)} µs (conveyor thread ${result.cpu.conveyor.toFixed(0)})` : ''}${result.exited ? `; appliance ${result.exited}` : ''}`,
         );
       }
     }
@@ -423,6 +429,20 @@ async function scraped(
   return { lag: after.lag, commits: commitsBetween(before, after, seconds), ...(rssEnd !== undefined ? { rssEnd } : {}) };
 }
 
+/** The process's and its main thread's CPU so far; undefined once it is gone. */
+function cpuOf(pid: number): { process: number; conveyor: number } | undefined {
+  try {
+    return { process: cpuTimeUs(pid), conveyor: threadCpuTimeUs(pid, pid) };
+  } catch {
+    return undefined;
+  }
+}
+
+const perReq = (from: { process: number; conveyor: number }, to: { process: number; conveyor: number }, answered: number) => ({
+  process: (to.process - from.process) / Math.max(1, answered),
+  conveyor: (to.conveyor - from.conveyor) / Math.max(1, answered),
+});
+
 const commitsText = (c: Commits | undefined) =>
   c
     ? `${c.perSecond.toFixed(0)} commits/s, ${c.meanMs.toFixed(2)} ms each${c.flushesPerSecond > 0 ? `; ${c.flushesPerSecond.toFixed(0)} flushes/s, ${c.flushMeanMs.toFixed(2)} ms each` : ''}`
@@ -440,6 +460,13 @@ function commitsCell(rounds: readonly PhaseResult[]): string {
   return `${medianOf(commits.map((c) => c.perSecond)).toFixed(0)} (${medianOf(commits.map((c) => c.meanMs)).toFixed(2)}) | ${flushCell}`;
 }
 
+/** CPU per REQ_ as the median over the rounds; under an API load it includes the load's work. */
+function cpuCell(rounds: readonly PhaseResult[]): string {
+  const cpus = rounds.filter((x) => x.cpu).map((x) => x.cpu!);
+  if (cpus.length === 0) return '–';
+  return `${medianOf(cpus.map((c) => c.process)).toFixed(0)} / ${medianOf(cpus.map((c) => c.conveyor)).toFixed(0)}`;
+}
+
 function report(r: Report): void {
   const p = (run: RunResult | undefined, q: number) => (run ? quantile(run.latencies, q) : NaN);
   const out = (line = '') => console.log(line);
@@ -449,14 +476,14 @@ function report(r: Report): void {
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPLC figures as min / median / max over the rounds; the others as the median (max) over the rounds.\n');
   out(
-    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | /readyz p99 / max ms | RSS MB at end |',
+    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | CPU µs per REQ_: process / conveyor thread | /readyz p99 / max ms | RSS MB at end |',
   );
-  out('|---|---|---|---|---|---|---|---|---|---|---|');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|');
   out(
     `| bare PLC responder (floor) | ${medianOf(r.floors.map((f) => f.rate)).toFixed(0)} | ${spread(r.floors.map((f) => p(f, 0.5)))} | ${spread(r.floors.map((f) => p(f, 0.99)))} | ${spread(
       r.floors.map((f) => p(f, 1)),
       1,
-    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – | – | – |`,
+    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – | – | – | – |`,
   );
   for (const [name, rounds] of byPhase(r.results)) {
     const noRes = (x: PhaseResult) => (x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0);
@@ -468,7 +495,7 @@ function report(r: Report): void {
       `| ${name} | ${medianOf(rounds.map((x) => x.plc?.rate ?? NaN)).toFixed(0)} | ${spread(rounds.map((x) => p(x.plc, 0.5)))} | ${spread(rounds.map((x) => p(x.plc, 0.99)))} | ${spread(
         rounds.map((x) => p(x.plc, 1)),
         1,
-      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
+      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${cpuCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
     );
   }
   if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);
@@ -537,6 +564,12 @@ function report(r: Report): void {
   const noLag = together.find((x) => x.exited)?.exited ?? 'not measured';
   const rows: [string, string, boolean][] = [];
   rows.push(['PLC p99 alone ≤ 5 ms', `${spread(alone.map((x) => p(x.plc, 0.99)))} ms (min / median / max)`, aloneP99 <= 5]);
+  const aloneCpu = alone.filter((x) => x.cpu).map((x) => x.cpu!.process);
+  rows.push([
+    'CPU per REQ_ ≤ 200 µs (PLC alone, the whole process)',
+    aloneCpu.length ? `${spread(aloneCpu, 0)} µs (min / median / max)` : 'not measured',
+    aloneCpu.length > 0 && medianOf(aloneCpu) <= 200,
+  ]);
   rows.push([
     'PLC p99 under API load ≤ 1.5 × p99 alone',
     `${ms(loadedP99, 2)} / ${ms(aloneP99, 2)} ms = ${(loadedP99 / aloneP99).toFixed(2)} × (medians)`,
