@@ -45,8 +45,8 @@ export class EntityCache<T extends { pk: string }> {
   /** Inside a unit of work: the pKeys it wrote (read from SQLite, never remembered), or all of them. */
   private written = new Set<string>();
   private wroteAll = false;
-  /** Inside a unit of work: the pKeys it remembered or revised, forgotten should it roll back. */
-  private kept: string[] = [];
+  /** Inside a unit of work: the pKeys it remembered or revised, forgotten should it roll back; 'all': more than the limit. */
+  private kept: string[] | 'all' = [];
 
   /** `name`: the same on every thread (the caches that forget together). */
   constructor(db: Db, name: string, keysOf: Record<string, (entity: T) => string | null>, limit = 20_000) {
@@ -84,7 +84,7 @@ export class EntityCache<T extends { pk: string }> {
     // A transaction on the writer may still roll back; one on a read-only connection only reads.
     if (this.db.inTransaction && !this.db.readonly) {
       if (!this.set.inUnit || this.wroteAll || this.written.has(entity.pk)) return entity;
-      this.kept.push(entity.pk);
+      this.keptInUnit(entity.pk);
     }
     this.keep(entity);
     return entity;
@@ -104,7 +104,7 @@ export class EntityCache<T extends { pk: string }> {
       return;
     }
     entry.entity = { ...entry.entity, ...fields };
-    if (inUnit) this.kept.push(pk);
+    if (inUnit) this.keptInUnit(pk);
   }
 
   /** The unit of work committed (`true`) or rolled back: its writes are settled. */
@@ -117,11 +117,21 @@ export class EntityCache<T extends { pk: string }> {
 
   /** A part of the unit of work (a savepoint) was undone: what it may have kept goes. */
   unitUndone(): void {
-    for (const pk of this.kept) {
-      const entry = this.byPk.get(pk);
-      if (entry) this.unlink(entry);
+    if (this.kept === 'all') this.empty();
+    else {
+      for (const pk of this.kept) {
+        const entry = this.byPk.get(pk);
+        if (entry) this.unlink(entry);
+      }
     }
     this.kept = [];
+  }
+
+  /** A unit that reads or writes more than the cache holds (an import) is tracked as a whole, not key by key. */
+  private keptInUnit(pk: string): void {
+    if (this.kept === 'all') return;
+    this.kept.push(pk);
+    if (this.kept.length > this.limit) this.kept = 'all';
   }
 
   private keep(entity: T): void {
@@ -144,7 +154,13 @@ export class EntityCache<T extends { pk: string }> {
   }
 
   private forgetHere(pk: string): void {
-    if (this.set.inUnit) this.written.add(pk);
+    if (this.set.inUnit && !this.wroteAll) {
+      this.written.add(pk);
+      if (this.written.size > this.limit) {
+        this.wroteAll = true;
+        this.written.clear();
+      }
+    }
     const entry = this.byPk.get(pk);
     if (entry) this.unlink(entry);
   }
@@ -154,6 +170,11 @@ export class EntityCache<T extends { pk: string }> {
     this.set.forgot(this.name, ALL);
     if (this.set.inUnit) this.wroteAll = true;
     this.kept = [];
+    this.empty();
+  }
+
+  /** Drops every entry here (other threads' caches are told by the caller, if at all). */
+  private empty(): void {
     this.byPk.clear();
     for (const index of this.indexes) index.entries.clear();
     this.newest = undefined;

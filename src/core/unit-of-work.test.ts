@@ -329,11 +329,11 @@ describe('UnitOfWork: events outside once on disk', () => {
 
 describe('UnitOfWork: the entity caches inside a unit', () => {
   /** A store of items with a cache the way the stores keep theirs (src/modules/common/locations/store.ts). */
-  function items(db: Db) {
+  function items(db: Db, limit?: number) {
     db.exec('CREATE TABLE item (pk TEXT PRIMARY KEY, code TEXT NOT NULL, seen TEXT)');
-    db.prepare("INSERT INTO item (pk, code) VALUES ('i1', 'C1')").run();
+    for (const n of [1, 2, 3]) db.prepare('INSERT INTO item (pk, code) VALUES (?, ?)').run(`i${n}`, `C${n}`);
     type Item = { pk: string; code: string; seen: string | null };
-    const cache = new EntityCache<Item>(db, 'items', { code: (i) => i.code });
+    const cache = new EntityCache<Item>(db, 'items', { code: (i) => i.code }, limit);
     const select = db.prepare('SELECT pk, code, seen FROM item WHERE pk = ?');
     let reads = 0;
     return {
@@ -422,6 +422,27 @@ describe('UnitOfWork: the entity caches inside a unit', () => {
     work.grouped(() => work.run(() => store.byPk('i1')));
     await work.pendingCommit();
     expect(store.byPk('i1').seen).toBeNull();
+  });
+
+  it('a unit that keeps or writes more than the cache holds is undone as a whole', () => {
+    const { db, work } = setUp();
+    const store = items(db, 2);
+    expect(() =>
+      work.run(() => {
+        for (const pk of ['i1', 'i2', 'i3']) store.byPk(pk);
+        for (const pk of ['i1', 'i2', 'i3']) store.see(pk, 'undone');
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    // The newest first: with room for two, reading the others would push them out.
+    for (const pk of ['i3', 'i2', 'i1']) expect(store.byPk(pk).seen).toBeNull();
+    work.run(() => {
+      for (const pk of ['i1', 'i2', 'i3']) store.rename(pk, `${pk}-new`);
+      expect(store.byPk('i1').code).toBe('i1-new');
+    });
+    const reads = store.reads();
+    expect(store.byPk('i1').code).toBe('i1-new');
+    expect(store.reads()).toBe(reads + 1);
   });
 
   it('inside a transaction that is not a unit of work nothing is remembered', () => {
