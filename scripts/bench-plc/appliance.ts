@@ -36,17 +36,17 @@ export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegEx
   });
 }
 
-/** user + system CPU time of a process so far, in microseconds (Linux clock ticks of 10 ms). */
-export function cpuTimeUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** user + system CPU time in a `stat` file of /proc, in microseconds (Linux clock ticks of 10 ms). */
+function statCpuUs(file: string): number {
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+/** user + system CPU time of a process so far, in microseconds. */
+export const cpuTimeUs = (pid: number): number => statCpuUs(`/proc/${pid}/stat`);
+
 /** The same for one thread of it (`tid` = `pid`: its main thread). */
-export function threadCpuTimeUs(pid: number, tid: number): number {
-  const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
+export const threadCpuTimeUs = (pid: number, tid: number): number => statCpuUs(`/proc/${pid}/task/${tid}/stat`);
 
 export function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024);

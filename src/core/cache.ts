@@ -81,8 +81,7 @@ export class EntityCache<T extends { pk: string }> {
   /** Keeps a freshly read entity and returns it (inside a transaction: see the class's rules). */
   remember(entity: T | undefined): T | undefined {
     if (!entity) return entity;
-    // A transaction on the writer may still roll back; one on a read-only connection only reads.
-    if (this.db.inTransaction && !this.db.readonly) {
+    if (this.inWriterTransaction) {
       if (!this.set.inUnit || this.wroteAll || this.written.has(entity.pk)) return entity;
       this.keptInUnit(entity.pk);
     }
@@ -98,13 +97,18 @@ export class EntityCache<T extends { pk: string }> {
   revise(pk: string, fields: Partial<T>): void {
     this.set.forgot(this.name, pk);
     const entry = this.byPk.get(pk);
-    const inUnit = this.db.inTransaction && !this.db.readonly;
-    if (!entry || (inUnit && !this.set.inUnit)) {
+    const writing = this.inWriterTransaction;
+    if (!entry || (writing && !this.set.inUnit)) {
       this.forgetHere(pk);
       return;
     }
     entry.entity = { ...entry.entity, ...fields };
-    if (inUnit) this.keptInUnit(pk);
+    if (writing) this.keptInUnit(pk);
+  }
+
+  /** A transaction on the writer may still roll back; one on a read-only connection only reads. */
+  private get inWriterTransaction(): boolean {
+    return this.db.inTransaction && !this.db.readonly;
   }
 
   /** The unit of work committed (`true`) or rolled back: its writes are settled. */

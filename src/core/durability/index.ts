@@ -22,9 +22,6 @@ declare const __WMS_FLUSH_THREAD__: string | undefined;
 /** The flush thread's name, as `top -H` and /proc/<pid>/task/<tid>/comm show it. */
 export const FLUSH_THREAD_NAME = 'wms-flush';
 
-export { FlushLine } from './line.ts';
-export { isAfter, type FlushStats } from './cells.ts';
-
 interface FlusherOptions {
   /** The database file; its write-ahead log (`<file>-wal`) is flushed. */
   databaseFile: string;
