@@ -2,7 +2,7 @@ import path from 'node:path';
 import { migrations } from '../db/migrations/index.ts';
 import type { Config } from './config.ts';
 import { prepareDataDir } from './core/data-dir.ts';
-import { checkpointElsewhere, flushElsewhere, openDatabase, type Db } from './core/db.ts';
+import { checkpointElsewhere, checkpointHere, flushElsewhere, openDatabase, SQLITE_AUTOCHECKPOINT_PAGES, type Db } from './core/db.ts';
 import { WalFlusher } from './core/durability/index.ts';
 import { EventLog } from './core/event-log.ts';
 import type { EventBus } from './core/events.ts';
@@ -99,7 +99,14 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
     // The telegram log and the index of what each event is about: a database and a thread of their own.
     logs = await LogStore.open({ file: logsFileOf(file), nativeBinding, workerBinding: sqliteBindingFile(dataDir), log });
     // Copying the write-ahead log into the database is the writer thread's, not the conveyor thread's.
-    logs.takeCheckpointsOf(file);
+    logs.takeCheckpointsOf(file, (reason) => {
+      if (!db.open) return; // stopping: the thread ended after the database closed
+      checkpointHere(db);
+      log.warn(
+        { reason },
+        `the log writer thread no longer takes the database's checkpoints: the conveyor thread takes them itself, every ${SQLITE_AUTOCHECKPOINT_PAGES} pages of log`,
+      );
+    });
     checkpointElsewhere(db);
     const events = new EventLog(db, logs);
     const reindexed = await events.recoverIndex();

@@ -2,7 +2,8 @@ import { copyFileSync, existsSync, openSync, readdirSync, readFileSync, rmSync, 
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../src/core/db.ts';
+import { LogStore } from '../src/core/log-store/index.ts';
+import { captureLog } from './support/plc.ts';
 import { startTestAppliance, tempDir } from './support/appliance.ts';
 import { until } from './support/warehouse.ts';
 
@@ -95,18 +96,53 @@ describe('the logs database', () => {
 });
 
 describe('the checkpoints of the appliance database', () => {
-  it('are taken on the log writer thread: a commit reaches the database file at once, the conveyor thread’s connection checkpoints only past 64 MB', async () => {
+  it('are taken on the log writer thread: a commit reaches the database file at once, the conveyor thread’s connection takes none', async () => {
     const wms = await startTestAppliance();
     try {
       // SQLite's default would be 1,000 pages: a checkpoint in the committing connection.
-      expect(wms.app.db.pragma('wal_autocheckpoint', { simple: true })).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
+      // Any threshold at all would one day copy a long read's backlog on the conveyor thread.
+      expect(wms.app.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
       const file = path.join(wms.dataDir, wms.app.config.storage.file);
       expect((await wms.post('/v1/location-groups', { name: 'CHECKPOINTED-GROUP' })).status).toBe(201);
       // In WAL mode only a checkpoint writes the database file: the row's bytes there mean
-      // one was taken, a single commit far below the appliance connection's own threshold.
+      // one was taken by the writer thread.
       await until(() => readFileSync(file).includes('CHECKPOINTED-GROUP'), 'the commit copied into the database file');
     } finally {
       await wms.close();
     }
+  });
+
+  it('when the log writer thread cannot take them, the store says so once: the appliance then takes them itself (main.ts)', async () => {
+    const dir = tempDir();
+    const { log } = captureLog();
+    const store = await LogStore.open({ file: path.join(dir, LOGS), nativeBinding: undefined, workerBinding: undefined, log });
+    try {
+      const reasons: string[] = [];
+      store.takeCheckpointsOf(path.join(dir, 'no-such-database.sqlite'), (reason) => reasons.push(reason));
+      await until(() => reasons.length > 0, 'told that the checkpoints stopped');
+      expect(reasons[0]).toMatch(/checkpoints of .*no-such-database\.sqlite cannot be taken/);
+      // The thread goes on writing the logs, and is told nothing more.
+      await store.sync();
+      expect(reasons).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a stop of the log writer thread is not taken for a failure: nothing is told', async () => {
+    const dir = tempDir();
+    const database = path.join(dir, 'appliance.sqlite');
+    const db = new Database(database);
+    db.pragma('journal_mode = WAL');
+    db.close();
+    const { log } = captureLog();
+    const store = await LogStore.open({ file: path.join(dir, LOGS), nativeBinding: undefined, workerBinding: undefined, log });
+    const reasons: string[] = [];
+    store.takeCheckpointsOf(database, (reason) => reasons.push(reason));
+    await store.sync();
+    await store.close();
+    // The thread's end comes after close() returns: give it its turn, then look.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reasons).toEqual([]);
   });
 });

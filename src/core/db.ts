@@ -60,13 +60,6 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
 }
 
 /**
- * Past this many pages of write-ahead log (64 MB) the writing connection checkpoints
- * itself, once `checkpointElsewhere` moved the checkpoints to another thread: only if
- * that thread stopped taking them or cannot keep up.
- */
-export const FALLBACK_AUTOCHECKPOINT_PAGES = 16_384;
-
-/**
  * Lets `db` commit without waiting for the disk (synchronous=NORMAL: in WAL mode the log
  * is appended to and flushed only before a checkpoint; a power cut may lose the newest
  * commits, never damage the file), once the flush thread flushes its write-ahead log and
@@ -80,11 +73,24 @@ export function flushElsewhere(db: Db): void {
 /**
  * Leaves the checkpoints of `db`'s database to another connection on another thread
  * (log-store/checkpoints.ts): SQLite's default, a checkpoint in the committing
- * connection every 1,000 pages, would copy and flush on the thread that commits.
+ * connection every 1,000 pages, would copy and flush on the thread that commits. None at
+ * all, not one past some larger size: a long read (the full location list, a backup)
+ * keeps the log from being copied past its snapshot, and the first checkpoint after it
+ * copies everything since at once, from a log of hundreds of megabytes after a minute of
+ * the full load. In the committing connection that held the conveyor thread for 0.3 s
+ * (docs/realtime.md, "Checkpoints off the conveyor thread").
  */
 export function checkpointElsewhere(db: Db): void {
-  db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  db.pragma('wal_autocheckpoint = 0');
 }
+
+/** SQLite's own checkpoints again, in the committing connection every 1,000 pages: when the other thread stopped taking them. */
+export function checkpointHere(db: Db): void {
+  db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+}
+
+/** SQLite's default for `wal_autocheckpoint`. */
+export const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 
 /**
  * The claim of one appliance on a database: a small SQLite file beside it

@@ -63,6 +63,8 @@ export class LogStore implements Logs {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (count: number) => void; reject: (err: Error) => void }>();
   private closed = false;
+  /** Told once when the writer thread stops taking the appliance database's checkpoints. */
+  private checkpointsStopped: ((reason: string) => void) | undefined;
 
   private constructor(worker: Worker, reader: Db, indexed: number, log: Logger) {
     this.worker = worker;
@@ -74,6 +76,10 @@ export class LogStore implements Logs {
       this.log.error({ err }, 'log writer thread failed; the telegram log and the event index stop being written');
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();
+      this.stopCheckpoints(`the log writer thread failed: ${err.message}`);
+    });
+    worker.on('exit', (code) => {
+      if (!this.closed) this.stopCheckpoints(`the log writer thread ended (exit code ${code})`);
     });
   }
 
@@ -124,9 +130,20 @@ export class LogStore implements Logs {
     this.schedule();
   }
 
-  /** From now on the writer thread takes the checkpoints of the appliance's database `file` (checkpoints.ts). */
-  takeCheckpointsOf(file: string): void {
+  /**
+   * From now on the writer thread takes the checkpoints of the appliance's database
+   * `file` (checkpoints.ts). `stopped` hears once if it no longer does (a checkpoint
+   * failed, or the thread ended): the caller then takes them itself.
+   */
+  takeCheckpointsOf(file: string, stopped: (reason: string) => void): void {
+    this.checkpointsStopped = stopped;
     this.worker.postMessage({ op: 'checkpoints', file } satisfies WriterRequest);
+  }
+
+  private stopCheckpoints(reason: string): void {
+    const stopped = this.checkpointsStopped;
+    this.checkpointsStopped = undefined;
+    stopped?.(reason);
   }
 
   /** Resolves once every row handed over so far is written. */
@@ -199,6 +216,7 @@ export class LogStore implements Logs {
   private answered(message: WriterReply): void {
     if (message.op === 'ready') return;
     if (message.op === 'notice') return this.log.warn(message.message);
+    if (message.op === 'checkpointsStopped') return this.stopCheckpoints(message.message);
     if (message.op === 'failed' && message.id === undefined) {
       this.log.error({ reason: message.message }, 'log writer thread: writing rows failed; they are lost');
       return;

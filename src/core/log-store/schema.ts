@@ -99,5 +99,7 @@ export type WriterRequest =
 export type WriterReply =
   | { op: 'ready'; position: number }
   | { op: 'notice'; message: string }
+  /** The checkpoints asked for with `checkpoints` stopped: the appliance takes them itself. */
+  | { op: 'checkpointsStopped'; message: string }
   | { op: 'done'; id: number; count?: number }
   | { op: 'failed'; id?: number; message: string };

@@ -132,7 +132,7 @@ function run(file: string, nativeBinding: string | undefined): void {
         return; // the thread's first message, taken by run()'s caller
       case 'checkpoints':
         stopCheckpoints?.();
-        stopCheckpoints = takeCheckpoints(message.file, nativeBinding, (failure) => reply({ op: 'notice', message: failure }));
+        stopCheckpoints = takeCheckpoints(message.file, nativeBinding, (failure) => reply({ op: 'checkpointsStopped', message: failure }));
         return;
       case 'telegrams':
         db.transaction(() => insertTelegrams(message.rows))();
