@@ -21,7 +21,8 @@
 //   commit rate of better-sqlite3 in the same directory (bench-mixed/raw-commit.ts).
 //   Alternating, `--rounds` times.
 // - Phases, on the appliance started afresh after the closed-loop runs, each with the
-//   PLC client sending REQ_ at 1000/s over TCP (open loop) while the API load
+//   PLC client (on a thread of its own at nice -20: bench-plc/client-thread.ts)
+//   sending REQ_ at 1000/s over TCP (open loop) while the API load
 //   (bench-mixed/load.ts, a process of its own) runs beside it: the bare
 //   PLC responder (the floor), the appliance alone, then with each API load on its own
 //   (event streams twice: as the HMI's map and alarm badge subscribe, and taking every
@@ -45,7 +46,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE, bundle } from './build.ts';
 import { C1, C2, channelIn, cpuTimeUs, startAppliance, startBaseline, threadCpuTimeUs, waitForLine, type Appliance } from './bench-plc/appliance.ts';
-import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
+import { quantile, type RunResult } from './bench-plc/client.ts';
+import { PlcClientThread } from './bench-plc/client-thread.ts';
 import { copyFixture, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type Fixture } from './bench-mixed/fixture.ts';
 import { locationId, rack } from './bench-mixed/layout.ts';
 import type { FullListResult, LoadConfig, LoadResult } from './bench-mixed/load.ts';
@@ -174,7 +176,8 @@ async function main(): Promise<void> {
   const probe = new ReadyProbe();
   const rss = new RssSampler();
   let app: Appliance | undefined;
-  let client: PlcClient | undefined;
+  let client: PlcClientThread | undefined;
+  let baseClient: PlcClientThread | undefined;
   try {
     copyFixture(fixture, dataDir);
 
@@ -266,11 +269,18 @@ async function main(): Promise<void> {
     log(`paged lists (limit/after in /openapi.json): ${lists.join(', ') || 'none'}`);
     const baseTcp = await startBaseline(['tcp']);
     children.push(baseTcp.child);
-    const baseClient = new PlcClient({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
-    await baseClient.connect((onData) => dialTcp(baseTcp.port, onData));
-    client = new PlcClient({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
+    // Each PLC client on a thread of its own above everything on the box: a PLC is a
+    // device of its own, its waits for a core are not the appliance's (client-thread.ts).
+    baseClient = await PlcClientThread.start({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
+    await baseClient.connectTcp(baseTcp.port);
+    client = await PlcClientThread.start({ name: 'CNV01', locations: [C1, C2], barcodes: PLC_UNITS });
+    log(
+      client.priority.refused
+        ? `PLC client thread at ${client.priority.text} (could not raise it: ${client.priority.refused}); its own waits for a core count in the latencies`
+        : `PLC client thread at ${client.priority.text}`,
+    );
     const connectPlc = async () => {
-      await client!.connect((onData) => dialTcp(app!.plcPort, onData));
+      await client!.connectTcp(app!.plcPort);
       await channelIn(app!, 'CNV01', ['LINKED', 'ONLINE']);
     };
     await connectPlc();
@@ -351,11 +361,12 @@ async function main(): Promise<void> {
         }
         if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
         log(
-          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; ${commitsText(result.commits)}${result.cpu ? `; CPU per REQ_ ${result.cpu.process.toFixed(0)} µs (conveyor thread ${result.cpu.conveyor.toFixed(0)})` : ''}${result.exited ? `; appliance ${result.exited}` : ''}`,
+          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; client sent late p99 ${quantile(plc.lag, 0.99).toFixed(1)} ms, max ${quantile(plc.lag, 1).toFixed(1)} ms; ${commitsText(result.commits)}${result.cpu ? `; CPU per REQ_ ${result.cpu.process.toFixed(0)} µs (conveyor thread ${result.cpu.conveyor.toFixed(0)})` : ''}${result.exited ? `; appliance ${result.exited}` : ''}`,
         );
       }
     }
     await baseClient.close();
+    baseClient = undefined;
     baseTcp.child.kill('SIGTERM');
     probe.stop();
     rss.stop();
@@ -375,6 +386,7 @@ async function main(): Promise<void> {
     probe.stop();
     rss.stop();
     await client?.close();
+    await baseClient?.close();
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     if (app) await stopAppliance(app.child);
     rmSync(dataDir, { recursive: true, force: true });
@@ -460,6 +472,13 @@ function commitsCell(rounds: readonly PhaseResult[]): string {
   return `${medianOf(commits.map((c) => c.perSecond)).toFixed(0)} (${medianOf(commits.map((c) => c.meanMs)).toFixed(2)}) | ${flushCell}`;
 }
 
+/** How late the PLC client sent its REQ_ against its schedule: the median of the rounds' p99, and the longest. */
+function lateCell(runs: readonly (RunResult | undefined)[]): string {
+  const lags = runs.filter((x) => x !== undefined && x.lag.length > 0).map((x) => x!.lag);
+  if (lags.length === 0) return '–';
+  return `${ms(medianOf(lags.map((l) => quantile(l, 0.99))))} / ${ms(Math.max(...lags.map((l) => quantile(l, 1))))}`;
+}
+
 /** CPU per REQ_ as the median over the rounds; under an API load it includes the load's work. */
 function cpuCell(rounds: readonly PhaseResult[]): string {
   const cpus = rounds.filter((x) => x.cpu).map((x) => x.cpu!);
@@ -476,14 +495,14 @@ function report(r: Report): void {
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPLC figures as min / median / max over the rounds; the others as the median (max) over the rounds.\n');
   out(
-    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | CPU µs per REQ_: process / conveyor thread | /readyz p99 / max ms | RSS MB at end |',
+    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | PLC client sent late p99 / max ms | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | CPU µs per REQ_: process / conveyor thread | /readyz p99 / max ms | RSS MB at end |',
   );
-  out('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   out(
     `| bare PLC responder (floor) | ${medianOf(r.floors.map((f) => f.rate)).toFixed(0)} | ${spread(r.floors.map((f) => p(f, 0.5)))} | ${spread(r.floors.map((f) => p(f, 0.99)))} | ${spread(
       r.floors.map((f) => p(f, 1)),
       1,
-    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | – | – | – | – | – | – |`,
+    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | ${lateCell(r.floors)} | – | – | – | – | – | – |`,
   );
   for (const [name, rounds] of byPhase(r.results)) {
     const noRes = (x: PhaseResult) => (x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0);
@@ -495,7 +514,7 @@ function report(r: Report): void {
       `| ${name} | ${medianOf(rounds.map((x) => x.plc?.rate ?? NaN)).toFixed(0)} | ${spread(rounds.map((x) => p(x.plc, 0.5)))} | ${spread(rounds.map((x) => p(x.plc, 0.99)))} | ${spread(
         rounds.map((x) => p(x.plc, 1)),
         1,
-      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${cpuCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
+      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lateCell(rounds.map((x) => x.plc))} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${cpuCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
     );
   }
   if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);

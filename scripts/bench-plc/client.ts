@@ -75,7 +75,7 @@ export interface RunResult {
   errors: string[];
 }
 
-interface ClientOptions {
+export interface ClientOptions {
   name: string;
   /** The two conveyor locations the units shuttle between (AREA/AISLE/X/Y/Z). */
   locations: [string, string];
