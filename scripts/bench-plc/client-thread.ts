@@ -15,9 +15,9 @@
 // late the client sent, `RunResult.lag`, is reported beside the latencies so that a run
 // shows whether the client kept its schedule.
 
-import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { threadId } from '../../src/core/thread-priority.ts';
 import { dialTcp, PlcClient, type ClientOptions, type RunResult } from './client.ts';
 
 /** The nice value the client thread asks for: the highest there is. */
@@ -117,14 +117,10 @@ function serve(options: ClientOptions): void {
   });
 }
 
-/** Sets the calling thread (its kernel id from /proc/thread-self) to CLIENT_NICE, where allowed. */
+/** Sets the calling thread to CLIENT_NICE, where allowed. */
 function raise(): ClientPriority {
-  let tid: number;
-  try {
-    tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  } catch {
-    return { text: `nice ${getPriority()}`, refused: 'threads cannot be told apart here (no /proc/thread-self)' };
-  }
+  const tid = threadId();
+  if (tid === undefined) return { text: `nice ${getPriority()}`, refused: 'threads cannot be told apart here (no /proc/thread-self)' };
   try {
     setPriority(tid, CLIENT_NICE);
     return { text: `nice ${CLIENT_NICE}` };

@@ -30,7 +30,7 @@ function conveyorThreadNice(): number {
 }
 
 /** The kernel's id of the calling thread; undefined where threads cannot be told apart (no /proc/thread-self: not Linux). */
-function threadId(): number | undefined {
+export function threadId(): number | undefined {
   try {
     return Number(readlinkSync('/proc/thread-self').split('/').pop());
   } catch {

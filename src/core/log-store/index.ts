@@ -76,10 +76,10 @@ export class LogStore implements Logs {
       this.log.error({ err }, 'log writer thread failed; the telegram log and the event index stop being written');
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();
-      this.stopCheckpoints(`the log writer thread failed: ${err.message}`);
+      this.checkpointsEnded(`the log writer thread failed: ${err.message}`);
     });
     worker.on('exit', (code) => {
-      if (!this.closed) this.stopCheckpoints(`the log writer thread ended (exit code ${code})`);
+      if (!this.closed) this.checkpointsEnded(`the log writer thread ended (exit code ${code})`);
     });
   }
 
@@ -140,7 +140,8 @@ export class LogStore implements Logs {
     this.worker.postMessage({ op: 'checkpoints', file } satisfies WriterRequest);
   }
 
-  private stopCheckpoints(reason: string): void {
+  /** Tells the one waiting that the writer thread no longer takes the checkpoints (once). */
+  private checkpointsEnded(reason: string): void {
     const stopped = this.checkpointsStopped;
     this.checkpointsStopped = undefined;
     stopped?.(reason);
@@ -216,7 +217,7 @@ export class LogStore implements Logs {
   private answered(message: WriterReply): void {
     if (message.op === 'ready') return;
     if (message.op === 'notice') return this.log.warn(message.message);
-    if (message.op === 'checkpointsStopped') return this.stopCheckpoints(message.message);
+    if (message.op === 'checkpointsStopped') return this.checkpointsEnded(message.message);
     if (message.op === 'failed' && message.id === undefined) {
       this.log.error({ reason: message.message }, 'log writer thread: writing rows failed; they are lost');
       return;
