@@ -17,11 +17,30 @@ export interface StreamFilterInput {
   subject?: string | undefined;
 }
 
+/**
+ * Filters by what they select, so that streams that ask for the same events (every HMI
+ * page of one kind) share one: the streams frame and encode a delivery once per filter
+ * (streams.ts), not once per stream. Bounded: past it a filter is made afresh, and only
+ * costs that sharing.
+ */
+const shared = new Map<string, StreamFilter>();
+const SHARED_FILTERS = 1000;
+
 /** The filter of a stream; 400 for a type that names no event, or a subject without its kind. */
 export function streamFilter({ types, subjectKind, subject }: StreamFilterInput): StreamFilter {
   const expanded = expandTypes(types);
-  const wantedTypes = expanded && new Set(expanded);
   requireSubjectKind({ subjectKind, subject });
+  const key = JSON.stringify([expanded ? [...expanded].sort() : null, subjectKind ?? null, subject ?? null]);
+  let filter = shared.get(key);
+  if (!filter) {
+    filter = filterOf(expanded, subjectKind, subject);
+    if (shared.size < SHARED_FILTERS) shared.set(key, filter);
+  }
+  return filter;
+}
+
+function filterOf(expanded: readonly string[] | undefined, subjectKind: SubjectKind | undefined, subject: string | undefined): StreamFilter {
+  const wantedTypes = expanded && new Set(expanded);
   const prefix = subject?.endsWith('*') ? subject.slice(0, -1) : undefined;
   const aboutKey = (key: string) => subject === undefined || (prefix !== undefined ? key.startsWith(prefix) : key === subject);
   return (type, kind, key) => (!wantedTypes || wantedTypes.has(type)) && (subjectKind === undefined || (kind === subjectKind && aboutKey(key)));

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../../db/migrations/index.ts';
 import { EventStream, RawEventStream } from '../../../test/support/event-stream.ts';
@@ -17,6 +18,7 @@ import { migrate } from '../../core/migrations.ts';
 import { ReadPool } from '../../core/read-pool.ts';
 import { UnitOfWork } from '../../core/unit-of-work.ts';
 import type { Principal } from '../../http/context.ts';
+import type { StreamFilter } from './filter.ts';
 import { frameOf } from './frames.ts';
 import { LiveStreams, type StreamOptions } from './streams.ts';
 
@@ -54,27 +56,34 @@ function setUp(options: StreamOptions = {}, heldBack = false) {
     : work.bus;
   const held: EventRecord[] = [];
   if (heldBack) work.bus.onAny((event) => held.push(event));
-  /** Tells the streams of the commits held back so far (on disk: the streams hear of events once they are). */
-  const release = () => heard.deliver(held.splice(0), true);
+  /** Tells the streams of the events held back so far, or of the first `events` of them (on disk: the streams hear of events once they are). */
+  const release = (events = held.length) => heard.deliver(held.splice(0, events), true);
   const streams = new LiveStreams(events, reads, heard, (p) => p, log, options);
   /** Streams opened on a response already closed (`?gone`: the client left while the request waited). */
   const late = { opened: 0 };
-  /** What the streams opened with `?writes` were written, call by call. */
-  const writes: string[] = [];
+  /** What the streams opened with `?writes` were written, call by call, and to which response. */
+  const writes: { chunk: string | Buffer; text: string; res: http.ServerResponse }[] = [];
+  /** One filter per `?type=`, shared by the streams that ask for it, as the route's are (filter.ts). */
+  const filters = new Map<string | null, StreamFilter>();
   const handler: http.RequestListener = (req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     const last = req.headers['last-event-id'];
     const query = new URL(req.url!, 'http://x').searchParams;
     if (query.has('writes')) {
-      const write = res.write.bind(res) as (chunk: string) => boolean;
-      res.write = ((chunk: string) => {
-        writes.push(chunk);
+      const write = res.write.bind(res) as (chunk: string | Buffer) => boolean;
+      res.write = ((chunk: string | Buffer) => {
+        writes.push({ chunk, text: chunk.toString(), res });
         return write(chunk);
       }) as typeof res.write;
     }
     // `?type=…`: that type only.
     const only = query.get('type');
-    const open = () => streams.open(res, reader, (type) => only === null || type === only, typeof last === 'string' ? last : undefined);
+    let wanted = filters.get(only);
+    if (!wanted) {
+      wanted = (type) => only === null || type === only;
+      filters.set(only, wanted);
+    }
+    const open = () => streams.open(res, reader, wanted, typeof last === 'string' ? last : undefined);
     if (!query.has('gone')) return open();
     res.once('close', () => {
       open();
@@ -178,9 +187,65 @@ describe('LiveStreams', () => {
     await stream.until((events) => events.length === 3);
     work.run(() => work.emit({ type: 'backup.deleted', key: 'b-4', data: { name: 'b-4' } }));
     await stream.until((events) => events.length === 4);
-    const framed = writes.filter((chunk) => chunk.startsWith('id: '));
-    expect(framed.map((chunk) => chunk.split('\n\n').filter(Boolean).length)).toEqual([3, 1]);
+    const framed = writes.filter((w) => w.text.startsWith('id: '));
+    expect(framed.map((w) => w.text.split('\n\n').filter(Boolean).length)).toEqual([3, 1]);
     expect(stream.events.map((e) => JSON.parse(e.data!).subject.key)).toEqual(['b-1', 'b-2', 'b-3', 'b-4']);
+  });
+
+  it('writes the frames of every commit of one turn of the event loop in one write, as a busy HTTP thread hears them', async () => {
+    const { server, work, writes, release } = setUp({}, true);
+    const { stream } = await EventStream.open(`${await listen(server)}?writes`);
+    cleanup.push(() => stream.close());
+    await stream.until(() => stream.raw.join('').includes('retry:'));
+    // Three commits told as the conveyor thread tells the HTTP thread: a message each,
+    // which a busy thread takes in one turn, each in a callback of its own.
+    const { port1, port2 } = new MessageChannel();
+    cleanup.push(() => port1.close());
+    port2.on('message', () => release(1));
+    for (const key of ['b-1', 'b-2', 'b-3']) {
+      work.run(() => work.emit({ type: 'backup.deleted', key, data: { name: key } }));
+      port1.postMessage('committed');
+    }
+    await stream.until((events) => events.length === 3);
+    const framed = writes.filter((w) => w.text.startsWith('id: '));
+    expect(framed.map((w) => w.text.split('\n\n').filter(Boolean).length)).toEqual([3]);
+    expect(stream.events.map((e) => JSON.parse(e.data!).subject.key)).toEqual(['b-1', 'b-2', 'b-3']);
+  });
+
+  it('writes streams of one filter the same bytes, encoded once; a stream of another filter its own', async () => {
+    const { server, work, writes } = setUp();
+    const url = await listen(server);
+    const opened = await Promise.all(
+      [`${url}?writes&type=backup.deleted`, `${url}?writes&type=backup.deleted`, `${url}?writes`].map((u) => EventStream.open(u)),
+    );
+    cleanup.push(
+      ...opened.map(
+        ({ stream }) =>
+          () =>
+            stream.close(),
+      ),
+    );
+    for (const { stream } of opened) await stream.until(() => stream.raw.join('').includes('retry:'));
+    work.run(() => {
+      work.emit({ type: 'backup.deleted', key: 'b-1', data: { name: 'b-1' } });
+      work.emit({
+        type: 'location.stateChanged',
+        key: 'CONV/0001/0004/0000/0000',
+        data: { pKey: 'p-1', locationId: 'CONV/0001/0004/0000/0000', field: 'plcState', value: 1, from: 0 },
+      });
+    });
+    const [a, b, all] = opened.map(({ stream }) => stream);
+    await a!.until((events) => events.length === 1);
+    await b!.until((events) => events.length === 1);
+    await all!.until((events) => events.length === 2);
+    const framed = writes.filter((w) => w.text.startsWith('id: '));
+    expect(framed).toHaveLength(3);
+    const byType = framed.filter((w) => !w.text.includes('location.stateChanged'));
+    expect(byType).toHaveLength(2);
+    expect(byType[0]!.res).not.toBe(byType[1]!.res);
+    expect(byType[0]!.chunk).toBeInstanceOf(Buffer);
+    expect(byType[0]!.chunk).toBe(byType[1]!.chunk);
+    expect(a!.raw.join('')).toBe(b!.raw.join(''));
   });
 
   it('replays an event with the very bytes it had live: the frame built from the stored row', async () => {

@@ -13,8 +13,14 @@ import { REPLAY_LIMITS, ReplayScheduler, type Replay, type ReplayCounts, type Re
 
 // Live event streams (Server-Sent Events) for HMI pages and integrations.
 //
-// - Every committed event is serialised once, whatever the number of streams (frames.ts),
-//   and a stream's frames of one delivery (a commit's events) go out in one write.
+// - Every committed event is serialised once, whatever the number of streams (frames.ts).
+// - A stream's frames go out once per turn of the event loop, in one write: all the
+//   commits the turn heard of (on the HTTP thread, every commit the conveyor thread told
+//   it of while it was busy). Quiet, that is each commit at once; under load the turns
+//   grow and the writes do not: at 1,000 REQ_/s each of 50 streams was written once per
+//   commit, and those writes took half of the HTTP thread (BENCHMARKS.md).
+// - Streams with one filter (filter.ts shares it) that were sent the same events are
+//   written the same bytes, encoded once.
 // - A stream is sent the events its filter wants (filter.ts): types, and the subject
 //   the events are about; live and replayed alike.
 // - `id:` is the event's id in the durable log: a client that reconnects with
@@ -60,8 +66,11 @@ interface Stream {
    */
   replayedUpTo: number;
   closed: boolean;
-  /** Frames of the delivery under way, written together once it is over. */
+  /** Frames of this turn, written together at its end. */
   pending: string;
+  /** The ids of the first and last event in `pending`: with the filter, what says two streams' frames are the same. */
+  pendingFirst: number;
+  pendingLast: number;
 }
 
 export class LiveStreams {
@@ -79,7 +88,7 @@ export class LiveStreams {
    * replay reads up to it, and has caught up when it got there.
    */
   private delivered: number;
-  /** Streams with frames of the delivery under way. */
+  /** Streams with frames of this turn. */
   private readonly unsent = new Set<Stream>();
   /** Streams given up because their client did not read (diagnostics, tests). */
   stalled = 0;
@@ -122,7 +131,7 @@ export class LiveStreams {
     // The client may have left while the request waited for the group commit: its
     // 'close' has been and gone, and a stream kept now would never be forgotten.
     if (res.destroyed) return;
-    const stream: Stream = { res, principal, wanted, replay: undefined, replayedUpTo: 0, closed: false, pending: '' };
+    const stream: Stream = { res, principal, wanted, replay: undefined, replayedUpTo: 0, closed: false, pending: '', pendingFirst: 0, pendingLast: 0 };
     this.streams.add(stream);
     res.on('close', () => this.forget(stream));
     res.write('retry: 3000\n\n');
@@ -169,6 +178,7 @@ export class LiveStreams {
       stream.res.end();
     }
     this.streams.clear();
+    this.unsent.clear();
   }
 
   private deliver(event: EventRecord): void {
@@ -176,25 +186,42 @@ export class LiveStreams {
     for (const stream of this.streams) {
       // A stream still replaying reads this event from the log when its replay gets there.
       if (stream.closed || stream.replay || event.id <= stream.replayedUpTo || !stream.wanted(event.type, event.subject.kind, event.subject.key)) continue;
+      if (stream.pending === '') stream.pendingFirst = event.id;
       stream.pending += frameOf(event);
-      if (this.unsent.size === 0) queueMicrotask(() => this.flush());
+      stream.pendingLast = event.id;
+      if (this.unsent.size === 0) setImmediate(() => this.flush());
       this.unsent.add(stream);
     }
   }
 
-  /** After a delivery: each stream's frames of it in one write (one chunk, one system call). */
+  /**
+   * At the end of a turn: each stream's frames in one write (one chunk, one system call).
+   * A stream that went live during the turn has fewer frames than the others of its
+   * filter, and a first id of its own.
+   */
   private flush(): void {
-    for (const stream of this.unsent) this.send(stream);
+    const encoded = new Map<StreamFilter, { first: number; last: number; bytes: Buffer }>();
+    for (const stream of this.unsent) {
+      if (stream.closed || stream.pending === '') continue;
+      let same = encoded.get(stream.wanted);
+      if (!same || same.first !== stream.pendingFirst || same.last !== stream.pendingLast) {
+        same = { first: stream.pendingFirst, last: stream.pendingLast, bytes: Buffer.from(stream.pending) };
+        encoded.set(stream.wanted, same);
+      }
+      stream.pending = '';
+      this.write(stream, same.bytes);
+    }
     this.unsent.clear();
   }
 
+  /** Writes a stream's frames of this turn now (before it ends, or before it is told why it ends). */
   private send(stream: Stream): void {
     const frames = stream.pending;
     stream.pending = '';
     if (frames !== '' && !stream.closed) this.write(stream, frames);
   }
 
-  private write(stream: Stream, frame: string): void {
+  private write(stream: Stream, frame: string | Buffer): void {
     stream.res.write(frame);
     if (stream.res.writableLength > this.maxBuffered) this.giveUp(stream);
   }
