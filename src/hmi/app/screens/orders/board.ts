@@ -127,6 +127,16 @@ export class Board {
     this.orders.value = map;
   }
 
+  /**
+   * An order this page created, as the appliance answered it, and where its unit stands.
+   * The answer can come before the order's event: that event then finds the order on the
+   * board and does not look for its unit, so the answer does.
+   */
+  created(order: TransportOrder): void {
+    this.put(order);
+    void this.locate([order]).catch(() => {});
+  }
+
   /** Reads one order again (after a PATCH, which answers 204; or an event about one not on the board). */
   async reread(pKey: string): Promise<void> {
     const order = (await get<TransportOrder>(`/v1/transport-orders/${encodeURIComponent(pKey)}`)).body;

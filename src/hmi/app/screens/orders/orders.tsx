@@ -61,7 +61,7 @@ export default function OrdersScreen({ rest }: ScreenProps) {
         <CreateForm
           key={initialBarcode}
           initialBarcode={initialBarcode}
-          onCreated={(o) => board.put(o)}
+          onCreated={(o) => board.created(o)}
           onClose={() => (location.hash = hrefOf('orders'))}
           onOutcome={onOutcome}
         />
