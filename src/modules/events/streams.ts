@@ -68,9 +68,12 @@ interface Stream {
   closed: boolean;
   /** Frames of this turn, written together at its end. */
   pending: string;
-  /** The ids of the first and last event in `pending`: with the filter, what says two streams' frames are the same. */
+  /**
+   * The id of the first event in `pending`. Two streams of one filter with the same first
+   * event have the same frames: a live stream is sent every event its filter wants, and
+   * one that goes live during a turn starts later in it.
+   */
   pendingFirst: number;
-  pendingLast: number;
 }
 
 export class LiveStreams {
@@ -131,7 +134,7 @@ export class LiveStreams {
     // The client may have left while the request waited for the group commit: its
     // 'close' has been and gone, and a stream kept now would never be forgotten.
     if (res.destroyed) return;
-    const stream: Stream = { res, principal, wanted, replay: undefined, replayedUpTo: 0, closed: false, pending: '', pendingFirst: 0, pendingLast: 0 };
+    const stream: Stream = { res, principal, wanted, replay: undefined, replayedUpTo: 0, closed: false, pending: '', pendingFirst: 0 };
     this.streams.add(stream);
     res.on('close', () => this.forget(stream));
     res.write('retry: 3000\n\n');
@@ -188,7 +191,6 @@ export class LiveStreams {
       if (stream.closed || stream.replay || event.id <= stream.replayedUpTo || !stream.wanted(event.type, event.subject.kind, event.subject.key)) continue;
       if (stream.pending === '') stream.pendingFirst = event.id;
       stream.pending += frameOf(event);
-      stream.pendingLast = event.id;
       if (this.unsent.size === 0) setImmediate(() => this.flush());
       this.unsent.add(stream);
     }
@@ -200,12 +202,12 @@ export class LiveStreams {
    * filter, and a first id of its own.
    */
   private flush(): void {
-    const encoded = new Map<StreamFilter, { first: number; last: number; bytes: Buffer }>();
+    const encoded = new Map<StreamFilter, { first: number; bytes: Buffer }>();
     for (const stream of this.unsent) {
       if (stream.closed || stream.pending === '') continue;
       let same = encoded.get(stream.wanted);
-      if (!same || same.first !== stream.pendingFirst || same.last !== stream.pendingLast) {
-        same = { first: stream.pendingFirst, last: stream.pendingLast, bytes: Buffer.from(stream.pending) };
+      if (!same || same.first !== stream.pendingFirst) {
+        same = { first: stream.pendingFirst, bytes: Buffer.from(stream.pending) };
         encoded.set(stream.wanted, same);
       }
       stream.pending = '';
