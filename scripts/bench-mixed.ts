@@ -7,6 +7,7 @@
 //   npm run bench:mixed -- --bundle OTHER/dist/wms.cjs           (another build, not the working tree)
 //   npm run bench:mixed -- --phases alone,all                    (these PLC phases only)
 //   WMS_STORAGE_FLUSH=apart npm run bench:mixed                  (a setting: the appliance reads the environment)
+//   BENCH_APPLIANCE_LOG=/tmp/wms.log npm run bench:mixed         (the appliance's own log kept, say for a failed request)
 //
 // - Site (bench-mixed/fixture.ts): built once per schema version and size, cached in
 //   /tmp, copied into a fresh data directory per run. The appliance runs with PLC
@@ -30,7 +31,9 @@
 //   every round, each phase reported as min / median / max over the rounds.
 //   Throughout, a /readyz probe every 50 ms; per phase the appliance's event-loop lag
 //   and commits from GET /metrics, its RSS, and its CPU per REQ_ answered (user +
-//   system from /proc: the whole process and its main thread, the conveyor thread).
+//   system from /proc: the whole process and its main thread, the conveyor thread), and
+//   the size of the write-ahead log file at its end (the longest the log got since the
+//   appliance started: SQLite starts it over in place, the file never shrinks).
 // - The full GET /v1/locations is time-boxed: a list that does not finish, or an
 //   appliance that dies, is reported as failed and the run goes on (the appliance is
 //   started again on its data directory).
@@ -39,7 +42,7 @@
 // refused (function, not speed); missed targets are reported, not failed.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -122,6 +125,8 @@ interface PhaseResult {
   cpu?: { process: number; conveyor: number };
   ready: Spread & { failed: number; waiting: number };
   rssEnd?: number;
+  /** The write-ahead log file's size at the phase's end, MB: the longest the log got (it starts over in place, never shrinks). */
+  walEnd?: number;
   load?: LoadResult;
   loadError?: string;
   list?: { result: FullListResult; rssBefore?: number; rssPeak?: number; ready: Spread & { failed: number; waiting: number } };
@@ -346,6 +351,7 @@ async function main(): Promise<void> {
           ...(dead ? { exited: ends.get(a.child) ?? 'gone' } : await scraped(a, before, (to - from) / 1000)),
           ...(loadResult ? { load: loadResult } : {}),
           ...(loadError ? { loadError } : {}),
+          walEnd: walMbIn(dataDir),
         };
         if (loadResult?.fullList) {
           const start = marks.listStart ?? from;
@@ -361,7 +367,7 @@ async function main(): Promise<void> {
         }
         if (loadError) errors.push(`${phase.name}: API load: ${loadError}`);
         log(
-          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; client sent late p99 ${quantile(plc.lag, 0.99).toFixed(1)} ms, max ${quantile(plc.lag, 1).toFixed(1)} ms; ${commitsText(result.commits)}${result.cpu ? `; CPU per REQ_ ${result.cpu.process.toFixed(0)} µs (conveyor thread ${result.cpu.conveyor.toFixed(0)})` : ''}${result.exited ? `; appliance ${result.exited}` : ''}`,
+          `round ${round}: ${phase.name}: PLC p50 ${quantile(plc.latencies, 0.5).toFixed(3)} ms, p99 ${quantile(plc.latencies, 0.99).toFixed(3)} ms, max ${quantile(plc.latencies, 1).toFixed(1)} ms; lag p99 ${ms(result.lag?.p99)} ms, max ${ms(result.lag?.max)} ms; client sent late p99 ${quantile(plc.lag, 0.99).toFixed(1)} ms, max ${quantile(plc.lag, 1).toFixed(1)} ms; ${commitsText(result.commits)}${result.cpu ? `; CPU per REQ_ ${result.cpu.process.toFixed(0)} µs (conveyor thread ${result.cpu.conveyor.toFixed(0)})` : ''}; write-ahead log ${ms(result.walEnd, 0)} MB${result.exited ? `; appliance ${result.exited}` : ''}`,
         );
       }
     }
@@ -430,6 +436,15 @@ const spread = (xs: readonly number[], digits = 2) => {
   return sorted.length ? `${ms(sorted[0], digits)} / ${ms(medianOf(sorted), digits)} / ${ms(sorted[sorted.length - 1], digits)}` : '–';
 };
 
+/** The size of the appliance database's write-ahead log file in `dataDir`, MB (0 when there is none). */
+function walMbIn(dataDir: string): number {
+  try {
+    return statSync(path.join(dataDir, 'wms.sqlite-wal')).size / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
 /** The lag and commits of a phase from a scrape after it; the RSS at its end. */
 async function scraped(
   a: { url: string; token: string; child: ChildProcess },
@@ -495,14 +510,14 @@ function report(r: Report): void {
   out(`bundle: ${APP_BUNDLE}`);
   out('\nPLC figures as min / median / max over the rounds; the others as the median (max) over the rounds.\n');
   out(
-    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | PLC client sent late p99 / max ms | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | CPU µs per REQ_: process / conveyor thread | /readyz p99 / max ms | RSS MB at end |',
+    '| phase | REQ_/s | PLC p50 ms | PLC p99 ms | PLC max ms | skipped / no RES_ per round | PLC client sent late p99 / max ms | loop lag p99 / max ms | commits/s (mean ms) | flushes/s (mean ms) | CPU µs per REQ_: process / conveyor thread | /readyz p99 / max ms | RSS MB at end | write-ahead log MB at end |',
   );
-  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   out(
     `| bare PLC responder (floor) | ${medianOf(r.floors.map((f) => f.rate)).toFixed(0)} | ${spread(r.floors.map((f) => p(f, 0.5)))} | ${spread(r.floors.map((f) => p(f, 0.99)))} | ${spread(
       r.floors.map((f) => p(f, 1)),
       1,
-    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | ${lateCell(r.floors)} | – | – | – | – | – | – |`,
+    )} | ${r.floors.map((f) => `${f.skipped} / ${f.errors.length}`).join(', ')} | ${lateCell(r.floors)} | – | – | – | – | – | – | – |`,
   );
   for (const [name, rounds] of byPhase(r.results)) {
     const noRes = (x: PhaseResult) => (x.plc ? x.plc.errors.filter((e) => /no RES_/.test(e)).length : 0);
@@ -514,7 +529,7 @@ function report(r: Report): void {
       `| ${name} | ${medianOf(rounds.map((x) => x.plc?.rate ?? NaN)).toFixed(0)} | ${spread(rounds.map((x) => p(x.plc, 0.5)))} | ${spread(rounds.map((x) => p(x.plc, 0.99)))} | ${spread(
         rounds.map((x) => p(x.plc, 1)),
         1,
-      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lateCell(rounds.map((x) => x.plc))} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${cpuCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} |`,
+      )} | ${rounds.map((x) => `${x.plc?.skipped ?? '–'} / ${noRes(x)}`).join(', ')} | ${lateCell(rounds.map((x) => x.plc))} | ${lags.length ? `${ms(medianOf(lags.map((l) => l.p99)))} / ${ms(Math.max(...lags.map((l) => l.max)))}` : '–'}${ended.length ? ` (${ended.join('; ')})` : ''} | ${commitsCell(rounds)} | ${cpuCell(rounds)} | ${ms(medianOf(rounds.map((x) => x.ready.p99)))} / ${ms(Math.max(...rounds.map((x) => x.ready.max)))}${waiting ? ` (${waiting} unanswered)` : ''}${failed ? ` (${failed} failed)` : ''} | ${ms(medianOf(rounds.map((x) => x.rssEnd ?? NaN)), 0)} | ${ms(medianOf(rounds.map((x) => x.walEnd ?? NaN)), 0)} (${ms(Math.max(...rounds.map((x) => x.walEnd ?? NaN)), 0)}) |`,
     );
   }
   if (r.restarts.length) out(`\nthe appliance was started again before: ${r.restarts.join('; ')}`);

@@ -3,7 +3,7 @@
 // real work, and the baseline processes; plus the process helpers bench.ts also has.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeLocation } from '../../plc/simulator/index.ts';
@@ -106,6 +106,8 @@ export async function startAppliance(
     env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The appliance's own log, kept when asked: what a failed request of a run was is only there.
+  if (process.env.BENCH_APPLIANCE_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_APPLIANCE_LOG, { flags: 'a' }));
   try {
     return await connect(child);
   } catch (err) {
