@@ -1,7 +1,8 @@
-import { copyFileSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
+import { copyFileSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { checkpointElsewhere } from '../src/core/db.ts';
 import { LogStore } from '../src/core/log-store/index.ts';
 import { captureLog } from './support/plc.ts';
 import { startTestAppliance, tempDir } from './support/appliance.ts';
@@ -128,6 +129,52 @@ describe('the checkpoints of the appliance database', () => {
       await store.close();
     }
   });
+
+  it('under a steady stream of commits the log still starts over from its beginning, as many times as it fills', async () => {
+    const dir = tempDir();
+    const database = path.join(dir, 'appliance.sqlite');
+    const db = new Database(database);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    checkpointElsewhere(db);
+    db.exec('CREATE TABLE parcels (id INTEGER PRIMARY KEY, label BLOB)');
+    const insert = db.prepare('INSERT INTO parcels (label) VALUES (?)');
+    // Three pages of overflow and the row's own: a 16 MB log after about a thousand commits.
+    const label = Buffer.alloc(12_000, 7);
+    const { log } = captureLog();
+    const store = await LogStore.open({ file: path.join(dir, LOGS), nativeBinding: undefined, workerBinding: undefined, log });
+    const reasons: string[] = [];
+    store.takeCheckpointsOf(database, (reason) => reasons.push(reason));
+    // The log's header counts its starts over from the beginning (SQLite's file format:
+    // the checkpoint sequence number, bytes 12 to 15).
+    const wal = openSync(`${database}-wal`, 'r');
+    const startsOver = () => {
+      const header = Buffer.alloc(16);
+      readSync(wal, header, 0, 16, 0);
+      return header.readUInt32BE(12);
+    };
+    try {
+      insert.run(label);
+      const before = startsOver();
+      const deadline = Date.now() + 100_000;
+      // A commit every half millisecond, as a PLC's telegrams come: between two, time for
+      // the copy of one commit's pages, not of the hundred since the last checkpoint.
+      while (startsOver() < before + 2) {
+        expect(Date.now(), 'the log never started over while commits went on').toBeLessThan(deadline);
+        for (let i = 0; i < 20; i++) {
+          insert.run(label);
+          const until = performance.now() + 0.5;
+          while (performance.now() < until);
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(reasons).toEqual([]);
+    } finally {
+      closeSync(wal);
+      await store.close();
+      db.close();
+    }
+  }, 120_000);
 
   it('a stop of the log writer thread is not taken for a failure: nothing is told', async () => {
     const dir = tempDir();

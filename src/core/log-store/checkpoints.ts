@@ -12,7 +12,8 @@ import Database from 'better-sqlite3';
 // be copied all at once by the first commit after it. Here a connection of its own on
 // the writer thread copies what is new every CHECKPOINT_EVERY_MS, and the committing
 // connection takes none (db.ts, `checkpointElsewhere`); commits go on
-// appending meanwhile (a passive checkpoint never blocks a writer), and nothing
+// appending meanwhile (a passive checkpoint never blocks a writer), the log starting
+// over from its beginning once a checkpoint has copied all of it (CATCH_UP), and nothing
 // acknowledged depends on it: a commit is durable once its pages are in the log and the
 // log is flushed (core/durability). This connection keeps SQLite's default
 // synchronous=FULL: a checkpoint flushes the log before it copies and the database
@@ -21,6 +22,33 @@ import Database from 'better-sqlite3';
 
 /** How often the log's new pages are copied into the database file. */
 const CHECKPOINT_EVERY_MS = 100;
+
+/**
+ * Checkpoints taken one after the other, at most, to copy the commits made while the
+ * one before ran. The log starts over from its beginning (and stops growing) only when
+ * a commit begins with everything in it copied; under a steady stream of commits (a
+ * PLC's thousand telegrams a second) a single checkpoint every CHECKPOINT_EVERY_MS
+ * always ends a few commits behind, and the log grew by 15 MB a second for as long as
+ * the stream lasted. Each catch-up copies only the few commits of the one before, so
+ * one of them soon ends between two commits.
+ */
+const CATCH_UP = 20;
+
+/**
+ * The length of the log (frames of a page each) from which checkpoints catch up: 4,096
+ * frames, 16 MB, the frames one table of SQLite's index of the log covers. Every page a
+ * connection reads that is not in its cache is looked up in each table of that index,
+ * and a log that grows without end is written past its end, where each commit's flush
+ * also writes the file system's journal.
+ */
+const CATCH_UP_FROM = 4096;
+
+/** What `PRAGMA wal_checkpoint` answers: frames in the log, and how many of them are in the database file. */
+interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
 
 /**
  * Takes the database `file`'s checkpoints every CHECKPOINT_EVERY_MS until stopped. A
@@ -43,7 +71,15 @@ export function takeCheckpoints(file: string, nativeBinding: string | undefined,
   };
   const timer = setInterval(() => {
     try {
-      checkpoint.get();
+      // A checkpoint answers with the log as it was when it began: it has caught up only
+      // when the next one finds no frame that one did not. A reader on an older snapshot
+      // holds back what may be copied: then no catch-up gains anything.
+      let seen = -1;
+      for (let i = 0; i < CATCH_UP; i++) {
+        const done = checkpoint.get() as CheckpointResult;
+        if (done.busy !== 0 || done.checkpointed < done.log || done.log === seen || done.log < CATCH_UP_FROM) break;
+        seen = done.log;
+      }
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_BUSY') return;
       stop();
