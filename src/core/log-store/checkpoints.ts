@@ -28,9 +28,9 @@ const CHECKPOINT_EVERY_MS = 100;
  * one before ran. The log starts over from its beginning (and stops growing) only when
  * a commit begins with everything in it copied; under a steady stream of commits (a
  * PLC's thousand telegrams a second) a single checkpoint every CHECKPOINT_EVERY_MS
- * always ends a few commits behind, and the log grew by 15 MB a second for as long as
- * the stream lasted. Each catch-up copies only the few commits of the one before, so
- * one of them soon ends between two commits.
+ * almost always ends a few commits behind, and the log grew by up to 15 MB a second
+ * for as long as the stream lasted. Each catch-up copies only the few commits of the
+ * one before, so one of them soon ends between two commits.
  */
 const CATCH_UP = 20;
 
@@ -38,8 +38,7 @@ const CATCH_UP = 20;
  * The length of the log (frames of a page each) from which checkpoints catch up: 4,096
  * frames, 16 MB, the frames one table of SQLite's index of the log covers. Every page a
  * connection reads that is not in its cache is looked up in each table of that index,
- * and a log that grows without end is written past its end, where each commit's flush
- * also writes the file system's journal.
+ * and a log that grows without end fills the disk.
  */
 const CATCH_UP_FROM = 4096;
 
