@@ -1,4 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,9 +23,9 @@ afterEach(() => {
   for (const step of cleanup.splice(0).reverse()) step();
 });
 
-function setUp() {
+function setUp(busyTimeoutMs = 1000) {
   const dir = mkdtempSync(path.join(tmpdir(), 'wms-uow-'));
-  const db: Db = openDatabase({ file: path.join(dir, 'db.sqlite'), busyTimeoutMs: 1000 });
+  const db: Db = openDatabase({ file: path.join(dir, 'db.sqlite'), busyTimeoutMs });
   migrate(db, migrations, { backupDir: path.join(dir, 'backups'), backupsToKeep: 1, log: createLogger({ level: 'silent' }) });
   cleanup.push(
     () => rmSync(dir, { recursive: true, force: true }),
@@ -260,6 +262,57 @@ describe('group commit (the HTTP edge)', () => {
     asActor({ kind: 'apiKey', name: 'erp' }, () => work.grouped(() => work.run(() => change('by-erp'))));
     await work.pendingCommit();
     expect(delivered.map((e) => `${e.actor.kind}:${e.actor.name}`)).toEqual(['user:alice', 'apiKey:erp']);
+  });
+});
+
+describe('UnitOfWork: the write lock held by another connection for a moment', () => {
+  // Another connection holds the write lock for an instant when it reads the log's index
+  // while a commit writes it. Here a connection in a process of its own holds it (this
+  // thread waits for the lock, so it cannot be the one to let it go).
+  async function holdWriteLock(file: string, ms: number): Promise<ChildProcess> {
+    const betterSqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require(${JSON.stringify(betterSqlite)});
+         const db = new Database(${JSON.stringify(file)});
+         db.exec('BEGIN IMMEDIATE');
+         process.stdout.write('held\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${ms});`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    cleanup.push(() => holder.kill());
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.once('data', () => resolve());
+      holder.once('exit', (code) => reject(new Error(`the lock holder ended (${code}) before it held the lock`)));
+    });
+    return holder;
+  }
+
+  it('a unit that reads before it writes waits for the lock, then commits', async () => {
+    const { db, work, delivered, change, rows } = setUp(30_000);
+    await holdWriteLock(db.name, 300);
+    work.run(() => {
+      expect(rows()).toEqual([]);
+      change('after-the-lock');
+    });
+    expect(rows()).toEqual(['after-the-lock']);
+    expect(delivered.map((e) => (e.data as { name: string }).name)).toEqual(['after-the-lock']);
+  });
+
+  it('so does a request of the group commit', async () => {
+    const { db, work, change, rows } = setUp(30_000);
+    await holdWriteLock(db.name, 300);
+    work.grouped(() =>
+      work.run(() => {
+        expect(rows()).toEqual([]);
+        change('grouped-after-the-lock');
+      }),
+    );
+    await work.pendingCommit();
+    expect(rows()).toEqual(['grouped-after-the-lock']);
   });
 });
 
