@@ -51,7 +51,7 @@ import { BUNDLE, bundle } from './build.ts';
 import { C1, C2, channelIn, cpuTimeUs, startAppliance, startBaseline, threadCpuTimeUs, waitForLine, type Appliance } from './bench-plc/appliance.ts';
 import { quantile, type RunResult } from './bench-plc/client.ts';
 import { PlcClientThread } from './bench-plc/client-thread.ts';
-import { copyFixture, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type Fixture } from './bench-mixed/fixture.ts';
+import { copyFixture, DATABASE_FILE, ensureFixture, MOVE_UNITS, PLC_UNITS, stopAppliance, type Fixture } from './bench-mixed/fixture.ts';
 import { locationId, rack } from './bench-mixed/layout.ts';
 import type { FullListResult, LoadConfig, LoadResult } from './bench-mixed/load.ts';
 import { pagedLists, startLoad, type RunningLoad } from './bench-mixed/api-load.ts';
@@ -439,7 +439,7 @@ const spread = (xs: readonly number[], digits = 2) => {
 /** The size of the appliance database's write-ahead log file in `dataDir`, MB (0 when there is none). */
 function walMbIn(dataDir: string): number {
   try {
-    return statSync(path.join(dataDir, 'wms.sqlite-wal')).size / 1e6;
+    return statSync(path.join(dataDir, `${DATABASE_FILE}-wal`)).size / 1e6;
   } catch {
     return 0;
   }

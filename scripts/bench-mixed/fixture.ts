@@ -26,6 +26,8 @@ import { aisleGroup, conveyor, CONVEYORS, locationId, rack, rackAreas, type Coor
 
 /** Bumped when what the fixture holds changes, so an old cached file is not reused. */
 const FORMAT = 'f1';
+/** The appliance's database in its data directory (its default `storage.file`). */
+export const DATABASE_FILE = 'wms.sqlite';
 /** The units the PLC client shuttles (enough that a backlog of half a second at 1000/s still finds an idle one). */
 export const PLC_UNITS = Array.from({ length: 512 }, (_, i) => `BT${String(i + 1).padStart(4, '0')}`);
 /** The units the TU-move load moves between rack locations; they start on MOVE_HOME. */
@@ -84,7 +86,7 @@ export async function ensureFixture(options: {
     } finally {
       await stopAppliance(app.child);
     }
-    const file = path.join(dir, 'wms.sqlite');
+    const file = path.join(dir, DATABASE_FILE);
     const db = new Database(file);
     try {
       bulkLoad(db, options.locations, options.routes, options.log);
@@ -122,7 +124,7 @@ export async function ensureFixture(options: {
 
 /** A fresh data directory's database and logs database from the fixture. */
 export function copyFixture(fixture: Fixture, dataDir: string): void {
-  copyFileSync(fixture.file, path.join(dataDir, 'wms.sqlite'));
+  copyFileSync(fixture.file, path.join(dataDir, DATABASE_FILE));
   copyFileSync(fixture.logsFile, path.join(dataDir, 'wms-logs.sqlite'));
 }
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -269,7 +269,7 @@ describe('UnitOfWork: the write lock held by another connection for a moment', (
   // Another connection holds the write lock for an instant when it reads the log's index
   // while a commit writes it. Here a connection in a process of its own holds it (this
   // thread waits for the lock, so it cannot be the one to let it go).
-  async function holdWriteLock(file: string, ms: number): Promise<ChildProcess> {
+  async function holdWriteLock(file: string, ms: number): Promise<void> {
     const betterSqlite = createRequire(import.meta.url).resolve('better-sqlite3');
     const holder = spawn(
       process.execPath,
@@ -288,7 +288,6 @@ describe('UnitOfWork: the write lock held by another connection for a moment', (
       holder.stdout!.once('data', () => resolve());
       holder.once('exit', (code) => reject(new Error(`the lock holder ended (${code}) before it held the lock`)));
     });
-    return holder;
   }
 
   it('a unit that reads before it writes waits for the lock, then commits', async () => {
