@@ -20,6 +20,7 @@ import { BUNDLE, bundle } from './build.ts';
 import { requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { waitForLine } from './bench-plc/appliance.ts';
 import { numberArg } from './args.ts';
+import { CONVEYOR_NODE_OPTIONS } from '../src/core/young-generation.ts';
 
 const SECONDS = numberArg('--seconds', 10);
 const CONNECTIONS = numberArg('--connections', 32);
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wms-bench-'));
   const children: ChildProcess[] = [];
   try {
-    const appliance = spawn(process.execPath, [BUNDLE, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    const appliance = spawn(process.execPath, [...CONVEYOR_NODE_OPTIONS, BUNDLE, '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
       env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -17,6 +17,7 @@ import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { OPCUA_DRIVER_ASSET } from '../plc/signals/opcua/load-bundled.ts';
 import { OPCUA_SIMULATOR_ASSET } from '../plc/simulator/signals/server.ts';
 import { SERIAL_ASSET, SQLITE_ASSET } from '../src/core/native.ts';
+import { CONVEYOR_NODE_OPTIONS } from '../src/core/young-generation.ts';
 import { BUNDLE_ASSET } from '../src/threads/worker.ts';
 import { textArg } from './args.ts';
 import { ADDON, BUNDLE, DIST, NATS_CLIENT, OPCUA_DRIVER, OPCUA_SIMULATOR, ROOT, SERIAL_ADDON, bundle, serialPrebuild, sqlitePrebuild } from './build.ts';
@@ -104,6 +105,8 @@ async function buildBinary(arch: NodeJS.Architecture = process.arch): Promise<st
       disableExperimentalSEAWarning: true,
       // V8's code cache is specific to the CPU it was made on.
       useCodeCache: arch === process.arch,
+      // The conveyor thread's young generation (src/core/young-generation.ts): V8 sizes the main thread's heap before any code runs.
+      execArgv: CONVEYOR_NODE_OPTIONS,
       // The OPC UA driver and the NATS client are files of their own (src/core/apart.ts): loaded
       // only by a site that has an OPC UA channel or a hub link.
       assets: {

@@ -10,6 +10,7 @@ import { setNativeDir, sqliteBinding } from './core/native.ts';
 import { installService } from './install/index.ts';
 import type { Appliance } from './main.ts';
 import { endKeptWorkers, prestartWorker } from './threads/worker.ts';
+import { conveyorYoungGenerationNote } from './core/young-generation.ts';
 import { versionLine } from './version.ts';
 
 // The command line: `wms [flags]`, `wms install-service`, `wms --restore`, `wms simulate`.
@@ -125,7 +126,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   prestartLogWriter();
   try {
     const { startAppliance } = await import('./main.ts');
-    appliance = await startAppliance(loaded.config, { configNotes: loaded.warnings, resetAdmin });
+    const heapNote = conveyorYoungGenerationNote(process.execArgv, process.env.NODE_OPTIONS);
+    appliance = await startAppliance(loaded.config, { configNotes: heapNote ? [...loaded.warnings, heapNote] : loaded.warnings, resetAdmin });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const reason =

@@ -1,5 +1,6 @@
 // The executable's entry point (bundle and single binary), for the process and for its HTTP thread.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { CONVEYOR_NODE_OPTIONS } from './core/young-generation.ts';
 import { HTTP_THREAD, prestartWorker } from './threads/worker.ts';
 
 declare const __WMS_NODE_ABI__: string | undefined;
@@ -10,7 +11,7 @@ if (builtFor !== undefined && builtFor !== process.versions.modules) {
   // another it would crash the process without a word.
   process.stderr.write(
     `wms: this build needs the Node.js it was built with (module ABI ${builtFor}); this is Node ${process.version} (ABI ${process.versions.modules}).\n` +
-      'Start it with `npm start` (the pinned Node), `npx node dist/wms.cjs`, or use the single executable dist/wms.\n',
+      `Start it with \`npm start\` (the pinned Node), \`npx node ${CONVEYOR_NODE_OPTIONS.join(' ')} dist/wms.cjs\`, or use the single executable dist/wms.\n`,
   );
   process.exit(1);
 } else if (!isMainThread && (workerData as Record<string, unknown> | null)?.[HTTP_THREAD]) {

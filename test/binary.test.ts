@@ -21,6 +21,8 @@ let build: Build;
 let folder: string;
 let child: ChildProcess;
 let url: string;
+/** The executable's log up to "appliance started". */
+let startLog = '';
 let exitCode: Promise<number | null>;
 let opcua: TestOpcuaServer;
 let slave: Slave;
@@ -69,7 +71,10 @@ beforeAll(async () => {
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"url":"(http:\/\/[^"]+)"[^\n]*appliance started/.exec(out);
-      if (match) resolve(match[1]!);
+      if (match) {
+        startLog = out;
+        resolve(match[1]!);
+      }
     });
     child.once('exit', (code) => reject(new Error(`dist/wms exited with ${code}:\n${out}`)));
   });
@@ -96,6 +101,11 @@ describe('dist/wms from an empty folder', () => {
   });
 
   it('serves the public entry index', () => expectEntryIndex(url));
+
+  it("starts with the conveyor thread's young generation named: the executable carries the option (no warning)", () => {
+    expect(startLog).toContain('appliance started');
+    expect(startLog).not.toContain('young generation');
+  });
 
   it('issues a token and keeps what is written', () => expectTokenAndWrite(url, PASSWORD, 'BINA', 'BIN-1'));
 

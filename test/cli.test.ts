@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUNDLE } from '../scripts/build.ts';
+import { CONVEYOR_NODE_OPTIONS } from '../src/core/young-generation.ts';
 import { tempDir } from './support/appliance.ts';
 import { until } from './support/warehouse.ts';
 
@@ -291,6 +292,20 @@ describe('wms: start and stop', () => {
     expect(exit.code).toBe(0);
     const warning = logLines(exit.stdout).find((l) => l.msg === 'unknown setting WMS_PROT ignored');
     expect(warning?.level).toBe('warn');
+  });
+
+  it("says so when started without the conveyor thread's young generation named, and not when NODE_OPTIONS names it", async () => {
+    const bare = await start(workDir(), { WMS_ADMIN_PASSWORD: 'admin-cli-password' });
+    const bareExit = await bare.stop();
+    expect(bareExit.code).toBe(0);
+    const warning = logLines(bareExit.stdout).find((l) => String(l.msg).includes("the conveyor thread's young generation is V8's default"));
+    expect(warning?.level).toBe('warn');
+    expect(String(warning?.msg)).toContain(`node ${CONVEYOR_NODE_OPTIONS.join(' ')} dist/wms.cjs`);
+
+    const named = await start(workDir(), { WMS_ADMIN_PASSWORD: 'admin-cli-password', NODE_OPTIONS: CONVEYOR_NODE_OPTIONS.join(' ') });
+    const namedExit = await named.stop();
+    expect(namedExit.code).toBe(0);
+    expect(logLines(namedExit.stdout).some((l) => String(l.msg).includes('young generation'))).toBe(false);
   });
 
   it('exits 1 with one clear line when the port is taken', async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { BUNDLE, ROOT } from '../scripts/build.ts';
 import { configSchema, unwrap } from '../src/config.ts';
+import { CONVEYOR_NODE_OPTIONS } from '../src/core/young-generation.ts';
 import { tempDir } from './support/appliance.ts';
 
 // The README's quick start, copied as it stands: the appliance started in a fresh
@@ -19,6 +20,14 @@ const quickStart = README.slice(README.indexOf('## Quick start'));
 /** The second sh block of the quick start: the first requests. */
 const FIRST_REQUESTS = [...quickStart.matchAll(/```sh\n([\s\S]*?)```/g)][1]![1]!;
 
+/** The Node options `npm start` gives the bundle (package.json's start script: the build, then `node <options> dist/wms.cjs`). */
+const START_NODE_OPTIONS = (() => {
+  const start = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const run = /&& node ((?:--\S+ )*)dist\/wms\.cjs$/.exec(start);
+  if (!run) throw new Error(`package.json's start script does not end in \`node [options] dist/wms.cjs\`: ${start}`);
+  return run[1]!.split(' ').filter((arg) => arg !== '');
+})();
+
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -26,15 +35,19 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function startIn(cwd: string, env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [BUNDLE, '--port', '0', '--host', '127.0.0.1'], { cwd, env: { PATH: process.env.PATH, ...env } });
+/** The bundle started as `npm start` starts it; resolves to its host:port and the log up to "appliance started". */
+async function startIn(cwd: string, env: Record<string, string>): Promise<{ hostPort: string; log: string }> {
+  const child = spawn(process.execPath, [...START_NODE_OPTIONS, BUNDLE, '--port', '0', '--host', '127.0.0.1'], {
+    cwd,
+    env: { PATH: process.env.PATH, ...env },
+  });
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"url":"http:\/\/([^"]+)"[^\n]*appliance started/.exec(out);
-      if (match) resolve(match[1]!);
+      if (match) resolve({ hostPort: match[1]!, log: out });
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
   });
@@ -55,15 +68,18 @@ describe('README quick start', () => {
     const cwd = tempDir('wms-readme-');
     dirs.push(cwd);
     const env = { WMS_ADMIN_PASSWORD: 'p&ss+word = 100%' };
-    const hostPort = await startIn(cwd, env);
+    const { hostPort, log } = await startIn(cwd, env);
     const out = runQuickStart(cwd, hostPort, env);
     expect(out).toContain('"location-findbycoordinate"');
+    // npm start names the conveyor thread's young generation, as the single executable does.
+    expect(START_NODE_OPTIONS).toEqual(CONVEYOR_NODE_OPTIONS);
+    expect(log).not.toContain("young generation is V8's default");
   });
 
   it('works with the generated password in data/initial-admin-password', async () => {
     const cwd = tempDir('wms-readme-');
     dirs.push(cwd);
-    const hostPort = await startIn(cwd, {});
+    const { hostPort } = await startIn(cwd, {});
     const out = runQuickStart(cwd, hostPort, {});
     expect(out).toContain('"location-findbycoordinate"');
   });

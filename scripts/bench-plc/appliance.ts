@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeLocation } from '../../plc/simulator/index.ts';
 import { BUNDLE } from '../build.ts';
+import { CONVEYOR_NODE_OPTIONS } from '../../src/core/young-generation.ts';
 
 /** admin's password on the benchmarks' appliances (a browser logs in with it). */
 export const PASSWORD = 'bench-password-1';
@@ -63,6 +64,17 @@ export async function startBaseline(args: string[]): Promise<{ child: ChildProce
   return { child, port: ready[1] === 'serial' ? 0 : Number(ready[1]) };
 }
 
+/**
+ * The Node options the bundle is started with: those `npm start` and the single
+ * executable give it (src/core/young-generation.ts), or, to compare, the
+ * space-separated ones of BENCH_APPLIANCE_NODE_OPTIONS (empty: none).
+ */
+function applianceNodeOptions(): string[] {
+  const given = process.env.BENCH_APPLIANCE_NODE_OPTIONS;
+  if (given === undefined) return [...CONVEYOR_NODE_OPTIONS];
+  return given.split(' ').filter((arg) => arg !== '');
+}
+
 export interface Appliance {
   child: ChildProcess;
   url: string;
@@ -102,7 +114,7 @@ export async function startAppliance(
     path.join(dataDir, 'wms.config.json'),
     JSON.stringify({ plc: { channels, ...(signals.length > 0 ? { signals } : {}) }, ...(federation === undefined ? {} : { federation }) }),
   );
-  const child = spawn(process.execPath, [bundle, '--port', String(httpPort), '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...applianceNodeOptions(), bundle, '--port', String(httpPort), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { ...process.env, WMS_ADMIN_PASSWORD: PASSWORD, WMS_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

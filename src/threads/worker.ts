@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { brotliDecompressSync } from 'node:zlib';
+import { youngGenerationOf } from '../core/young-generation.ts';
 
 // Where the HTTP thread's code comes from, and threads kept for the next start.
 //
@@ -80,7 +81,7 @@ export function giveBack(worker: Worker): void {
 export const HTTP_THREAD_NAME = 'wms-http';
 
 function spawn(): Worker {
-  const options = { workerData: { [HTTP_THREAD]: true }, name: HTTP_THREAD_NAME };
+  const options = { workerData: { [HTTP_THREAD]: true }, name: HTTP_THREAD_NAME, resourceLimits: youngGenerationOf('http') };
   if (typeof __WMS_BUNDLE__ !== 'undefined' && __WMS_BUNDLE__) {
     const sea = process.getBuiltinModule('node:sea') as { isSea(): boolean; getRawAsset(key: string): ArrayBuffer } | undefined;
     if (sea?.isSea()) return new Worker(brotliDecompressSync(Buffer.from(sea.getRawAsset(BUNDLE_ASSET))).toString('utf8'), { eval: true, ...options });

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Cell, newLineCells, Stat, type FlushStats, type FlushThreadData, type FlushThreadMessage } from './cells.ts';
 import { FlushLine } from './line.ts';
+import { youngGenerationOf } from '../young-generation.ts';
 
 // Answers after the flush (docs/realtime.md). With `synchronous=FULL` every COMMIT waits
 // for the disk on the thread that commits: under the full load of bench:mixed that was
@@ -58,7 +59,7 @@ export class WalFlusher {
     const cells = newLineCells();
     const stats = new BigInt64Array(new SharedArrayBuffer(3 * BigInt64Array.BYTES_PER_ELEMENT));
     const workerData: FlushThreadData = { file: `${options.databaseFile}-wal`, cells, stats };
-    const settings = { workerData, name: FLUSH_THREAD_NAME };
+    const settings = { workerData, name: FLUSH_THREAD_NAME, resourceLimits: youngGenerationOf('flush') };
     const worker =
       typeof __WMS_FLUSH_THREAD__ === 'string'
         ? new Worker(__WMS_FLUSH_THREAD__, { eval: true, ...settings })

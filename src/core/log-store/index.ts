@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { Db } from '../db.ts';
 import type { Logger } from '../log.ts';
 import type { RefRow, WriterReply, WriterRequest } from './schema.ts';
+import { youngGenerationOf } from '../young-generation.ts';
 
 export { logsFileOf, type RefRow } from './schema.ts';
 
@@ -271,7 +272,7 @@ function takePrestarted(): Worker | undefined {
  */
 function startWriter(): Worker {
   // The database to open follows in the first message (writer.worker.ts).
-  const options = { workerData: {}, name: LOG_WRITER_THREAD_NAME };
+  const options = { workerData: {}, name: LOG_WRITER_THREAD_NAME, resourceLimits: youngGenerationOf('logs') };
   if (typeof __WMS_LOG_WRITER__ === 'string') return new Worker(__WMS_LOG_WRITER__, { eval: true, ...options });
   return new Worker(new URL('./writer.worker.ts', import.meta.url), options);
 }
