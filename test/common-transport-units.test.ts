@@ -439,6 +439,52 @@ describe('PATCH /v1/transport-units?bk=&newLocation= (move)', () => {
   });
 });
 
+describe('a unit the conveyor thread read before (its cache of units)', () => {
+  // Writes run on the conveyor thread, which keeps the units it read and revises one
+  // that it books elsewhere. Moved or blocked, the unit it answers is the one SQLite holds
+  // (the HTTP thread reads it anew); a location or a type edited since shows at once.
+  const staying = (unit: Record<string, any>) => wms.patch(`${TU}?bk=${unit.barcode}&newLocation=${q(unit.actualLocation)}`);
+
+  it('answers a unit moved, blocked and moved again as SQLite holds it', async () => {
+    const unit = await newUnit(LOC_A);
+    expect((await wms.patch(`${TU}?bk=${unit.barcode}&newLocation=${q(LOC_B)}`)).status).toBe(200);
+    expect((await wms.post(`${TU}/block?bk=${unit.barcode}`, undefined)).status).toBe(204);
+    const moved = await wms.patch(`${TU}?bk=${unit.barcode}&newLocation=${q(LOC_C)}`);
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body).toMatchObject({ actualLocation: LOC_C, state: 'BLOCKED', ol: unit.ol + 3 });
+    expect(await byBarcode(unit.barcode)).toEqual(moved.body);
+    const stayed = await staying(moved.body);
+    expect(stayed.body).toEqual(moved.body);
+  });
+
+  it("shows its location's new coordinate once the location is edited", async () => {
+    const before = 'TUA/0010/0001/0000/0000';
+    const after = 'TUA/0010/0002/0000/0000';
+    const created = await wms.post('/v1/locations', { locationId: before, locationGroupName: 'WAREHOUSE', type: 'RACK' });
+    expect(created.status, created.text).toBe(201);
+    const unit = await newUnit(before);
+    expect((await staying(unit)).body.actualLocation).toBe(before);
+    const edited = await wms.put('/v1/locations', { ...created.body, locationId: after, locationGroupName: 'WAREHOUSE', type: 'RACK' });
+    expect(edited.status, edited.text).toBe(200);
+    const stayed = await staying({ ...unit, actualLocation: after });
+    expect(stayed.status, stayed.text).toBe(200);
+    expect(stayed.body.actualLocation).toBe(after);
+    expect(await byBarcode(unit.barcode)).toEqual(stayed.body);
+  });
+
+  it("shows its type's new name once the type is edited", async () => {
+    const type = await wms.post('/v1/transport-unit-types', { type: 'CACHED-BOX' });
+    expect(type.status, type.text).toBe(201);
+    const unit = await newUnit(LOC_A, 'CACHED-BOX');
+    expect((await staying(unit)).body.transportUnitType).toBe('CACHED-BOX');
+    const renamed = await wms.put('/v1/transport-unit-types', { pKey: type.body.pKey, type: 'CACHED-CRATE' });
+    expect(renamed.status, renamed.text).toBe(200);
+    const stayed = await staying(unit);
+    expect(stayed.body.transportUnitType).toBe('CACHED-CRATE');
+    expect(await byBarcode(unit.barcode)).toEqual(stayed.body);
+  });
+});
+
 describe('PUT /v1/transport-units?bk=', () => {
   it('changes state, type, weight and targetLocation; ol + 1; the location stays', async () => {
     const unit = await newUnit(LOC_A, 'EURO');

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { EntityCache } from './cache.ts';
+import { cachesOver, EntityCache } from './cache.ts';
 
 interface Item {
   pk: string;
@@ -102,5 +102,83 @@ describe('EntityCache', () => {
     cache.clear();
     expect(cache.get('p1')).toBeUndefined();
     expect(cache.getBy('code', 'C1')).toBeUndefined();
+  });
+});
+
+describe('EntityCache: revised from the cached entity, and caches that show another', () => {
+  interface Unit {
+    pk: string;
+    barcode: string;
+    place: string;
+    ol: number;
+  }
+  const twoCaches = (db = new Database(':memory:')) => {
+    const places = new EntityCache<Item>(db, 'places', { code: (i) => i.code });
+    const units = new EntityCache<Unit>(db, 'units', { barcode: (u) => u.barcode });
+    units.shows('places');
+    units.shows('unit_types');
+    return { db, places, units };
+  };
+
+  it('revises a cached entity by a function of it', () => {
+    const { units } = twoCaches();
+    units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 3 });
+    units.revise('u1', (unit) => ({ place: 'P2', ol: unit.ol + 1 }));
+    expect(units.getBy('barcode', 'B1')).toEqual({ pk: 'u1', barcode: 'B1', place: 'P2', ol: 4 });
+  });
+
+  it('forgets everything when an entity it shows is forgotten or all of them are, and not when one is revised', () => {
+    const { places, units } = twoCaches();
+    const fill = () => {
+      places.remember({ pk: 'p1', code: 'P1' });
+      units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
+      units.remember({ pk: 'u2', barcode: 'B2', place: 'P2', ol: 0 });
+    };
+    fill();
+    places.revise('p1', { code: 'P1' });
+    expect(units.size).toBe(2);
+    places.forget('p1');
+    expect(units.size).toBe(0);
+    expect(units.getBy('barcode', 'B2')).toBeUndefined();
+    fill();
+    places.clear();
+    expect(units.size).toBe(0);
+  });
+
+  it('forgets everything when a table it shows changed, and the other thread hears of it', () => {
+    const db = new Database(':memory:');
+    const { units } = twoCaches(db);
+    const set = cachesOver(db);
+    set.recording = true;
+    units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
+    set.tableChanged('unit_types');
+    expect(units.size).toBe(0);
+    const forgotten = set.take();
+    expect(forgotten).toEqual({ unit_types: 'all', units: 'all' });
+
+    // The other thread's caches of the same names, over a connection of their own.
+    const other = twoCaches();
+    other.units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
+    cachesOver(other.db).apply({ unit_types: 'all' });
+    expect(other.units.size).toBe(0);
+    other.units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
+    other.places.remember({ pk: 'p1', code: 'P1' });
+    cachesOver(other.db).apply({ places: ['p1'] });
+    expect(other.units.size).toBe(0);
+  });
+
+  it('inside a unit of work, remembers nothing more once an entity it shows was forgotten', () => {
+    const db = new Database(':memory:');
+    const { places, units } = twoCaches(db);
+    const set = cachesOver(db);
+    db.exec('BEGIN');
+    set.began();
+    places.forget('p1');
+    units.remember({ pk: 'u1', barcode: 'B1', place: 'P1 (renamed in this unit)', ol: 0 });
+    expect(units.get('u1')).toBeUndefined();
+    db.exec('COMMIT');
+    set.ended(true);
+    units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
+    expect(units.get('u1')).toBeDefined();
   });
 });

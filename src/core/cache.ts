@@ -91,10 +91,12 @@ export class EntityCache<T extends { pk: string }> {
 
   /**
    * The entity's row changed only in `fields`, which the caller names exactly as the
-   * write does: the cached entity is replaced by one with them changed, instead of
-   * being forgotten. Other threads' caches forget it (they read it anew).
+   * write does (given the cached entity, when they follow from it: a version counted
+   * up): the cached entity is replaced by one with them changed, instead of being
+   * forgotten. Other threads' caches forget it (they read it anew). Caches that show
+   * what this one holds are left alone: a revise changes none of what they show.
    */
-  revise(pk: string, fields: Partial<T>): void {
+  revise(pk: string, fields: Partial<T> | ((entity: T) => Partial<T>)): void {
     this.set.forgot(this.name, pk);
     const entry = this.byPk.get(pk);
     const writing = this.inWriterTransaction;
@@ -102,8 +104,19 @@ export class EntityCache<T extends { pk: string }> {
       this.forgetHere(pk);
       return;
     }
-    entry.entity = { ...entry.entity, ...fields };
+    entry.entity = { ...entry.entity, ...(typeof fields === 'function' ? fields(entry.entity) : fields) };
     if (writing) this.keptInUnit(pk);
+  }
+
+  /**
+   * This cache's entities show fields of the entities of `source` (another cache's
+   * name, or a table's that `CacheSet.tableChanged` announces): a transport unit shows
+   * its location's coordinate and its type's name. Whenever one of those is forgotten,
+   * this cache forgets everything, on every thread. Such changes are rare (a location
+   * or a type edited); the PLC's bookings only revise.
+   */
+  shows(source: string): void {
+    this.set.dependOn(source, this);
   }
 
   /** A transaction on the writer may still roll back; one on a read-only connection only reads. */
@@ -155,6 +168,7 @@ export class EntityCache<T extends { pk: string }> {
   forget(pk: string): void {
     this.set.forgot(this.name, pk);
     this.forgetHere(pk);
+    this.set.changed(this.name);
   }
 
   private forgetHere(pk: string): void {
@@ -175,6 +189,7 @@ export class EntityCache<T extends { pk: string }> {
     if (this.set.inUnit) this.wroteAll = true;
     this.kept = [];
     this.empty();
+    this.set.changed(this.name);
   }
 
   /** Drops every entry here (other threads' caches are told by the caller, if at all). */
@@ -245,10 +260,33 @@ export class CacheSet {
   /** True while a unit of work's transaction is open on this (the writer's) connection. */
   inUnit = false;
   private readonly caches = new Map<string, Member>();
+  /** Source name → the caches that show what its entities hold (`EntityCache.shows`). */
+  private readonly dependents = new Map<string, Member[]>();
   private forgotten = new Map<string, Set<string> | typeof ALL>();
 
   add(name: string, cache: Member): void {
     this.caches.set(name, cache);
+  }
+
+  dependOn(source: string, cache: Member): void {
+    const known = this.dependents.get(source);
+    if (known) known.push(cache);
+    else this.dependents.set(source, [cache]);
+  }
+
+  /** Entities of `source` were forgotten: the caches that show them forget everything. */
+  changed(source: string): void {
+    const caches = this.dependents.get(source);
+    if (caches) for (const cache of caches) cache.clear();
+  }
+
+  /**
+   * Rows of a table no cache holds changed (a type of the type catalogue): the caches
+   * that show them forget everything, here and, once committed, on the other thread.
+   */
+  tableChanged(table: string): void {
+    this.forgot(table, ALL);
+    this.changed(table);
   }
 
   /** The unit of work opened its transaction (src/core/unit-of-work.ts). */
@@ -289,7 +327,10 @@ export class CacheSet {
   apply(forgotten: Forgotten): void {
     for (const [name, keys] of Object.entries(forgotten)) {
       const cache = this.caches.get(name);
-      if (!cache) continue;
+      if (!cache) {
+        this.changed(name); // a table's (tableChanged)
+        continue;
+      }
       if (keys === 'all') cache.clear();
       else for (const pk of keys) cache.forget(pk);
     }

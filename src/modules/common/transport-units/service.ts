@@ -88,7 +88,7 @@ export function createTransportUnitService({ work, store, locations, types }: Tr
     return work.run(() => {
       if (unit.actualLocationPk === location.pk) return false;
       const now = nowIso();
-      store.move(unit.pk, location.pk, now);
+      store.move(unit.pk, location, now);
       booked(unit, { pk: unit.actualLocationPk, locationId: unit.actualLocation }, location, now);
       return true;
     });

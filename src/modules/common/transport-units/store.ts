@@ -1,3 +1,4 @@
+import { EntityCache } from '../../../core/cache.ts';
 import type { Db } from '../../../core/db.ts';
 import { KeysetList, type Listing } from '../../../core/listing.ts';
 import type { ReadPool } from '../../../core/read-pool.ts';
@@ -97,13 +98,21 @@ export function createTransportUnitStore(db: Db, reads?: ReadPool) {
     setState: db.prepare('UPDATE transport_units SET state = ?, ol = ol + 1, last_modified_dt = ? WHERE pk = ?'),
     delete: db.prepare('DELETE FROM transport_units WHERE pk = ?'),
   };
-  const one = (row: Row | undefined) => (row ? toUnit(row) : undefined);
+  // Every PLC telegram looks its unit up by barcode and books it elsewhere: the unit is
+  // served from a cache that the writes below keep exact, a booking by revising the
+  // cached unit (core/cache.ts). A unit shows its locations' coordinates and its type's
+  // name, so an edited location or type empties the cache. Cached objects are shared:
+  // callers never change them.
+  const cache = new EntityCache<TransportUnit>(db, 'transportUnits', { barcode: (unit) => unit.barcode });
+  cache.shows('locations');
+  cache.shows('transport_unit_types');
+  const one = (row: Row | undefined) => cache.remember(row ? toUnit(row) : undefined);
   const units = (rows: Row[]) => rows.map(toUnit);
   return {
     /** Every unit: pages, or the whole list streamed. */
     list: (): Listing<TransportUnit> => EVERY_UNIT.listing(db, {}, units, reads),
-    byPk: (pk: string) => one(s.byPk.get(pk)),
-    byBarcode: (barcode: string) => one(s.byBarcode.get(barcode)),
+    byPk: (pk: string) => cache.get(pk) ?? one(s.byPk.get(pk)),
+    byBarcode: (barcode: string) => cache.getBy('barcode', barcode) ?? one(s.byBarcode.get(barcode)),
     byBarcodes: (barcodes: readonly string[]): Listing<TransportUnit> => NAMED_UNITS.listing(db, { barcodes: JSON.stringify(barcodes) }, units),
     onLocation: (locationPk: string) => s.onLocation.all(locationPk).map(toUnit),
     /** The units standing on a location: pages, or the whole list streamed. */
@@ -113,10 +122,29 @@ export function createTransportUnitStore(db: Db, reads?: ReadPool) {
       s.insert.run({ ...fields, pk, now });
       return pk;
     },
-    update: (pk: string, fields: TransportUnitFields, now: string) => s.update.run({ ...fields, pk, now }),
-    move: (pk: string, locationPk: string, now: string) => s.move.run({ pk, locationPk, now }),
-    setState: (pk: string, state: TransportUnitState, now: string) => s.setState.run(state, now, pk),
-    delete: (pk: string) => s.delete.run(pk),
+    update(pk: string, fields: TransportUnitFields, now: string) {
+      cache.forget(pk);
+      s.update.run({ ...fields, pk, now });
+    },
+    /** Books the unit onto `location`: the columns `move` writes, revised in the cached unit. */
+    move(pk: string, location: { pk: string; locationId: string }, now: string) {
+      s.move.run({ pk, locationPk: location.pk, now });
+      cache.revise(pk, (unit) => ({
+        actualLocationPk: location.pk,
+        actualLocation: location.locationId,
+        actualLocationDate: now,
+        ol: unit.ol + 1,
+        lastModifiedDt: now,
+      }));
+    },
+    setState(pk: string, state: TransportUnitState, now: string) {
+      s.setState.run(state, now, pk);
+      cache.revise(pk, (unit) => ({ state, ol: unit.ol + 1, lastModifiedDt: now }));
+    },
+    delete(pk: string) {
+      cache.forget(pk);
+      s.delete.run(pk);
+    },
   };
 }
 

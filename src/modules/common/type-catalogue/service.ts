@@ -1,3 +1,4 @@
+import { cachesOver } from '../../../core/cache.ts';
 import type { Db } from '../../../core/db.ts';
 import { KeysetList, type Listing } from '../../../core/listing.ts';
 import type { UnitOfWork } from '../../../core/unit-of-work.ts';
@@ -105,6 +106,8 @@ export function createTypeCatalogue<F extends CatalogueFields>(db: Db, work: Uni
         const current = byPKey(pKey);
         checkVersion(spec.what, current, input.ol);
         requireUnique(input.type, current.pk);
+        // Entities that show a type's name forget what they hold (a transport unit's type, core/cache.ts).
+        cachesOver(db).tableChanged(spec.table);
         s.update.run({ ...fieldsOf(input), pk: current.pk, now: nowIso() });
         work.emit({ type: `${spec.events}.changed`, key: input.type, data: { type: input.type, pKey } });
         return byPKey(pKey);
