@@ -126,7 +126,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   prestartLogWriter();
   try {
     const { startAppliance } = await import('./main.ts');
-    const heapNote = conveyorYoungGenerationNote(process.execArgv, process.env.NODE_OPTIONS);
+    const heapNote = conveyorYoungGenerationNote(process.execArgv, env.NODE_OPTIONS);
     appliance = await startAppliance(loaded.config, { configNotes: heapNote ? [...loaded.warnings, heapNote] : loaded.warnings, resetAdmin });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

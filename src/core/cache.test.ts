@@ -154,16 +154,33 @@ describe('EntityCache: revised from the cached entity, and caches that show anot
     set.tableChanged('unit_types');
     expect(units.size).toBe(0);
     const forgotten = set.take();
-    expect(forgotten).toEqual({ unit_types: 'all', units: 'all' });
+    expect(forgotten).toEqual({ units: 'all' });
 
     // The other thread's caches of the same names, over a connection of their own.
     const other = twoCaches();
     other.units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
-    cachesOver(other.db).apply({ unit_types: 'all' });
+    cachesOver(other.db).apply(forgotten!);
     expect(other.units.size).toBe(0);
+  });
+
+  it('the other thread empties a cache that shows another only when the writer says so, not for every place it forgot', () => {
+    const db = new Database(':memory:');
+    const { places } = twoCaches(db);
+    const set = cachesOver(db);
+    set.recording = true;
+    places.remember({ pk: 'p1', code: 'P1' });
+    places.revise('p1', { code: 'P1' }); // a booking: nothing a unit shows
+    const revised = set.take()!;
+    expect(revised).toEqual({ places: ['p1'] });
+    places.forget('p1'); // an edit
+    const edited = set.take()!;
+    expect(edited).toEqual({ places: ['p1'], units: 'all' });
+
+    const other = twoCaches();
     other.units.remember({ pk: 'u1', barcode: 'B1', place: 'P1', ol: 0 });
-    other.places.remember({ pk: 'p1', code: 'P1' });
-    cachesOver(other.db).apply({ places: ['p1'] });
+    cachesOver(other.db).apply(revised);
+    expect(other.units.size).toBe(1);
+    cachesOver(other.db).apply(edited);
     expect(other.units.size).toBe(0);
   });
 

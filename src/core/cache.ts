@@ -111,9 +111,10 @@ export class EntityCache<T extends { pk: string }> {
   /**
    * This cache's entities show fields of the entities of `source` (another cache's
    * name, or a table's that `CacheSet.tableChanged` announces): a transport unit shows
-   * its location's coordinate and its type's name. Whenever one of those is forgotten,
-   * this cache forgets everything, on every thread. Such changes are rare (a location
-   * or a type edited); the PLC's bookings only revise.
+   * its location's coordinate and its type's name. Whenever one of those is forgotten
+   * by a write, this cache forgets everything; the other thread's cache of the same name
+   * hears that it did, as of any other forgetting. Such changes are rare (a location or
+   * a type edited); the PLC's bookings only revise.
    */
   shows(source: string): void {
     this.set.dependOn(source, this);
@@ -262,6 +263,12 @@ export class CacheSet {
   private readonly caches = new Map<string, Member>();
   /** Source name → the caches that show what its entities hold (`EntityCache.shows`). */
   private readonly dependents = new Map<string, Member[]>();
+  /**
+   * While forgetting what another thread forgot: its message already names every cache
+   * that forgot all because of it, and what that thread revised arrives as forgotten
+   * (a location's last movement), which must not empty the caches that show it.
+   */
+  private applying = false;
   private forgotten = new Map<string, Set<string> | typeof ALL>();
 
   add(name: string, cache: Member): void {
@@ -276,6 +283,7 @@ export class CacheSet {
 
   /** Entities of `source` were forgotten: the caches that show them forget everything. */
   changed(source: string): void {
+    if (this.applying) return;
     const caches = this.dependents.get(source);
     if (caches) for (const cache of caches) cache.clear();
   }
@@ -285,7 +293,6 @@ export class CacheSet {
    * that show them forget everything, here and, once committed, on the other thread.
    */
   tableChanged(table: string): void {
-    this.forgot(table, ALL);
     this.changed(table);
   }
 
@@ -325,14 +332,16 @@ export class CacheSet {
 
   /** Forgets here what the caches of another thread forgot. */
   apply(forgotten: Forgotten): void {
-    for (const [name, keys] of Object.entries(forgotten)) {
-      const cache = this.caches.get(name);
-      if (!cache) {
-        this.changed(name); // a table's (tableChanged)
-        continue;
+    this.applying = true;
+    try {
+      for (const [name, keys] of Object.entries(forgotten)) {
+        const cache = this.caches.get(name);
+        if (!cache) continue;
+        if (keys === 'all') cache.clear();
+        else for (const pk of keys) cache.forget(pk);
       }
-      if (keys === 'all') cache.clear();
-      else for (const pk of keys) cache.forget(pk);
+    } finally {
+      this.applying = false;
     }
   }
 }

@@ -6,7 +6,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 // then a thread's young generation alone may hold 128 MB, and the appliance's size and
 // its collections differ from one box to the next. The appliance names it instead, the
 // same on every box (docs/realtime.md, "Each thread's young generation";
-// BENCHMARKS.md, "The young generation, named"):
+// BENCHMARKS.md, "Each thread's young generation, named"):
 // - the conveyor thread (the process's main thread) gets its size on the command line,
 //   since V8 sizes the main thread's heap before any code runs: the single executable
 //   carries the option (scripts/build-binary.ts), `npm start` passes it, and a start
@@ -14,7 +14,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 // - the other threads get theirs as they are started (`resourceLimits`).
 
 /** Half of the conveyor thread's young generation, in MB (V8's semi-space). */
-export const CONVEYOR_SEMI_SPACE_MB = 16;
+const CONVEYOR_SEMI_SPACE_MB = 16;
 
 /** The option that gives the conveyor thread its young generation; the single executable and `npm start` start with it. */
 export const CONVEYOR_NODE_OPTIONS: readonly string[] = [`--max-semi-space-size=${CONVEYOR_SEMI_SPACE_MB}`];
