@@ -21,7 +21,7 @@ export const ADDON = path.join(DIST, 'better_sqlite3.node');
 export const SERIAL_ADDON = path.join(DIST, 'serialport.node');
 /** The OPC UA signal driver, a bundle of its own beside the appliance's (plc/signals/opcua/load-bundled.ts). */
 export const OPCUA_DRIVER = path.join(DIST, 'opcua-driver.cjs');
-/** The hub link's NATS client, a bundle of its own beside the appliance's (src/federation/nats-client.ts). */
+/** The NATS client of the hub link and the pair, a bundle of its own beside the appliance's (src/nats/client.ts). */
 export const NATS_CLIENT = path.join(DIST, 'nats-client.cjs');
 /** `wms simulate --protocol opcua`: node-opcua's server, a bundle of its own beside the appliance's. */
 export const OPCUA_SIMULATOR = path.join(DIST, 'opcua-simulator.cjs');
@@ -90,18 +90,19 @@ export const createOpcuaDriver = driver.createOpcuaDriver;`
 };
 
 /**
- * The hub link's NATS client stays out of the appliance's bundle too (450 KB of code a
- * box without `federation.site` would parse at every start): in its place the loader of
+ * The NATS client stays out of the appliance's bundle too (500 KB of code a box
+ * without a hub link or a pair would parse at every start): in its place the loader of
  * its own bundle.
  */
 const natsClientOutside: Plugin = {
   name: 'nats-client-outside',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]federation[\\/]nats-client\.ts$/ }, () => ({
+    b.onLoad({ filter: /[\\/]src[\\/]nats[\\/]client\.ts$/ }, () => ({
       contents: `import { loadApart } from ${JSON.stringify(path.join(ROOT, 'src/core/apart.ts'))};
 const client = loadApart(${JSON.stringify(path.basename(NATS_CLIENT))});
 export const nats = client.nats;
-export const js = client.js;`,
+export const js = client.js;
+export const kv = client.kv;`,
       loader: 'js',
       resolveDir: ROOT,
     }));
@@ -221,7 +222,7 @@ async function bundleApart(entry: string, outfile: string, options: Pick<BuildOp
 const bundleOpcuaDriver = () => bundleApart('plc/signals/opcua/driver.ts', OPCUA_DRIVER, { define: { 'import.meta.url': 'undefined' } });
 
 /** The NATS client (see natsClientOutside). */
-const bundleNatsClient = () => bundleApart('src/federation/nats-client.ts', NATS_CLIENT, { define: { 'import.meta.url': 'undefined' } });
+const bundleNatsClient = () => bundleApart('src/nats/client.ts', NATS_CLIENT, { define: { 'import.meta.url': 'undefined' } });
 
 /** node-opcua-server reads its version from its package.json at load, a file a bundle does not have. */
 const opcuaServerVersion: Plugin = {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { natsConnectionSchema } from '../nats/config.ts';
 
 // The hub link's settings (docs/federation.md): which hall this is, how to reach the
 // NATS server beside the box (a leaf node of the hub), and the limits of the streams
 // the appliance creates. Without `site` the link is off and no NATS code is loaded.
-
-const file = z.string().min(1);
 
 export const federationConfigSchema = z
   .strictObject({
@@ -13,25 +12,7 @@ export const federationConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9_]{1,32}$/, 'letters, digits and _ only (at most 32): it is a NATS subject token and part of a stream name')
       .optional(),
-    nats: z
-      .strictObject({
-        /** NATS URLs of the leaf node beside the box (or of the hub itself). */
-        servers: z
-          .array(z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'a nats://, tls:// or ws(s):// URL'))
-          .min(1)
-          .default(['nats://127.0.0.1:4222']),
-        /** One way to log in, or none: a token, a user and password, or a credentials file (JWT and NKey seed). */
-        token: z.string().min(1).optional(),
-        user: z.string().min(1).optional(),
-        password: z.string().min(1).optional(),
-        credsFile: file.optional(),
-        /** TLS to the server: its CA, and a client certificate and key when it asks for one. */
-        tls: z.strictObject({ ca: file.optional(), cert: file.optional(), key: file.optional() }).optional(),
-      })
-      .refine((n) => (n.user === undefined) === (n.password === undefined), 'user and password go together')
-      .refine((n) => [n.token, n.user, n.credsFile].filter((v) => v !== undefined).length <= 1, 'one of token, user/password or credsFile')
-      .refine((n) => !n.tls || (n.tls.cert === undefined) === (n.tls.key === undefined), 'tls.cert and tls.key go together')
-      .prefault({}),
+    nats: natsConnectionSchema,
     /** The JetStream domain of the leaf node beside the box; unset: the domain of the server connected to. */
     domain: z
       .string()

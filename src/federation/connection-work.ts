@@ -3,7 +3,7 @@ import type { Logger } from '../core/log.ts';
 import type { FederationConfig } from './config.ts';
 import type { Exporter } from './exporter.ts';
 import type { SiteNames } from './names.ts';
-import type { NatsConnection, NatsLibraries } from './nats.ts';
+import type { NatsConnection, NatsLibraries } from '../nats/connect.ts';
 import type { CommandRunner } from './runner.ts';
 import { ensureStreams } from './streams.ts';
 

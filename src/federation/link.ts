@@ -5,7 +5,7 @@ import { nowIso } from '../core/time.ts';
 import type { FederationConfig } from './config.ts';
 import { Exporter } from './exporter.ts';
 import { siteNames, type SiteNames } from './names.ts';
-import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from './nats.ts';
+import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from '../nats/connect.ts';
 import { ConnectionWork, RETRY_MS } from './connection-work.ts';
 import type { CommandRunner } from './runner.ts';
 import type { FederationStore } from './store.ts';
@@ -146,7 +146,7 @@ export class HubLink {
   private async connect(lib: NatsLibraries): Promise<NatsConnection | undefined> {
     while (!this.stopped) {
       try {
-        const nc = await lib.nats.connect(connectOptions(lib.nats, this.deps.config, this.names.site));
+        const nc = await lib.nats.connect(connectOptions(lib.nats, this.deps.config.nats, `wms-${this.names.site}`));
         if (this.stopped) {
           await nc.close();
           return undefined;

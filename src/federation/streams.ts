@@ -1,6 +1,6 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { FederationConfig } from './config.ts';
-import type { JetStreamLib } from './nats.ts';
+import type { JetStreamLib } from '../nats/connect.ts';
 import type { SiteNames } from './names.ts';
 
 // The hall's streams and the commands consumer, created when absent (file storage,

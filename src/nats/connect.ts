@@ -1,33 +1,35 @@
 import { readFileSync } from 'node:fs';
 import type { NatsConnection, NodeConnectionOptions } from '@nats-io/transport-node';
-import type { FederationConfig } from './config.ts';
+import type { NatsConnectionConfig } from './config.ts';
 
-// The NATS client (@nats-io/transport-node, @nats-io/jetstream; nats-client.ts), loaded
-// when the hub link starts: a box without `federation.site` reads none of it.
+// The NATS client (@nats-io/transport-node, @nats-io/jetstream, @nats-io/kv; client.ts),
+// loaded when the hub link or the pair starts: a box with neither reads none of it.
 
 type NatsClient = typeof import('@nats-io/transport-node');
 export type JetStreamLib = typeof import('@nats-io/jetstream');
+export type KvLib = typeof import('@nats-io/kv');
 
 export interface NatsLibraries {
   nats: NatsClient;
   js: JetStreamLib;
+  kv: KvLib;
 }
 
 export async function loadNats(): Promise<NatsLibraries> {
-  const { nats, js } = await import('./nats-client.ts');
-  return { nats, js };
+  const { nats, js, kv } = await import('./client.ts');
+  return { nats, js, kv };
 }
 
 /**
- * The connection options of the config: once connected, keeps reconnecting for ever (a
- * hall runs on while the office is away). A first connection that fails fails at once:
- * the link tries again itself (link.ts), so a stop can end the trying.
+ * The connection options of the config, for a client named `name`: once connected, keeps
+ * reconnecting for ever (a hall runs on while the office is away, a pair while a node of
+ * its cluster restarts). A first connection that fails fails at once: the caller tries
+ * again itself (the hub link: federation/link.ts), so a stop can end the trying.
  */
-export function connectOptions(lib: NatsClient, config: FederationConfig, site: string): NodeConnectionOptions {
-  const { nats } = config;
+export function connectOptions(lib: NatsClient, nats: NatsConnectionConfig, name: string): NodeConnectionOptions {
   const options: NodeConnectionOptions = {
     servers: nats.servers,
-    name: `wms-${site}`,
+    name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
     pingInterval: 10_000,
