@@ -93,6 +93,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       throw new ConfigError('--reset-admin needs the new password in WMS_ADMIN_PASSWORD');
     }
     if (flags.restore !== undefined) return restore(flags.restore, loaded.config);
+    // Two boxes set up as a pair that each ran alone would both act: refused until the
+    // pair runs (docs/ha.md, "Status").
+    if (loaded.config.ha.pair !== undefined) {
+      throw new ConfigError(
+        `ha.pair is set (${loaded.config.ha.pair}), but this build does not run as one box of a pair yet (docs/ha.md): started alone, it would act beside the other box`,
+      );
+    }
     resetAdmin = flags.resetAdmin;
   } catch (err) {
     if (err instanceof ConfigError) {

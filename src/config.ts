@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { plcConfigSchema } from '../plc/config.ts';
 import { federationConfigSchema } from './federation/config.ts';
+import { haConfigSchema } from './ha/config.ts';
 
 // One schema holds every setting with its default. Values come, lowest first, from
 // the defaults, the optional `<dataDir>/wms.config.json`, `WMS_<SECTION>_<KEY>`
@@ -164,6 +165,8 @@ export const configSchema = z.strictObject({
   plc: plcConfigSchema,
   /** The link to a hub over NATS JetStream (federation/config.ts); off without `site`. */
   federation: federationConfigSchema,
+  /** The hot-standby pair over a NATS cluster (ha/config.ts); off without `pair`. */
+  ha: haConfigSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -418,9 +421,11 @@ export function redactedConfig(config: Config): Config {
     const [section, key] = keyPath.split('.') as [string, string];
     if (copy[section]?.[key] !== undefined) copy[section][key] = '<redacted>';
   }
-  // The hub link's NATS token and password.
-  const nats = copy.federation?.nats as Record<string, unknown> | undefined;
-  for (const key of ['token', 'password']) if (nats?.[key] !== undefined) nats[key] = '<redacted>';
+  // The NATS token and password of the hub link and of the pair.
+  for (const section of ['federation', 'ha']) {
+    const nats = copy[section]?.nats as Record<string, unknown> | undefined;
+    for (const key of ['token', 'password']) if (nats?.[key] !== undefined) nats[key] = '<redacted>';
+  }
   // An OPC UA channel's password (plc.signals[].password).
   for (const channel of (copy.plc?.signals ?? []) as Record<string, unknown>[]) {
     if (channel.password !== undefined) channel.password = '<redacted>';

@@ -239,6 +239,17 @@ describe('wms with an invalid configuration', () => {
     expect(readdirSync(path.join(cwd, 'data'))).toEqual(['wms.config.json']);
   });
 
+  it('ha.pair set: exits 2 saying that this build does not run as one box of a pair, and starts nothing', async () => {
+    const cwd = workDir();
+    const exit = await run([], cwd, { WMS_HA_PAIR: 'hall1', WMS_HA_NODE: 'box-a' });
+    expect(exit.code).toBe(2);
+    const lines = stderrLines(exit);
+    expect(lines, exit.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^wms: ha\.pair is set \(hall1\), but this build does not run as one box of a pair yet/);
+    expect(exit.stdout).toBe('');
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('--print-config with an invalid value also exits 2', async () => {
     const exit = await run(['--print-config'], workDir(), { WMS_PORT: 'abc' });
     expect(exit.code).toBe(2);

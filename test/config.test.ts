@@ -137,8 +137,10 @@ describe('loadConfig: defaults', () => {
         maxLagSeconds: 60,
         commands: true,
       },
+      ha: { nats: { servers: ['nats://127.0.0.1:4222'] }, leaseTtlMs: 5000, maxLagMs: 1000 },
     });
     expect(config.federation.site).toBeUndefined();
+    expect(config.ha.pair).toBeUndefined();
     expect(config.auth.adminPassword).toBeUndefined();
     expect(config.server.publicUrl).toBeUndefined();
     expect(file).toEqual({ path: path.join(dir, CONFIG_FILE_NAME), found: false });
@@ -305,6 +307,14 @@ describe('loadConfig: WMS_* environment variables', () => {
     'federation.batch': { text: () => '100', value: () => 100 },
     'federation.maxLagSeconds': { text: () => '300', value: () => 300 },
     'federation.commands': { text: () => 'false', value: () => false },
+    'ha.pair': { text: () => 'hall1', value: () => 'hall1' },
+    'ha.node': { text: () => 'box-a', value: () => 'box-a' },
+    'ha.nats': {
+      text: () => '{"servers":["nats://10.0.0.11:4222","nats://10.0.0.12:4222"],"user":"wms","password":"pa55"}',
+      value: () => ({ servers: ['nats://10.0.0.11:4222', 'nats://10.0.0.12:4222'], user: 'wms', password: 'pa55' }),
+    },
+    'ha.leaseTtlMs': { text: () => '3000', value: () => 3000 },
+    'ha.maxLagMs': { text: () => '250', value: () => 250 },
     'plc.channels': {
       text: () => '[{"name":"CNV01","transport":"tcp-client","host":"10.0.0.5","port":5020}]',
       value: () => [expect.objectContaining({ name: 'CNV01', transport: 'tcp-client', host: '10.0.0.5', port: 5020, framing: 'line' })],
@@ -452,7 +462,41 @@ describe('loadConfig: precedence defaults < file < env < flags', () => {
   });
 });
 
+describe('loadConfig: the pair (ha)', () => {
+  it("refuses a pair without this box's name in it", () => {
+    const dir = dataDirWithFile({ ha: { pair: 'hall1' } });
+    const message = configError(() => loadConfig({ WMS_DATA_DIR: dir }));
+    expect(message).toContain('ha.node');
+    expect(message).toContain('a box in a pair needs its own name');
+  });
+
+  it('refuses a pair name that cannot be part of a bucket name, and a lease shorter than a second', () => {
+    expect(configError(() => loadConfig({ WMS_DATA_DIR: dataDirWithFile({ ha: { pair: 'hall.1', node: 'a' } }) }))).toContain('ha.pair');
+    expect(configError(() => loadConfig({ WMS_DATA_DIR: dataDirWithFile({ ha: { pair: 'hall1', node: 'a', leaseTtlMs: 200 } }) }))).toContain('ha.leaseTtlMs');
+  });
+
+  it('refuses NATS settings that do not go together, as for the hub link', () => {
+    const message = configError(() => loadConfig({ WMS_DATA_DIR: dataDirWithFile({ ha: { pair: 'hall1', node: 'a', nats: { user: 'wms' } } }) }));
+    expect(message).toContain('ha.nats');
+    expect(message).toContain('user and password go together');
+  });
+});
+
 describe('redactedConfig', () => {
+  it('hides the NATS token and password of the hub link and of the pair', () => {
+    const { config } = loadConfig({
+      WMS_DATA_DIR: dataDirWithFile({
+        federation: { site: 'HALL_1', nats: { token: 'hub-secret' } },
+        ha: { pair: 'hall1', node: 'a', nats: { user: 'wms', password: 'pair-secret' } },
+      }),
+    });
+    const redacted = redactedConfig(config);
+    expect(redacted.federation.nats.token).toBe('<redacted>');
+    expect(redacted.ha.nats.password).toBe('<redacted>');
+    expect(redacted.ha.nats.user).toBe('wms');
+    expect(JSON.stringify(redacted)).not.toMatch(/hub-secret|pair-secret/);
+  });
+
   it('replaces the admin password and keeps everything else', () => {
     const { config } = loadConfig({ WMS_DATA_DIR: dataDir(), WMS_ADMIN_PASSWORD: 'do-not-print-me', WMS_PORT: '4242' });
     const redacted = redactedConfig(config);

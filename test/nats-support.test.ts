@@ -17,9 +17,9 @@ import {
   startHubAndLeaf,
   startNats,
   streamMessages,
-  untilReady,
+  knowsMetaLeader,
+  untilOneMetaLeader,
   type HubAndLeaf,
-  type NatsServer,
   type Ports,
 } from './support/nats.ts';
 import { until } from './support/warehouse.ts';
@@ -254,13 +254,6 @@ describe('the configuration files of docs/federation', () => {
   it('three hub nodes form a JetStream cluster, a hall leaf node joins it, WMS_HUB sources the hall, also with a hub node down', async () => {
     const hubPorts: Ports[] = [];
     for (let i = 0; i < 3; i++) hubPorts.push({ client: await freePort(), http: await freePort(), cluster: await freePort(), leaf: await freePort() });
-    // Ready: healthy, and knowing the meta leader. (A follower may take a while to count
-    // every peer in its cluster_size; the leader's count is checked below.)
-    const metaLeader = async (s: NatsServer) => {
-      const health = await fetch(`${s.httpUrl}/healthz`);
-      const jsz = await s.monitor('/jsz');
-      return health.ok && Boolean(jsz.meta_cluster?.leader);
-    };
     const hubs = await Promise.all(
       hubPorts.map((ports, i) =>
         runNats({
@@ -269,25 +262,13 @@ describe('the configuration files of docs/federation', () => {
           domain: 'hub',
           auth: { user: 'erp', pass: 'change-me-erp' },
           config: (storeDir) => onLoopback(docs(`hub-${i + 1}.conf`), ports, hubPorts, storeDir),
-          ready: metaLeader,
+          ready: knowsMetaLeader,
           // A node is ready only with its peers: all three are started first.
           waitReady: false,
         }),
       ),
     );
-    for (const hub of hubs) await untilReady(hub, metaLeader, 60_000);
-    // Until the election settles the nodes may name different leaders.
-    let leaders = new Set<string>();
-    await until(
-      async () => {
-        leaders = new Set(await Promise.all(hubs.map(async (h) => String((await h.monitor('/jsz')).meta_cluster?.leader))));
-        return leaders.size === 1;
-      },
-      'the three hub nodes name the same meta leader',
-      60_000,
-    );
-    const leader = hubs.find((h) => h.name === [...leaders][0]!.split('/')[0])!;
-    await until(async () => (await leader.monitor('/jsz')).meta_cluster?.cluster_size === 3, 'the meta leader counts three peers', 60_000);
+    await untilOneMetaLeader(hubs, 'the hub');
 
     const leafPorts: Ports = { client: await freePort(), http: await freePort() };
     const leaf = await runNats({

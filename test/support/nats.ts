@@ -53,6 +53,8 @@ export interface NatsOptions {
   maxFileStore?: string;
   /** Lines added to the configuration as they are (a test's extra setting). */
   extraConfig?: string;
+  /** A node of a cluster: the cluster's name and the route ports of the other nodes (its own is `ports.cluster`). */
+  cluster?: { name: string; routes: number[] };
 }
 
 export interface Ports {
@@ -86,6 +88,10 @@ export interface NatsServer {
   kill(): Promise<void>;
   /** Starts it again on the same ports and store (a server coming back after an outage). */
   start(): Promise<void>;
+  /** SIGSTOP: the process stays, answers nothing, holds its connections (a box that hangs). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** Stops it and deletes its store. */
   close(): Promise<void>;
   /** What it wrote so far, over all its starts. */
@@ -148,6 +154,15 @@ export function natsConfig(options: NatsOptions, ports: Ports, storeDir: string)
     // A leaf whose link dropped dials again every second, so a restored link is up soon.
     if (options.leafRemote) lines.push('  reconnect: 1', `  remotes: [ { url: ${q(options.leafRemote)} } ]`);
     lines.push('}');
+  }
+  if (options.cluster && ports.cluster) {
+    lines.push(
+      'cluster {',
+      `  name: ${q(options.cluster.name)}`,
+      `  listen: "127.0.0.1:${ports.cluster}"`,
+      `  routes: [ ${options.cluster.routes.map((p) => q(`nats-route://127.0.0.1:${p}`)).join(', ')} ]`,
+      '}',
+    );
   }
   if (options.extraConfig) lines.push(options.extraConfig);
   return `${lines.join('\n')}\n`;
@@ -277,6 +292,8 @@ export async function runNats(run: RunNatsOptions): Promise<NatsServer> {
     stop,
     kill,
     start,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     async close() {
       closed = true;
       servers.delete(server);
@@ -295,6 +312,65 @@ export async function runNats(run: RunNatsOptions): Promise<NatsServer> {
     throw error;
   }
   return server;
+}
+
+/** Ready as a cluster node: healthy, and knowing the meta leader. */
+export async function knowsMetaLeader(server: NatsServer): Promise<boolean> {
+  const health = await fetch(`${server.httpUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+  const jsz = await server.monitor('/jsz');
+  return health.ok && Boolean(jsz.meta_cluster?.leader);
+}
+
+/**
+ * A JetStream cluster of `size` nodes on loopback (`<name>-1` …), each with its own
+ * store, started together and returned once every node names the same meta leader and
+ * that leader counts them all.
+ */
+export async function startCluster(name = 'pair', size = 3, options: NatsOptions = {}): Promise<NatsServer[]> {
+  const ports: Ports[] = [];
+  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), http: await freePort(), cluster: await freePort() });
+  const nodes = await Promise.all(
+    ports.map((own, i) => {
+      const nodeName = `${name}-${i + 1}`;
+      const cluster = { name, routes: ports.filter((p) => p !== own).map((p) => p.cluster!) };
+      return runNats({
+        name: nodeName,
+        ports: own,
+        auth: options.token ? { token: options.token } : options.user ? { user: options.user, pass: options.password } : {},
+        config: (storeDir) => natsConfig({ ...options, name: nodeName, cluster }, own, storeDir),
+        ready: knowsMetaLeader,
+        // A node is ready only with its peers: all are started first.
+        waitReady: false,
+      });
+    }),
+  );
+  await untilOneMetaLeader(nodes, name);
+  return nodes;
+}
+
+/**
+ * Waits until every node of a cluster started without waiting is ready, all of them
+ * name the same meta leader (until the election settles they may name different ones),
+ * and that leader counts them all. The leader, for a test to stop or pause.
+ */
+export async function untilOneMetaLeader(nodes: readonly NatsServer[], name: string): Promise<NatsServer> {
+  for (const node of nodes) await untilReady(node, knowsMetaLeader, 60_000);
+  let leaders = new Set<string>();
+  await until(
+    async () => {
+      leaders = new Set(await Promise.all(nodes.map(async (n) => String((await n.monitor('/jsz')).meta_cluster?.leader))));
+      return leaders.size === 1;
+    },
+    `the nodes of ${name} name the same meta leader`,
+    60_000,
+  );
+  const leader = nodes.find((n) => n.name === [...leaders][0]!.split('/')[0])!;
+  await until(
+    async () => (await leader.monitor('/jsz')).meta_cluster?.cluster_size === nodes.length,
+    `the meta leader of ${name} counts ${nodes.length} peers`,
+    60_000,
+  );
+  return leader;
 }
 
 /** Waits until a server that was started without waiting (a cluster node) is ready. */
