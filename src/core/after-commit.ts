@@ -1,3 +1,4 @@
+import type { CommitCapture } from './commit-capture.ts';
 import type { FlushStats } from './durability/cells.ts';
 import type { EventRecord } from './event-catalogue.ts';
 import type { EventLog } from './event-log.ts';
@@ -10,6 +11,9 @@ import type { EventBus } from './events.ts';
 //   `bus` hear of them (caches, routing models, rules that act);
 // - outside, once the commit is on disk: the durable subscribers (event streams, the
 //   hub export), then the answers that waited for it (the group commit's replies).
+//
+// With a pair (src/ha/, `captureWith`), the row changes of each transaction are collected
+// as its COMMIT begins, inside it, and handed on first of all once it succeeded.
 //
 // "On disk" is at once when every COMMIT flushes itself (synchronous=FULL, the
 // default). With a flush thread (`flushWith`, core/durability; `storage.flush: apart`)
@@ -39,6 +43,10 @@ export class AfterCommit {
   private committedHook: ((events: readonly EventRecord[], seq: number) => void) | undefined;
   /** The flush thread's line; undefined: every COMMIT flushes itself. */
   private flushes: Flushes | undefined;
+  /** The pair's capture of each commit's row changes; undefined on a box alone. */
+  private capture: CommitCapture | undefined;
+  /** What it collected for the COMMIT under way. */
+  private captured: unknown;
 
   constructor(log: EventLog, bus: EventBus) {
     this.log = log;
@@ -69,9 +77,19 @@ export class AfterCommit {
     return this.flushes?.stats();
   }
 
-  /** A COMMIT begins: a read from now on may see it. */
+  /** From now on, collects every transaction's row changes as its COMMIT begins and hands them on after it (the pair); undefined: no more. */
+  captureWith(capture: CommitCapture | undefined): void {
+    this.capture = capture;
+  }
+
+  /**
+   * A COMMIT begins: a read from now on may see it. Called inside the transaction, just
+   * before the COMMIT: the capture collects its changes here, and a failure fails it.
+   */
   begin(): void {
     this.flushes?.begin();
+    this.captured = undefined;
+    if (this.capture) this.captured = this.capture.collect();
   }
 
   /** The COMMIT begun last returned or failed. */
@@ -92,6 +110,11 @@ export class AfterCommit {
 
   /** After a commit with these events: inside at once, outside (and then `answer`) once on disk. */
   committed(events: readonly EventRecord[], answer?: () => void): void {
+    if (this.captured !== undefined) {
+      const changes = this.captured;
+      this.captured = undefined;
+      this.capture?.committed(changes, events);
+    }
     const flushes = this.flushes;
     this.committedHook?.(events, flushes?.committed ?? 0);
     if (events.length > 0) this.log.committed(events);

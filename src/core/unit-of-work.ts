@@ -200,8 +200,8 @@ export class UnitOfWork {
     this.group = undefined;
     clearImmediate(group.timer);
     const started = this.commitObserver ? process.hrtime.bigint() : 0n;
-    this.after.begin();
     try {
+      this.after.begin();
       this.db.exec('COMMIT');
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');

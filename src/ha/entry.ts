@@ -1,0 +1,25 @@
+import { deserialize, serialize } from 'node:v8';
+import type { CapturedCommit } from './capture.ts';
+
+// One entry of the pair's change log (docs/ha.md): one committed transaction of the
+// active, as bytes for the stream. V8's serialisation keeps every SQLite value as it is
+// (integers, text, BLOBs as Buffers) and is read back by the same Node on the standby;
+// `format` names this layout, so a standby refuses one it does not know.
+
+export const ENTRY_FORMAT = 1;
+
+export interface Entry extends CapturedCommit {
+  format: number;
+  /** The term of the lease the active held as it committed (lease.ts): an entry of an older term is refused. */
+  term: number;
+}
+
+export function encodeEntry(commit: CapturedCommit, term: number): Buffer {
+  return serialize({ format: ENTRY_FORMAT, term, changes: commit.changes, eventIds: commit.eventIds } satisfies Entry);
+}
+
+export function decodeEntry(bytes: Uint8Array): Entry {
+  const entry = deserialize(bytes) as Partial<Entry>;
+  if (entry?.format !== ENTRY_FORMAT) throw new Error(`a change-log entry of format ${String(entry?.format)}; this build reads format ${ENTRY_FORMAT}`);
+  return entry as Entry;
+}
