@@ -110,10 +110,10 @@ export class AfterCommit {
 
   /** After a commit with these events: inside at once, outside (and then `answer`) once on disk. */
   committed(events: readonly EventRecord[], answer?: () => void): void {
-    if (this.captured !== undefined) {
+    if (this.capture) {
       const changes = this.captured;
       this.captured = undefined;
-      this.capture?.committed(changes, events);
+      this.capture.afterCommit(changes, events);
     }
     const flushes = this.flushes;
     this.committedHook?.(events, flushes?.committed ?? 0);

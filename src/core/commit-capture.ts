@@ -9,6 +9,6 @@ import type { EventRecord } from './event-catalogue.ts';
 export interface CommitCapture<Changes = unknown> {
   /** Inside the transaction, just before its COMMIT: the changes it made (undefined: none), and forgets them. */
   collect(): Changes | undefined;
-  /** The COMMIT succeeded: what `collect` returned for it, and the events the transaction wrote. */
-  committed(changes: Changes | undefined, events: readonly EventRecord[]): void;
+  /** The COMMIT succeeded: what `collect` returned for it (undefined: no changes), and the events the transaction wrote. */
+  afterCommit(changes: Changes | undefined, events: readonly EventRecord[]): void;
 }

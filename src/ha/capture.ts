@@ -44,16 +44,18 @@ const NOTES = 'ha_capture_notes';
 export class TriggerCapture implements CommitCapture<ChangeSet> {
   private readonly db: Db;
   private readonly tables: Map<string, TableShape>;
-  private readonly onCommitted: (commit: CapturedCommit) => void;
+  private readonly onCommitted: ((commit: CapturedCommit) => void) | undefined;
   private readonly notes: { all(): { t: string; k: number | string }[] };
   private readonly clear: { run(): unknown };
   private readonly reads = new Map<string, { get(...key: SqlValue[]): SqlValue[] | undefined }>();
 
   /**
    * Installs the triggers on every table of `db` (its migrations done) and starts noting.
-   * `onCommitted` hears of every commit with changes, in commit order, right after it.
+   * `onCommitted` hears of every commit with changes, in commit order, right after it
+   * (none: whoever installs this capture calls `collect` and hands on the changes itself,
+   * as the replication gate does).
    */
-  constructor(db: Db, onCommitted: (commit: CapturedCommit) => void) {
+  constructor(db: Db, onCommitted?: (commit: CapturedCommit) => void) {
     this.db = db;
     this.onCommitted = onCommitted;
     this.tables = new Map(tablesOf(db).map((table) => [table.name, table]));
@@ -90,8 +92,8 @@ export class TriggerCapture implements CommitCapture<ChangeSet> {
     return changes;
   }
 
-  committed(changes: ChangeSet | undefined, events: readonly EventRecord[]): void {
-    if (!changes) return;
+  afterCommit(changes: ChangeSet | undefined, events: readonly EventRecord[]): void {
+    if (!changes || !this.onCommitted) return;
     this.onCommitted({ changes, eventIds: events.map((e) => e.id) });
   }
 

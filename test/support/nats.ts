@@ -579,6 +579,8 @@ export interface StreamMessage {
   /** The message id (`Nats-Msg-Id`) it was published with, if any. */
   msgId?: string;
   headers: Record<string, string[]>;
+  /** The body as stored. */
+  data: Uint8Array;
   /** The body parsed as JSON (undefined when it is not JSON). */
   json: any;
   text: string;
@@ -606,7 +608,7 @@ export function toStreamMessage(m: StoredMsg): StreamMessage {
   } catch {
     json = undefined;
   }
-  return { seq: m.seq, subject: m.subject, msgId: m.header?.get('Nats-Msg-Id') || undefined, headers, json, text };
+  return { seq: m.seq, subject: m.subject, msgId: m.header?.get('Nats-Msg-Id') || undefined, headers, data: m.data, json, text };
 }
 
 // --- helpers ----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Cell, newLineCells, Stat, type FlushStats, type FlushThreadData, type FlushThreadMessage } from './cells.ts';
-import { FlushLine } from './line.ts';
+import { LineEnd } from './line.ts';
 import { youngGenerationOf } from '../young-generation.ts';
 
 // Answers after the flush (docs/realtime.md). With `synchronous=FULL` every COMMIT waits
@@ -33,19 +33,15 @@ interface FlusherOptions {
 }
 
 /** The conveyor thread's end of the line: it starts the flush thread and tells it of commits. */
-export class WalFlusher {
-  readonly line: FlushLine;
-  private readonly cells: Int32Array;
+export class WalFlusher extends LineEnd {
   private readonly statCells: BigInt64Array;
   private readonly worker: Worker;
   private stopping = false;
 
   private constructor(worker: Worker, data: FlushThreadData, options: FlusherOptions) {
-    const { cells } = data;
+    super(data.cells, options.callbackFailed);
     this.worker = worker;
-    this.cells = cells;
     this.statCells = data.stats;
-    this.line = new FlushLine(cells, options.callbackFailed);
     worker.on('message', (message: FlushThreadMessage) => {
       if (message.kind === 'failed') options.failed(message.message);
     });
@@ -74,11 +70,6 @@ export class WalFlusher {
     return new WalFlusher(worker, workerData, options);
   }
 
-  /** A COMMIT begins: a read from now on may see it, and must not answer before its flush. */
-  begin(): void {
-    Atomics.store(this.cells, Cell.Begun, (Atomics.load(this.cells, Cell.Begun) + 1) | 0);
-  }
-
   /** The COMMIT begun last returned or failed: the next flush covers it. */
   end(): void {
     Atomics.store(this.cells, Cell.Committed, Atomics.load(this.cells, Cell.Begun));
@@ -88,21 +79,6 @@ export class WalFlusher {
   private wake(): void {
     Atomics.add(this.cells, Cell.Wake, 1);
     Atomics.notify(this.cells, Cell.Wake, 1);
-  }
-
-  /** The last commit that ended. */
-  get committed(): number {
-    return this.line.committed;
-  }
-
-  /** Runs `then` once everything committed so far is on disk (at once when it is), in the order asked. */
-  after(then: () => void): void {
-    this.line.after(this.line.committed, then);
-  }
-
-  /** Resolves once everything begun so far is on disk; undefined when it already is. */
-  covering(): Promise<void> | undefined {
-    return this.line.covering();
   }
 
   /** What the flushes took so far; the longest is the longest since the previous call (a scrape). */

@@ -97,3 +97,41 @@ export class FlushLine {
     }
   }
 }
+
+/**
+ * The conveyor thread's end of a line: it tells the line of commits (`begin`, and
+ * `end` as each kind of line needs) and waits on it. Whatever moves the line's
+ * "flushed" cell (the flush thread; the pair's change log, src/ha/gate.ts) builds on it.
+ */
+export abstract class LineEnd {
+  readonly line: FlushLine;
+  protected readonly cells: Int32Array;
+
+  protected constructor(cells: Int32Array, callbackFailed: (err: unknown) => void) {
+    this.cells = cells;
+    this.line = new FlushLine(cells, callbackFailed);
+  }
+
+  /** A COMMIT begins: a read from now on may see it, and must not answer before it counts. */
+  begin(): void {
+    Atomics.store(this.cells, Cell.Begun, (Atomics.load(this.cells, Cell.Begun) + 1) | 0);
+  }
+
+  /** The COMMIT begun last returned or failed. */
+  abstract end(): void;
+
+  /** The last commit that ended. */
+  get committed(): number {
+    return this.line.committed;
+  }
+
+  /** Runs `then` once everything committed so far counts (at once when it does), in the order asked. */
+  after(then: () => void): void {
+    this.line.after(this.line.committed, then);
+  }
+
+  /** Resolves once everything begun so far counts; undefined when it already does. */
+  covering(): Promise<void> | undefined {
+    return this.line.covering();
+  }
+}
