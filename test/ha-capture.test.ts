@@ -3,7 +3,6 @@
 // commit's entry, as bytes, applied in order to a copy of its database made by its own
 // online backup. The copy must then hold exactly the appliance's rows, table by table.
 
-import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
@@ -12,6 +11,7 @@ import { ChangeApplier, SchemaMismatch } from '../src/ha/apply.ts';
 import { TriggerCapture } from '../src/ha/capture.ts';
 import { tableDigests } from '../src/ha/digest.ts';
 import { decodeEntry, encodeEntry } from '../src/ha/entry.ts';
+import { standbyCopy } from './support/ha.ts';
 import { expectApiError, startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
 import { connectedPlc, site, unitWithOrder, until, type Site } from './support/warehouse.ts';
 
@@ -31,12 +31,7 @@ beforeAll(async () => {
   sim = await connectedPlc(wms, 'CNV01');
   capture = new TriggerCapture(wms.app.db, (commit) => entries.push(encodeEntry(commit, 1)));
   wms.app.work.after.captureWith(capture);
-  const backups = wms.app.module('backups');
-  const backup = await backups.take();
-  const dir = tempDir('wms-ha-standby-');
-  const file = path.join(dir, 'wms.sqlite');
-  copyFileSync(backups.byName(backup.name).file, file);
-  standby = openDatabase({ file, busyTimeoutMs: 5000 });
+  standby = await standbyCopy(wms);
   applier = new ChangeApplier(standby);
 });
 

@@ -10,8 +10,8 @@ import { TriggerCapture } from '../src/ha/capture.ts';
 import { ChangePublisher, ensureChangeLog, type ChangeLogNames } from '../src/ha/change-log.ts';
 import { decodeEntry, encodeEntry } from '../src/ha/entry.ts';
 import { ReplicationGate } from '../src/ha/gate.ts';
-import { natsConnectionSchema } from '../src/nats/config.ts';
-import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from '../src/nats/connect.ts';
+import { loadNats, type NatsConnection, type NatsLibraries } from '../src/nats/connect.ts';
+import { connectBeside } from './support/ha.ts';
 import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { startCluster, streamMessages, type NatsServer } from './support/nats.ts';
 import { connectedPlc, site, unitWithOrder, until, type Site } from './support/warehouse.ts';
@@ -35,10 +35,7 @@ beforeAll(async () => {
   });
   sim = await connectedPlc(wms, 'CNV01');
   // The active's node is cluster node 1; nodes 0 and 2 are the standby's and the witness's.
-  active = await lib.nats.connect({
-    ...connectOptions(lib.nats, natsConnectionSchema.parse({ servers: [cluster[1]!.url] }), 'wms-ha-active'),
-    ignoreClusterUpdates: true,
-  });
+  active = await connectBeside(cluster[1]!, 'wms-ha-active');
   names = await ensureChangeLog(lib.js, await lib.js.jetstreamManager(active), 'gate');
   // Long enough for the nodes to come back within it on a busy box (on a pair the lease's TTL bounds it).
   const publisher = new ChangePublisher(

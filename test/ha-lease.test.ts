@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openLeaseStore } from '../src/ha/kv-store.ts';
 import { Lease, leaseMargin, type LeaseChange, type LeaseStore } from '../src/ha/lease.ts';
-import { natsConnectionSchema } from '../src/nats/config.ts';
-import { connectOptions, loadNats, type NatsConnection } from '../src/nats/connect.ts';
+import { loadNats, type NatsConnection } from '../src/nats/connect.ts';
+import { connectBeside } from './support/ha.ts';
 import { startCluster, type NatsServer } from './support/nats.ts';
 import { until } from './support/warehouse.ts';
 
@@ -38,12 +38,7 @@ const newPair = () => `lease${++pairs}`;
 
 async function contender(node: string, server: NatsServer, pair: string): Promise<Contender> {
   const lib = await loadNats();
-  const nc = await lib.nats.connect({
-    ...connectOptions(lib.nats, natsConnectionSchema.parse({ servers: [server.url] }), `wms-ha-${node}`),
-    // Only the node beside it, as a box cut off from the others must not reach them through the addresses the cluster gossips.
-    ignoreClusterUpdates: true,
-    reconnectTimeWait: 200,
-  });
+  const nc = await connectBeside(server, `wms-ha-${node}`, { reconnectTimeWait: 200 });
   const store = await openLeaseStore(lib, nc, pair, TTL / 4);
   const self: Contender = { node, lease: undefined as unknown as Lease, store, changes: [], nc };
   self.lease = new Lease({

@@ -4,19 +4,17 @@
 // another node of the cluster. The copy must come to hold exactly the appliance's rows,
 // and go on from where it stood after its reading stopped.
 
-import { copyFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlcSimulator } from '../plc/simulator/index.ts';
-import { openDatabase, type Db } from '../src/core/db.ts';
+import type { Db } from '../src/core/db.ts';
 import { TriggerCapture } from '../src/ha/capture.ts';
 import { ChangePublisher, ensureChangeLog, type ChangeLogNames } from '../src/ha/change-log.ts';
 import { tableDigests } from '../src/ha/digest.ts';
 import { decodeEntry, encodeEntry } from '../src/ha/entry.ts';
 import { StandbyFollower, type AppliedPosition } from '../src/ha/follower.ts';
-import { natsConnectionSchema } from '../src/nats/config.ts';
-import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from '../src/nats/connect.ts';
-import { startTestAppliance, tempDir, type TestAppliance } from './support/appliance.ts';
+import { loadNats, type NatsConnection, type NatsLibraries } from '../src/nats/connect.ts';
+import { connectBeside, standbyCopy } from './support/ha.ts';
+import { startTestAppliance, type TestAppliance } from './support/appliance.ts';
 import { startCluster, type NatsServer } from './support/nats.ts';
 import { connectedPlc, site, unitWithOrder, until, type Site } from './support/warehouse.ts';
 
@@ -37,10 +35,6 @@ let standby: Db;
 let follower: StandbyFollower;
 const applied: (AppliedPosition & { skipped: boolean })[] = [];
 
-async function connectTo(server: NatsServer, name: string): Promise<NatsConnection> {
-  return lib.nats.connect({ ...connectOptions(lib.nats, natsConnectionSchema.parse({ servers: [server.url] }), name), ignoreClusterUpdates: true });
-}
-
 function newFollower(nc: NatsConnection): StandbyFollower {
   return new StandbyFollower({
     db: standby,
@@ -57,7 +51,7 @@ beforeAll(async () => {
   wms = await startTestAppliance({ plc: { channels: [{ name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0 }] } });
   sim = await connectedPlc(wms, 'CNV01');
   // The active's node is cluster node 1, the standby's node 2; node 0 stands for the witness.
-  const active = await connectTo(cluster[1]!, 'wms-ha-active');
+  const active = await connectBeside(cluster[1]!, 'wms-ha-active');
   names = await ensureChangeLog(lib.js, await lib.js.jetstreamManager(active), 'hall1');
   let commits = 0;
   publisher = new ChangePublisher(
@@ -72,12 +66,8 @@ beforeAll(async () => {
     publisher.publish(++commits, entry);
   });
   wms.app.work.after.captureWith(capture);
-  const backups = wms.app.module('backups');
-  const backup = await backups.take();
-  const file = path.join(tempDir('wms-ha-standby-'), 'wms.sqlite');
-  copyFileSync(backups.byName(backup.name).file, file);
-  standby = openDatabase({ file, busyTimeoutMs: 5000 });
-  follower = newFollower(await connectTo(cluster[2]!, 'wms-ha-standby'));
+  standby = await standbyCopy(wms);
+  follower = newFollower(await connectBeside(cluster[2]!, 'wms-ha-standby'));
   await follower.start();
 }, 120_000);
 
@@ -132,7 +122,7 @@ describe('the change log on a three-node cluster', () => {
     }
     await until(() => publisher.pending === 0 && lastStored > stoppedAt, 'the new entries are stored');
     expect(follower.position.streamSeq).toBe(stoppedAt);
-    follower = newFollower(await connectTo(cluster[2]!, 'wms-ha-standby-2'));
+    follower = newFollower(await connectBeside(cluster[2]!, 'wms-ha-standby-2'));
     await follower.start();
     await untilSameRows();
     const again = applied.slice(from);
@@ -142,7 +132,7 @@ describe('the change log on a three-node cluster', () => {
 
   it('an entry of an older term than one applied is skipped: its writer had lost the lease', async () => {
     const old = decodeEntry(published[published.length - 1]!);
-    const nc = await connectTo(cluster[0]!, 'wms-ha-deposed');
+    const nc = await connectBeside(cluster[0]!, 'wms-ha-deposed');
     const stored = await lib.js.jetstream(nc).publish(names.subject, encodeEntry(old, TERM - 1));
     await until(() => follower.position.streamSeq === stored.seq, 'the standby has read the entry');
     expect(applied.at(-1)).toEqual({ streamSeq: stored.seq, term: TERM, skipped: true });

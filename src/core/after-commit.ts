@@ -32,8 +32,8 @@ export interface Flushes {
   after(then: () => void): void;
   /** Resolves once everything begun so far is on disk; undefined when it already is. */
   covering(): Promise<void> | undefined;
-  /** What the flushes took so far (metrics). */
-  stats(): FlushStats;
+  /** What the flushes took so far (metrics); none for a line that does not flush the disk (the pair's gate). */
+  stats?(): FlushStats;
 }
 
 export class AfterCommit {
@@ -74,7 +74,7 @@ export class AfterCommit {
 
   /** What the flush thread's flushes took so far; undefined when every COMMIT flushes itself (its time is the commit's). */
   flushStats(): FlushStats | undefined {
-    return this.flushes?.stats();
+    return this.flushes?.stats?.();
   }
 
   /** From now on, collects every transaction's row changes as its COMMIT begins and hands them on after it (the pair); undefined: no more. */
@@ -88,8 +88,7 @@ export class AfterCommit {
    */
   begin(): void {
     this.flushes?.begin();
-    this.captured = undefined;
-    if (this.capture) this.captured = this.capture.collect();
+    this.captured = this.capture?.collect();
   }
 
   /** The COMMIT begun last returned or failed. */

@@ -1,6 +1,6 @@
 import type { Db } from '../core/db.ts';
 import type { ChangeSet, SqlValue } from './capture.ts';
-import { tablesOf, type TableShape } from './tables.ts';
+import { columnList, quote, rowByKey, tablesOf, type TableShape } from './tables.ts';
 
 // The standby's side of change capture (docs/ha.md): one transaction's changes written
 // into this box's database as the end state of each row. Every changed row is written
@@ -57,22 +57,16 @@ export class ChangeApplier {
     let statements = this.statements.get(name);
     if (!statements) {
       const table = this.tables.get(name)!;
-      const columns = table.columns.map(quote);
       const into = `main.${quote(name)}`;
-      const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-      statements = table.withoutRowid
-        ? {
-            upsert: this.db.prepare(`INSERT OR REPLACE INTO ${into} (${columns.join(', ')}) VALUES (${marks(columns.length)})`),
-            remove: this.db.prepare(`DELETE FROM ${into} WHERE (${table.primaryKey.map(quote).join(', ')}) = (${marks(table.primaryKey.length)})`),
-          }
-        : {
-            upsert: this.db.prepare(`INSERT OR REPLACE INTO ${into} (rowid, ${columns.join(', ')}) VALUES (${marks(columns.length + 1)})`),
-            remove: this.db.prepare(`DELETE FROM ${into} WHERE rowid = ?`),
-          };
+      const marks = Array.from({ length: table.columns.length }, () => '?').join(', ');
+      statements = {
+        upsert: table.withoutRowid
+          ? this.db.prepare(`INSERT OR REPLACE INTO ${into} (${columnList(table)}) VALUES (${marks})`)
+          : this.db.prepare(`INSERT OR REPLACE INTO ${into} (rowid, ${columnList(table)}) VALUES (?, ${marks})`),
+        remove: this.db.prepare(`DELETE FROM ${into} WHERE ${rowByKey(table)}`),
+      };
       this.statements.set(name, statements);
     }
     return statements;
   }
 }
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

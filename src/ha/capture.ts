@@ -1,7 +1,7 @@
 import type { CommitCapture } from '../core/commit-capture.ts';
 import type { Db } from '../core/db.ts';
 import type { EventRecord } from '../core/event-catalogue.ts';
-import { tablesOf, type TableShape } from './tables.ts';
+import { columnList, quote, rowByKey, tablesOf, type TableShape } from './tables.ts';
 
 // Change capture on the write connection (docs/ha.md, "Change capture"): every table of
 // the database gets three temporary triggers, which note the key of each row inserted,
@@ -100,8 +100,7 @@ export class TriggerCapture implements CommitCapture<ChangeSet> {
   private read(table: TableShape): { get(...key: SqlValue[]): SqlValue[] | undefined } {
     let statement = this.reads.get(table.name);
     if (!statement) {
-      const where = table.withoutRowid ? `(${table.primaryKey.map(quote).join(', ')}) = (${table.primaryKey.map(() => '?').join(', ')})` : 'rowid = ?';
-      statement = this.db.prepare(`SELECT ${table.columns.map(quote).join(', ')} FROM main.${quote(table.name)} WHERE ${where}`).raw() as unknown as {
+      statement = this.db.prepare(`SELECT ${columnList(table)} FROM main.${quote(table.name)} WHERE ${rowByKey(table)}`).raw() as unknown as {
         get(...key: SqlValue[]): SqlValue[] | undefined;
       };
       this.reads.set(table.name, statement);
@@ -110,7 +109,6 @@ export class TriggerCapture implements CommitCapture<ChangeSet> {
   }
 }
 
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const triggerName = (table: TableShape, op: string) => `ha_capture_${table.name}_${op}`;
 
 /** The three triggers of a table: each notes the key a row had after (insert, update) or before (update that moves it, delete) the change. */

@@ -29,8 +29,9 @@ export interface FollowerOptions {
 export class StandbyFollower {
   private readonly options: FollowerOptions;
   private readonly applier: ChangeApplier;
-  private readonly readPosition: () => AppliedPosition;
   private readonly record: (position: AppliedPosition) => void;
+  /** Where this box's copy stands: read from the database once, then kept with each entry it applies. */
+  private at: AppliedPosition;
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
@@ -40,7 +41,7 @@ export class StandbyFollower {
     const { db } = options;
     this.applier = new ChangeApplier(db);
     const read = db.prepare('SELECT stream_seq AS streamSeq, term FROM ha_applied WHERE id = 1');
-    this.readPosition = () => (read.get() as AppliedPosition | undefined) ?? { streamSeq: 0, term: 0 };
+    this.at = (read.get() as AppliedPosition | undefined) ?? { streamSeq: 0, term: 0 };
     const write = db.prepare(
       'INSERT INTO ha_applied (id, stream_seq, term) VALUES (1, @streamSeq, @term) ON CONFLICT (id) DO UPDATE SET stream_seq = excluded.stream_seq, term = excluded.term',
     );
@@ -49,12 +50,12 @@ export class StandbyFollower {
 
   /** Where this box's copy stands. */
   get position(): AppliedPosition {
-    return this.readPosition();
+    return this.at;
   }
 
   /** Starts reading the stream after the last entry applied. */
   async start(): Promise<void> {
-    const from = this.readPosition().streamSeq + 1;
+    const from = this.at.streamSeq + 1;
     const consumer = await this.options.js.consumers.get(this.options.names.stream, { opt_start_seq: from });
     this.messages = await consumer.consume();
     this.loop = this.follow(this.messages);
@@ -83,7 +84,7 @@ export class StandbyFollower {
 
   private applyOne(streamSeq: number, data: Uint8Array): void {
     const { db } = this.options;
-    const at = this.readPosition();
+    const at = this.at;
     if (streamSeq <= at.streamSeq) return; // applied before a restart of the reading
     const entry = decodeEntry(data);
     const skipped = entry.term < at.term;
@@ -92,6 +93,7 @@ export class StandbyFollower {
       if (!skipped) this.applier.apply(entry.changes);
       this.record(position);
     })();
+    this.at = position;
     this.options.applied?.(position, skipped);
   }
 }

@@ -1,5 +1,4 @@
 import type { CommitCapture } from '../core/commit-capture.ts';
-import type { FlushStats } from '../core/durability/cells.ts';
 import { Cell, newLineCells } from '../core/durability/cells.ts';
 import { LineEnd } from '../core/durability/line.ts';
 import type { Flushes } from '../core/after-commit.ts';
@@ -15,7 +14,9 @@ import type { ChangeSet } from './capture.ts';
 //
 // A commit with no row changes has no entry; it counts once every commit before it
 // does. A commit that failed has neither: it counts with the next commit that is
-// decided. Once an entry could not be stored, nothing more counts on this box.
+// decided. Once an entry could not be stored, nothing more counts on this box. It has
+// no flush statistics: the disk's flushes are the commits' own (the pair runs with
+// `storage.flush: commit`), and entries are not flushes.
 
 /** What the gate hands the change log: the entry of commit `seq` to publish. */
 export type Publish = (seq: number, changes: ChangeSet, events: readonly EventRecord[]) => void;
@@ -28,7 +29,6 @@ export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<C
   /** The last commit whose entry was published or which has none. */
   private decided = 0;
   private brokenBy: unknown;
-  private storedCount = 0;
 
   /**
    * `source` collects each transaction's changes (capture.ts); `publish` sends an entry
@@ -57,10 +57,6 @@ export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<C
     });
   }
 
-  stats(): FlushStats {
-    return { flushes: this.storedCount, seconds: 0, maxSeconds: 0 };
-  }
-
   // ---- the capture (CommitCapture) ---------------------------------------------------
 
   collect(): ChangeSet | undefined {
@@ -82,7 +78,6 @@ export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<C
   stored(seq: number): void {
     if (this.inFlight[0] !== seq) throw new Error(`entry of commit ${seq} stored out of order (expected ${String(this.inFlight[0])})`);
     this.inFlight.shift();
-    this.storedCount++;
     this.advance();
   }
 

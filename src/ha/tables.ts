@@ -14,6 +14,18 @@ export interface TableShape {
   primaryKey: string[];
 }
 
+/** A name quoted for SQL. */
+export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** The columns of a table, quoted, for a SELECT or an INSERT. */
+export const columnList = (table: TableShape) => table.columns.map(quote).join(', ');
+
+/** The WHERE clause that names one row of a table by its key (rowid, or the primary key's values), as parameters. */
+export function rowByKey(table: TableShape): string {
+  if (!table.withoutRowid) return 'rowid = ?';
+  return `(${table.primaryKey.map(quote).join(', ')}) = (${table.primaryKey.map(() => '?').join(', ')})`;
+}
+
 /** True for a table of the pair's own bookkeeping, which is not replicated. */
 export const isPairsOwn = (table: string) => table.startsWith('ha_');
 
