@@ -93,11 +93,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       throw new ConfigError('--reset-admin needs the new password in WMS_ADMIN_PASSWORD');
     }
     if (flags.restore !== undefined) return restore(flags.restore, loaded.config);
-    // Two boxes set up as a pair that each ran alone would both act: refused until the
-    // pair runs (docs/ha.md, "Status").
-    if (loaded.config.ha.pair !== undefined) {
+    // The pair's gate takes the place of the flush thread (docs/ha.md): each commit flushes itself.
+    if (loaded.config.ha.pair !== undefined && loaded.config.storage.flush === 'apart') {
       throw new ConfigError(
-        `ha.pair is set (${loaded.config.ha.pair}), but this build does not run as one box of a pair yet (docs/ha.md): started alone, it would act beside the other box`,
+        'ha.pair needs storage.flush: commit (a box of a pair acknowledges a commit once its entry is stored, and flushes each commit itself)',
       );
     }
     resetAdmin = flags.resetAdmin;
@@ -112,7 +111,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   // The handlers are in place before the start: a stop requested while starting (or the
   // instant "appliance started" is logged) is carried out once the start is done, rather
   // than killing the process half-way with the signal's default action.
-  let appliance: Appliance | undefined;
+  let appliance: Pick<Appliance, 'close' | 'log'> | undefined;
   let stopRequested: string | undefined;
   const stop = (signal: string) => {
     if (!appliance) {
@@ -132,9 +131,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   const { prestartLogWriter } = await import('./core/log-store/index.ts');
   prestartLogWriter();
   try {
-    const { startAppliance } = await import('./main.ts');
     const heapNote = conveyorYoungGenerationNote(process.execArgv, env.NODE_OPTIONS);
-    appliance = await startAppliance(loaded.config, { configNotes: heapNote ? [...loaded.warnings, heapNote] : loaded.warnings, resetAdmin });
+    const options = { configNotes: heapNote ? [...loaded.warnings, heapNote] : loaded.warnings, resetAdmin };
+    if (loaded.config.ha.pair !== undefined) {
+      // One box of a pair: the pair starts the appliance in the role it takes (src/ha/pair.ts).
+      const { startPair } = await import('./ha/pair.ts');
+      appliance = await startPair(loaded.config, options);
+    } else {
+      const { startAppliance } = await import('./main.ts');
+      appliance = await startAppliance(loaded.config, options);
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const reason =

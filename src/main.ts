@@ -18,6 +18,7 @@ import { HttpThread } from './threads/conveyor-side.ts';
 import { createEdgeServer } from './threads/edge-server.ts';
 import { prestartWorker } from './threads/worker.ts';
 import { Router, type Route } from './http/router.ts';
+import type { HttpOptions } from './http/server.ts';
 import { assemble, type Assembly } from './modules/assemble.ts';
 import type { Services } from './modules/index.ts';
 import type { AppOptions, ModuleName } from './modules/module.ts';
@@ -46,7 +47,8 @@ export interface Appliance {
   flusher: WalFlusher | undefined;
   /** The service of a module (src/modules/index.ts names them). */
   module<N extends ModuleName>(name: N): Services[N];
-  close(): Promise<void>;
+  /** Stops; requests under way may finish for `drainMs` (a box of a pair stepping down gives them none). */
+  close(drainMs?: number): Promise<void>;
 }
 
 /** How long a stop waits for requests under way before it cuts them off. */
@@ -54,6 +56,9 @@ const STOP_DRAIN_MS = 10_000;
 
 export async function startAppliance(config: Config, options: AppOptions = {}): Promise<Appliance> {
   const startedAt = Date.now();
+  const pair = options.pair;
+  // A standby serves its reads on this thread: it has no PLC to keep apart from them.
+  if (pair?.role === 'standby') config = { ...config, server: { ...config.server, httpThread: false } };
   // The lines of both threads go here (the HTTP thread hands its lines over).
   const destination = options.logDestination ?? stdoutDestination();
   const log = createLogger({ level: config.log.level, destination });
@@ -114,6 +119,13 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
     // Every change from here on runs through the unit of work and leaves its events in the log.
     const work = new UnitOfWork(db, events, (err, event) => log.error({ err, event: event.type, id: event.id }, 'event subscriber failed'));
     work.after.flushWith(flusher);
+    // The pair: an active's commits count once their entries are stored; a standby's
+    // connection writes nothing but what its follower applies (src/ha/role.ts).
+    const replication = pair?.role === 'active' ? pair.attach(db, work) : undefined;
+    if (replication) {
+      work.after.flushWith(replication);
+      work.after.captureWith(replication);
+    }
     reads = new ReadPool({ file, size: READ_CONNECTIONS, nativeBinding });
 
     let url = config.server.publicUrl?.replace(/\/$/, '') ?? '';
@@ -137,6 +149,11 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       url: () => url,
     });
 
+    // A standby's copy changes only by what its follower applies: from here on its
+    // connection refuses every other write. (Its modules' first-start steps above find
+    // everything in place in a copy of the active's database, and change nothing.)
+    if (pair?.role === 'standby') db.pragma('query_only = 1');
+
     const edge = config.server.httpThread
       ? await HttpThread.start({
           data: {
@@ -147,7 +164,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
             nativeBinding: sqliteBindingFile(dataDir),
             startedAt,
             logsIndexedAtStart: logs.indexedAtStart,
-            flushCells: flusher?.line.cells,
+            flushCells: flusher?.line.cells ?? replication?.line.cells,
           },
           routes: app.routes,
           db,
@@ -159,16 +176,20 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
           metrics: () => app.module('system').registry.getMetricsAsJSON(),
           apiKeyUsed: (pk, at) => app.module('users').apiKeys.recordUse(pk, at),
         })
-      : await listenHere(app, config, log, work);
+      : await listenHere(app, config, log, work, pair?.role === 'standby' ? pair : undefined);
     url ||= edge.url;
     try {
-      await app.start();
+      // A standby acts on nothing: its modules are made (their reads serve) and not started.
+      if (pair?.role !== 'standby') await app.start();
     } catch (err) {
       await edge.stop(0);
       throw err;
     }
     const plc = app.module('plc');
-    log.info({ url: edge.url, version: VERSION, database: file, routes: app.routes.length, plcChannels: plc.list().length }, 'appliance started');
+    log.info(
+      { url: edge.url, version: VERSION, database: file, routes: app.routes.length, plcChannels: plc.list().length, ...(pair ? { role: pair.role } : {}) },
+      'appliance started',
+    );
 
     const openReads = reads;
     const openLogs = logs;
@@ -187,12 +208,12 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       httpThread: edge instanceof HttpThread ? edge : undefined,
       flusher,
       module: app.module,
-      close() {
+      close(drainMs = STOP_DRAIN_MS) {
         closing ??= (async () => {
           // No new connections from here on; requests under way go on, those handed
           // over to this thread included, and open event streams end.
-          const cut = await edge.stop(STOP_DRAIN_MS);
-          if (cut > 0) log.warn({ connections: cut, waitedMs: STOP_DRAIN_MS }, 'requests still under way at stop were cut off');
+          const cut = await edge.stop(drainMs);
+          if (cut > 0) log.warn({ connections: cut, waitedMs: drainMs }, 'requests still under way at stop were cut off');
           // Modules in reverse: the PLC first (it answers what it has read, then closes its links).
           await app.stop();
           work.commitGroup();
@@ -228,9 +249,9 @@ interface Edge {
 }
 
 /** The server on this thread (`server.httpThread: false`): every request runs here. */
-async function listenHere(app: Assembly, config: Config, log: Logger, work: UnitOfWork): Promise<Edge> {
+async function listenHere(app: Assembly, config: Config, log: Logger, work: UnitOfWork, standby: HttpOptions['standby']): Promise<Edge> {
   const events = app.module('events');
-  const server = createEdgeServer(app, config, log, { commits: work });
+  const server = createEdgeServer(app, config, log, { commits: work, standby });
   const address = await listen(server, config.server.port, config.server.host);
   return {
     url: urlOf(address, !!config.server.tls),

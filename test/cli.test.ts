@@ -239,13 +239,13 @@ describe('wms with an invalid configuration', () => {
     expect(readdirSync(path.join(cwd, 'data'))).toEqual(['wms.config.json']);
   });
 
-  it('ha.pair set: exits 2 saying that this build does not run as one box of a pair, and starts nothing', async () => {
+  it('ha.pair with storage.flush apart: exits 2 saying that a box of a pair flushes each commit itself, and starts nothing', async () => {
     const cwd = workDir();
-    const exit = await run([], cwd, { WMS_HA_PAIR: 'hall1', WMS_HA_NODE: 'box-a' });
+    const exit = await run([], cwd, { WMS_HA_PAIR: 'hall1', WMS_HA_NODE: 'box-a', WMS_STORAGE_FLUSH: 'apart' });
     expect(exit.code).toBe(2);
     const lines = stderrLines(exit);
     expect(lines, exit.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^wms: ha\.pair is set \(hall1\), but this build does not run as one box of a pair yet/);
+    expect(lines[0]).toMatch(/^wms: ha\.pair needs storage\.flush: commit/);
     expect(exit.stdout).toBe('');
     expect(readdirSync(cwd)).toEqual([]);
   });

@@ -41,6 +41,7 @@ beforeAll(async () => {
   const publisher = new ChangePublisher(
     lib.js.jetstream(active, { timeout: 60_000 }),
     names,
+    0,
     (seq) => gate.stored(seq),
     (seq, error) => gate.failed(seq, error),
   );

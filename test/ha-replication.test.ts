@@ -57,6 +57,7 @@ beforeAll(async () => {
   publisher = new ChangePublisher(
     lib.js.jetstream(active),
     names,
+    0,
     (_commit, seq) => (lastStored = seq),
     (_commit, error) => failures.push(error),
   );

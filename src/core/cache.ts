@@ -330,6 +330,14 @@ export class CacheSet {
     return taken;
   }
 
+  /**
+   * Forgets everything: rows were written past the caches (a standby applying the
+   * active's changes, src/ha/follower.ts).
+   */
+  clearAll(): void {
+    for (const cache of this.caches.values()) cache.clear();
+  }
+
   /** Forgets here what the caches of another thread forgot. */
   apply(forgotten: Forgotten): void {
     this.applying = true;

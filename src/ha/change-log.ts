@@ -47,11 +47,23 @@ export async function ensureChangeLog(lib: JetStreamLib, jsm: JetStreamManager, 
   return names;
 }
 
+/** The stream's last sequence (0 for an empty stream). */
+export async function lastSequence(jsm: JetStreamManager, names: ChangeLogNames): Promise<number> {
+  return (await jsm.streams.info(names.stream)).state.last_seq;
+}
+
 /**
  * The active's end of the change log: publishes each entry as its commit succeeds and
  * tells `stored` of each, in commit order, once the stream has it on a quorum (its
  * sequence in the stream), or `failed` when it could not be stored: what was committed
  * from that one on can no longer be acknowledged by this box.
+ *
+ * Fenced: every entry is published expecting the stream's last sequence to be the one
+ * before it. The active knows each entry's sequence before it publishes it (it is the
+ * only writer), and the stream refuses an entry once anyone else wrote to it: a former
+ * active that did not notice it lost the lease cannot add a single entry after the new
+ * one's first (docs/ha.md, "Takeover"), and after one refusal every later entry is
+ * refused too.
  */
 export class ChangePublisher {
   private readonly js: JetStreamClient;
@@ -62,17 +74,27 @@ export class ChangePublisher {
   private readonly inFlight: { commit: number; ack: Promise<PubAck> }[] = [];
   private draining = false;
   private broken = false;
+  /** The stream sequence of the last entry published. */
+  private last: number;
 
+  /** `after`: the stream's last sequence when this active began (its first entry is the one after it). */
   constructor(
     js: JetStreamClient,
     names: ChangeLogNames,
+    after: number,
     stored: (commit: number, streamSeq: number) => void,
     failed: (commit: number, error: unknown) => void,
   ) {
     this.js = js;
     this.subject = names.subject;
+    this.last = after;
     this.stored = stored;
     this.failed = failed;
+  }
+
+  /** The stream sequence the next entry published will have, if it is stored. */
+  get next(): number {
+    return this.last + 1;
   }
 
   /** Entries published and not yet stored. */
@@ -82,7 +104,8 @@ export class ChangePublisher {
 
   /** Publishes the entry of commit `commit` (a number that rises with every commit). */
   publish(commit: number, entry: Uint8Array): void {
-    const ack = this.js.publish(this.subject, entry);
+    const ack = this.js.publish(this.subject, entry, { expect: { lastSequence: this.last } });
+    this.last += 1;
     // Heard of in order below; a rejection is handled there, not unhandled here.
     ack.catch(() => undefined);
     this.inFlight.push({ commit, ack });

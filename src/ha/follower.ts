@@ -35,6 +35,8 @@ export class StandbyFollower {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
+  /** After the last entry applied: how many the stream held after it, and how long ago it was stored. */
+  private behind = { entries: 0, ms: 0 };
 
   constructor(options: FollowerOptions) {
     this.options = options;
@@ -51,6 +53,11 @@ export class StandbyFollower {
   /** Where this box's copy stands. */
   get position(): AppliedPosition {
     return this.at;
+  }
+
+  /** How far behind the change log this copy was at the last entry applied. */
+  get lag(): { entries: number; ms: number } {
+    return this.behind;
   }
 
   /** Starts reading the stream after the last entry applied. */
@@ -74,6 +81,7 @@ export class StandbyFollower {
       const streamSeq = message.seq;
       try {
         this.applyOne(streamSeq, message.data);
+        this.behind = { entries: message.info.pending, ms: Math.max(0, Date.now() - message.info.timestampNanos / 1e6) };
       } catch (error) {
         this.options.failed(error, streamSeq);
         await messages.close();
@@ -89,10 +97,18 @@ export class StandbyFollower {
     const entry = decodeEntry(data);
     const skipped = entry.term < at.term;
     const position = { streamSeq, term: skipped ? at.term : entry.term };
-    db.transaction(() => {
-      if (!skipped) this.applier.apply(entry.changes);
-      this.record(position);
-    })();
+    // The standby's connection refuses every other write (query_only, pair.ts): lifted
+    // for this transaction alone, on this thread, with nothing else running in between.
+    const fenced = db.pragma('query_only', { simple: true }) === 1;
+    if (fenced) db.pragma('query_only = 0');
+    try {
+      db.transaction(() => {
+        if (!skipped) this.applier.apply(entry.changes);
+        this.record(position);
+      })();
+    } finally {
+      if (fenced) db.pragma('query_only = 1');
+    }
     this.at = position;
     this.options.applied?.(position, skipped);
   }

@@ -34,10 +34,17 @@ export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<C
    * `source` collects each transaction's changes (capture.ts); `publish` sends an entry
    * and must call `stored` or `failed` for it, in commit order.
    */
-  constructor(source: CommitCapture<ChangeSet>, publish: Publish, callbackFailed: (err: unknown) => void) {
+  private readonly holds: () => boolean;
+
+  /**
+   * `holds`: asked before anything more counts (the lease, lease.ts): once it says no,
+   * nothing more is acknowledged on this box.
+   */
+  constructor(source: CommitCapture<ChangeSet>, publish: Publish, callbackFailed: (err: unknown) => void, holds: () => boolean = () => true) {
     super(newLineCells(), callbackFailed);
     this.source = source;
     this.publish = publish;
+    this.holds = holds;
   }
 
   /** Set once an entry could not be stored: this box acknowledges nothing more. */
@@ -93,7 +100,7 @@ export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<C
 
   /** Moves the line's "flushed" cell to the last commit that counts, and wakes whoever waits on it. */
   private advance(): void {
-    if (this.brokenBy !== undefined) return;
+    if (this.brokenBy !== undefined || !this.holds()) return;
     const counts = this.inFlight.length > 0 ? (this.inFlight[0]! - 1) | 0 : this.decided;
     if (counts === Atomics.load(this.cells, Cell.Flushed)) return;
     Atomics.store(this.cells, Cell.Flushed, counts);

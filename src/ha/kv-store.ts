@@ -80,7 +80,13 @@ function decode(text: string): LeaseValue {
   try {
     const value = JSON.parse(text) as Partial<LeaseValue>;
     if (typeof value.node === 'string' && (typeof value.term === 'number' || value.term === null)) {
-      return { node: value.node, term: value.term, at: String(value.at ?? ''), ...(value.released === true ? { released: true } : {}) };
+      return {
+        node: value.node,
+        term: value.term,
+        at: String(value.at ?? ''),
+        ...(value.released === true ? { released: true } : {}),
+        ...(typeof value.url === 'string' ? { url: value.url } : {}),
+      };
     }
   } catch {
     /* below */

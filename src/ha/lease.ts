@@ -25,6 +25,8 @@ export interface LeaseValue {
   at: string;
   /** Given up: the other node may take the lease at once (a planned stop or switchover). */
   released?: boolean;
+  /** Where the holder serves (`server.publicUrl`): the standby names it when it refuses a write. */
+  url?: string;
 }
 
 /** One revision of the lease key, as the store returns it. */
@@ -51,7 +53,15 @@ export interface LeaseStore {
 /** Where the lease stands, for this node. */
 export type LeaseStatus =
   | { role: 'holder'; term: number; revision: number; validForMs: number }
-  | { role: 'follower'; holder: string | undefined; term: number | undefined; revision: number | undefined; reachable: boolean };
+  | {
+      role: 'follower';
+      holder: string | undefined;
+      /** Where the holder serves, when it said. */
+      holderUrl: string | undefined;
+      term: number | undefined;
+      revision: number | undefined;
+      reachable: boolean;
+    };
 
 export interface LeaseChange {
   /** This node now holds the lease (true) or no longer does (false). */
@@ -71,6 +81,13 @@ export interface LeaseOptions {
   onError?: (error: unknown, doing: string) => void;
   /** The monotonic clock in ms (tests pass their own only to check the arithmetic). */
   now?: () => number;
+  /**
+   * Whether this node may take the lease now: only a box whose copy can be brought to the
+   * end of the change log may (one that waits for a copy of the active may not). Always, when absent.
+   */
+  mayTake?: () => boolean;
+  /** Where this node serves, written into the lease while it holds it. */
+  url?: string;
 }
 
 /** How much earlier than the other node could take it the holder stops: a tenth of the TTL, at least 100 ms. */
@@ -116,6 +133,7 @@ export class Lease {
     return {
       role: 'follower',
       holder: value && !value.released ? value.node : undefined,
+      holderUrl: value && !value.released ? value.url : undefined,
       term: value ? (value.term ?? this.seen!.revision) : undefined,
       revision: this.seen?.revision,
       reachable: this.reachable,
@@ -196,6 +214,11 @@ export class Lease {
     const entry = await this.read();
     if (entry === undefined || !this.running) return;
     const now = this.now();
+    if (this.options.mayTake && !this.options.mayTake()) {
+      // Watching only: what it saw counts from now once it may take part.
+      if (entry?.value && (!this.seen || this.seen.revision !== entry.revision)) this.seen = { revision: entry.revision, at: now, value: entry.value };
+      return;
+    }
     if (entry === null || entry.value === undefined) return this.take(() => this.options.store.create(this.value(null)));
     if (entry.value.released) return this.take(() => this.options.store.update(this.value(null), entry.revision));
     if (!this.seen || this.seen.revision !== entry.revision) {
@@ -265,6 +288,8 @@ export class Lease {
   }
 
   private value(term: number | null): LeaseValue {
-    return { node: this.options.node, term, at: new Date().toISOString() };
+    const value: LeaseValue = { node: this.options.node, term, at: new Date().toISOString() };
+    if (this.options.url !== undefined) value.url = this.options.url;
+    return value;
   }
 }

@@ -51,7 +51,15 @@ export interface HttpOptions {
   forward?: ((route: Route, request: RequestContextInit) => Promise<Reply>) | undefined;
   /** HTTPS with this certificate chain and key (PEM); plain HTTP without. */
   tls?: { cert: Buffer; key: Buffer } | undefined;
+  /**
+   * A standby of a pair (docs/ha.md): every reply says so (`WMS-Pair-Role: standby`),
+   * and a request that may write is refused with what this gives (503, Retry-After).
+   */
+  standby?: { refusal: () => ServerDeclined } | undefined;
 }
+
+/** Methods that never write: the only ones a standby serves. */
+const READING = new Set(['GET', 'HEAD']);
 
 /** How long an idle keep-alive connection is kept open for the client's next request. */
 const KEEP_ALIVE_MS = 65_000;
@@ -186,6 +194,7 @@ class Exchange {
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.rawQuery = q < 0 ? '' : url.slice(q + 1);
     this.headers = { 'X-Request-Id': this.requestId, Vary: VARY, ...SAFETY_HEADERS };
+    if (options.standby) this.headers['WMS-Pair-Role'] = 'standby';
     this.originAllowed = applyCors(options, req, this.headers);
   }
 
@@ -219,6 +228,7 @@ class Exchange {
         throw new ServerDeclined(400, `Missing query parameters: expected ${match.expected.map((e) => `?${e}`).join(' or ')}`);
       }
       const route = match.route;
+      if (this.options.standby && !READING.has(req.method ?? 'GET')) throw this.options.standby.refusal();
       this.route = route;
       this.params = match.params;
       this.accept = parseAccept(req.headers.accept);

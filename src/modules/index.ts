@@ -5,6 +5,7 @@ import { alarms } from './alarms/index.ts';
 import { backups } from './backups/index.ts';
 import { common } from './common/index.ts';
 import { events } from './events/index.ts';
+import { ha } from './ha/index.ts';
 import { inventory } from './inventory/index.ts';
 import type { ModuleDefinition } from './module.ts';
 import { movements } from './movements/index.ts';
@@ -41,6 +42,7 @@ export const MODULES = [
   hmi,
   federation,
   events,
+  ha,
   plc,
 ] as const;
 

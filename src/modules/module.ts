@@ -6,6 +6,7 @@ import type { Logs } from '../core/log-store/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { ReadPool } from '../core/read-pool.ts';
 import type { UnitOfWork } from '../core/unit-of-work.ts';
+import type { PairPart } from '../ha/role.ts';
 import type { Route, Router, Thread } from '../http/router.ts';
 import type { Services } from './index.ts';
 
@@ -109,4 +110,6 @@ export interface AppOptions {
   resetAdmin?: boolean;
   /** Notes from loading the config, logged once the logger exists. */
   configNotes?: string[];
+  /** One box of a pair, in the role the pair gives it (src/ha/role.ts); absent: the box runs alone. */
+  pair?: PairPart;
 }

@@ -9,7 +9,7 @@ import type { Assembly } from '../modules/assemble.ts';
  * module and its streams' tickets redeemed by the events module: on the HTTP thread, or
  * on the one thread with `server.httpThread: false`. `place` says where handlers run.
  */
-export function createEdgeServer(app: Assembly, config: Config, log: Logger, place: Pick<HttpOptions, 'commits' | 'forward'>) {
+export function createEdgeServer(app: Assembly, config: Config, log: Logger, place: Pick<HttpOptions, 'commits' | 'forward' | 'standby'>) {
   const users = app.module('users');
   const { tickets } = app.module('events');
   return createHttpServer({

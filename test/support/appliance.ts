@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
-import { loadConfig, type ConfigInput } from '../../src/config.ts';
+import { loadConfig, type Config, type ConfigInput } from '../../src/config.ts';
 import { startAppliance, type Appliance } from '../../src/main.ts';
 import type { EventRecord, EventType } from '../../src/contract/events.ts';
 
@@ -62,7 +62,8 @@ export function unique(wms: TestAppliance, prefix: string): string {
   return `${prefix}-${String(n).padStart(4, '0')}`;
 }
 
-export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = tempDir()): Promise<TestAppliance> {
+/** The config a test's appliance runs with: on a free port of the loopback, in `dataDir`, logins cheap. */
+export function testConfig(overrides: ConfigInput, dataDir: string): Config {
   const { config } = loadConfig(
     {},
     { values: {} },
@@ -81,6 +82,11 @@ export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = 
       log: { level: 'debug', ...overrides.log },
     },
   );
+  return config;
+}
+
+export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = tempDir()): Promise<TestAppliance> {
+  const config = testConfig(overrides, dataDir);
   const lines: string[] = [];
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));

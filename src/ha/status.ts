@@ -1,0 +1,44 @@
+// What `GET /v1/ha` answers (docs/ha.md, "What people see").
+
+/**
+ * - `joining`: this box's copy cannot follow the change log (a fresh box, or a former
+ *   active with commits the log never stored); it fetches a copy of the active's database.
+ * - `standby`: follows the change log, serves reads from its copy, refuses writes.
+ * - `taking-over`: holds the lease; brings its copy to the end of the log and fences
+ *   it before it opens writes.
+ * - `active`: holds the lease and acts.
+ * - `stepping-down`: lost the lease (or could not store an entry); acknowledges nothing
+ *   more, closes, and starts again as standby.
+ */
+export type PairRole = 'starting' | 'joining' | 'standby' | 'taking-over' | 'active' | 'stepping-down';
+
+export interface PairStatus {
+  pair: string;
+  node: string;
+  role: PairRole;
+  /** Since when this box has the role (ISO). */
+  since: string;
+  lease: {
+    holder: string | undefined;
+    holderUrl: string | undefined;
+    term: number | undefined;
+    revision: number | undefined;
+    /** The holder only: how long it holds the lease without another renewal. */
+    validForMs: number | undefined;
+    /** Whether the lease's bucket answered this box's last call. */
+    reachable: boolean;
+  };
+  replication: {
+    /** The last change-log entry in this box's database (applied, or written as active). */
+    appliedSeq: number;
+    /** The term of that entry. */
+    term: number;
+    /** The change log's last entry, as last seen. */
+    lastSeq: number | undefined;
+    /** Entries the standby has still to apply. */
+    lagEntries: number | undefined;
+  };
+  lastFailover: { at: string; node: string; term: number } | undefined;
+  /** Why this box cannot go on as it should (an entry it cannot apply, a copy it could not fetch). */
+  problem: string | undefined;
+}
