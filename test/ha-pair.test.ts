@@ -29,6 +29,16 @@ function digestOf(box: TestBox): Record<string, string> {
   return tableDigests(box.pair.appliance!.db);
 }
 
+/** When the box last logged `msg` (ms; both boxes log with this process's clock). */
+function timeOf(box: TestBox, msg: string): number {
+  const lines = box
+    .logs()
+    .map((l) => JSON.parse(l) as { msg: string; time: string | number })
+    .filter((l) => l.msg === msg);
+  if (lines.length === 0) throw new Error(`${box.node} never logged "${msg}"`);
+  return new Date(lines.at(-1)!.time).getTime();
+}
+
 async function createLocation(box: TestBox, n: number): Promise<number> {
   const locationId = `HAP1/${String(n).padStart(4, '0')}/0000/0000/0000`;
   return (await box.request('POST', '/v1/locations', { locationId, locationGroupName: 'WAREHOUSE' })).status;
@@ -73,5 +83,41 @@ describe('a pair in one process', () => {
     boxes.push(a);
     await until(() => a.status().role === 'standby', 'box-a follows again', 60_000);
     await until(() => JSON.stringify(digestOf(a)) === JSON.stringify(digestOf(b)), 'box-a holds what box-b holds', 30_000);
+  });
+
+  it('an active whose node stops: it answers nothing more, the standby takes over, and the cut-off box rejoins from a copy without the commit it never got stored', async () => {
+    // box-b is active beside node 1, box-a the standby beside node 0.
+    const cutOff = b;
+    const other = a;
+    const locationId = 'HAP1/0010/0000/0000/0000';
+    let answered: number | string | undefined;
+    cluster[1]!.pause();
+    try {
+      void cutOff.request('POST', '/v1/locations', { locationId, locationGroupName: 'WAREHOUSE' }).then(
+        (r) => (answered = r.status),
+        () => (answered = 'cut off'),
+      );
+      const committed = () => {
+        try {
+          return cutOff.pair.appliance!.module('common').locations.byLocationId(locationId).locationId === locationId;
+        } catch {
+          return false;
+        }
+      };
+      await until(() => committed(), 'box-b commits the write', 30_000);
+      await until(() => other.status().role === 'active', 'box-a takes over', 30_000);
+      // Committed on box-b, never stored in the log: never acknowledged.
+      expect(answered === undefined || answered === 'cut off', String(answered)).toBe(true);
+      expect(await createLocation(other, 11)).toBe(201);
+    } finally {
+      cluster[1]!.resume();
+    }
+    await until(() => cutOff.status().role === 'standby', 'box-b follows again', 60_000);
+    await until(() => JSON.stringify(digestOf(cutOff)) === JSON.stringify(digestOf(other)), 'box-b holds what box-a holds', 30_000);
+    expect(cutOff.logs().some((l) => l.includes('joined the pair from a copy of the active'))).toBe(true);
+    // Never two actives: box-b stopped acting before box-a took the lease.
+    expect(timeOf(cutOff, 'lost the lease')).toBeLessThan(timeOf(other, 'took the lease'));
+    const gone = await other.request('GET', `/v1/locations?locationId=${encodeURIComponent(locationId)}`);
+    expect(gone.status).toBe(404);
   });
 });

@@ -148,10 +148,25 @@ export class Pair {
     this.enqueue(() => (change.holds ? this.takeOver(change.term!) : this.stepDown(change.reason)));
   }
 
-  /** Standby when this box's database can follow the log; its origin when it is the pair's first; otherwise joining. */
+  /**
+   * Standby when this box's database can follow the log; its origin when it is the pair's
+   * first; otherwise joining. Tried again until the cluster answers (its node may be down).
+   */
   private async settle(): Promise<void> {
     this.become('starting');
     this.origin = false;
+    for (let attempt = 0; !this.closing; attempt++) {
+      try {
+        return await this.settleOnce();
+      } catch (err) {
+        this.problem = `starting: ${(err as Error).message}`;
+        if (attempt % 10 === 0) this.log.warn({ err }, 'cannot tell where this box stands in the pair yet (its NATS node?); trying again');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  private async settleOnce(): Promise<void> {
     const position = readPosition(this.file, sqliteBinding(path.dirname(this.file)));
     if (position && (await followsFrom(this.jsm, this.names, position))) return this.standby();
     const info = await this.jsm.streams.info(this.names.stream);
@@ -159,6 +174,7 @@ export class Pair {
     if (!position && info.state.last_seq === 0 && (!lease?.value || lease.value.released)) {
       // The pair's first box: its database (empty, or a single box's that joins a pair) is the truth.
       this.origin = true;
+      this.problem = undefined;
       this.become('standby');
       return;
     }

@@ -40,12 +40,8 @@ export function positionWriter(db: Db): (position: AppliedPosition) => void {
  */
 export async function followsFrom(jsm: JetStreamManager, names: ChangeLogNames, position: AppliedPosition): Promise<boolean> {
   if (position.streamSeq === 0) return (await jsm.streams.info(names.stream)).state.first_seq <= 1;
-  let stored;
-  try {
-    stored = await jsm.streams.getMessage(names.stream, { seq: position.streamSeq });
-  } catch {
-    return false; // gone from the log (aged out), or never stored
-  }
+  // None: gone from the log (aged out), or never stored. A log that does not answer throws: asked again.
+  const stored = await jsm.streams.getMessage(names.stream, { seq: position.streamSeq });
   if (!stored) return false;
   return decodeEntry(stored.data).term === position.term;
 }
