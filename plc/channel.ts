@@ -6,6 +6,7 @@
 // appliance sees: start and stop, the state, the counters, the diagnostics snapshot,
 // and the `state` and `telegram` events.
 
+import type { ResendKeeper } from './osip/resends.ts';
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../src/core/log.ts';
@@ -56,6 +57,8 @@ interface ChannelOptions {
   locationReported?: (channel: string, coordinate: string, rawField: string) => void;
   /** Link retry delays (tests); default BACKOFF_MS. */
   backoffMs?: readonly number[];
+  /** A box of a pair: the duplicate cache kept in the database too. */
+  keeper?: ResendKeeper | undefined;
 }
 
 const TERMINATORS = { CRLF: '\r\n', LF: '\n', NONE: '' } as const;
@@ -130,6 +133,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       noisy,
       counters: this.counters,
       peers: this.session.peers,
+      keeper: options.keeper,
       context: {
         name: config.name,
         options: {

@@ -5,6 +5,7 @@
 // space and one diagnostics list; only OSIP channels are told of new routes (a signal
 // PLC asks at its scanner).
 
+import type { ResendKeeper } from './osip/resends.ts';
 import { asActor } from '../src/core/actor.ts';
 import type { Logger } from '../src/core/log.ts';
 import type { UnitOfWork } from '../src/core/unit-of-work.ts';
@@ -32,6 +33,8 @@ interface PlcChannelsOptions {
   signalLog?: SignalLog;
   /** The data directory (an OPC UA driver keeps its certificates there). */
   dataDir?: string;
+  /** A box of a pair: the OSIP channels' duplicate caches kept in the database too. */
+  keeper?: ResendKeeper;
 }
 
 /** Telegrams decoded between two turns of the event loop (about a millisecond's work). */
@@ -57,6 +60,7 @@ export class PlcChannels implements ChannelDirectory {
         timeZone: config.timeZone,
         log,
         locationReported: (name, coordinate, field) => this.noteReported(name, coordinate, field),
+        keeper: options.keeper,
         ...(options.backoffMs ? { backoffMs: options.backoffMs } : {}),
       });
       const { work, telegramLog } = options;

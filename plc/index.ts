@@ -3,6 +3,7 @@ import type { ModuleDefinition } from '../src/modules/module.ts';
 import { createAdapter } from './adapter.ts';
 import { PlcChannels } from './channels.ts';
 import { PlcMetrics } from './metrics.ts';
+import { DatabaseResendKeeper } from './resend-keeper.ts';
 import { createOsipHandler } from './osip/warehouse/handler.ts';
 import { plcIndexLinks, plcRoutes } from './routes.ts';
 import { SignalLog } from './signals/log.ts';
@@ -17,9 +18,11 @@ import { TelegramLog } from './telegram-log.ts';
  */
 export const plc: ModuleDefinition<'plc', PlcChannels> = {
   name: 'plc',
-  create: ({ config, log, work, logs, dataDir, use }) => {
+  create: ({ config, db, log, work, logs, dataDir, use, options }) => {
     const telegramLog = new TelegramLog(logs);
-    const channels = new PlcChannels(config.plc, log, { work, telegramLog, signalLog: new SignalLog(logs), dataDir });
+    // A box of a pair keeps the duplicate caches where the standby gets them (docs/ha.md, "The PLC").
+    const keeper = options.pair ? new DatabaseResendKeeper(db, work) : undefined;
+    const channels = new PlcChannels(config.plc, log, { work, telegramLog, signalLog: new SignalLog(logs), dataDir, ...(keeper ? { keeper } : {}) });
     // One adapter for OSIP and signal channels: what a report means is decided once.
     const adapter = createAdapter({ work, log, common: use('common'), routing: use('routing'), transportOrders: use('transport-orders') });
     const osip = createOsipHandler({ adapter, log, channels });

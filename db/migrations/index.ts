@@ -18,6 +18,7 @@ import federation from './0160-federation.sql';
 import loginAddresses from './0170-login-addresses.sql';
 import alarmParams from './0180-alarm-params.sql';
 import ha from './0190-ha.sql';
+import plcResends from './0200-plc-resends.sql';
 
 // Every migration file, in order. The files are bundled into the binary as text; a
 // test checks that this list names every file of the folder.
@@ -41,4 +42,5 @@ export const migrations: readonly Migration[] = [
   { version: 170, name: '0170-login-addresses', sql: loginAddresses },
   { version: 180, name: '0180-alarm-params', sql: alarmParams },
   { version: 190, name: '0190-ha', sql: ha },
+  { version: 200, name: '0200-plc-resends', sql: plcResends },
 ];

@@ -32,7 +32,7 @@ import type { OsipOptions } from './options.ts';
 import { TelegramOutbox, type EntryFacts, type TelegramLogEntry } from './outbox.ts';
 import type { ChannelContext, HandlingResult, ReplyInput, TelegramHandler } from './port.ts';
 import { checkAddress, encodeReply, errorTelegram } from './reply.ts';
-import { ResendCache, type CachedReply } from './resends.ts';
+import { ResendCache, type CachedReply, type ResendKeeper } from './resends.ts';
 import type { Telegram } from './telegrams.ts';
 
 export type { TelegramLogEntry } from './outbox.ts';
@@ -86,6 +86,8 @@ interface ProtocolOptions {
   logged(entry: TelegramLogEntry): void;
   /** A valid REQ_/UPD_/UPDX/LOCU reported this location (coordinate, and the field as sent). */
   locationReported?: ((channel: string, coordinate: string, rawField: string) => void) | undefined;
+  /** A box of a pair: the duplicate cache kept in the database too (resends.ts). */
+  keeper?: ResendKeeper | undefined;
 }
 
 interface Inbound {
@@ -98,7 +100,8 @@ interface Inbound {
 }
 
 /** One frame's way through the protocol: checked first, then (after the handler) answered. */
-type Step = { kind: 'done'; finish: () => void } | { kind: 'handle'; telegram: Telegram; finish: (result: HandlingResult) => void };
+type Step =
+  { kind: 'done'; finish: () => void } | { kind: 'handle'; telegram: Telegram; entry: CachedReply | undefined; finish: (result: HandlingResult) => void };
 
 /** Queued telegrams handed to the handler at once, at most (a SYNQ waits for at most one such batch). */
 const MAX_BATCH = 32;
@@ -130,6 +133,7 @@ export class OsipProtocol {
     this.peers = options.peers;
     this.outbox = new TelegramOutbox(options);
     this.resends = new ResendCache(options.log);
+    if (options.keeper) this.resends.seed(options.keeper.load(this.name));
   }
 
   /** The handler the valid telegrams go to, from now on. */
@@ -202,6 +206,7 @@ export class OsipProtocol {
     const steps = batch.map((inbound) => this.check(inbound));
     const handled = steps.flatMap((step) => (step.kind === 'handle' ? [step.telegram] : []));
     const results = handled.length > 0 ? handleAll(this.handler!, handled, this.options.context, this.log) : [];
+    if (this.options.keeper && handled.length > 0) this.keep(this.options.keeper, steps, results);
     const answer = () => {
       let i = 0;
       for (const step of steps) {
@@ -211,6 +216,27 @@ export class OsipProtocol {
     };
     if (this.handler?.afterFlush) this.handler.afterFlush(answer);
     else answer();
+  }
+
+  /**
+   * A box of a pair keeps the batch's telegrams with their replies in the database, in a
+   * commit of its own right after the batch's: the answers wait for both to be stored.
+   */
+  private keep(keeper: ResendKeeper, steps: readonly Step[], results: readonly HandlingResult[]): void {
+    const kept: { entry: CachedReply; texts: string[] }[] = [];
+    let i = 0;
+    for (const step of steps) {
+      if (step.kind !== 'handle') continue;
+      const result = results[i++]!;
+      if (step.entry) kept.push({ entry: step.entry, texts: encodeReplies(step.telegram, result, this.config.replySeq, this.osip, this.log).texts });
+    }
+    if (kept.length === 0) return;
+    try {
+      keeper.keep(this.name, kept);
+    } catch (err) {
+      // The answers go out all the same: a resend after a failover would be decided again.
+      this.log.error({ err }, 'the duplicate cache could not be kept in the database');
+    }
   }
 
   /** Resolves once every answer of what was processed is written (or dropped with its connection). */
@@ -289,6 +315,7 @@ export class OsipProtocol {
     return {
       kind: 'handle',
       telegram,
+      entry,
       finish: (result) => {
         const { texts, outcome } = encodeReplies(telegram, result, this.config.replySeq, this.osip, this.log);
         this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;

@@ -13,7 +13,18 @@ export interface CachedReply {
   /** Type and payload as received. */
   payload: string;
   at: number;
-  replies: { text: string; bytes: Buffer }[];
+  /** As written; `bytes` absent for replies kept in the database (encoded again when sent). */
+  replies: { text: string; bytes?: Buffer | undefined }[];
+}
+
+/**
+ * Where a box of a pair keeps its channels' recent telegrams and their replies
+ * (plc/resend-keeper.ts): written with each batch, read by the channel as it is made,
+ * so that the box that takes over answers a resend as the one before it did.
+ */
+export interface ResendKeeper {
+  keep(channel: string, telegrams: readonly { entry: CachedReply; texts: readonly string[] }[]): void;
+  load(channel: string): CachedReply[];
 }
 
 const DUPLICATE_CACHE = 32;
@@ -41,6 +52,11 @@ export class ResendCache {
       this.cache.splice(i, 1);
     }
     return undefined;
+  }
+
+  /** Telegrams kept by the box before (ResendKeeper), oldest first. */
+  seed(entries: readonly CachedReply[]): void {
+    for (const entry of entries.slice(-DUPLICATE_CACHE)) this.cache.push(entry);
   }
 
   /** A new telegram, remembered before it is handled; its replies are added as they are written. */

@@ -130,7 +130,7 @@ export class SimulatorSession extends SimulatorInbox {
   readonly host: string;
   readonly sent: SentTelegram[] = [];
 
-  protected readonly transport: TransportOptions;
+  protected transport: TransportOptions;
   protected readonly length: number;
   protected readonly seqWrap: number;
   protected readonly requestTimeoutMs: number;
@@ -228,6 +228,16 @@ export class SimulatorSession extends SimulatorInbox {
     this.deframers.delete(link.id);
     if (this.current === link) this.current = undefined;
     this.emit('disconnected', { id: link.id, description: link.description, reason });
+  }
+
+  /**
+   * Dials `host:port` from the next connect or reconnect on (a tcp-client simulator): the
+   * address a PLC dials moved to another box (a pair's floating address; in tests, where
+   * each box listens on a port of its own, the other box's port).
+   */
+  dialNext(host: string, port: number): void {
+    if (this.transport.kind !== 'tcp-client') throw new Error('dialNext() is for the tcp-client transport');
+    this.transport = { ...this.transport, host, port };
   }
 
   /**

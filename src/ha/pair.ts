@@ -36,7 +36,7 @@ import type { PairRole, PairStatus } from './status.ts';
 
 export class Pair {
   private readonly config: Config;
-  private readonly options: AppOptions;
+  private readonly options: PairOptions;
   readonly log: Logger;
   private readonly file: string;
   private lib!: NatsLibraries;
@@ -56,10 +56,14 @@ export class Pair {
   private problem: string | undefined;
   private steps: Promise<void> = Promise.resolve();
   private closing = false;
+  /** The appliance runs as active: what it committed may wait for the change log. */
+  private acting = false;
+  private readonly fenced: (reason: string) => void;
 
-  constructor(config: Config, options: AppOptions) {
+  constructor(config: Config, options: PairOptions) {
     this.config = config;
     this.options = options;
+    this.fenced = options.fenced ?? ((reason) => this.exitFenced(reason));
     this.log = createLogger({ level: config.log.level, destination: options.logDestination ?? stdoutDestination() }).child({
       pair: config.ha.pair,
       node: config.ha.node,
@@ -269,6 +273,7 @@ export class Pair {
     this.copies = serveCopies(this.nc, ha.pair!, this.current.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
     this.lastFailover = { at: new Date().toISOString(), node: ha.node!, term };
     this.origin = false;
+    this.acting = true;
     this.become('active');
   }
 
@@ -276,6 +281,9 @@ export class Pair {
     if ((this.role !== 'active' && this.role !== 'taking-over') || this.closing) return;
     this.become('stepping-down');
     this.log.warn({ reason }, 'stepping down');
+    // An active ends its process: whatever waits for the change log (replies, PLC answers,
+    // events, the hub) then never leaves, and the service starts the box again as standby.
+    if (this.acting) return this.fenced(reason);
     this.copies?.unsubscribe();
     this.copies = undefined;
     if (this.lease.holds()) {
@@ -288,6 +296,18 @@ export class Pair {
     await this.settle();
   }
 
+  /**
+   * The active's way out once it may no longer act (docs/ha.md, "Stepping down"): it ends
+   * the process. Nothing of the appliance runs after this line, so nothing it committed
+   * and could not store is acknowledged; the service starts it again (Restart=always),
+   * and the start finds where its database stands: following the log, or joining.
+   */
+  private exitFenced(reason: string): void {
+    this.log.fatal({ reason }, 'this box no longer holds the lease: it ends now, acknowledging nothing more, and starts again as standby');
+    this.log.flush();
+    process.exit(EXIT_STEPPED_DOWN);
+  }
+
   private refusal(): ServerDeclined {
     const status = this.lease?.status();
     const active =
@@ -297,8 +317,16 @@ export class Pair {
   }
 }
 
+/** How a process that stepped down as active ends (EX_TEMPFAIL: the service starts it again). */
+export const EXIT_STEPPED_DOWN = 75;
+
+export interface PairOptions extends AppOptions {
+  /** What an active that may no longer act does; by default it ends the process (EXIT_STEPPED_DOWN). */
+  fenced?: (reason: string) => void;
+}
+
 /** Starts this box as one of a pair (`ha.pair` set): in the role the pair gives it. */
-export async function startPair(config: Config, options: AppOptions = {}): Promise<Pair> {
+export async function startPair(config: Config, options: PairOptions = {}): Promise<Pair> {
   const pair = new Pair(config, options);
   try {
     await pair.start();

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import type { ConfigInput } from '../../src/config.ts';
 import { startPair, type Pair } from '../../src/ha/pair.ts';
 import type { PairStatus } from '../../src/ha/status.ts';
-import { ADMIN_PASSWORD, tempDir, testConfig, type TestAppliance } from './appliance.ts';
+import { ADMIN_PASSWORD, tempDir, testConfig, type Reply, type TestAppliance } from './appliance.ts';
 import type { NatsServer } from './nats.ts';
 
 // The pair's tests (src/ha/): a box's connection to its node of the cluster, and a
@@ -46,7 +46,9 @@ export interface TestBox {
   url: () => string;
   status: () => PairStatus;
   /** A request with the admin's token (taken from whichever box answers logins: the active). */
-  request: (method: string, path: string, body?: unknown) => Promise<{ status: number; headers: Headers; body: unknown }>;
+  request: (method: string, path: string, body?: unknown) => Promise<Reply>;
+  /** The box's appliance in its present role, as the warehouse helpers (site, unitWithOrder) take one. */
+  view: () => TestAppliance;
   close: () => Promise<void>;
 }
 
@@ -65,27 +67,49 @@ export async function startTestBox(
   const lines: string[] = [];
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-  const started = await startPair(config, { logDestination: sink });
-  const url = () => {
-    const appliance = started.appliance;
-    if (!appliance) throw new Error(`${node} serves nothing now (${started.status().role})`);
-    return appliance.url;
+  // An active that may no longer act ends its process: not this one, the test's. Told to the log instead.
+  const started = await startPair(config, { logDestination: sink, fenced: (reason) => lines.push(JSON.stringify({ msg: 'fenced', reason })) });
+  const appliance = () => {
+    const current = started.appliance;
+    if (!current) throw new Error(`${node} serves nothing now (${started.status().role})`);
+    return current;
   };
-  const request = async (method: string, p: string, body?: unknown) => {
+  const request = async (method: string, p: string, body?: unknown): Promise<Reply> => {
     const headers: Record<string, string> = { Authorization: `Bearer ${tokens.get(pair) ?? ''}` };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(url() + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(appliance().url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed } as Reply;
   };
+  const view = (): TestAppliance => ({
+    app: appliance(),
+    url: appliance().url,
+    dataDir,
+    logs: () => [...lines],
+    token: () => Promise.resolve(tokens.get(pair) ?? ''),
+    request: (method, p, o) => request(method, p, o?.body),
+    get: (p) => request('GET', p),
+    post: (p, body) => request('POST', p, body),
+    put: (p, body) => request('PUT', p, body),
+    patch: (p, body) => request('PATCH', p, body),
+    del: (p) => request('DELETE', p),
+    close: () => started.close(),
+  });
   return {
     pair: started,
     node,
     dataDir,
     logs: () => [...lines],
-    url,
+    url: () => appliance().url,
     status: () => started.status(),
     request,
+    view,
     close: () => started.close(),
   };
 }
