@@ -21,7 +21,7 @@ export const plc: ModuleDefinition<'plc', PlcChannels> = {
   create: ({ config, db, log, work, logs, dataDir, use, options }) => {
     const telegramLog = new TelegramLog(logs);
     // A box of a pair keeps the duplicate caches where the standby gets them (docs/ha.md, "The PLC").
-    const keeper = options.pair ? new DatabaseResendKeeper(db, work) : undefined;
+    const keeper = options.pair ? new DatabaseResendKeeper(db, work, log) : undefined;
     const channels = new PlcChannels(config.plc, log, { work, telegramLog, signalLog: new SignalLog(logs), dataDir, ...(keeper ? { keeper } : {}) });
     // One adapter for OSIP and signal channels: what a report means is decided once.
     const adapter = createAdapter({ work, log, common: use('common'), routing: use('routing'), transportOrders: use('transport-orders') });

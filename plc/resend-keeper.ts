@@ -1,4 +1,5 @@
 import type { Db } from '../src/core/db.ts';
+import type { Logger } from '../src/core/log.ts';
 import type { UnitOfWork } from '../src/core/unit-of-work.ts';
 import type { CachedReply, ResendKeeper } from './osip/resends.ts';
 
@@ -16,8 +17,11 @@ export class DatabaseResendKeeper implements ResendKeeper {
   /** Per channel: the slot the next telegram takes. */
   private readonly next = new Map<string, number>();
 
-  constructor(db: Db, work: UnitOfWork) {
+  private readonly log: Logger;
+
+  constructor(db: Db, work: UnitOfWork, log: Logger) {
     this.work = work;
+    this.log = log;
     this.put = db.prepare(
       `INSERT INTO plc_resends (channel, slot, sender, seq, payload, at, replies) VALUES (@channel, @slot, @sender, @seq, @payload, @at, @replies)
        ON CONFLICT (channel, slot) DO UPDATE SET sender = excluded.sender, seq = excluded.seq, payload = excluded.payload, at = excluded.at, replies = excluded.replies`,
@@ -27,13 +31,18 @@ export class DatabaseResendKeeper implements ResendKeeper {
 
   keep(channel: string, telegrams: readonly { entry: CachedReply; texts: readonly string[] }[]): void {
     let slot = this.next.get(channel) ?? 0;
-    this.work.run(() => {
-      for (const { entry, texts } of telegrams) {
-        this.put.run({ channel, slot, sender: entry.sender, seq: entry.seq, payload: entry.payload, at: entry.at, replies: JSON.stringify(texts) });
-        slot = (slot + 1) % RING;
-      }
-    });
-    this.next.set(channel, slot);
+    try {
+      this.work.run(() => {
+        for (const { entry, texts } of telegrams) {
+          this.put.run({ channel, slot, sender: entry.sender, seq: entry.seq, payload: entry.payload, at: entry.at, replies: JSON.stringify(texts) });
+          slot = (slot + 1) % RING;
+        }
+      });
+      this.next.set(channel, slot);
+    } catch (err) {
+      // The answers go out all the same: a resend after a failover would be decided again.
+      this.log.error({ err, channel }, 'the duplicate cache could not be kept in the database');
+    }
   }
 
   load(channel: string): CachedReply[] {

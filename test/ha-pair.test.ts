@@ -8,6 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableDigests } from '../src/ha/digest.ts';
+import { expectApiError, startTestAppliance } from './support/appliance.ts';
 import { logInOn, startTestBox, type TestBox } from './support/ha.ts';
 import { startCluster, type NatsServer } from './support/nats.ts';
 import { site, unitWithOrder, until } from './support/warehouse.ts';
@@ -66,6 +67,10 @@ describe('a pair in one process', () => {
     expect(refused.body).toMatchObject({ status: 503, message: expect.stringContaining('box-a') });
     const status = (await b.request('GET', '/v1/ha')).body as { role: string };
     expect(status).toMatchObject({ role: 'standby', lease: { holder: 'box-a' } });
+    const metrics = (await b.request('GET', '/metrics')).text;
+    expect(metrics).toContain('wms_ha_role{role="standby"} 1');
+    expect(metrics).toContain('wms_ha_role{role="active"} 0');
+    expect(metrics).toMatch(/^wms_ha_lag_entries 0$/m);
   });
 
   it('the active stops: the standby takes over with everything acknowledged; the former active comes back as standby', async () => {
@@ -119,5 +124,29 @@ describe('a pair in one process', () => {
     boxes.push(b);
     await until(() => b.status().role === 'standby', 'box-b follows again', 60_000);
     await until(() => JSON.stringify(digestOf(b)) === JSON.stringify(digestOf(a)), 'box-b holds what box-a holds', 30_000);
+  });
+
+  it('a planned switchover: the active finishes what it has under way and hands over; the standby takes over at once; asked of the standby it is refused', async () => {
+    // box-a is active, box-b the standby.
+    const refused = await b.request('POST', '/v1/ha/switchover');
+    expect(refused.status).toBe(503); // a standby refuses every write, this one too
+    const asked = await a.request('POST', '/v1/ha/switchover');
+    expect(asked.status, asked.text).toBe(202);
+    await until(() => b.status().role === 'active', 'box-b takes over', 30_000);
+    await until(() => a.status().role === 'standby', 'box-a follows', 30_000);
+    expect(await createLocation(b, 20)).toBe(201);
+    await until(() => JSON.stringify(digestOf(a)) === JSON.stringify(digestOf(b)), 'box-a holds what box-b holds', 30_000);
+  });
+});
+
+describe('a box alone', () => {
+  it('says so on GET /v1/ha and refuses a switchover with 409 ha.notActive', async () => {
+    const wms = await startTestAppliance();
+    try {
+      expect((await wms.get('/v1/ha')).body).toEqual({ pair: null, node: null, role: 'alone' });
+      expectApiError(await wms.post('/v1/ha/switchover'), 409, 'ha.notActive');
+    } finally {
+      await wms.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { CORE_KEYS } from '../src/core/errors.ts';
 import { eventTypes } from '../src/core/event-catalogue.ts';
 import { ALARM_KEYS } from '../src/modules/alarms/errors.ts';
 import { COMMON_KEYS } from '../src/modules/common/errors.ts';
+import { HA_KEYS } from '../src/modules/ha/errors.ts';
 import { INVENTORY_KEYS } from '../src/modules/inventory/errors.ts';
 import { MOVEMENT_KEYS } from '../src/modules/movements/errors.ts';
 import { PREFERENCE_KEYS } from '../src/modules/preferences/errors.ts';
@@ -29,6 +30,7 @@ const CATALOGUES = [
   { file: 'src/core/errors.ts', name: 'CORE_KEYS', keys: CORE_KEYS, doc: 'docs/message-keys.md' },
   { file: 'src/modules/alarms/errors.ts', name: 'ALARM_KEYS', keys: ALARM_KEYS, doc: 'docs/events.md' },
   { file: 'src/modules/common/errors.ts', name: 'COMMON_KEYS', keys: COMMON_KEYS, doc: 'docs/common-module.md' },
+  { file: 'src/modules/ha/errors.ts', name: 'HA_KEYS', keys: HA_KEYS, doc: 'docs/ha.md' },
   { file: 'src/modules/inventory/errors.ts', name: 'INVENTORY_KEYS', keys: INVENTORY_KEYS, doc: 'docs/inventory.md' },
   { file: 'src/modules/movements/errors.ts', name: 'MOVEMENT_KEYS', keys: MOVEMENT_KEYS, doc: 'docs/movements.md' },
   { file: 'src/modules/preferences/errors.ts', name: 'PREFERENCE_KEYS', keys: PREFERENCE_KEYS, doc: 'docs/preferences.md' },

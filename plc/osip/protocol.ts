@@ -230,13 +230,7 @@ export class OsipProtocol {
       const result = results[i++]!;
       if (step.entry) kept.push({ entry: step.entry, texts: encodeReplies(step.telegram, result, this.config.replySeq, this.osip, this.log).texts });
     }
-    if (kept.length === 0) return;
-    try {
-      keeper.keep(this.name, kept);
-    } catch (err) {
-      // The answers go out all the same: a resend after a failover would be decided again.
-      this.log.error({ err }, 'the duplicate cache could not be kept in the database');
-    }
+    if (kept.length > 0) keeper.keep(this.name, kept);
   }
 
   /** Resolves once every answer of what was processed is written (or dropped with its connection). */

@@ -1,6 +1,7 @@
 import type { CORE_KEYS } from '../core/errors.ts';
 import type { ALARM_KEYS } from '../modules/alarms/errors.ts';
 import type { COMMON_KEYS } from '../modules/common/errors.ts';
+import type { HA_KEYS } from '../modules/ha/errors.ts';
 import type { INVENTORY_KEYS } from '../modules/inventory/errors.ts';
 import type { MOVEMENT_KEYS } from '../modules/movements/errors.ts';
 import type { PREFERENCE_KEYS } from '../modules/preferences/errors.ts';
@@ -23,6 +24,7 @@ export type MessageKey =
   | KeyOf<typeof CORE_KEYS>
   | KeyOf<typeof ALARM_KEYS>
   | KeyOf<typeof COMMON_KEYS>
+  | KeyOf<typeof HA_KEYS>
   | KeyOf<typeof INVENTORY_KEYS>
   | KeyOf<typeof MOVEMENT_KEYS>
   | KeyOf<typeof PREFERENCE_KEYS>

@@ -5,6 +5,7 @@ import { TriggerCapture } from './capture.ts';
 import { ChangePublisher, type ChangeLogNames } from './change-log.ts';
 import { encodeEntry } from './entry.ts';
 import { ReplicationGate } from './gate.ts';
+import type { AppliedPosition } from './follower.ts';
 import { positionWriter } from './position.ts';
 
 // The active's write connection as the pair needs it (docs/ha.md): every transaction's
@@ -23,6 +24,8 @@ export interface ActiveOptions {
   term: number;
   /** Asked before anything counts: the lease is still held (lease.ts, `holds`). */
   holds: () => boolean;
+  /** Told of the position each commit with an entry records (and of the fencing entry's, at once). */
+  written?: (position: AppliedPosition) => void;
   /** An entry could not be stored: this box acknowledges nothing more and must step down. */
   broken: (error: unknown) => void;
   log: Logger;
@@ -31,7 +34,11 @@ export interface ActiveOptions {
 export function attachActive(options: ActiveOptions): ReplicationGate {
   const { db, term } = options;
   const capture = new TriggerCapture(db);
-  const record = positionWriter(db);
+  const write = positionWriter(db);
+  const record = (position: AppliedPosition) => {
+    write(position);
+    options.written?.(position);
+  };
   // The fencing entry is this box's too: its database ends there before its first commit.
   record({ streamSeq: options.after, term });
   let gate: ReplicationGate | undefined;

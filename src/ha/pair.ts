@@ -1,24 +1,22 @@
-import { existsSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
 import type { Config } from '../config.ts';
-import { cachesOver } from '../core/cache.ts';
 import { createLogger, stdoutDestination, type Logger } from '../core/log.ts';
 import { sqliteBinding } from '../core/native.ts';
 import { ServerDeclined } from '../http/errors.ts';
 import { startAppliance, type Appliance } from '../main.ts';
 import type { AppOptions } from '../modules/module.ts';
-import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from '../nats/connect.ts';
 import { attachActive } from './active.ts';
-import { ensureChangeLog, type ChangeLogNames } from './change-log.ts';
-import { fetchCopy, serveCopies } from './copy.ts';
+import { openPairCluster, type PairCluster } from './cluster.ts';
+import type { HaConfig } from './config.ts';
+import { serveCopies } from './copy.ts';
+import { putCopyInPlace } from './join.ts';
 import { fence } from './fence.ts';
-import { StandbyFollower } from './follower.ts';
-import { openLeaseStore } from './kv-store.ts';
-import { Lease, type LeaseChange, type LeaseStore } from './lease.ts';
+import type { AppliedPosition, StandbyFollower } from './follower.ts';
+import { followAsStandby } from './standby.ts';
+import { Lease, type LeaseChange, type LeaseStatus } from './lease.ts';
 import { followsFrom, readPosition } from './position.ts';
-import type { PairRole, PairStatus } from './status.ts';
+import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 
 // One box of a pair (docs/ha.md): the roles it takes and the order of each change. The
 // appliance (src/main.ts) is started once for each role and closed before the next, so
@@ -39,12 +37,7 @@ export class Pair {
   private readonly options: PairOptions;
   readonly log: Logger;
   private readonly file: string;
-  private lib!: NatsLibraries;
-  private nc!: NatsConnection;
-  private js!: JetStreamClient;
-  private jsm!: JetStreamManager;
-  private names!: ChangeLogNames;
-  private store!: LeaseStore;
+  private cluster!: PairCluster;
   private lease!: Lease;
   private role: PairRole = 'starting';
   private since = new Date().toISOString();
@@ -53,17 +46,21 @@ export class Pair {
   private current: Appliance | undefined;
   private copies: Subscription | undefined;
   private lastFailover: PairStatus['lastFailover'];
+  /** The active: the last entry its database holds (written inside each commit with one). */
+  private written: AppliedPosition | undefined;
   private problem: string | undefined;
   private steps: Promise<void> = Promise.resolve();
   private closing = false;
   /** The appliance runs as active: what it committed may wait for the change log. */
   private acting = false;
+  /** After handing over: the lease is left to the other box until then (own clock). */
+  private holdOffUntil = 0;
   private readonly fenced: (reason: string) => void;
 
   constructor(config: Config, options: PairOptions) {
     this.config = config;
     this.options = options;
-    this.fenced = options.fenced ?? ((reason) => this.exitFenced(reason));
+    this.fenced = options.fenced ?? ((reason) => exitSteppedDown(this.log, reason));
     this.log = createLogger({ level: config.log.level, destination: options.logDestination ?? stdoutDestination() }).child({
       pair: config.ha.pair,
       node: config.ha.node,
@@ -78,18 +75,13 @@ export class Pair {
 
   async start(): Promise<void> {
     const ha = this.config.ha;
-    this.lib = await loadNats();
-    this.nc = await this.lib.nats.connect(connectOptions(this.lib.nats, ha.nats, `wms-ha-${ha.node!}`));
-    this.js = this.lib.js.jetstream(this.nc, { timeout: Math.max(2000, ha.leaseTtlMs) });
-    this.jsm = await this.lib.js.jetstreamManager(this.nc);
-    this.names = await ensureChangeLog(this.lib.js, this.jsm, ha.pair!);
-    this.store = await openLeaseStore(this.lib, this.nc, ha.pair!, Math.floor(ha.leaseTtlMs / 4));
+    this.cluster = await openPairCluster(ha);
     this.lease = new Lease({
-      store: this.store,
+      store: this.cluster.store,
       node: ha.node!,
       ttlMs: ha.leaseTtlMs,
       url: this.config.server.publicUrl,
-      mayTake: () => this.role === 'standby' && !this.problem && (this.origin || this.follower !== undefined),
+      mayTake: () => this.role === 'standby' && !this.problem && (this.origin || this.follower !== undefined) && performance.now() >= this.holdOffUntil,
       onChange: (change) => this.leaseChanged(change),
       onError: (err, doing) => this.log.debug({ err }, doing),
     });
@@ -98,30 +90,19 @@ export class Pair {
   }
 
   status(): PairStatus {
-    const lease = this.lease?.status();
-    const position = this.follower?.position;
-    return {
-      pair: this.config.ha.pair!,
-      node: this.config.ha.node!,
+    const ha = this.config.ha;
+    return pairStatus({
+      pair: ha.pair!,
+      node: ha.node!,
+      url: this.config.server.publicUrl,
       role: this.role,
       since: this.since,
-      lease: {
-        holder: lease?.role === 'holder' ? this.config.ha.node : lease?.holder,
-        holderUrl: lease?.role === 'holder' ? this.config.server.publicUrl : lease?.holderUrl,
-        term: lease?.term,
-        revision: lease?.revision,
-        validForMs: lease?.role === 'holder' ? lease.validForMs : undefined,
-        reachable: lease ? (lease.role === 'holder' ? true : lease.reachable) : false,
-      },
-      replication: {
-        appliedSeq: position?.streamSeq ?? 0,
-        term: position?.term ?? 0,
-        lastSeq: position && this.follower ? position.streamSeq + this.follower.lag.entries : undefined,
-        lagEntries: this.follower?.lag.entries,
-      },
+      lease: this.lease?.status(),
+      position: this.follower?.position ?? this.written,
+      lagEntries: this.follower?.lag.entries,
       lastFailover: this.lastFailover,
       problem: this.problem,
-    };
+    });
   }
 
   /** Stops: an active answers what it has under way, then gives the lease up (the other box takes over at once). */
@@ -133,7 +114,7 @@ export class Pair {
     await this.current?.close();
     this.current = undefined;
     await this.lease?.stop(true);
-    await this.nc?.close();
+    await this.cluster.nc?.close();
   }
 
   private enqueue(step: () => Promise<void>): void {
@@ -172,9 +153,9 @@ export class Pair {
 
   private async settleOnce(): Promise<void> {
     const position = readPosition(this.file, sqliteBinding(path.dirname(this.file)));
-    if (position && (await followsFrom(this.jsm, this.names, position))) return this.standby();
-    const info = await this.jsm.streams.info(this.names.stream);
-    const lease = await this.store.get();
+    if (position && (await followsFrom(this.cluster.jsm, this.cluster.names, position))) return this.standby();
+    const info = await this.cluster.jsm.streams.info(this.cluster.names.stream);
+    const lease = await this.cluster.store.get();
     if (!position && info.state.last_seq === 0 && (!lease?.value || lease.value.released)) {
       // The pair's first box: its database (empty, or a single box's that joins a pair) is the truth.
       this.origin = true;
@@ -188,25 +169,13 @@ export class Pair {
   private async standby(): Promise<void> {
     const appliance = await startAppliance(this.config, {
       ...this.options,
-      pair: { role: 'standby', refusal: () => this.refusal(), status: () => this.status() },
+      pair: { role: 'standby', refusal: () => standbyRefusal(this.config.ha, this.lease?.status()), status: () => this.status() },
     });
     this.current = appliance;
-    const users = appliance.module('users');
-    this.follower = new StandbyFollower({
-      db: appliance.db,
-      js: this.js,
-      names: this.names,
-      // Rows were written past the caches: what they hold may be old.
-      applied: () => {
-        cachesOver(appliance.db).clearAll();
-        users.invalidatePrincipals();
-      },
-      failed: (error, streamSeq) => {
-        this.problem = `entry ${streamSeq} of the change log cannot be applied: ${(error as Error).message}`;
-        this.log.error({ err: error, streamSeq }, 'the standby stopped following the change log');
-      },
+    this.follower = await followAsStandby(appliance, this.cluster, (error, streamSeq) => {
+      this.problem = `entry ${streamSeq} of the change log cannot be applied: ${(error as Error).message}`;
+      this.log.error({ err: error, streamSeq }, 'the standby stopped following the change log');
     });
-    await this.follower.start();
     this.problem = undefined;
     this.become('standby');
   }
@@ -216,20 +185,9 @@ export class Pair {
     this.become('joining');
     for (let attempt = 0; !this.closing; attempt++) {
       try {
-        const joining = `${this.file}.joining`;
-        const copy = await fetchCopy(this.nc, this.config.ha.pair!, joining, 600_000);
-        // What this box had is kept beside, never overwritten in place.
-        const had = existsSync(this.file);
-        for (const suffix of ['', '-wal', '-shm']) if (existsSync(this.file + suffix)) renameSync(this.file + suffix, `${this.file}.before-join${suffix}`);
-        renameSync(joining, this.file);
-        this.log.warn(
-          { copy: copy.name, bytes: copy.size, kept: had ? `${this.file}.before-join` : undefined },
-          had
-            ? 'this box joined the pair from a copy of the active; the database it had is kept beside it'
-            : 'this box joined the pair from a copy of the active',
-        );
+        await putCopyInPlace(this.cluster.nc, this.config.ha.pair!, this.file, this.log);
         const position = readPosition(this.file, sqliteBinding(path.dirname(this.file)));
-        if (position && (await followsFrom(this.jsm, this.names, position))) return this.standby();
+        if (position && (await followsFrom(this.cluster.jsm, this.cluster.names, position))) return this.standby();
         throw new Error('the copy ends at an entry the change log does not hold');
       } catch (err) {
         this.problem = `joining: ${(err as Error).message}`;
@@ -242,7 +200,7 @@ export class Pair {
   private async takeOver(term: number): Promise<void> {
     if (this.role !== 'standby' || this.closing) return;
     this.become('taking-over');
-    const after = await fence(this.js, this.names, term, this.lease, () => (this.origin ? undefined : this.follower!.position.streamSeq));
+    const after = await fence(this.cluster.js, this.cluster.names, term, this.lease, () => (this.origin ? undefined : this.follower!.position.streamSeq));
     if (after === undefined) return; // the lease was lost meanwhile, or the log is ahead of an origin: stepDown follows
     await this.follower?.stop();
     this.follower = undefined;
@@ -254,14 +212,16 @@ export class Pair {
       pair: {
         role: 'active',
         status: () => this.status(),
+        switchover: () => this.enqueue(() => this.handOver()),
         attach: (db) =>
           attachActive({
             db,
-            js: this.js,
-            names: this.names,
+            js: this.cluster.js,
+            names: this.cluster.names,
             after,
             term,
             holds: () => this.lease.holds(),
+            written: (position) => (this.written = position),
             broken: (error) => {
               this.log.error({ err: error }, 'an entry of the change log could not be stored: this box acknowledges nothing more');
               this.enqueue(() => this.stepDown('an entry could not be stored'));
@@ -270,11 +230,32 @@ export class Pair {
           }),
       },
     });
-    this.copies = serveCopies(this.nc, ha.pair!, this.current.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
+    this.copies = serveCopies(this.cluster.nc, ha.pair!, this.current.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
     this.lastFailover = { at: new Date().toISOString(), node: ha.node!, term };
     this.origin = false;
     this.acting = true;
     this.become('active');
+  }
+
+  /**
+   * A planned switchover (docs/ha.md): finishes what is under way as at a stop (every
+   * answer waits for its entry, the lease still held), then gives the lease up; the
+   * standby takes it at its next look. This box starts again as standby and does not
+   * take the lease back for two TTLs.
+   */
+  private async handOver(): Promise<void> {
+    if (this.role !== 'active' || this.closing) return;
+    this.become('stepping-down');
+    this.log.warn('switchover: handing the active role to the standby');
+    this.copies?.unsubscribe();
+    this.copies = undefined;
+    await this.current?.close();
+    this.current = undefined;
+    this.acting = false;
+    this.holdOffUntil = performance.now() + 2 * this.config.ha.leaseTtlMs;
+    await this.lease.stop(true);
+    this.lease.start();
+    await this.settle();
   }
 
   private async stepDown(reason: string): Promise<void> {
@@ -284,13 +265,9 @@ export class Pair {
     // An active ends its process: whatever waits for the change log (replies, PLC answers,
     // events, the hub) then never leaves, and the service starts the box again as standby.
     if (this.acting) return this.fenced(reason);
-    this.copies?.unsubscribe();
-    this.copies = undefined;
-    if (this.lease.holds()) {
-      // An entry could not be stored: give the lease up for the other box and take part again.
-      await this.lease.stop(true);
-      this.lease.start();
-    }
+    // Taking over, not acting yet: its standby part ends, and it looks again where it stands.
+    await this.follower?.stop();
+    this.follower = undefined;
     await this.current?.close(0);
     this.current = undefined;
     await this.settle();
@@ -302,23 +279,30 @@ export class Pair {
    * and could not store is acknowledged; the service starts it again (Restart=always),
    * and the start finds where its database stands: following the log, or joining.
    */
-  private exitFenced(reason: string): void {
-    this.log.fatal({ reason }, 'this box no longer holds the lease: it ends now, acknowledging nothing more, and starts again as standby');
-    this.log.flush();
-    process.exit(EXIT_STEPPED_DOWN);
-  }
-
-  private refusal(): ServerDeclined {
-    const status = this.lease?.status();
-    const active =
-      status?.role === 'follower' && status.holder ? `the active box ${status.holder}${status.holderUrl ? ` (${status.holderUrl})` : ''}` : 'the active box';
-    const retry = String(Math.ceil(this.config.ha.leaseTtlMs / 1000));
-    return new ServerDeclined(503, `This box is the standby of pair ${this.config.ha.pair!}: writes go to ${active}`, { 'Retry-After': retry });
-  }
 }
 
 /** How a process that stepped down as active ends (EX_TEMPFAIL: the service starts it again). */
 export const EXIT_STEPPED_DOWN = 75;
+
+/**
+ * The active's way out once it may no longer act (docs/ha.md, "Stepping down"): it ends
+ * the process. Nothing of the appliance runs after this line, so nothing it committed
+ * and could not store is acknowledged; the service starts it again (Restart=always),
+ * and the start finds where its database stands: following the log, or joining.
+ */
+function exitSteppedDown(log: Logger, reason: string): void {
+  log.fatal({ reason }, 'this box no longer holds the lease: it ends now, acknowledging nothing more, and starts again as standby');
+  log.flush();
+  process.exit(EXIT_STEPPED_DOWN);
+}
+
+/** What a standby answers a write: 503, where the writes go, when to try again. */
+function standbyRefusal(ha: HaConfig, lease: LeaseStatus | undefined): ServerDeclined {
+  const active =
+    lease?.role === 'follower' && lease.holder ? `the active box ${lease.holder}${lease.holderUrl ? ` (${lease.holderUrl})` : ''}` : 'the active box';
+  const retry = String(Math.ceil(ha.leaseTtlMs / 1000));
+  return new ServerDeclined(503, `This box is the standby of pair ${ha.pair!}: writes go to ${active}`, { 'Retry-After': retry });
+}
 
 export interface PairOptions extends AppOptions {
   /** What an active that may no longer act does; by default it ends the process (EXIT_STEPPED_DOWN). */

@@ -33,4 +33,6 @@ export type PairPart =
       /** Installs the gate on the write connection before anything writes (the first start's seeds included). */
       attach: (db: Db, work: UnitOfWork) => ReplicationLine;
       status: () => PairStatus;
+      /** Hands the active role to the standby (`POST /v1/ha/switchover`); returns at once, the handover follows. */
+      switchover: () => void;
     };

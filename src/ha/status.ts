@@ -1,3 +1,6 @@
+import type { AppliedPosition } from './follower.ts';
+import type { LeaseStatus } from './lease.ts';
+
 // What `GET /v1/ha` answers (docs/ha.md, "What people see").
 
 /**
@@ -41,4 +44,48 @@ export interface PairStatus {
   lastFailover: { at: string; node: string; term: number } | undefined;
   /** Why this box cannot go on as it should (an entry it cannot apply, a copy it could not fetch). */
   problem: string | undefined;
+}
+
+/** What the status is made of, as the pair (pair.ts) knows it. */
+export interface StatusParts {
+  pair: string;
+  node: string;
+  /** Where this box serves, as it tells the other box. */
+  url: string | undefined;
+  role: PairRole;
+  since: string;
+  lease: LeaseStatus | undefined;
+  /** The last entry in this box's database. */
+  position: AppliedPosition | undefined;
+  /** A standby: entries still to apply after it. */
+  lagEntries: number | undefined;
+  lastFailover: PairStatus['lastFailover'];
+  problem: string | undefined;
+}
+
+export function pairStatus(parts: StatusParts): PairStatus {
+  const { lease, position, lagEntries } = parts;
+  const holder = lease?.role === 'holder';
+  return {
+    pair: parts.pair,
+    node: parts.node,
+    role: parts.role,
+    since: parts.since,
+    lease: {
+      holder: holder ? parts.node : lease?.holder,
+      holderUrl: holder ? parts.url : lease?.holderUrl,
+      term: lease?.term,
+      revision: lease?.revision,
+      validForMs: holder ? lease.validForMs : undefined,
+      reachable: lease ? holder || lease.reachable : false,
+    },
+    replication: {
+      appliedSeq: position?.streamSeq ?? 0,
+      term: position?.term ?? 0,
+      lastSeq: position && lagEntries !== undefined ? position.streamSeq + lagEntries : position?.streamSeq,
+      lagEntries,
+    },
+    lastFailover: parts.lastFailover,
+    problem: parts.problem,
+  };
 }
