@@ -94,9 +94,9 @@ describe('the replication gate on a three-node cluster', () => {
     const locationId = 'HAG1/0006/0000/0000/0000';
     let status: number | undefined;
     try {
-      void fetch(`${wms.url}/v1/locations`, { method: 'POST', headers, body: JSON.stringify({ locationId, locationGroupName: 'HAG1' }) }).then((r) => {
+      void fetch(`${wms.url}/v1/locations`, { method: 'POST', headers, body: JSON.stringify({ locationId, locationGroupName: 'HAG1' }) }).then(async (r) => {
         status = r.status;
-        settled.push('write');
+        settled.push(`write ${r.status} ${await r.text()}`);
       });
       const common = wms.app.module('common');
       // Committed on this box: the services read it at once.
@@ -121,7 +121,7 @@ describe('the replication gate on a three-node cluster', () => {
       cluster[2]!.resume();
     }
     await until(() => settled.length === 3, 'the three are answered once the entry is stored', 60_000);
-    expect(status).toBe(201);
+    expect(status, settled.join('; ')).toBe(201);
     expect(await entriesWriting(locationId)).toBe(1);
     expect(gate.broken).toBeUndefined();
   });

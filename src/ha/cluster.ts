@@ -1,4 +1,5 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { Logger } from '../core/log.ts';
 import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } from '../nats/connect.ts';
 import { ensureChangeLog, type ChangeLogNames } from './change-log.ts';
 import type { HaConfig } from './config.ts';
@@ -31,5 +32,18 @@ export async function openPairCluster(ha: HaConfig): Promise<PairCluster> {
   } catch (err) {
     await nc.close();
     throw err;
+  }
+}
+
+/** The pair's cluster, tried again every second until it answers (its node may start after this box, or be electing). */
+export async function reachPairCluster(ha: HaConfig, log: Logger, stopped: () => boolean): Promise<PairCluster> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openPairCluster(ha);
+    } catch (err) {
+      if (stopped()) throw err;
+      if (attempt % 10 === 0) log.warn({ err }, "cannot reach the pair's NATS cluster yet; trying again every second");
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 }

@@ -7,7 +7,7 @@ import { ServerDeclined } from '../http/errors.ts';
 import { startAppliance, type Appliance } from '../main.ts';
 import type { AppOptions } from '../modules/module.ts';
 import { attachActive } from './active.ts';
-import { openPairCluster, type PairCluster } from './cluster.ts';
+import { reachPairCluster, type PairCluster } from './cluster.ts';
 import type { HaConfig } from './config.ts';
 import { serveCopies } from './copy.ts';
 import { putCopyInPlace } from './join.ts';
@@ -75,7 +75,7 @@ export class Pair {
 
   async start(): Promise<void> {
     const ha = this.config.ha;
-    this.cluster = await openPairCluster(ha);
+    this.cluster = await reachPairCluster(ha, this.log, () => this.closing);
     this.lease = new Lease({
       store: this.cluster.store,
       node: ha.node!,
@@ -114,7 +114,7 @@ export class Pair {
     await this.current?.close();
     this.current = undefined;
     await this.lease?.stop(true);
-    await this.cluster.nc?.close();
+    await this.cluster?.nc.close();
   }
 
   private enqueue(step: () => Promise<void>): void {

@@ -1,4 +1,9 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
+import { BUNDLE } from '../../scripts/build.ts';
+import { tableDigests } from '../../src/ha/digest.ts';
+import { startApplianceProcess, type ApplianceProcess } from './executable.ts';
 import path from 'node:path';
 import { openDatabase, type Db } from '../../src/core/db.ts';
 import { natsConnectionSchema } from '../../src/nats/config.ts';
@@ -123,4 +128,115 @@ export async function logInOn(box: TestBox, pair: string): Promise<void> {
   });
   if (res.status !== 200) throw new Error(`login on ${box.node} failed: ${res.status} ${await res.text()}`);
   tokens.set(pair, ((await res.json()) as { access_token: string }).access_token);
+}
+
+// ---- boxes as processes (`wms` as installed), on this machine or in a hall's namespaces ----
+
+/** One box of a pair as a process of its own. */
+export interface BoxProcess {
+  node: string;
+  dataDir: string;
+  /** Where the test reaches it. */
+  url: string;
+  process: ApplianceProcess;
+}
+
+const boxProcesses: ApplianceProcess[] = [];
+afterAll(async () => {
+  for (const p of boxProcesses) p.child.kill('SIGKILL');
+  await Promise.all(boxProcesses.map((p) => p.exited));
+  boxProcesses.length = 0;
+});
+
+export interface BoxProcessOptions {
+  pair: string;
+  node: string;
+  /** Its node of the pair's cluster. */
+  natsUrl: string;
+  /** Where it listens (`server.host`, `server.port`). */
+  host: string;
+  port: number;
+  /** Where the test reaches it; `http://<host>:<port>` when absent. */
+  url?: string;
+  /** Runs in this network namespace (test/support/netns.ts). */
+  netns?: string;
+  dataDir?: string;
+}
+
+/** Starts a box as `wms --data-dir <dir>` with the pair in its wms.config.json, as the service would. */
+export async function startBoxProcess(options: BoxProcessOptions): Promise<BoxProcess> {
+  const dataDir = options.dataDir ?? tempDir(`wms-ha-${options.node}-`);
+  const config = {
+    server: { host: options.host, port: options.port },
+    auth: { passwordHashCost: 1024 },
+    ha: { pair: options.pair, node: options.node, nats: { servers: [options.natsUrl] }, leaseTtlMs: 2000 },
+  };
+  writeFileSync(path.join(dataDir, 'wms.config.json'), JSON.stringify(config));
+  const env: NodeJS.ProcessEnv = { WMS_ADMIN_PASSWORD: ADMIN_PASSWORD };
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('WMS_') && k !== 'NODE_OPTIONS') env[k] = v;
+  const wms = [process.execPath, BUNDLE, '--data-dir', dataDir];
+  // `ip netns exec` enters the namespace and then is the appliance's process (a kill reaches it).
+  const argv = options.netns ? ['ip', 'netns', 'exec', options.netns, ...wms] : wms;
+  const started = await startApplianceProcess(argv[0]!, argv.slice(1), { cwd: dataDir, env });
+  boxProcesses.push(started);
+  return { node: options.node, dataDir, url: options.url ?? `http://${options.host}:${options.port}`, process: started };
+}
+
+/** The admin's token from the box at `url`. */
+export async function boxToken(url: string): Promise<string> {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', username: 'admin', password: ADMIN_PASSWORD }).toString(),
+  });
+  if (res.status !== 200) throw new Error(`login at ${url} failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** The box's role as its `GET /v1/ha` says; undefined while it does not answer. */
+export async function roleOf(url: string, token: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${url}/v1/ha`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });
+    return res.status === 200 ? ((await res.json()) as { role: string }).role : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** When the box's process last logged `msg` (ms; the processes share this machine's clock). */
+export function loggedAt(box: BoxProcess, msg: string): number {
+  const lines = box.process
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; time: string | number })
+    .filter((l) => l.msg === msg);
+  if (lines.length === 0) throw new Error(`${box.node} never logged "${msg}"`);
+  return new Date(lines.at(-1)!.time).getTime();
+}
+
+/** The digests of a box's database, read beside the running appliance. */
+export function digestOfBox(box: BoxProcess): string {
+  const db = new Database(path.join(box.dataDir, 'wms.sqlite'), { readonly: true });
+  try {
+    return JSON.stringify(tableDigests(db as unknown as Db));
+  } finally {
+    db.close();
+  }
+}
+
+/** Creates a location on the box; whether it was acknowledged (201). */
+export async function createdOn(url: string, token: string, locationId: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/v1/locations`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ locationId, locationGroupName: 'WAREHOUSE' }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    await res.text();
+    return res.status === 201;
+  } catch {
+    return false; // not reachable, cut off, or killed: not acknowledged
+  }
 }

@@ -197,6 +197,8 @@ export interface RunNatsOptions {
   ready?: (server: NatsServer) => Promise<boolean>;
   /** Wait for ready() on start (default true; a cluster node comes up only with its peers). */
   waitReady?: boolean;
+  /** Runs in this network namespace (`ip netns exec`), reached at `host` (test/support/netns.ts). */
+  netns?: { name: string; host: string };
 }
 
 /** Runs nats-server from a configuration text (startNats() and the docs' files). */
@@ -211,7 +213,8 @@ export async function runNats(run: RunNatsOptions): Promise<NatsServer> {
     throw error;
   }
   const { ports } = run;
-  const httpUrl = `http://127.0.0.1:${ports.http}`;
+  const host = run.netns?.host ?? '127.0.0.1';
+  const httpUrl = `http://${host}:${ports.http}`;
   let output = '';
   let child: ChildProcess | undefined;
   let exited: Promise<number | string | null> = Promise.resolve(null);
@@ -245,7 +248,9 @@ export async function runNats(run: RunNatsOptions): Promise<NatsServer> {
     if (closed) throw new Error(`nats-server ${run.name} is closed`);
     if (child) return;
     output += `--- start ${new Date().toISOString()}\n`;
-    const c = spawn(NATS_SERVER, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // `ip netns exec` enters the namespace and runs nats-server in its own process.
+    const argv: string[] = run.netns ? ['ip', 'netns', 'exec', run.netns.name, NATS_SERVER, '-c', configFile] : [NATS_SERVER, '-c', configFile];
+    const c = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     const watchdog = watch(c);
     processes.set(c, watchdog);
@@ -279,7 +284,7 @@ export async function runNats(run: RunNatsOptions): Promise<NatsServer> {
 
   const server: NatsServer = {
     name: run.name,
-    url: `nats://127.0.0.1:${ports.client}`,
+    url: `nats://${host}:${ports.client}`,
     port: ports.client,
     httpUrl,
     leafUrl: ports.leaf ? `nats-leaf://127.0.0.1:${ports.leaf}` : undefined,

@@ -1,0 +1,133 @@
+// The pair in a hall made of network namespaces (test/support/netns.ts): box a, box b
+// and the witness w, each with its own nats-server node; a and b run the appliance as
+// processes (`wms`, as the service runs it). The faults are a site's: the witness gone,
+// an active cut off from the other two by its cluster link (it stays reachable to its
+// clients), and an active stopped (SIGSTOP, as a long pause) past the lease's TTL and
+// let go again. Through all of them: nothing acknowledged is lost, and a box that may
+// no longer act acknowledges nothing more: it ends its process, before the other box
+// takes the lease, and comes back as the standby with the same database.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boxToken, createdOn, digestOfBox, loggedAt, roleOf, startBoxProcess, type BoxProcess } from './support/ha.ts';
+import type { NatsServer } from './support/nats.ts';
+import { HALL_PORTS, makeHall, startHallCluster, type BoxName, type Hall } from './support/netns.ts';
+import { until } from './support/warehouse.ts';
+
+const PAIR = 'halln';
+let hall: Hall;
+let nodes: Record<BoxName, NatsServer>;
+const boxes: Partial<Record<'a' | 'b', BoxProcess>> = {};
+let auth: string;
+
+/** Starts the appliance on box `name` of the hall, beside that box's node; on its data directory of before, if any. */
+async function startBox(name: 'a' | 'b'): Promise<BoxProcess> {
+  const box = hall.boxes[name];
+  const started = await startBoxProcess({
+    pair: PAIR,
+    node: `box-${name}`,
+    natsUrl: `nats://127.0.0.1:${HALL_PORTS.client}`,
+    host: '0.0.0.0',
+    port: HALL_PORTS.wms,
+    url: `http://${box.accessIp}:${HALL_PORTS.wms}`,
+    netns: box.ns,
+    ...(boxes[name] ? { dataDir: boxes[name].dataDir } : {}),
+  });
+  boxes[name] = started;
+  return started;
+}
+
+const role = (name: 'a' | 'b') => roleOf(boxes[name]!.url, auth);
+
+/** Every acknowledged location is on the box. */
+async function expectAllOn(name: 'a' | 'b', acknowledged: readonly string[]): Promise<void> {
+  for (const locationId of acknowledged) {
+    const res = await fetch(`${boxes[name]!.url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${auth}` } });
+    expect(res.status, locationId).toBe(200);
+  }
+}
+
+beforeAll(async () => {
+  hall = makeHall();
+  nodes = await startHallCluster(hall);
+  await startBox('a');
+  auth = await boxToken(boxes.a!.url);
+  await until(async () => (await role('a')) === 'active', 'box-a is active', 60_000);
+  await startBox('b');
+  await until(async () => (await role('b')) === 'standby', 'box-b follows', 60_000);
+}, 180_000);
+
+afterAll(() => hall?.close());
+
+describe('a pair in a hall of network namespaces', () => {
+  it('the witness gone: the pair goes on acknowledging (two of three nodes are a quorum)', async () => {
+    await nodes.w.stop();
+    try {
+      let n = 0;
+      // The lease's and the log's leaders may have been on the witness: their election takes a moment.
+      await until(
+        () => createdOn(boxes.a!.url, auth, `HAN1/${String(++n).padStart(4, '0')}/0000/0000/0000`),
+        'a write is acknowledged without the witness',
+        60_000,
+      );
+      expect(await role('a')).toBe('active');
+    } finally {
+      await nodes.w.start();
+    }
+  }, 180_000);
+
+  it('the active cut off from the other two: it ends before the standby takes the lease; nothing acknowledged is lost; healed and started again, it follows', async () => {
+    const acknowledged: string[] = [];
+    let n = 0;
+    let writing = true;
+    // Clients on the access network: the cut box stays reachable to them.
+    const writers = Array.from({ length: 3 }, async () => {
+      while (writing) {
+        const locationId = `HAN2/${String(++n).padStart(4, '0')}/0000/0000/0000`;
+        if (await createdOn(boxes.a!.url, auth, locationId)) acknowledged.push(locationId);
+        else if (await createdOn(boxes.b!.url, auth, locationId)) acknowledged.push(locationId);
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    try {
+      await until(() => acknowledged.length >= 20, 'writes are acknowledged by box-a', 30_000);
+      hall.cut('a');
+      expect(await boxes.a!.process.exited).toBe(75);
+      await until(async () => (await role('b')) === 'active', 'box-b takes over', 60_000);
+      const before = acknowledged.length;
+      await until(() => acknowledged.length >= before + 20, 'writes are acknowledged by box-b', 30_000);
+    } finally {
+      writing = false;
+      await Promise.all(writers);
+      hall.heal('a');
+    }
+    // Never two actives: box-a stopped acting before box-b took the lease.
+    expect(loggedAt(boxes.a!, 'lost the lease')).toBeLessThan(loggedAt(boxes.b!, 'took the lease'));
+    await expectAllOn('b', acknowledged);
+    await startBox('a');
+    await until(async () => (await role('a')) === 'standby', 'box-a follows again', 90_000);
+    await until(() => digestOfBox(boxes.a!) === digestOfBox(boxes.b!), 'box-a holds what box-b holds', 30_000);
+  }, 240_000);
+
+  it('the active stopped past the lease (SIGSTOP) and let go: it acknowledges nothing after waking, ends, and follows once started again', async () => {
+    // box-b is active, box-a the standby.
+    const stopped = boxes.b!;
+    stopped.process.child.kill('SIGSTOP');
+    let answered: Promise<boolean> | undefined;
+    try {
+      // A write that reaches it while it stands still.
+      answered = createdOn(stopped.url, auth, 'HAN3/0001/0000/0000/0000');
+      await until(async () => (await role('a')) === 'active', 'box-a takes over', 60_000);
+    } finally {
+      stopped.process.child.kill('SIGCONT');
+    }
+    expect(await stopped.process.exited).toBe(75);
+    expect(await answered).toBe(false);
+    await startBox('b');
+    await until(async () => (await role('b')) === 'standby', 'box-b follows again', 90_000);
+    await until(() => digestOfBox(boxes.a!) === digestOfBox(boxes.b!), 'box-b holds what box-a holds', 30_000);
+    const res = await fetch(`${boxes.a!.url}/v1/locations?locationId=${encodeURIComponent('HAN3/0001/0000/0000/0000')}`, {
+      headers: { Authorization: `Bearer ${auth}` },
+    });
+    expect(res.status).toBe(404);
+  }, 240_000);
+});
