@@ -91,7 +91,9 @@ export interface Appliance {
  * any free port; a fixed one lets the caller probe `/readyz` from the spawn on.
  * `signals`: signal channels, as `plc.signals` of wms.config.json takes them;
  * `federation`: the `federation` section (the hub link), none when undefined;
- * `env`: more environment for the process (Node options, allocator settings).
+ * `env`: more environment for the process (Node options, allocator settings);
+ * `channelPort`: CNV01's port (0: any free one); `token`: admin's token from elsewhere
+ * (a standby of a pair takes no login: its token comes from the active).
  */
 export async function startAppliance(
   dataDir: string,
@@ -102,12 +104,14 @@ export async function startAppliance(
   signals: unknown[] = [],
   federation?: unknown,
   env: Record<string, string> = {},
+  channelPort = 0,
+  token?: string,
 ): Promise<Appliance> {
   // The benchmark's PLCs send no SYNQ heartbeat, and each line rests while the other is
   // measured: timeouts long enough that no channel goes STALE or drops its connection.
   const quiet = { idleTimeoutMs: 3_600_000, staleTimeoutMs: 7_200_000 };
   const channels = [
-    { name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: 0, ...quiet },
+    { name: 'CNV01', transport: 'tcp-server', host: '127.0.0.1', port: channelPort, ...quiet },
     ...(device === undefined ? [] : [{ name: 'CNV02', transport: 'serial', device, baudRate, ...quiet }]),
   ];
   writeFileSync(
@@ -121,21 +125,16 @@ export async function startAppliance(
   // The appliance's own log, kept when asked: what a failed request of a run was is only there.
   if (process.env.BENCH_APPLIANCE_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_APPLIANCE_LOG, { flags: 'a' }));
   try {
-    return await connect(child);
+    return await connect(child, channelPort, token);
   } catch (err) {
     child.kill('SIGTERM'); // not left running when the set-up fails
     throw err;
   }
 }
 
-async function connect(child: ChildProcess): Promise<Appliance> {
+async function connect(child: ChildProcess, channelPort: number, given: string | undefined): Promise<Appliance> {
   const url = (await waitForLine(child, /"url":"(http:\/\/[^"]+)"[^\n]*appliance started/))[1]!;
-  const tokenReply = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: `grant_type=password&username=admin&password=${PASSWORD}`,
-  });
-  const token = ((await tokenReply.json()) as { access_token: string }).access_token;
+  const token = given ?? (await login(url));
   const api = async (method: string, p: string, body?: unknown) => {
     const reply = await fetch(url + p, {
       method,
@@ -146,10 +145,20 @@ async function connect(child: ChildProcess): Promise<Appliance> {
     if (!reply.ok) throw new Error(`${method} ${p}: ${reply.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
+  if (channelPort !== 0) return { child, url, plcPort: channelPort, token, api };
   const cnv01 = (await api('GET', '/v1/plc-channels/CNV01')) as { endpoint: string };
   const plcPort = Number(/:(\d+)$/.exec(cnv01.endpoint)?.[1]);
   if (!plcPort) throw new Error(`no port in CNV01's endpoint ${cnv01.endpoint}`);
   return { child, url, plcPort, token, api };
+}
+
+async function login(url: string): Promise<string> {
+  const tokenReply = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=password&username=admin&password=${PASSWORD}`,
+  });
+  return ((await tokenReply.json()) as { access_token: string }).access_token;
 }
 
 /**

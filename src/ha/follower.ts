@@ -1,15 +1,16 @@
-import type { ConsumerMessages, JetStreamClient } from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { Db } from '../core/db.ts';
 import { ChangeApplier } from './apply.ts';
 import type { ChangeLogNames } from './change-log.ts';
 import { decodeEntry } from './entry.ts';
 
 // The standby's end of the change log (docs/ha.md): reads the stream in order from the
-// entry after the last one applied and applies each in one transaction, which also
-// records its stream sequence and term (table ha_applied). A crash between two entries
-// loses nothing and applies nothing twice: the next start reads on from what the
-// database says. An entry of an older term than one already applied was written by an
-// active that had lost the lease by then, and is skipped: nothing of it was acknowledged.
+// entry after the last one applied and applies the entries that arrived together in one
+// transaction, which also records the last one's stream sequence and term (table
+// ha_applied). A crash between two transactions loses nothing and applies nothing
+// twice: the next start reads on from what the database says. An entry of an older term
+// than one already applied was written by an active that had lost the lease by then, and
+// is skipped: nothing of it was acknowledged.
 
 export interface AppliedPosition {
   streamSeq: number;
@@ -35,6 +36,9 @@ export class StandbyFollower {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
+  /** Entries read and not applied yet, and the turn that applies them. */
+  private readonly waiting: JsMsg[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
   /** After the last entry applied: how many the stream held after it, and how long ago it was stored. */
   private behind = { entries: 0, ms: 0 };
 
@@ -68,9 +72,12 @@ export class StandbyFollower {
     this.loop = this.follow(this.messages);
   }
 
-  /** Stops reading; an entry under way is applied whole or not at all. */
+  /** Stops reading; entries read and not applied yet are read again at the next start. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    this.waiting.length = 0;
     await this.messages?.close();
     await this.loop;
   }
@@ -78,38 +85,57 @@ export class StandbyFollower {
   private async follow(messages: ConsumerMessages): Promise<void> {
     for await (const message of messages) {
       if (this.stopped) break;
-      const streamSeq = message.seq;
-      try {
-        this.applyOne(streamSeq, message.data);
-        this.behind = { entries: message.info.pending, ms: Math.max(0, Date.now() - message.info.timestampNanos / 1e6) };
-      } catch (error) {
-        this.options.failed(error, streamSeq);
-        await messages.close();
-        break;
-      }
+      // What arrives within one turn of the event loop is applied in one transaction:
+      // under a steady stream of entries that is one flush for many, and the standby keeps up.
+      this.waiting.push(message);
+      this.scheduled ??= setImmediate(() => this.applyWaiting(messages));
     }
   }
 
-  private applyOne(streamSeq: number, data: Uint8Array): void {
+  private applyWaiting(messages: ConsumerMessages): void {
+    this.scheduled = undefined;
+    const batch = this.waiting.splice(0);
+    if (this.stopped || batch.length === 0) return;
+    try {
+      this.applyAll(batch);
+      const last = batch.at(-1)!;
+      this.behind = { entries: last.info.pending, ms: Math.max(0, Date.now() - last.info.timestampNanos / 1e6) };
+    } catch (error) {
+      this.stopped = true;
+      this.options.failed(error, (error as { streamSeq?: number }).streamSeq ?? batch[0]!.seq);
+      void messages.close();
+    }
+  }
+
+  /** The entries in one transaction, with the position of the last; none of them when one fails. */
+  private applyAll(batch: readonly JsMsg[]): void {
     const { db } = this.options;
-    const at = this.at;
-    if (streamSeq <= at.streamSeq) return; // applied before a restart of the reading
-    const entry = decodeEntry(data);
-    const skipped = entry.term < at.term;
-    const position = { streamSeq, term: skipped ? at.term : entry.term };
+    let position = this.at;
+    const decided: { position: AppliedPosition; skipped: boolean }[] = [];
     // The standby's connection refuses every other write (query_only, pair.ts): lifted
     // for this transaction alone, on this thread, with nothing else running in between.
     const fenced = db.pragma('query_only', { simple: true }) === 1;
     if (fenced) db.pragma('query_only = 0');
     try {
       db.transaction(() => {
-        if (!skipped) this.applier.apply(entry.changes);
+        for (const message of batch) {
+          if (message.seq <= position.streamSeq) continue; // applied before a restart of the reading
+          try {
+            const entry = decodeEntry(message.data);
+            const skipped = entry.term < position.term;
+            if (!skipped) this.applier.apply(entry.changes);
+            position = { streamSeq: message.seq, term: skipped ? position.term : entry.term };
+            decided.push({ position, skipped });
+          } catch (error) {
+            throw Object.assign(error as object, { streamSeq: message.seq });
+          }
+        }
         this.record(position);
       })();
     } finally {
       if (fenced) db.pragma('query_only = 1');
     }
     this.at = position;
-    this.options.applied?.(position, skipped);
+    for (const { position: p, skipped } of decided) this.options.applied?.(p, skipped);
   }
 }

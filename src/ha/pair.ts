@@ -100,6 +100,7 @@ export class Pair {
       lease: this.lease?.status(),
       position: this.follower?.position ?? this.written,
       lagEntries: this.follower?.lag.entries,
+      lagMs: this.follower?.lag.ms,
       lastFailover: this.lastFailover,
       problem: this.problem,
     });

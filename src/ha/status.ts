@@ -40,6 +40,8 @@ export interface PairStatus {
     lastSeq: number | undefined;
     /** Entries the standby has still to apply. */
     lagEntries: number | undefined;
+    /** The standby: how long before it was applied the last entry applied was stored. */
+    lagMs: number | undefined;
   };
   lastFailover: { at: string; node: string; term: number } | undefined;
   /** Why this box cannot go on as it should (an entry it cannot apply, a copy it could not fetch). */
@@ -57,8 +59,9 @@ export interface StatusParts {
   lease: LeaseStatus | undefined;
   /** The last entry in this box's database. */
   position: AppliedPosition | undefined;
-  /** A standby: entries still to apply after it. */
+  /** A standby: entries still to apply after it, and how long the last one applied had waited. */
   lagEntries: number | undefined;
+  lagMs: number | undefined;
   lastFailover: PairStatus['lastFailover'];
   problem: string | undefined;
 }
@@ -84,6 +87,7 @@ export function pairStatus(parts: StatusParts): PairStatus {
       term: position?.term ?? 0,
       lastSeq: position && lagEntries !== undefined ? position.streamSeq + lagEntries : position?.streamSeq,
       lagEntries,
+      lagMs: parts.lagMs,
     },
     lastFailover: parts.lastFailover,
     problem: parts.problem,

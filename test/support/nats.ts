@@ -82,6 +82,8 @@ export interface NatsServer {
   /** The credentials clients need (token or user/password), for connect(). */
   auth: Pick<NodeConnectionOptions, 'token' | 'user' | 'pass'>;
   running(): boolean;
+  /** The process id while it runs (`ip netns exec` becomes nats-server: the same id). */
+  pid(): number | undefined;
   /** SIGTERM and wait for the exit. */
   stop(): Promise<void>;
   /** SIGKILL (a crash, a power cut) and wait for the exit. */
@@ -294,6 +296,7 @@ export async function runNats(run: RunNatsOptions): Promise<NatsServer> {
     storeDir,
     auth: run.auth ?? {},
     running: () => child !== undefined,
+    pid: () => child?.pid,
     stop,
     kill,
     start,

@@ -30,6 +30,7 @@ export const PairStatusSchema = z
         term: count,
         lastSeq: count.optional().meta({ description: 'The change log’s last entry, as last seen.' }),
         lagEntries: count.optional().meta({ description: 'Entries the standby has still to apply.' }),
+        lagMs: z.number().optional().meta({ description: 'The standby: how long the last entry it applied had been stored before it was applied (ms).' }),
       })
       .optional(),
     lastFailover: z.object({ at: z.string(), node: z.string(), term: count }).optional().meta({ description: 'When this box last became active.' }),
