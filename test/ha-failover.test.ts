@@ -70,7 +70,7 @@ describe('a pair of processes', () => {
     await until(() => digestOfBox(a) === digestOfBox(b), 'box-a holds what box-b holds', 30_000);
   });
 
-  it('the active cut off from the cluster ends before the standby takes the lease; started again, it rejoins from a copy without the write it never acknowledged', async () => {
+  it('the active cut off from the cluster ends before the standby takes the lease; started again, it follows without the write it never acknowledged', async () => {
     // box-b is active beside node 1, box-a the standby beside node 0.
     const locationId = 'HAF2/0001/0000/0000/0000';
     cluster[1]!.pause();
@@ -88,8 +88,8 @@ describe('a pair of processes', () => {
     expect(loggedAt(b, 'lost the lease')).toBeLessThan(loggedAt(a, 'took the lease'));
     b = await startBox('box-b', cluster[1]!, portB, b.dataDir);
     await until(async () => (await roleOf(b.url, auth)) === 'standby', 'box-b follows again', 60_000);
+    // From the log, or from a copy when it had committed the write before it ended.
     await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
-    expect(b.process.output()).toContain('this box joined the pair from a copy of the active');
     const gone = await fetch(`${a.url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${auth}` } });
     expect(gone.status).toBe(404);
   });

@@ -9,7 +9,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boxToken, createdOn, digestOfBox, loggedAt, roleOf, startBoxProcess, type BoxProcess } from './support/ha.ts';
-import type { NatsServer } from './support/nats.ts';
+import { untilOneMetaLeader, type NatsServer } from './support/nats.ts';
 import { HALL_PORTS, makeHall, startHallCluster, type BoxName, type Hall } from './support/netns.ts';
 import { until } from './support/warehouse.ts';
 
@@ -73,6 +73,8 @@ describe('a pair in a hall of network namespaces', () => {
     } finally {
       await nodes.w.start();
     }
+    // The witness back and the cluster whole before the next fault.
+    await untilOneMetaLeader([nodes.a, nodes.b, nodes.w], 'hall');
   }, 180_000);
 
   it('the active cut off from the other two: it ends before the standby takes the lease; nothing acknowledged is lost; healed and started again, it follows', async () => {

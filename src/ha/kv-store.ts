@@ -26,7 +26,7 @@ export async function openLeaseStore(
   timeoutMs: number,
   options: { replicas?: number; setupTimeoutMs?: number } = {},
 ): Promise<LeaseStore> {
-  const setup = lib.js.jetstream(nc, { timeout: options.setupTimeoutMs ?? 10_000 });
+  const setup = lib.js.jetstream(nc, { timeout: options.setupTimeoutMs ?? 30_000 });
   await new lib.kv.Kvm(setup).create(leaseBucket(pair), {
     replicas: options.replicas ?? 3,
     history: 10,

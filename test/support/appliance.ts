@@ -48,6 +48,18 @@ export interface TestAppliance {
   close: () => Promise<void>;
 }
 
+/** A reply as the tests read it: status, headers, text and the JSON body if it is JSON. */
+export async function replyOf(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
 export function tempDir(prefix = 'wms-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
@@ -104,15 +116,7 @@ export async function startTestAppliance(overrides: ConfigInput = {}, dataDir = 
       body = JSON.stringify(options.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const res = await fetch(app.url + p, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed };
+    return replyOf(await fetch(app.url + p, { method, headers, body }));
   };
 
   async function token(): Promise<string> {

@@ -51,10 +51,15 @@ export interface ApplianceProcess {
  * Starts the appliance as its own process (`node dist/wms.cjs …`, or the single binary)
  * and waits for its start line; a process that exits first fails with what it wrote.
  */
-export async function startApplianceProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<ApplianceProcess> {
+export async function startApplianceProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ApplianceProcess> {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  let timer: NodeJS.Timeout | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const read = (chunk: Buffer) => {
       out += chunk.toString();
@@ -64,7 +69,10 @@ export async function startApplianceProcess(command: string, args: string[], opt
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);
     void exited.then((code) => reject(new Error(`${command} exited with ${code} before it started:\n${out}`)));
-  });
+    // Named: a start that hangs fails with what the process said so far (the process is the caller's to end).
+    if (options.timeoutMs !== undefined)
+      timer = setTimeout(() => reject(new Error(`${command} did not start within ${options.timeoutMs} ms:\n${out}`)), options.timeoutMs);
+  }).finally(() => clearTimeout(timer));
   return { child, url, output: () => out, exited };
 }
 

@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import type { ConfigInput } from '../../src/config.ts';
 import { startPair, type Pair } from '../../src/ha/pair.ts';
 import type { PairStatus } from '../../src/ha/status.ts';
-import { ADMIN_PASSWORD, tempDir, testConfig, type Reply, type TestAppliance } from './appliance.ts';
+import { ADMIN_PASSWORD, replyOf, tempDir, testConfig, type Reply, type TestAppliance } from './appliance.ts';
 import type { NatsServer } from './nats.ts';
 
 // The pair's tests (src/ha/): a box's connection to its node of the cluster, and a
@@ -82,15 +82,7 @@ export async function startTestBox(
   const request = async (method: string, p: string, body?: unknown): Promise<Reply> => {
     const headers: Record<string, string> = { Authorization: `Bearer ${tokens.get(pair) ?? ''}` };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(appliance().url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed } as Reply;
+    return replyOf(await fetch(appliance().url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
   };
   const view = (): TestAppliance => ({
     app: appliance(),
@@ -169,7 +161,9 @@ export async function startBoxProcess(options: BoxProcessOptions): Promise<BoxPr
   const config = {
     server: { host: options.host, port: options.port },
     auth: { passwordHashCost: 1024 },
-    ha: { pair: options.pair, node: options.node, nats: { servers: [options.natsUrl] }, leaseTtlMs: 2000 },
+    // The default lease: on a box busy with the rest of the suite a shorter one lapses while
+    // the cluster elects its leaders again, and the pair changes hands more than the test does.
+    ha: { pair: options.pair, node: options.node, nats: { servers: [options.natsUrl] }, leaseTtlMs: 5000 },
   };
   writeFileSync(path.join(dataDir, 'wms.config.json'), JSON.stringify(config));
   const env: NodeJS.ProcessEnv = { WMS_ADMIN_PASSWORD: ADMIN_PASSWORD };
@@ -177,7 +171,7 @@ export async function startBoxProcess(options: BoxProcessOptions): Promise<BoxPr
   const wms = [process.execPath, BUNDLE, '--data-dir', dataDir];
   // `ip netns exec` enters the namespace and then is the appliance's process (a kill reaches it).
   const argv = options.netns ? ['ip', 'netns', 'exec', options.netns, ...wms] : wms;
-  const started = await startApplianceProcess(argv[0]!, argv.slice(1), { cwd: dataDir, env });
+  const started = await startApplianceProcess(argv[0]!, argv.slice(1), { cwd: dataDir, env, timeoutMs: 120_000 });
   boxProcesses.push(started);
   return { node: options.node, dataDir, url: options.url ?? `http://${options.host}:${options.port}`, process: started };
 }

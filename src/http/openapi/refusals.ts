@@ -29,11 +29,13 @@ const NAMES: Record<number, string> = {
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   500: 'InternalError',
+  503: 'ServiceUnavailable',
 };
 
 const HEADERS: Record<number, Record<string, { description: string; schema: JsonSchema }>> = {
   405: { Allow: { description: 'The methods this path serves.', schema: { type: 'string' } } },
   429: { 'Retry-After': { description: 'Seconds until another attempt is taken.', schema: { type: 'integer' } } },
+  503: { 'Retry-After': { description: 'Seconds until the pair has an active box to write to again.', schema: { type: 'integer' } } },
 };
 
 interface RefusalResponse {
@@ -63,6 +65,8 @@ export function refusalsOf(variants: readonly Route[], takesBody: boolean, reads
     if (namesGrant(v.grant)) add('server', 403);
     if (!v.eventStream) add('server', 406);
     add('server', ...(v.serverDeclined ?? []));
+    // The standby of a pair refuses every request that may write (docs/ha.md).
+    if (v.method !== 'GET') add('server', 503);
     // What the handler checks by rule: the body and query it validates, the resource a path or selector names.
     const ownServer = new Set(v.serverDeclined ?? []);
     const params = v.path.includes('{');
