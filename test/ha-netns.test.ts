@@ -38,6 +38,26 @@ async function startBox(name: 'a' | 'b'): Promise<BoxProcess> {
 
 const role = (name: 'a' | 'b') => roleOf(boxes[name]!.url, auth);
 
+/** Every node of the hall has a route to each of the other two (its `/routez`). */
+async function untilRoutesWhole(all: Record<BoxName, NatsServer>): Promise<void> {
+  let seen = '';
+  try {
+    await until(
+      async () => {
+        const counts = await Promise.all(
+          Object.values(all).map(async (n) => ((await n.monitor('/routez').catch(() => ({}))) as { num_routes?: number }).num_routes ?? 0),
+        );
+        seen = counts.join(', ');
+        return counts.every((c) => c >= 2);
+      },
+      'the hall routes whole again',
+      60_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message} (routes per node: ${seen})`);
+  }
+}
+
 /** Every acknowledged location is on the box. */
 async function expectAllOn(name: 'a' | 'b', acknowledged: readonly string[]): Promise<void> {
   for (const locationId of acknowledged) {
@@ -105,6 +125,8 @@ describe('a pair in a hall of network namespaces', () => {
     // Never two actives: box-a stopped acting before box-b took the lease.
     expect(loggedAt(boxes.a!, 'lost the lease')).toBeLessThan(loggedAt(boxes.b!, 'took the lease'));
     await expectAllOn('b', acknowledged);
+    // The cable back: box-a's node routes to both others again before box-a asks the active for a copy.
+    await untilRoutesWhole(nodes);
     await startBox('a');
     await until(async () => (await role('a')) === 'standby', 'box-a follows again', 90_000);
     await until(() => digestOfBox(boxes.a!) === digestOfBox(boxes.b!), 'box-a holds what box-b holds', 30_000);

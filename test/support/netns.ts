@@ -125,6 +125,11 @@ export function hallNatsConfig(hall: Hall, box: BoxName, storeDir: string): stri
     `server_name: "hall-${box}"`,
     `listen: "0.0.0.0:${HALL_PORTS.client}"`,
     `http: "0.0.0.0:${HALL_PORTS.http}"`,
+    // A route whose cable was pulled is found dead in seconds, not minutes, and dialled again:
+    // the nodes do not relay for each other, so until then a box beside it hears nothing of
+    // the subscriptions of the box behind it (the active's copies, say).
+    'ping_interval: "2s"',
+    'ping_max: 2',
     'jetstream {',
     `  store_dir: ${JSON.stringify(storeDir)}`,
     '  max_memory_store: 64MB',
