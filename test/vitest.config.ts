@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const PAIR_TESTS = ['test/ha-*.test.ts'];
+
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   plugins: [
@@ -15,7 +17,6 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'plc/**/*.test.ts', 'db/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/slowest-reporter.ts'],
     // One file per core and one more: the tests wait a third of their time on the
@@ -35,5 +36,15 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     expect: { poll: { timeout: 30_000, interval: 50 } },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'appliance', include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'plc/**/*.test.ts', 'db/**/*.test.ts'], exclude: PAIR_TESTS },
+      },
+      // The pair's tests each run a three-node NATS cluster and two appliances (test/ha-*):
+      // after the rest of the suite and one file at a time, so that no two of them share
+      // the cores, and elections and leases keep the times they have on a box of a site.
+      { extends: true, test: { name: 'pair', include: PAIR_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
