@@ -3,6 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const PAIR_TESTS = ['test/ha-*.test.ts'];
+/**
+ * The pair in network namespaces (`npm run test:hall`): not yet part of `npm test`. Beside
+ * a second suite, a box cut off and healed sometimes cannot reach the active's copy for
+ * minutes (no responders on the copy subject with every route up); until that is
+ * understood it runs on its own.
+ */
+const HALL_TESTS = ['test/ha-netns.test.ts'];
 
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
@@ -44,7 +51,16 @@ export default defineConfig({
       // The pair's tests each run a three-node NATS cluster and two appliances (test/ha-*):
       // after the rest of the suite and one file at a time, so that no two of them share
       // the cores, and elections and leases keep the times they have on a box of a site.
-      { extends: true, test: { name: 'pair', include: PAIR_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'pair',
+          include: PAIR_TESTS,
+          exclude: process.env.WMS_TEST_HALL ? [] : HALL_TESTS,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });
