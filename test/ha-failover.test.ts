@@ -7,7 +7,7 @@
 // (The same with each box in a network namespace of its own: test/ha-netns.test.ts.)
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { boxToken, createdOn, digestOfBox, loggedAt, roleOf, startBoxProcess, type BoxProcess } from './support/ha.ts';
+import { boxToken, createdOn, digestOfBox, expectLocationsOn, loggedAt, roleOf, startBoxProcess, startWriters, type BoxProcess } from './support/ha.ts';
 import { freePort, startCluster, type NatsServer } from './support/nats.ts';
 import { until } from './support/warehouse.ts';
 
@@ -36,33 +36,19 @@ describe('a pair of processes', () => {
     await until(async () => (await roleOf(b.url, auth)) === 'standby', 'box-b follows', 60_000);
 
     // Writers, as clients behind a floating address would: to whichever box takes the write.
-    const acknowledged: string[] = [];
-    let next = 0;
-    let writing = true;
-    const writers = Array.from({ length: 4 }, async () => {
-      while (writing) {
-        const locationId = `HAF1/${String(++next).padStart(4, '0')}/0000/0000/0000`;
-        if ((await createdOn(a.url, auth, locationId)) || (await createdOn(b.url, auth, locationId))) acknowledged.push(locationId);
-        else await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    });
+    const writers = startWriters('HAF1', () => [a.url, b.url], auth, 4);
     try {
-      await until(() => acknowledged.length >= 40, 'writes are acknowledged by box-a', 30_000);
+      await until(() => writers.acknowledged.length >= 40, 'writes are acknowledged by box-a', 30_000);
       a.process.child.kill('SIGKILL');
       await a.process.exited;
-      const before = acknowledged.length;
+      const before = writers.acknowledged.length;
       await until(async () => (await roleOf(b.url, auth)) === 'active', 'box-b takes over', 30_000);
-      await until(() => acknowledged.length >= before + 40, 'writes are acknowledged by box-b', 30_000);
+      await until(() => writers.acknowledged.length >= before + 40, 'writes are acknowledged by box-b', 30_000);
     } finally {
-      writing = false;
-      await Promise.all(writers);
+      await writers.stop();
     }
-
     // Every acknowledged write is on the new active.
-    for (const locationId of acknowledged) {
-      const res = await fetch(`${b.url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${auth}` } });
-      expect(res.status, locationId).toBe(200);
-    }
+    await expectLocationsOn(b.url, auth, writers.acknowledged);
 
     // The killed box comes back as the standby and holds what the active holds.
     a = await startBox('box-a', cluster[0]!, portA, a.dataDir);

@@ -8,7 +8,7 @@
 // takes the lease, and comes back as the standby with the same database.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxToken, createdOn, digestOfBox, loggedAt, roleOf, startBoxProcess, type BoxProcess } from './support/ha.ts';
+import { boxToken, createdOn, digestOfBox, expectLocationsOn, loggedAt, roleOf, startBoxProcess, startWriters, type BoxProcess } from './support/ha.ts';
 import { untilOneMetaLeader, type NatsServer } from './support/nats.ts';
 import { HALL_PORTS, makeHall, startHallCluster, type BoxName, type Hall } from './support/netns.ts';
 import { until } from './support/warehouse.ts';
@@ -58,14 +58,6 @@ async function untilRoutesWhole(all: Record<BoxName, NatsServer>): Promise<void>
   }
 }
 
-/** Every acknowledged location is on the box. */
-async function expectAllOn(name: 'a' | 'b', acknowledged: readonly string[]): Promise<void> {
-  for (const locationId of acknowledged) {
-    const res = await fetch(`${boxes[name]!.url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${auth}` } });
-    expect(res.status, locationId).toBe(200);
-  }
-}
-
 beforeAll(async () => {
   hall = makeHall();
   nodes = await startHallCluster(hall);
@@ -98,33 +90,22 @@ describe('a pair in a hall of network namespaces', () => {
   }, 180_000);
 
   it('the active cut off from the other two: it ends before the standby takes the lease; nothing acknowledged is lost; healed and started again, it follows', async () => {
-    const acknowledged: string[] = [];
-    let n = 0;
-    let writing = true;
     // Clients on the access network: the cut box stays reachable to them.
-    const writers = Array.from({ length: 3 }, async () => {
-      while (writing) {
-        const locationId = `HAN2/${String(++n).padStart(4, '0')}/0000/0000/0000`;
-        if (await createdOn(boxes.a!.url, auth, locationId)) acknowledged.push(locationId);
-        else if (await createdOn(boxes.b!.url, auth, locationId)) acknowledged.push(locationId);
-        else await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    });
+    const writers = startWriters('HAN2', () => [boxes.a!.url, boxes.b!.url], auth, 3);
     try {
-      await until(() => acknowledged.length >= 20, 'writes are acknowledged by box-a', 30_000);
+      await until(() => writers.acknowledged.length >= 20, 'writes are acknowledged by box-a', 30_000);
       hall.cut('a');
       expect(await boxes.a!.process.exited).toBe(75);
       await until(async () => (await role('b')) === 'active', 'box-b takes over', 60_000);
-      const before = acknowledged.length;
-      await until(() => acknowledged.length >= before + 20, 'writes are acknowledged by box-b', 30_000);
+      const before = writers.acknowledged.length;
+      await until(() => writers.acknowledged.length >= before + 20, 'writes are acknowledged by box-b', 30_000);
     } finally {
-      writing = false;
-      await Promise.all(writers);
+      await writers.stop();
       hall.heal('a');
     }
     // Never two actives: box-a stopped acting before box-b took the lease.
     expect(loggedAt(boxes.a!, 'lost the lease')).toBeLessThan(loggedAt(boxes.b!, 'took the lease'));
-    await expectAllOn('b', acknowledged);
+    await expectLocationsOn(boxes.b!.url, auth, writers.acknowledged);
     // The cable back: box-a's node routes to both others again before box-a asks the active for a copy.
     await untilRoutesWhole(nodes);
     await startBox('a');

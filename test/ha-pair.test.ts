@@ -8,7 +8,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableDigests } from '../src/ha/digest.ts';
-import { expectApiError, startTestAppliance } from './support/appliance.ts';
+import { expectApiError, expectServerError, startTestAppliance } from './support/appliance.ts';
+import { login, userWithGrants } from './support/users.ts';
 import { logInOn, startTestBox, type TestBox } from './support/ha.ts';
 import { startCluster, type NatsServer } from './support/nats.ts';
 import { site, unitWithOrder, until } from './support/warehouse.ts';
@@ -62,7 +63,7 @@ describe('a pair in one process', () => {
     expect(read.status).toBe(200);
     expect(read.headers.get('wms-pair-role')).toBe('standby');
     const refused = await b.request('POST', '/v1/locations', { locationId: 'HAP1/0009/0000/0000/0000', locationGroupName: 'WAREHOUSE' });
-    expect(refused.status).toBe(503);
+    expectServerError(refused, 503);
     expect(refused.headers.get('retry-after')).toBe('2');
     expect(refused.body).toMatchObject({ status: 503, message: expect.stringContaining('box-a') });
     const status = (await b.request('GET', '/v1/ha')).body as { role: string };
@@ -145,6 +146,19 @@ describe('a box alone', () => {
     try {
       expect((await wms.get('/v1/ha')).body).toEqual({ pair: null, node: null, role: 'alone' });
       expectApiError(await wms.post('/v1/ha/switchover'), 409, 'ha.notActive');
+    } finally {
+      await wms.close();
+    }
+  });
+
+  it("asks for its grants: no token 401, ha:read alone 403 on a switchover, in the spec's server-declined body", async () => {
+    const wms = await startTestAppliance();
+    try {
+      expectServerError(await wms.get('/v1/ha', { anonymous: true }), 401);
+      await userWithGrants(wms, 'ha-reader', 'ha-reader-password', ['ha:read']);
+      const token = await login(wms, 'ha-reader', 'ha-reader-password');
+      expect((await wms.get('/v1/ha', { token })).status).toBe(200);
+      expectServerError(await wms.post('/v1/ha/switchover', undefined, { token }), 403);
     } finally {
       await wms.close();
     }

@@ -100,8 +100,10 @@ interface Inbound {
 }
 
 /** One frame's way through the protocol: checked first, then (after the handler) answered. */
-type Step =
-  { kind: 'done'; finish: () => void } | { kind: 'handle'; telegram: Telegram; entry: CachedReply | undefined; finish: (result: HandlingResult) => void };
+type Step = { kind: 'done'; finish: () => void } | { kind: 'handle'; telegram: Telegram; entry: CachedReply | undefined; finish: (handled: Handled) => void };
+
+/** The handler's result, its replies as telegram texts, and the outcome they count as (handling.ts). */
+type Handled = ReturnType<typeof encodeReplies> & { result: HandlingResult };
 
 /** Queued telegrams handed to the handler at once, at most (a SYNQ waits for at most one such batch). */
 const MAX_BATCH = 32;
@@ -206,11 +208,13 @@ export class OsipProtocol {
     const steps = batch.map((inbound) => this.check(inbound));
     const handled = steps.flatMap((step) => (step.kind === 'handle' ? [step.telegram] : []));
     const results = handled.length > 0 ? handleAll(this.handler!, handled, this.options.context, this.log) : [];
-    if (this.options.keeper && handled.length > 0) this.keep(this.options.keeper, steps, results);
+    // Encoded once: what a box of a pair keeps (below) is what is sent.
+    const done = results.map((result, i) => ({ result, ...encodeReplies(handled[i]!, result, this.config.replySeq, this.osip, this.log) }));
+    if (this.options.keeper) this.keep(this.options.keeper, steps, done);
     const answer = () => {
       let i = 0;
       for (const step of steps) {
-        if (step.kind === 'handle') step.finish(results[i++]!);
+        if (step.kind === 'handle') step.finish(done[i++]!);
         else step.finish();
       }
     };
@@ -222,13 +226,13 @@ export class OsipProtocol {
    * A box of a pair keeps the batch's telegrams with their replies in the database, in a
    * commit of its own right after the batch's: the answers wait for both to be stored.
    */
-  private keep(keeper: ResendKeeper, steps: readonly Step[], results: readonly HandlingResult[]): void {
+  private keep(keeper: ResendKeeper, steps: readonly Step[], done: readonly Handled[]): void {
     const kept: { entry: CachedReply; texts: string[] }[] = [];
     let i = 0;
     for (const step of steps) {
       if (step.kind !== 'handle') continue;
-      const result = results[i++]!;
-      if (step.entry) kept.push({ entry: step.entry, texts: encodeReplies(step.telegram, result, this.config.replySeq, this.osip, this.log).texts });
+      const { texts } = done[i++]!;
+      if (step.entry) kept.push({ entry: step.entry, texts });
     }
     if (kept.length > 0) keeper.keep(this.name, kept);
   }
@@ -310,8 +314,7 @@ export class OsipProtocol {
       kind: 'handle',
       telegram,
       entry,
-      finish: (result) => {
-        const { texts, outcome } = encodeReplies(telegram, result, this.config.replySeq, this.osip, this.log);
+      finish: ({ result, texts, outcome }) => {
         this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
         const facts: EntryFacts = { ...result.facts };
         received(outcome, facts);

@@ -59,9 +59,6 @@ export function attachActive(options: ActiveOptions): ReplicationGate {
       if (changes) record({ streamSeq: publisher.next, term });
       return changes;
     },
-    afterCommit() {
-      /* the gate hands on */
-    },
   };
   gate = new ReplicationGate(
     positioned,

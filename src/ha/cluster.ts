@@ -5,6 +5,7 @@ import { ensureChangeLog, type ChangeLogNames } from './change-log.ts';
 import type { HaConfig } from './config.ts';
 import { openLeaseStore } from './kv-store.ts';
 import type { LeaseStore } from './lease.ts';
+import { everySecond } from './retry.ts';
 
 // A box's way into its pair's NATS cluster (docs/ha.md): the connection to its node, the
 // change log (created on first use) and the lease's bucket.
@@ -36,14 +37,14 @@ export async function openPairCluster(ha: HaConfig): Promise<PairCluster> {
 }
 
 /** The pair's cluster, tried again every second until it answers (its node may start after this box, or be electing). */
-export async function reachPairCluster(ha: HaConfig, log: Logger, stopped: () => boolean): Promise<PairCluster> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await openPairCluster(ha);
-    } catch (err) {
-      if (stopped()) throw err;
-      if (attempt % 10 === 0) log.warn({ err }, "cannot reach the pair's NATS cluster yet; trying again every second");
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
+export async function reachPairCluster(ha: HaConfig, log: Logger, stop: AbortSignal): Promise<PairCluster> {
+  const cluster = await everySecond(
+    () => openPairCluster(ha),
+    stop,
+    (err, n) => {
+      if (n % 10 === 0) log.warn({ err }, "cannot reach the pair's NATS cluster yet; trying again every second");
+    },
+  );
+  if (!cluster) throw new Error("stopped before the pair's NATS cluster answered");
+  return cluster;
 }

@@ -3,6 +3,7 @@ import type { Db } from '../core/db.ts';
 import { ChangeApplier } from './apply.ts';
 import type { ChangeLogNames } from './change-log.ts';
 import { decodeEntry } from './entry.ts';
+import { positionIn, positionWriter } from './position.ts';
 
 // The standby's end of the change log (docs/ha.md): reads the stream in order from the
 // entry after the last one applied and applies the entries that arrived together in one
@@ -46,12 +47,8 @@ export class StandbyFollower {
     this.options = options;
     const { db } = options;
     this.applier = new ChangeApplier(db);
-    const read = db.prepare('SELECT stream_seq AS streamSeq, term FROM ha_applied WHERE id = 1');
-    this.at = (read.get() as AppliedPosition | undefined) ?? { streamSeq: 0, term: 0 };
-    const write = db.prepare(
-      'INSERT INTO ha_applied (id, stream_seq, term) VALUES (1, @streamSeq, @term) ON CONFLICT (id) DO UPDATE SET stream_seq = excluded.stream_seq, term = excluded.term',
-    );
-    this.record = (position) => write.run(position);
+    this.at = positionIn(db) ?? { streamSeq: 0, term: 0 };
+    this.record = positionWriter(db);
   }
 
   /** Where this box's copy stands. */

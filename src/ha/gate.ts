@@ -22,7 +22,7 @@ import type { ChangeSet } from './capture.ts';
 export type Publish = (seq: number, changes: ChangeSet, events: readonly EventRecord[]) => void;
 
 export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<ChangeSet> {
-  private readonly source: CommitCapture<ChangeSet>;
+  private readonly source: Pick<CommitCapture<ChangeSet>, 'collect'>;
   private readonly publish: Publish;
   /** The commits whose entries were published and are not stored yet, in order. */
   private readonly inFlight: number[] = [];
@@ -40,7 +40,7 @@ export class ReplicationGate extends LineEnd implements Flushes, CommitCapture<C
    * `holds`: asked before anything more counts (the lease, lease.ts): once it says no,
    * nothing more is acknowledged on this box.
    */
-  constructor(source: CommitCapture<ChangeSet>, publish: Publish, callbackFailed: (err: unknown) => void, holds: () => boolean = () => true) {
+  constructor(source: Pick<CommitCapture<ChangeSet>, 'collect'>, publish: Publish, callbackFailed: (err: unknown) => void, holds: () => boolean = () => true) {
     super(newLineCells(), callbackFailed);
     this.source = source;
     this.publish = publish;

@@ -13,6 +13,7 @@ import { serveCopies } from './copy.ts';
 import { putCopyInPlace } from './join.ts';
 import { fence } from './fence.ts';
 import type { AppliedPosition, StandbyFollower } from './follower.ts';
+import { everySecond } from './retry.ts';
 import { followAsStandby } from './standby.ts';
 import { Lease, type LeaseChange, type LeaseStatus } from './lease.ts';
 import { followsFrom, readPosition } from './position.ts';
@@ -34,7 +35,7 @@ import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 
 export class Pair {
   private readonly config: Config;
-  private readonly options: PairOptions;
+  private readonly options: AppOptions;
   readonly log: Logger;
   private readonly file: string;
   private cluster!: PairCluster;
@@ -50,7 +51,8 @@ export class Pair {
   private written: AppliedPosition | undefined;
   private problem: string | undefined;
   private steps: Promise<void> = Promise.resolve();
-  private closing = false;
+  /** Aborted as the box stops: every wait for the cluster ends. */
+  private readonly stopping = new AbortController();
   /** The appliance runs as active: what it committed may wait for the change log. */
   private acting = false;
   /** After handing over: the lease is left to the other box until then (own clock). */
@@ -59,8 +61,9 @@ export class Pair {
 
   constructor(config: Config, options: PairOptions) {
     this.config = config;
-    this.options = options;
-    this.fenced = options.fenced ?? ((reason) => exitSteppedDown(this.log, reason));
+    const { fenced, ...appOptions } = options;
+    this.options = appOptions;
+    this.fenced = fenced ?? ((reason) => exitSteppedDown(this.log, reason));
     this.log = createLogger({ level: config.log.level, destination: options.logDestination ?? stdoutDestination() }).child({
       pair: config.ha.pair,
       node: config.ha.node,
@@ -75,7 +78,7 @@ export class Pair {
 
   async start(): Promise<void> {
     const ha = this.config.ha;
-    this.cluster = await reachPairCluster(ha, this.log, () => this.closing);
+    this.cluster = await reachPairCluster(ha, this.log, this.stopping.signal);
     this.lease = new Lease({
       store: this.cluster.store,
       node: ha.node!,
@@ -108,7 +111,7 @@ export class Pair {
 
   /** Stops: an active answers what it has under way, then gives the lease up (the other box takes over at once). */
   async close(): Promise<void> {
-    this.closing = true;
+    this.stopping.abort();
     await this.steps;
     await this.follower?.stop();
     this.copies?.unsubscribe();
@@ -129,7 +132,7 @@ export class Pair {
   }
 
   private leaseChanged(change: LeaseChange): void {
-    if (this.closing) return;
+    if (this.stopping.signal.aborted) return;
     this.log.warn({ holds: change.holds, term: change.term, reason: change.reason }, change.holds ? 'took the lease' : 'lost the lease');
     this.enqueue(() => (change.holds ? this.takeOver(change.term!) : this.stepDown(change.reason)));
   }
@@ -141,19 +144,18 @@ export class Pair {
   private async settle(): Promise<void> {
     this.become('starting');
     this.origin = false;
-    for (let attempt = 0; !this.closing; attempt++) {
-      try {
-        return await this.settleOnce();
-      } catch (err) {
+    await everySecond(
+      () => this.settleOnce(),
+      this.stopping.signal,
+      (err, n) => {
         this.problem = `starting: ${(err as Error).message}`;
-        if (attempt % 10 === 0) this.log.warn({ err }, 'cannot tell where this box stands in the pair yet (its NATS node?); trying again');
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
+        if (n % 10 === 0) this.log.warn({ err }, 'cannot tell where this box stands in the pair yet (its NATS node?); trying again');
+      },
+    );
   }
 
   private async settleOnce(): Promise<void> {
-    const position = readPosition(this.file, sqliteBinding(path.dirname(this.file)));
+    const position = this.position();
     if (position && (await followsFrom(this.cluster.jsm, this.cluster.names, position))) return this.standby();
     const info = await this.cluster.jsm.streams.info(this.cluster.names.stream);
     const lease = await this.cluster.store.get();
@@ -184,22 +186,27 @@ export class Pair {
   /** Fetches a copy of the active's database, puts it in place, and follows from where it ends. */
   private async join(): Promise<void> {
     this.become('joining');
-    for (let attempt = 0; !this.closing; attempt++) {
-      try {
-        await putCopyInPlace(this.cluster.nc, this.config.ha.pair!, this.file, this.log);
-        const position = readPosition(this.file, sqliteBinding(path.dirname(this.file)));
-        if (position && (await followsFrom(this.cluster.jsm, this.cluster.names, position))) return this.standby();
+    const joined = async () => {
+      await putCopyInPlace(this.cluster.nc, this.config.ha.pair!, this.file, this.log);
+      const position = this.position();
+      if (!position || !(await followsFrom(this.cluster.jsm, this.cluster.names, position)))
         throw new Error('the copy ends at an entry the change log does not hold');
-      } catch (err) {
-        this.problem = `joining: ${(err as Error).message}`;
-        if (attempt % 10 === 0) this.log.warn({ err }, 'no copy of the active yet; trying again');
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
+      return true;
+    };
+    const done = await everySecond(joined, this.stopping.signal, (err, n) => {
+      this.problem = `joining: ${(err as Error).message}`;
+      if (n % 10 === 0) this.log.warn({ err }, 'no copy of the active yet; trying again');
+    });
+    if (done) return this.standby();
+  }
+
+  /** Where this box's database file stands in the change log (position.ts). */
+  private position(): AppliedPosition | undefined {
+    return readPosition(this.file, () => sqliteBinding(path.dirname(this.file)));
   }
 
   private async takeOver(term: number): Promise<void> {
-    if (this.role !== 'standby' || this.closing) return;
+    if (this.role !== 'standby' || this.stopping.signal.aborted) return;
     this.become('taking-over');
     const after = await fence(this.cluster.js, this.cluster.names, term, this.lease, () => (this.origin ? undefined : this.follower!.position.streamSeq));
     if (after === undefined) return; // the lease was lost meanwhile, or the log is ahead of an origin: stepDown follows
@@ -245,7 +252,7 @@ export class Pair {
    * take the lease back for two TTLs.
    */
   private async handOver(): Promise<void> {
-    if (this.role !== 'active' || this.closing) return;
+    if (this.role !== 'active' || this.stopping.signal.aborted) return;
     this.become('stepping-down');
     this.log.warn('switchover: handing the active role to the standby');
     this.copies?.unsubscribe();
@@ -260,7 +267,7 @@ export class Pair {
   }
 
   private async stepDown(reason: string): Promise<void> {
-    if ((this.role !== 'active' && this.role !== 'taking-over') || this.closing) return;
+    if ((this.role !== 'active' && this.role !== 'taking-over') || this.stopping.signal.aborted) return;
     this.become('stepping-down');
     this.log.warn({ reason }, 'stepping down');
     // An active ends its process: whatever waits for the change log (replies, PLC answers,
@@ -273,13 +280,6 @@ export class Pair {
     this.current = undefined;
     await this.settle();
   }
-
-  /**
-   * The active's way out once it may no longer act (docs/ha.md, "Stepping down"): it ends
-   * the process. Nothing of the appliance runs after this line, so nothing it committed
-   * and could not store is acknowledged; the service starts it again (Restart=always),
-   * and the start finds where its database stands: following the log, or joining.
-   */
 }
 
 /** How a process that stepped down as active ends (EX_TEMPFAIL: the service starts it again). */

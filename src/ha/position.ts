@@ -12,17 +12,26 @@ import type { AppliedPosition } from './follower.ts';
 // therefore says which entry it ends with, and whether it can go on from the log is one
 // question: does the log hold that entry, written in that term?
 
-/** The position recorded in the database file; undefined when there is no file or none is recorded. */
-export function readPosition(file: string, nativeBinding?: unknown): AppliedPosition | undefined {
+/**
+ * The position recorded in the database file; undefined when there is no file or none is
+ * recorded. `nativeBinding` is asked only when there is a file (the single executable
+ * unpacks its SQLite addon into the data directory, which a fresh box does not have yet).
+ */
+export function readPosition(file: string, nativeBinding: () => unknown = () => undefined): AppliedPosition | undefined {
   if (!existsSync(file)) return undefined;
-  const db = openDatabase({ file, busyTimeoutMs: 5000, nativeBinding });
+  const db = openDatabase({ file, busyTimeoutMs: 5000, nativeBinding: nativeBinding() });
   try {
+    // A database from before the pair's migration has no position.
     const known = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ha_applied'").get();
-    if (!known) return undefined;
-    return db.prepare('SELECT stream_seq AS streamSeq, term FROM ha_applied WHERE id = 1').get() as AppliedPosition | undefined;
+    return known ? positionIn(db) : undefined;
   } finally {
     db.close();
   }
+}
+
+/** The position recorded in an open database (its migrations done); undefined when none is. */
+export function positionIn(db: Db): AppliedPosition | undefined {
+  return db.prepare('SELECT stream_seq AS streamSeq, term FROM ha_applied WHERE id = 1').get() as AppliedPosition | undefined;
 }
 
 /** A statement that records the position in the database (inside whatever transaction runs). */

@@ -1,6 +1,6 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { BUNDLE } from '../../scripts/build.ts';
 import { tableDigests } from '../../src/ha/digest.ts';
 import { startApplianceProcess, type ApplianceProcess } from './executable.ts';
@@ -232,5 +232,50 @@ export async function createdOn(url: string, token: string, locationId: string):
     return res.status === 201;
   } catch {
     return false; // not reachable, cut off, or killed: not acknowledged
+  }
+}
+
+/** Clients that create locations `<area>/0001/0000/0000/0000`, … over and over. */
+export interface Writers {
+  /** The locations a box acknowledged (201), in the order they were. */
+  acknowledged: string[];
+  /** Stops writing; resolves once every client's last request has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `clients` clients writing as they would behind a floating address: each location to
+ * the first of `urls()` that acknowledges it; one no box took is not acknowledged, and the
+ * client pauses 50 ms before its next.
+ */
+export function startWriters(area: string, urls: () => readonly string[], token: string, clients: number): Writers {
+  const acknowledged: string[] = [];
+  let next = 0;
+  let writing = true;
+  const write = async (locationId: string) => {
+    for (const url of urls()) if (await createdOn(url, token, locationId)) return true;
+    return false;
+  };
+  const running = Array.from({ length: clients }, async () => {
+    while (writing) {
+      const locationId = `${area}/${String(++next).padStart(4, '0')}/0000/0000/0000`;
+      if (await write(locationId)) acknowledged.push(locationId);
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  return {
+    acknowledged,
+    async stop() {
+      writing = false;
+      await Promise.all(running);
+    },
+  };
+}
+
+/** Every one of the locations is on the box at `url`. */
+export async function expectLocationsOn(url: string, token: string, locationIds: readonly string[]): Promise<void> {
+  for (const locationId of locationIds) {
+    const res = await fetch(`${url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status, locationId).toBe(200);
   }
 }
