@@ -13,6 +13,10 @@ import { positionIn, positionWriter } from './position.ts';
 // than one already applied was written by an active that had lost the lease by then, and
 // is skipped: nothing of it was acknowledged.
 
+/** How long one pull for entries waits on the server, and how often the server says it is there meanwhile. */
+const READ_EXPIRES_MS = 5000;
+const READ_HEARTBEAT_MS = 1000;
+
 export interface AppliedPosition {
   streamSeq: number;
   term: number;
@@ -65,7 +69,11 @@ export class StandbyFollower {
   async start(): Promise<void> {
     const from = this.at.streamSeq + 1;
     const consumer = await this.options.js.consumers.get(this.options.names.stream, { opt_start_seq: from });
-    this.messages = await consumer.consume();
+    // The reading lives on one of the three nodes: when that node goes (the witness
+    // restarted, say), only missed heartbeats tell, and the library makes it again after
+    // two. By default that is 30 s of a standby that applies nothing and cannot take
+    // over; a heartbeat a second finds it in two.
+    this.messages = await consumer.consume({ expires: READ_EXPIRES_MS, idle_heartbeat: READ_HEARTBEAT_MS });
     this.loop = this.follow(this.messages);
   }
 
