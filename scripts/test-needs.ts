@@ -27,6 +27,7 @@ const needs: Need[] = [
   { package: 'git', present: onPath('git'), why: 'the build names its commit' },
   { package: 'nats-server', present: onPath('nats-server'), why: 'the hub link and the pair against real NATS JetStream' },
   { package: 'iproute2', present: onPath('ip'), why: "the pair's boxes in network namespaces of their own" },
+  { package: 'keepalived', present: onPath('keepalived'), why: "the pair's floating address" },
   { package: 'systemd', present: onPath('systemd-analyze'), why: "checks install-service's unit" },
   { package: 'prometheus', present: onPath('promtool'), why: 'promtool checks /metrics' },
   { package: 'binutils-aarch64-linux-gnu', present: onPath('aarch64-linux-gnu-strip'), why: 'strips the arm64 binary' },

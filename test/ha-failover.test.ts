@@ -7,6 +7,7 @@
 // (The same with each box in a network namespace of its own: test/ha-netns.test.ts.)
 
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Alarm } from '../src/contract/replies.ts';
 import { boxToken, createdOn, digestOfBox, expectLocationsOn, loggedAt, roleOf, startBoxProcess, startWriters, type BoxProcess } from './support/ha.ts';
 import { freePort, startCluster, type NatsServer } from './support/nats.ts';
 import { until } from './support/warehouse.ts';
@@ -49,6 +50,15 @@ describe('a pair of processes', () => {
     }
     // Every acknowledged write is on the new active.
     await expectLocationsOn(b.url, auth, writers.acknowledged);
+    // A failure, not a handover: the new active raises a major alarm that names the box before.
+    await until(
+      async () => {
+        const alarms = (await (await fetch(`${b.url}/v1/alarms`, { headers: { Authorization: `Bearer ${auth}` } })).json()) as Alarm[];
+        return alarms.some((al) => al.kind === 'pair.failover' && al.severity === 'major' && al.params.from === 'box-a' && al.params.cause === 'failure');
+      },
+      'box-b raises pair.failover',
+      30_000,
+    );
 
     // The killed box comes back as the standby and holds what the active holds.
     a = await startBox('box-a', cluster[0]!, portA, a.dataDir);

@@ -5,11 +5,24 @@
 // clients), and an active stopped (SIGSTOP, as a long pause) past the lease's TTL and
 // let go again. Through all of them: nothing acknowledged is lost, and a box that may
 // no longer act acknowledges nothing more: it ends its process, before the other box
-// takes the lease, and comes back as the standby with the same database.
+// takes the lease, and comes back as the standby with the same database. The floating
+// address (keepalived, docs/ha/keepalived.conf) is on the active, and follows it.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxToken, createdOn, digestOfBox, expectLocationsOn, loggedAt, roleOf, startBoxProcess, startWriters, type BoxProcess } from './support/ha.ts';
+import {
+  boxToken,
+  createdOn,
+  digestOfBox,
+  expectLocationsOn,
+  loggedAt,
+  roleOf,
+  startBoxProcess,
+  startWriters,
+  untilRole,
+  type BoxProcess,
+} from './support/ha.ts';
 import { untilOneMetaLeader, type NatsServer } from './support/nats.ts';
+import { startFloatingAddress, type FloatingAddress } from './support/keepalived.ts';
 import { HALL_PORTS, makeHall, startHallCluster, type BoxName, type Hall } from './support/netns.ts';
 import { until } from './support/warehouse.ts';
 
@@ -18,6 +31,7 @@ let hall: Hall;
 let nodes: Record<BoxName, NatsServer>;
 const boxes: Partial<Record<'a' | 'b', BoxProcess>> = {};
 let auth: string;
+let floating: FloatingAddress;
 
 /** Starts the appliance on box `name` of the hall, beside that box's node; on its data directory of before, if any. */
 async function startBox(name: 'a' | 'b'): Promise<BoxProcess> {
@@ -37,6 +51,50 @@ async function startBox(name: 'a' | 'b'): Promise<BoxProcess> {
 }
 
 const role = (name: 'a' | 'b') => roleOf(boxes[name]!.url, auth);
+
+/** The floating address is on box `name` alone, and the appliance that answers there is that box's, active. */
+async function untilFloatingOn(name: 'a' | 'b'): Promise<void> {
+  let seen = '';
+  try {
+    await until(
+      async () => {
+        const holders = floating.holders();
+        const reply = await fetch(`http://${floating.ip}:${HALL_PORTS.wms}/v1/ha/active`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+        const body = reply?.ok ? ((await reply.json()) as { node: string }) : undefined;
+        seen = `held by [${holders.join(', ')}], answered by ${body?.node ?? reply?.status ?? 'nobody'}`;
+        return holders.length === 1 && holders[0] === name && body?.node === `box-${name}`;
+      },
+      `the floating address is on box-${name}`,
+      60_000,
+    );
+  } catch (error) {
+    const tail = (box: 'a' | 'b') => boxes[box]!.process.output().trimEnd().split('\n').slice(-15).join('\n');
+    throw new Error(
+      `${(error as Error).message} (${seen})\nkeepalived on a:\n${floating.output('a')}\nkeepalived on b:\n${floating.output('b')}\nbox-a's log ends with:\n${tail('a')}\nbox-b's log ends with:\n${tail('b')}`,
+    );
+  }
+}
+
+/**
+ * What each node knows of its routes and of the interest in the active's copy subject: for
+ * a failure's message, when a box that joins hears no answer to its copy request.
+ */
+async function routesAndInterest(): Promise<string> {
+  const lines = await Promise.all(
+    Object.entries(nodes).map(async ([name, node]) => {
+      const routez = (await node.monitor('/routez').catch(() => ({}))) as {
+        routes?: { remote_id: string; ip: string; did_solicit: boolean; subscriptions: number }[];
+      };
+      const subsz = (await node.monitor('/subsz?subs=1&limit=100000').catch(() => ({}))) as { subscriptions_list?: { subject: string; cid: number }[] };
+      const copy = (subsz.subscriptions_list ?? []).filter((sub) => sub.subject === `wms.ha.${PAIR}.copy`).map((sub) => `cid ${sub.cid}`);
+      const routes = (routez.routes ?? [])
+        .map((r) => `${r.ip} (cid ${(r as { rid?: number }).rid ?? '?'}) ${r.did_solicit ? 'dialled' : 'accepted'} ${r.subscriptions} subs`)
+        .join('; ');
+      return `${name}: routes [${routes}], the copy subject's subscriptions: [${copy.join(', ')}]`;
+    }),
+  );
+  return lines.join('\n');
+}
 
 /** Every node of the hall has a route to each of the other two (its `/routez`). */
 async function untilRoutesWhole(all: Record<BoxName, NatsServer>): Promise<void> {
@@ -63,15 +121,17 @@ beforeAll(async () => {
   nodes = await startHallCluster(hall);
   await startBox('a');
   auth = await boxToken(boxes.a!.url);
-  await until(async () => (await role('a')) === 'active', 'box-a is active', 60_000);
+  await untilRole(boxes.a!, auth, 'active', 60_000);
   await startBox('b');
-  await until(async () => (await role('b')) === 'standby', 'box-b follows', 60_000);
+  await untilRole(boxes.b!, auth, 'standby', 60_000);
+  floating = startFloatingAddress(hall);
+  await untilFloatingOn('a');
 }, 180_000);
 
 afterAll(() => hall?.close());
 
 describe('a pair in a hall of network namespaces', () => {
-  it('the witness gone: the pair goes on acknowledging (two of three nodes are a quorum)', async () => {
+  it('the witness gone: the pair goes on acknowledging (two of three nodes are a quorum), the floating address stays', async () => {
     await nodes.w.stop();
     try {
       let n = 0;
@@ -82,6 +142,7 @@ describe('a pair in a hall of network namespaces', () => {
         60_000,
       );
       expect(await role('a')).toBe('active');
+      expect(floating.holders()).toEqual(['a']);
     } finally {
       await nodes.w.start();
     }
@@ -96,7 +157,7 @@ describe('a pair in a hall of network namespaces', () => {
       await until(() => writers.acknowledged.length >= 20, 'writes are acknowledged by box-a', 30_000);
       hall.cut('a');
       expect(await boxes.a!.process.exited).toBe(75);
-      await until(async () => (await role('b')) === 'active', 'box-b takes over', 60_000);
+      await untilRole(boxes.b!, auth, 'active', 60_000);
       const before = writers.acknowledged.length;
       await until(() => writers.acknowledged.length >= before + 20, 'writes are acknowledged by box-b', 30_000);
     } finally {
@@ -106,10 +167,16 @@ describe('a pair in a hall of network namespaces', () => {
     // Never two actives: box-a stopped acting before box-b took the lease.
     expect(loggedAt(boxes.a!, 'lost the lease')).toBeLessThan(loggedAt(boxes.b!, 'took the lease'));
     await expectLocationsOn(boxes.b!.url, auth, writers.acknowledged);
+    // The address the PLCs and browsers use moved with the lease.
+    await untilFloatingOn('b');
     // The cable back: box-a's node routes to both others again before box-a asks the active for a copy.
     await untilRoutesWhole(nodes);
-    await startBox('a');
-    await until(async () => (await role('a')) === 'standby', 'box-a follows again', 90_000);
+    try {
+      await startBox('a');
+      await untilRole(boxes.a!, auth, 'standby', 90_000);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await routesAndInterest()}`);
+    }
     await until(() => digestOfBox(boxes.a!) === digestOfBox(boxes.b!), 'box-a holds what box-b holds', 30_000);
   }, 240_000);
 
@@ -121,14 +188,15 @@ describe('a pair in a hall of network namespaces', () => {
     try {
       // A write that reaches it while it stands still.
       answered = createdOn(stopped.url, auth, 'HAN3/0001/0000/0000/0000');
-      await until(async () => (await role('a')) === 'active', 'box-a takes over', 60_000);
+      await untilRole(boxes.a!, auth, 'active', 60_000);
     } finally {
       stopped.process.child.kill('SIGCONT');
     }
     expect(await stopped.process.exited).toBe(75);
     expect(await answered).toBe(false);
+    await untilFloatingOn('a');
     await startBox('b');
-    await until(async () => (await role('b')) === 'standby', 'box-b follows again', 90_000);
+    await untilRole(boxes.b!, auth, 'standby', 90_000);
     await until(() => digestOfBox(boxes.a!) === digestOfBox(boxes.b!), 'box-b holds what box-a holds', 30_000);
     const res = await fetch(`${boxes.a!.url}/v1/locations?locationId=${encodeURIComponent('HAN3/0001/0000/0000/0000')}`, {
       headers: { Authorization: `Bearer ${auth}` },

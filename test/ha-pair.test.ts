@@ -7,9 +7,11 @@
 // kill -9, are tested with processes, test/ha-failover.test.ts.)
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Alarm, PairStatus } from '../src/contract/replies.ts';
 import { tableDigests } from '../src/ha/digest.ts';
 import { expectApiError, expectServerError, startTestAppliance } from './support/appliance.ts';
 import { login, userWithGrants } from './support/users.ts';
+import { EventStream } from './support/event-stream.ts';
 import { logInOn, startTestBox, type TestBox } from './support/ha.ts';
 import { startCluster, type NatsServer } from './support/nats.ts';
 import { site, unitWithOrder, until } from './support/warehouse.ts';
@@ -34,6 +36,13 @@ afterAll(async () => {
 /** The box's database, as its appliance has it now. */
 function digestOf(box: TestBox): Record<string, string> {
   return tableDigests(box.pair.appliance!.db);
+}
+
+/** The pair's open alarms on a box. */
+async function pairAlarms(box: TestBox): Promise<Alarm[]> {
+  const reply = await box.request('GET', '/v1/alarms');
+  expect(reply.status).toBe(200);
+  return (reply.body as Alarm[]).filter((alarm) => alarm.kind.startsWith('pair.'));
 }
 
 async function createLocation(box: TestBox, n: number): Promise<number> {
@@ -72,18 +81,88 @@ describe('a pair in one process', () => {
     expect(metrics).toContain('wms_ha_role{role="standby"} 1');
     expect(metrics).toContain('wms_ha_role{role="active"} 0');
     expect(metrics).toMatch(/^wms_ha_lag_entries 0$/m);
+    expect(metrics).toContain('wms_ha_degraded{kind="nodeDown"} 0');
   });
 
-  it('the active stops: the standby takes over with everything acknowledged; the former active comes back as standby', async () => {
+  it("the floating address's check passes on the active alone, without a token", async () => {
+    const acting = await fetch(`${a.url()}/v1/ha/active`);
+    expect(acting.status).toBe(200);
+    expect(await acting.json()).toMatchObject({ node: 'box-a', role: 'active', term: expect.any(Number) });
+    const standby = await fetch(`${b.url()}/v1/ha/active`);
+    expect(standby.status).toBe(503);
+    expect(standby.headers.get('retry-after')).toBe('1');
+    expect(await standby.json()).toMatchObject({ status: 503, message: expect.stringContaining('the active is box-a') });
+  });
+
+  it('each box sees the other and the three nodes: the pair is healthy', async () => {
+    await until(() => a.status().healthy && b.status().healthy, 'both boxes find the pair healthy', 30_000);
+    const status = (await a.request('GET', '/v1/ha')).body as PairStatus;
+    expect(status).toMatchObject({ healthy: true, degraded: [], peer: { node: 'box-b', role: 'standby', lagEntries: 0 } });
+    expect(status.nodes!.map((n) => [n.box, n.current])).toEqual(
+      expect.arrayContaining([
+        ['box-a', true],
+        ['box-b', true],
+        [null, true],
+      ]),
+    );
+    expect((await b.request('GET', '/v1/ha')).body).toMatchObject({ healthy: true, peer: { node: 'box-a', role: 'active' } });
+  });
+
+  it('the witness gone: the pair goes on, degraded, and the active raises an alarm; back, the alarm clears', async () => {
+    const witness = cluster[2]!;
+    await witness.stop();
+    try {
+      await until(() => a.status().degraded.some((d) => d.kind === 'nodeDown'), 'the active finds the witness down', 30_000);
+      expect(await createLocation(a, 2_001)).toBe(201);
+      await until(
+        async () => (await pairAlarms(a)).some((al) => al.kind === 'pair.nodeDown' && al.state === 'active'),
+        'the active raises pair.nodeDown',
+        60_000,
+      );
+    } finally {
+      await witness.start();
+    }
+    await until(() => a.status().healthy, 'the pair is healthy again', 60_000);
+    await until(async () => !(await pairAlarms(a)).some((al) => al.kind === 'pair.nodeDown'), 'pair.nodeDown clears', 30_000);
+  });
+
+  it("the active stops: the standby takes over with everything acknowledged, an HMI's event stream resumes there from its Last-Event-ID, a failover alarm and, while alone, one for the missing standby; the former active comes back as standby", async () => {
+    // An HMI's event stream on the active, which has seen a location made.
+    const auth = { Authorization: `Bearer ${await b.view().token()}` };
+    const onA = await EventStream.open(`${a.url()}/v1/events`, auth);
+    expect(onA.response.status).toBe(200);
+    expect(await createLocation(a, 4)).toBe(201);
+    const seen = await onA.stream.until((events) => events.some((e) => e.event === 'location.created' && e.data!.includes('HAP1/0004')));
+    const lastEventId = seen.filter((e) => e.id !== undefined).at(-1)!.id!;
+    // An orderly stop: the active answers what it has under way and gives the lease up.
     const before = digestOf(a);
     await a.close();
+    onA.stream.close();
     await until(() => b.status().role === 'active', 'box-b takes over', 30_000);
     expect(digestOf(b).locations).toBe(before.locations);
     expect(await createLocation(b, 3)).toBe(201);
+    // The stream reconnects to the new active with its Last-Event-ID: it goes on, no reset.
+    const onB = await EventStream.open(`${b.url()}/v1/events`, { ...auth, 'Last-Event-ID': lastEventId });
+    expect(onB.response.status).toBe(200);
+    const resumed = await onB.stream.until((events) => events.some((e) => e.event === 'location.created' && e.data!.includes('HAP1/0003')));
+    onB.stream.close();
+    expect(resumed.some((e) => e.event === 'reset')).toBe(false);
+    expect(resumed.some((e) => e.data?.includes('HAP1/0004'))).toBe(false); // what it had seen is not sent again
+    expect(Number(resumed.find((e) => e.id !== undefined)!.id)).toBeGreaterThan(Number(lastEventId));
+    expect(b.status().lastFailover).toMatchObject({ node: 'box-b', from: 'box-a', planned: true });
+    await until(
+      async () => (await pairAlarms(b)).some((al) => al.kind === 'pair.failover' && al.severity === 'warning' && al.params.from === 'box-a'),
+      'box-b raises pair.failover',
+      30_000,
+    );
+    await until(async () => (await pairAlarms(b)).some((al) => al.kind === 'pair.standbyMissing'), 'box-b raises pair.standbyMissing', 60_000);
+    // Nobody to hand over to: a switchover now would leave the hall without an active.
+    expectApiError(await b.request('POST', '/v1/ha/switchover'), 409, 'ha.noStandby');
     a = await startTestBox(PAIR, 'box-a', cluster[0]!, BOX, a.dataDir);
     boxes.push(a);
     await until(() => a.status().role === 'standby', 'box-a follows again', 60_000);
     await until(() => JSON.stringify(digestOf(a)) === JSON.stringify(digestOf(b)), 'box-a holds what box-b holds', 30_000);
+    await until(async () => !(await pairAlarms(b)).some((al) => al.kind === 'pair.standbyMissing'), 'pair.standbyMissing clears', 30_000);
   });
 
   it("a PLC's request repeated after a failover gets the same answer from the new active, not a second decision", async () => {
@@ -128,7 +207,8 @@ describe('a pair in one process', () => {
   });
 
   it('a planned switchover: the active finishes what it has under way and hands over; the standby takes over at once; asked of the standby it is refused', async () => {
-    // box-a is active, box-b the standby.
+    // box-a is active, box-b the standby; a switchover needs a standby box-a has heard follow.
+    await until(() => a.status().peer?.role === 'standby', 'box-a hears box-b follow', 30_000);
     const refused = await b.request('POST', '/v1/ha/switchover');
     expect(refused.status).toBe(503); // a standby refuses every write, this one too
     const asked = await a.request('POST', '/v1/ha/switchover');
@@ -136,6 +216,12 @@ describe('a pair in one process', () => {
     await until(() => b.status().role === 'active', 'box-b takes over', 30_000);
     await until(() => a.status().role === 'standby', 'box-a follows', 30_000);
     expect(await createLocation(b, 20)).toBe(201);
+    expect(b.status().lastFailover).toMatchObject({ from: 'box-a', planned: true });
+    await until(
+      async () => (await pairAlarms(b)).some((al) => al.kind === 'pair.failover' && al.severity === 'warning'),
+      'a switchover raises pair.failover as a warning',
+      30_000,
+    );
     await until(() => JSON.stringify(digestOf(a)) === JSON.stringify(digestOf(b)), 'box-a holds what box-b holds', 30_000);
   });
 });
@@ -145,6 +231,10 @@ describe('a box alone', () => {
     const wms = await startTestAppliance();
     try {
       expect((await wms.get('/v1/ha')).body).toEqual({ pair: null, node: null, role: 'alone' });
+      // A box alone acts: the check of a floating address passes (one box needs none, but a check set up anyway holds it there).
+      const acting = await wms.get('/v1/ha/active', { anonymous: true });
+      expect(acting.status).toBe(200);
+      expect(acting.body).toEqual({ node: null, role: 'alone', term: null });
       expectApiError(await wms.post('/v1/ha/switchover'), 409, 'ha.notActive');
     } finally {
       await wms.close();

@@ -3,6 +3,7 @@ import type { ChannelCountersSchema, ChannelSnapshotSchema, TelegramLogEntrySche
 import type { FederationStatusSchema } from '../federation/openapi.ts';
 import type { AlarmSchema } from '../modules/alarms/openapi.ts';
 import type { BackupSchema } from '../modules/backups/openapi.ts';
+import type { PairStatusSchema } from '../modules/ha/openapi.ts';
 import type {
   AccountSchema,
   LocationGroupSchema,
@@ -46,6 +47,9 @@ export type FederationStatus = z.infer<typeof FederationStatusSchema>;
 
 // Alarms
 export type Alarm = z.infer<typeof AlarmSchema>;
+
+// The pair (GET /v1/ha)
+export type PairStatus = z.infer<typeof PairStatusSchema>;
 
 // Backups
 export type Backup = z.infer<typeof BackupSchema>;

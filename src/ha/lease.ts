@@ -67,6 +67,8 @@ export interface LeaseChange {
   /** This node now holds the lease (true) or no longer does (false). */
   holds: boolean;
   term: number | undefined;
+  /** Taken: the node that held it before, if any, and whether it had given it up (a switchover). */
+  from?: { node: string; released: boolean };
   /** Why it changed: `taken`, `renewal failed for the TTL`, `taken by <node>`, `released`, `stopped`. */
   reason: string;
 }
@@ -220,17 +222,18 @@ export class Lease {
       return;
     }
     if (entry === null || entry.value === undefined) return this.take(() => this.options.store.create(this.value(null)));
-    if (entry.value.released) return this.take(() => this.options.store.update(this.value(null), entry.revision));
+    const from = { node: entry.value.node, released: entry.value.released === true };
+    if (entry.value.released) return this.take(() => this.options.store.update(this.value(null), entry.revision), from);
     if (!this.seen || this.seen.revision !== entry.revision) {
       this.seen = { revision: entry.revision, at: now, value: entry.value };
       return;
     }
     // The same revision for a whole TTL by this node's clock: its holder has stopped acting.
-    if (now - this.seen.at >= this.options.ttlMs) return this.take(() => this.options.store.update(this.value(null), entry.revision));
+    if (now - this.seen.at >= this.options.ttlMs) return this.take(() => this.options.store.update(this.value(null), entry.revision), from);
   }
 
   /** Tries a write that takes the lease; the revision it returns is the term. */
-  private async take(write: () => Promise<number>): Promise<void> {
+  private async take(write: () => Promise<number>, from?: LeaseChange['from']): Promise<void> {
     const sent = this.now();
     let revision: number;
     try {
@@ -243,7 +246,7 @@ export class Lease {
     this.reachable = true;
     this.seen = undefined;
     this.hold({ term: revision, revision, until: sent + this.validity() });
-    this.options.onChange({ holds: true, term: revision, reason: 'taken' });
+    this.options.onChange({ holds: true, term: revision, reason: 'taken', ...(from ? { from } : {}) });
   }
 
   /** The key's last revision; null when there is none, undefined when the store did not answer. */

@@ -6,8 +6,9 @@ import { sqliteBinding } from '../core/native.ts';
 import { ServerDeclined } from '../http/errors.ts';
 import { startAppliance, type Appliance } from '../main.ts';
 import type { AppOptions } from '../modules/module.ts';
-import { attachActive } from './active.ts';
+import { attachActive, type ActiveOptions } from './active.ts';
 import { reachPairCluster, type PairCluster } from './cluster.ts';
+import type { PairPart } from './role.ts';
 import type { HaConfig } from './config.ts';
 import { serveCopies } from './copy.ts';
 import { putCopyInPlace } from './join.ts';
@@ -16,6 +17,7 @@ import type { AppliedPosition, StandbyFollower } from './follower.ts';
 import { everySecond } from './retry.ts';
 import { followAsStandby } from './standby.ts';
 import { Lease, type LeaseChange, type LeaseStatus } from './lease.ts';
+import { beatOf, PairWatch, type BoxBeat } from './peers.ts';
 import { followsFrom, readPosition } from './position.ts';
 import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 
@@ -40,6 +42,7 @@ export class Pair {
   private readonly file: string;
   private cluster!: PairCluster;
   private lease!: Lease;
+  private watch: PairWatch | undefined;
   private role: PairRole = 'starting';
   private since = new Date().toISOString();
   private origin = false;
@@ -88,11 +91,19 @@ export class Pair {
       onChange: (change) => this.leaseChanged(change),
       onError: (err, doing) => this.log.debug({ err }, doing),
     });
+    this.watch = new PairWatch(this.cluster.nc, this.cluster.jsm, ha.pair!, this.cluster.names.stream, () => this.beat());
+    this.watch.start();
     await this.settle();
     this.lease.start();
   }
 
-  status(): PairStatus {
+  /** What this box tells the other once a second (peers.ts). */
+  private beat(): BoxBeat {
+    return beatOf(this.status(false));
+  }
+
+  /** This box in its pair; `withPeers` false: without what it knows of the others (what it says of itself). */
+  status(withPeers = true): PairStatus {
     const ha = this.config.ha;
     return pairStatus({
       pair: ha.pair!,
@@ -106,12 +117,16 @@ export class Pair {
       lagMs: this.follower?.lag.ms,
       lastFailover: this.lastFailover,
       problem: this.problem,
+      peer: withPeers ? this.watch?.peer() : undefined,
+      nodes: withPeers ? this.watch?.nodes() : undefined,
+      maxLagMs: ha.maxLagMs,
     });
   }
 
   /** Stops: an active answers what it has under way, then gives the lease up (the other box takes over at once). */
   async close(): Promise<void> {
     this.stopping.abort();
+    this.watch?.stop();
     await this.steps;
     await this.follower?.stop();
     this.copies?.unsubscribe();
@@ -134,7 +149,7 @@ export class Pair {
   private leaseChanged(change: LeaseChange): void {
     if (this.stopping.signal.aborted) return;
     this.log.warn({ holds: change.holds, term: change.term, reason: change.reason }, change.holds ? 'took the lease' : 'lost the lease');
-    this.enqueue(() => (change.holds ? this.takeOver(change.term!) : this.stepDown(change.reason)));
+    this.enqueue(() => (change.holds ? this.takeOver(change.term!, change.from) : this.stepDown(change.reason)));
   }
 
   /**
@@ -205,7 +220,7 @@ export class Pair {
     return readPosition(this.file, () => sqliteBinding(path.dirname(this.file)));
   }
 
-  private async takeOver(term: number): Promise<void> {
+  private async takeOver(term: number, from: LeaseChange['from']): Promise<void> {
     if (this.role !== 'standby' || this.stopping.signal.aborted) return;
     this.become('taking-over');
     const after = await fence(this.cluster.js, this.cluster.names, term, this.lease, () => (this.origin ? undefined : this.follower!.position.streamSeq));
@@ -215,31 +230,16 @@ export class Pair {
     await this.current?.close(0);
     this.current = undefined;
     const ha = this.config.ha;
-    this.current = await startAppliance(this.config, {
-      ...this.options,
-      pair: {
-        role: 'active',
-        status: () => this.status(),
-        switchover: () => this.enqueue(() => this.handOver()),
-        attach: (db) =>
-          attachActive({
-            db,
-            js: this.cluster.js,
-            names: this.cluster.names,
-            after,
-            term,
-            holds: () => this.lease.holds(),
-            written: (position) => (this.written = position),
-            broken: (error) => {
-              this.log.error({ err: error }, 'an entry of the change log could not be stored: this box acknowledges nothing more');
-              this.enqueue(() => this.stepDown('an entry could not be stored'));
-            },
-            log: this.log,
-          }),
-      },
+    const part = activePart(this.cluster, after, term, this.log, {
+      holds: () => this.lease.holds(),
+      status: () => this.status(),
+      switchover: () => this.enqueue(() => this.handOver()),
+      written: (position) => (this.written = position),
+      broken: () => this.enqueue(() => this.stepDown('an entry could not be stored')),
     });
+    this.current = await startAppliance(this.config, { ...this.options, pair: part });
     this.copies = serveCopies(this.cluster.nc, ha.pair!, this.current.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
-    this.lastFailover = { at: new Date().toISOString(), node: ha.node!, term };
+    this.lastFailover = { at: new Date().toISOString(), node: ha.node!, term, from: from?.node, planned: from?.released ?? false };
     this.origin = false;
     this.acting = true;
     this.become('active');
@@ -280,6 +280,36 @@ export class Pair {
     this.current = undefined;
     await this.settle();
   }
+}
+
+/** The appliance's part as active: its commits acknowledged once their entries are stored (active.ts). */
+function activePart(
+  cluster: PairCluster,
+  after: number,
+  term: number,
+  log: Logger,
+  pair: Pick<ActiveOptions, 'holds' | 'written'> & { status: () => PairStatus; switchover: () => void; broken: () => void },
+): PairPart {
+  return {
+    role: 'active',
+    status: pair.status,
+    switchover: pair.switchover,
+    attach: (db) =>
+      attachActive({
+        db,
+        js: cluster.js,
+        names: cluster.names,
+        after,
+        term,
+        holds: pair.holds,
+        written: pair.written,
+        broken: (error) => {
+          log.error({ err: error }, 'an entry of the change log could not be stored: this box acknowledges nothing more');
+          pair.broken();
+        },
+        log,
+      }),
+  };
 }
 
 /** How a process that stepped down as active ends (EX_TEMPFAIL: the service starts it again). */

@@ -1,5 +1,7 @@
 import type { AppliedPosition } from './follower.ts';
+import { degradedOf, type Degraded } from './health.ts';
 import type { LeaseStatus } from './lease.ts';
+import type { NodeView, PeerView } from './peers.ts';
 
 // What `GET /v1/ha` answers (docs/ha.md, "What people see").
 
@@ -43,9 +45,18 @@ export interface PairStatus {
     /** The standby: how long before it was applied the last entry applied was stored. */
     lagMs: number | undefined;
   };
-  lastFailover: { at: string; node: string; term: number } | undefined;
+  /** When this box last became active; from which box, and whether that box gave the lease up (a switchover). */
+  lastFailover: { at: string; node: string; term: number; from: string | undefined; planned: boolean } | undefined;
   /** Why this box cannot go on as it should (an entry it cannot apply, a copy it could not fetch). */
   problem: string | undefined;
+  /** The other box as it last said (peers.ts). */
+  peer: PeerView | undefined;
+  /** The cluster's three nodes as the change log's leader sees them. */
+  nodes: NodeView[] | undefined;
+  /** Nothing is degraded. */
+  healthy: boolean;
+  /** What keeps the pair from surviving its next failure (health.ts). */
+  degraded: Degraded[];
 }
 
 /** What the status is made of, as the pair (pair.ts) knows it. */
@@ -64,11 +75,25 @@ export interface StatusParts {
   lagMs: number | undefined;
   lastFailover: PairStatus['lastFailover'];
   problem: string | undefined;
+  peer: PeerView | undefined;
+  nodes: NodeView[] | undefined;
+  maxLagMs: number;
 }
 
 export function pairStatus(parts: StatusParts): PairStatus {
   const { lease, position, lagEntries } = parts;
   const holder = lease?.role === 'holder';
+  const reachable = lease ? holder || lease.reachable : false;
+  const degraded = degradedOf({
+    node: parts.node,
+    role: parts.role,
+    inRoleMs: Date.now() - Date.parse(parts.since),
+    peer: parts.peer,
+    nodes: parts.nodes,
+    leaseReachable: reachable,
+    lagMs: parts.lagMs,
+    maxLagMs: parts.maxLagMs,
+  });
   return {
     pair: parts.pair,
     node: parts.node,
@@ -80,7 +105,7 @@ export function pairStatus(parts: StatusParts): PairStatus {
       term: lease?.term,
       revision: lease?.revision,
       validForMs: holder ? lease.validForMs : undefined,
-      reachable: lease ? holder || lease.reachable : false,
+      reachable,
     },
     replication: {
       appliedSeq: position?.streamSeq ?? 0,
@@ -91,5 +116,9 @@ export function pairStatus(parts: StatusParts): PairStatus {
     },
     lastFailover: parts.lastFailover,
     problem: parts.problem,
+    peer: parts.peer,
+    nodes: parts.nodes,
+    healthy: degraded.length === 0,
+    degraded,
   };
 }

@@ -14,6 +14,7 @@ import { startPair, type Pair } from '../../src/ha/pair.ts';
 import type { PairStatus } from '../../src/ha/status.ts';
 import { ADMIN_PASSWORD, replyOf, tempDir, testConfig, type Reply, type TestAppliance } from './appliance.ts';
 import type { NatsServer } from './nats.ts';
+import { until } from './warehouse.ts';
 
 // The pair's tests (src/ha/): a box's connection to its node of the cluster, and a
 // standby's starting copy of an appliance's database.
@@ -194,6 +195,27 @@ export async function roleOf(url: string, token: string): Promise<string | undef
     return res.status === 200 ? ((await res.json()) as { role: string }).role : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Waits until the box's `GET /v1/ha` says `role`; a timeout tells what it said last and how its log ends. */
+export async function untilRole(box: BoxProcess, token: string, role: string, timeoutMs: number): Promise<void> {
+  let last = 'no answer';
+  try {
+    await until(
+      async () => {
+        const res = await fetch(`${box.url}/v1/ha`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) }).catch(
+          () => undefined,
+        );
+        last = res ? `${res.status} ${await res.text().catch(() => '')}` : 'no answer';
+        return res?.status === 200 && (JSON.parse(last.slice(4)) as { role: string }).role === role;
+      },
+      `${box.node} is ${role}`,
+      timeoutMs,
+    );
+  } catch (error) {
+    const tail = box.process.output().trimEnd().split('\n').slice(-25).join('\n');
+    throw new Error(`${(error as Error).message}; GET /v1/ha said: ${last}\n${box.node}'s log ends with:\n${tail}`);
   }
 }
 

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll } from 'vitest';
 import { knowsMetaLeader, runNats, untilOneMetaLeader, type NatsServer } from './nats.ts';
 
@@ -117,31 +119,31 @@ function build(n: number, clusterBridge: string, accessBridge: string): Hall {
 /** Ports inside each box (a namespace has ports of its own). */
 export const HALL_PORTS = { client: 4222, http: 8222, cluster: 6222, wms: 8080 } as const;
 
-/** The pair's nats-server node on a box of the hall: clients on every address, routes on the cluster network. */
+/** The files docs/ha ships (the nats-server nodes, keepalived), as an installer starts from them. */
+export const haDocs = (file: string) => readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'ha', file), 'utf8');
+
+/** Each box's node file in docs/ha, and the address it has there (docs/ha.md, "Setting a pair up"). */
+const NODE_FILES: Record<BoxName, { file: string; address: string; server: string }> = {
+  a: { file: 'node-a.conf', address: '10.0.0.11', server: 'node-a' },
+  b: { file: 'node-b.conf', address: '10.0.0.12', server: 'node-b' },
+  w: { file: 'witness.conf', address: '10.0.0.13', server: 'witness' },
+};
+
+/**
+ * The pair's nats-server node on a box of the hall: docs/ha's file for it, as written but
+ * for what an installer changes too (the three addresses become the hall's cluster
+ * addresses) and the store (a test's folder). Its monitoring listens on the box's access
+ * address instead of the box's loopback, for the test to watch it from outside.
+ */
 export function hallNatsConfig(hall: Hall, box: BoxName, storeDir: string): string {
-  const own = hall.boxes[box];
-  const others = Object.values(hall.boxes).filter((b) => b !== own);
-  return [
-    `server_name: "hall-${box}"`,
-    `listen: "0.0.0.0:${HALL_PORTS.client}"`,
-    `http: "0.0.0.0:${HALL_PORTS.http}"`,
-    // A route whose cable was pulled is found dead in seconds, not minutes, and dialled again:
-    // the nodes do not relay for each other, so until then a box beside it hears nothing of
-    // the subscriptions of the box behind it (the active's copies, say).
-    'ping_interval: "2s"',
-    'ping_max: 2',
-    'jetstream {',
-    `  store_dir: ${JSON.stringify(storeDir)}`,
-    '  max_memory_store: 64MB',
-    '  max_file_store: 64GB',
-    '}',
-    'cluster {',
-    '  name: "hall"',
-    `  listen: "${own.clusterIp}:${HALL_PORTS.cluster}"`,
-    `  routes: [ ${others.map((b) => `"nats-route://${b.clusterIp}:${HALL_PORTS.cluster}"`).join(', ')} ]`,
-    '}',
-    '',
-  ].join('\n');
+  let text = haDocs(NODE_FILES[box].file)
+    .replace(/"\/var\/lib\/nats"/, JSON.stringify(storeDir))
+    .replace(/^http: "127\.0\.0\.1:8222"$/m, `http: "${hall.boxes[box].accessIp}:${HALL_PORTS.http}"`);
+  for (const name of ['a', 'b', 'w'] as const) text = text.replaceAll(`${NODE_FILES[name].address}:`, `${hall.boxes[name].clusterIp}:`);
+  const settings = text.replace(/#.*$/gm, '');
+  if (/10\.0\.0\.|\/var\/lib\/nats|127\.0\.0\.1:8222/.test(settings))
+    throw new Error(`docs/ha/${NODE_FILES[box].file} is not as the hall's test expects it:\n${text}`);
+  return text;
 }
 
 /** The three nodes of the hall's cluster, one in each box, once they agree on a meta leader. */
@@ -149,7 +151,7 @@ export async function startHallCluster(hall: Hall): Promise<Record<BoxName, Nats
   const nodes = await Promise.all(
     (['a', 'b', 'w'] as const).map((box) =>
       runNats({
-        name: `hall-${box}`,
+        name: NODE_FILES[box].server,
         ports: { client: HALL_PORTS.client, http: HALL_PORTS.http, cluster: HALL_PORTS.cluster },
         config: (storeDir) => hallNatsConfig(hall, box, storeDir),
         ready: knowsMetaLeader,

@@ -5,14 +5,16 @@ import { t } from './i18n.ts';
 import { Icon } from './icons.tsx';
 import { liveState } from './live.ts';
 import { Login } from './login.tsx';
+import { PairIndicator } from './pair-indicator.tsx';
+import { watchPair } from './pair-watch.ts';
 import { setWallboard, wallboard } from './prefs.ts';
 import { hrefOf, replaceRoute, route } from './router.ts';
 import { SCREENS, type Screen, type ScreenProps } from './screens.ts';
 import { can, sessionState, user } from './session.ts';
 import { AlarmBadge, ConnectionIndicator, LanguageButton, LogoutButton, ThemeButton, WallboardButton } from './tools.tsx';
 
-// The page: the login, or the shell (top bar with navigation, connection and alarm
-// badge; the screen of the address below). When the session ends, the login covers
+// The page: the login, or the shell (top bar with navigation, the pair, connection and
+// alarm badge; the screen of the address below). When the session ends, the login covers
 // the shell, which stays mounted and inert underneath: after the login the user is
 // back on the same screen with whatever was typed.
 
@@ -39,6 +41,7 @@ function Shell({ inert }: { inert: boolean }) {
   const shell = useRef<HTMLDivElement>(null);
   // Watched anew when the user changes (a login after an expiry may be someone else's).
   useEffect(watchAlarms, [user.value]);
+  useEffect(watchPair, [user.value]);
   // `inert` as a property: older Preact typings do not know the attribute.
   useEffect(() => {
     if (shell.current) shell.current.inert = inert;
@@ -74,6 +77,7 @@ function Shell({ inert }: { inert: boolean }) {
           </nav>
         )}
         <div class="status">
+          <PairIndicator />
           <ConnectionIndicator />
           <AlarmBadge />
         </div>

@@ -22,6 +22,7 @@ const PATHS = {
   live: 'M12 12h.01M8.5 8.5a5 5 0 0 0 0 7M15.5 8.5a5 5 0 0 1 0 7M5.6 5.6a9 9 0 0 0 0 12.8M18.4 5.6a9 9 0 0 1 0 12.8',
   warning: 'M12 3l10 18H2zM12 10v5M12 18v.01',
   movements: 'M3 14h6v6H3zM15 4h6v6h-6zM6 14v-4a3 3 0 0 1 3-3h6M12 4l3 3-3 3',
+  pair: 'M2 7h7v10H2zM15 7h7v10h-7zM9 12h6',
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -1,10 +1,12 @@
 import client from 'prom-client';
+import type { DegradedKind } from '../../ha/health.ts';
 import type { PairRole, PairStatus } from '../../ha/status.ts';
 
 // The pair, read at scrape time (docs/metrics.md, docs/ha.md): registered only on a box
 // of a pair.
 
 const ROLES: readonly PairRole[] = ['starting', 'joining', 'standby', 'taking-over', 'active', 'stepping-down'];
+const DEGRADED_KINDS: readonly DegradedKind[] = ['standbyMissing', 'standbyLagging', 'activeMissing', 'nodeDown', 'leaseUnreachable'];
 
 export function pairMetrics(registry: client.Registry, status: () => PairStatus): void {
   new client.Gauge({
@@ -47,6 +49,16 @@ export function pairMetrics(registry: client.Registry, status: () => PairStatus)
     registers: [registry],
     collect() {
       this.set(status().replication.lagEntries ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'wms_ha_degraded',
+    help: "What keeps the pair from surviving its next failure, as GET /v1/ha's `degraded` lists it: 1 for each kind found, else 0",
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      const found = new Set(status().degraded.map((d) => d.kind));
+      for (const kind of DEGRADED_KINDS) this.set({ kind }, found.has(kind) ? 1 : 0);
     },
   });
   new client.Gauge({

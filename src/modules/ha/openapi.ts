@@ -33,7 +33,58 @@ export const PairStatusSchema = z
         lagMs: z.number().optional().meta({ description: 'The standby: how long the last entry it applied had been stored before it was applied (ms).' }),
       })
       .optional(),
-    lastFailover: z.object({ at: z.string(), node: z.string(), term: count }).optional().meta({ description: 'When this box last became active.' }),
+    lastFailover: z
+      .object({
+        at: z.string(),
+        node: z.string(),
+        term: count,
+        from: z.string().optional().meta({ description: 'The box that held the lease before (absent when this box was the first).' }),
+        planned: z.boolean().meta({ description: 'The box before gave the lease up (a switchover, an orderly stop) rather than failing.' }),
+      })
+      .optional()
+      .meta({ description: 'When this box last became active.' }),
     problem: z.string().optional().meta({ description: 'Why this box cannot go on as it should.' }),
+    peer: z
+      .object({
+        node: z.string(),
+        role: z.enum(['starting', 'joining', 'standby', 'taking-over', 'active', 'stepping-down']),
+        appliedSeq: count,
+        lagEntries: count.optional(),
+        lagMs: z.number().optional(),
+        problem: z.string().optional(),
+        heardMsAgo: count.meta({ description: 'How long ago this box last heard it (it speaks once a second).' }),
+      })
+      .optional()
+      .meta({ description: 'The other box of the pair as it last said where it stands; absent when it has not been heard since this box started.' }),
+    nodes: z
+      .array(
+        z.object({
+          name: z.string().meta({ description: "The NATS node's server name." }),
+          box: z.string().nullable().meta({ description: 'The box it runs beside; null for the witness (or a node no box has named yet).' }),
+          current: z.boolean().meta({ description: 'It holds its copy of the change log up to date.' }),
+          leader: z.boolean().meta({ description: "It leads the change log's replicas." }),
+        }),
+      )
+      .optional()
+      .meta({ description: "The pair's NATS nodes as the change log's leader sees them; absent while this box's node cannot tell." }),
+    healthy: z.boolean().optional().meta({ description: 'Nothing below is degraded: both boxes, the three nodes, the standby in step.' }),
+    degraded: z
+      .array(
+        z.object({
+          kind: z.enum(['standbyMissing', 'standbyLagging', 'activeMissing', 'nodeDown', 'leaseUnreachable']),
+          node: z.string().optional().meta({ description: 'The box or NATS node it is about; absent when no box has been heard to name.' }),
+          message: z.string(),
+        }),
+      )
+      .optional()
+      .meta({ description: 'What keeps the pair from surviving the next failure (the active raises an alarm for each that lasts).' }),
   })
   .meta({ id: 'PairStatus', description: 'This box in its pair: its role, the lease, how far its copy is behind the change log (docs/ha.md).' });
+
+export const ActingSchema = z
+  .object({
+    node: z.string().nullable().meta({ description: "This box's name in its pair; null for a box alone." }),
+    role: z.enum(['alone', 'active']),
+    term: count.nullable().meta({ description: 'The term of the lease this box holds; null for a box alone.' }),
+  })
+  .meta({ id: 'Acting', description: 'This box acts: the active of its pair, or a box alone (the floating address belongs here).' });
