@@ -135,6 +135,9 @@ describe('the pair in the HMI', () => {
     onB = await openOnStandby(b);
     const { page } = onB;
     await untilShown(page, 'box-a', 'standby');
+    // Live on the standby too: it hands out the events it applies.
+    await page.locator('#connection[data-state="live"]').waitFor({ timeout: PAIR_CHANGE_MS });
+    expect(await page.locator('.banner.lost').count()).toBe(0);
     const text = await indicator(page).textContent();
     expect(text).toContain('box-a active');
     expect(text).toContain('You are on the standby box-b: reads only');

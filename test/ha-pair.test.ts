@@ -84,6 +84,19 @@ describe('a pair in one process', () => {
     expect(metrics).toContain('wms_ha_degraded{kind="nodeDown"} 0');
   });
 
+  it('an event stream on the standby (a ticket from it, as a browser asks) hears what the active commits, once it is applied', async () => {
+    const ticket = await b.request('POST', '/v1/events/tickets');
+    expect(ticket.status).toBe(200);
+    const { stream, response } = await EventStream.open(`${b.url()}/v1/events?ticket=${(ticket.body as { ticket: string }).ticket}`);
+    expect(response.status).toBe(200);
+    try {
+      expect(await createLocation(a, 5)).toBe(201);
+      await stream.until((events) => events.some((e) => e.event === 'location.created' && e.data!.includes('HAP1/0005')));
+    } finally {
+      stream.close();
+    }
+  });
+
   it("the floating address's check passes on the active alone, without a token", async () => {
     const acting = await fetch(`${a.url()}/v1/ha/active`);
     expect(acting.status).toBe(200);

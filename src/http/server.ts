@@ -53,12 +53,14 @@ export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer } | undefined;
   /**
    * A standby of a pair (docs/ha.md): every reply says so (`WMS-Pair-Role: standby`),
-   * and a request that may write is refused with what this gives (503, Retry-After).
+   * and a request that may write is refused with what this gives (503, Retry-After):
+   * every one but a read and a change that touches no database (thread `http`: an
+   * event stream's ticket, kept in memory).
    */
   standby?: { refusal: () => ServerDeclined } | undefined;
 }
 
-/** Methods that never write: the only ones a standby serves. */
+/** Methods that never write: a standby serves them. */
 const READING = new Set(['GET', 'HEAD']);
 
 /** How long an idle keep-alive connection is kept open for the client's next request. */
@@ -228,7 +230,7 @@ class Exchange {
         throw new ServerDeclined(400, `Missing query parameters: expected ${match.expected.map((e) => `?${e}`).join(' or ')}`);
       }
       const route = match.route;
-      if (this.options.standby && !READING.has(req.method ?? 'GET')) throw this.options.standby.refusal();
+      if (this.options.standby && !READING.has(req.method ?? 'GET') && route.thread !== 'http') throw this.options.standby.refusal();
       this.route = route;
       this.params = match.params;
       this.accept = parseAccept(req.headers.accept);
