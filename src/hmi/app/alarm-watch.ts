@@ -1,6 +1,7 @@
 import { computed, signal } from '@preact/signals';
 import { get } from './api.ts';
 import { now } from './clock.ts';
+import { readAgain } from './read-again.ts';
 import { subscribe, type LiveEvent } from './live.ts';
 import { ALARM_EVENTS } from './live-types.ts';
 import { can } from './session.ts';
@@ -31,29 +32,15 @@ export const isShelved = (alarm: Alarm, at: number) => alarm.shelvedUntil !== nu
 /** What the badge counts: active (unacknowledged) alarms that are not shelved. */
 export const unacknowledged = computed(() => (openAlarms.value ?? []).filter((a) => a.state === 'active' && !isShelved(a, now.value)));
 
-let refreshing: Promise<void> | undefined;
-let again = false;
-
 /** Reads the open alarms; a call while a read is under way reads once more after it. */
-export function refreshAlarms(): Promise<void> {
-  if (refreshing) {
-    again = true;
-    return refreshing;
+export const refreshAlarms = readAgain(async () => {
+  try {
+    openAlarms.value = (await get<Alarm[]>('/v1/alarms')).body;
+    openAlarmsError.value = undefined;
+  } catch (err) {
+    openAlarmsError.value = err;
   }
-  refreshing = (async () => {
-    do {
-      again = false;
-      try {
-        openAlarms.value = (await get<Alarm[]>('/v1/alarms')).body;
-        openAlarmsError.value = undefined;
-      } catch (err) {
-        openAlarmsError.value = err;
-      }
-    } while (again);
-    refreshing = undefined;
-  })();
-  return refreshing;
-}
+});
 
 /** Watches the alarms while the user may read them; returns the stop. */
 export function watchAlarms(): () => void {

@@ -2,6 +2,7 @@ import { signal } from '@preact/signals';
 import { get, post } from './api.ts';
 import { subscribe } from './live.ts';
 import { ALARM_EVENTS } from './live-types.ts';
+import { readAgain } from './read-again.ts';
 import { can } from './session.ts';
 import type * as Wire from '../../contract/replies.ts';
 
@@ -30,35 +31,25 @@ export const handover = signal<{ from: string; at: number } | undefined>(undefin
 export const inPair = (status: PairStatus | undefined): status is PairStatus & { pair: string; node: string } =>
   !!status && status.pair !== null && status.node !== null;
 
-let refreshing: Promise<void> | undefined;
-let again = false;
 /** Counts watches: a read that returns after its watch ended is dropped. */
 let watch = 0;
+/** A watch runs: reads are wanted. */
+let watching = false;
 
 /** Reads the status; a call while a read is under way reads once more after it. */
-export function refreshPair(): Promise<void> {
-  if (refreshing) {
-    again = true;
-    return refreshing;
+export const refreshPair = readAgain(async () => {
+  const mine = watch;
+  if (!watching) return;
+  try {
+    const status = (await get<PairStatus>('/v1/ha')).body;
+    if (mine !== watch) return;
+    pairStatus.value = status;
+    pairReadFailed.value = false;
+    endHandover(status);
+  } catch {
+    if (mine === watch) pairReadFailed.value = true;
   }
-  refreshing = (async () => {
-    do {
-      again = false;
-      const mine = watch;
-      try {
-        const status = (await get<PairStatus>('/v1/ha')).body;
-        if (mine !== watch) break;
-        pairStatus.value = status;
-        pairReadFailed.value = false;
-        endHandover(status);
-      } catch {
-        if (mine === watch) pairReadFailed.value = true;
-      }
-    } while (again);
-    refreshing = undefined;
-  })();
-  return refreshing;
-}
+});
 
 function endHandover(status: PairStatus): void {
   const asked = handover.value;
@@ -71,6 +62,7 @@ function endHandover(status: PairStatus): void {
 export function watchPair(): () => void {
   if (!can('ha:read')) return () => {};
   const mine = ++watch;
+  watching = true;
   const stopped = () => mine !== watch;
   // A box alone asks nothing more once it has said so.
   const alone = () => pairStatus.value?.role === 'alone';
@@ -101,6 +93,7 @@ export function watchPair(): () => void {
   void poll();
   return () => {
     watch++;
+    watching = false;
     clearTimeout(timer);
     off();
     document.removeEventListener('visibilitychange', onVisibility);
