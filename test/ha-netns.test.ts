@@ -175,7 +175,10 @@ describe('a pair in a hall of network namespaces', () => {
       await startBox('a');
       await untilRole(boxes.a!, auth, 'standby', 90_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\n${await routesAndInterest()}`);
+      const b = boxes.b!;
+      const tail = b.process.output().trimEnd().split('\n').slice(-20).join('\n');
+      const exit = b.process.child.exitCode ?? b.process.child.signalCode ?? 'running';
+      throw new Error(`${(error as Error).message}\n${await routesAndInterest()}\nbox-b (${exit}) ends its log with:\n${tail}`);
     }
     await until(() => digestOfBox(boxes.a!) === digestOfBox(boxes.b!), 'box-a holds what box-b holds', 30_000);
   }, 240_000);

@@ -131,6 +131,28 @@ describe('the change log on a three-node cluster', () => {
     expect(again.map((a) => a.streamSeq)).toEqual(again.map((_, i) => stoppedAt + 1 + i));
   });
 
+  it("entries written while the log's replicas elect a new leader are sent again until stored: none fails, none is stored twice", async () => {
+    // Without sending again, an entry published in the election is answered "no responders" and the active would step down.
+    const admin = await connectBeside(cluster[0]!, 'wms-ha-stepdown');
+    const before = lastStored;
+    const entries = published.length;
+    const failed = failures.length;
+    const writes: Promise<number>[] = [];
+    for (let n = 10; n < 40; n++) {
+      writes.push(wms.post('/v1/locations', { locationId: `HAL2/00${n}/0000/0000/0000`, locationGroupName: 'HAL2' }).then((r) => r.status));
+      // Halfway, the stream's leader gives up its place (as when a node comes back): the replicas elect another.
+      if (n === 25) {
+        const answer = (await admin.request(`$JS.API.STREAM.LEADER.STEPDOWN.${names.stream}`, '', { timeout: 30_000 })).json<{ success?: boolean }>();
+        expect(answer.success).toBe(true);
+      }
+    }
+    expect(await Promise.all(writes)).toEqual(writes.map(() => 201));
+    await untilSameRows();
+    expect(failures.length).toBe(failed);
+    // One stream message per entry (a commit of one or more of the writes): one sent again that had been stored is not stored twice.
+    expect(lastStored - before).toBe(published.length - entries);
+  });
+
   it('an entry of an older term than one applied is skipped: its writer had lost the lease', async () => {
     const old = decodeEntry(published[published.length - 1]!);
     const nc = await connectBeside(cluster[0]!, 'wms-ha-deposed');

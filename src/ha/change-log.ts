@@ -52,6 +52,24 @@ export async function lastSequence(jsm: JetStreamManager, names: ChangeLogNames)
   return (await jsm.streams.info(names.stream)).state.last_seq;
 }
 
+/** How long the active goes on sending an entry the cluster could not take yet (a leader being elected). */
+const RETRY_EVERY_MS = 100;
+
+/** An answer that says the entry was not stored, nor will be: the stream refused it (fenced, gone). */
+const refused = (error: unknown) => {
+  const e = error as { name?: string; status?: number };
+  return e.name !== undefined && /JetStreamApiError|NotFoundError/.test(e.name) && typeof e.status === 'number' && e.status < 500;
+};
+
+/** One entry sent and not yet heard of as stored. */
+interface InFlight {
+  commit: number;
+  entry: Uint8Array;
+  /** The stream's last sequence it expects (its own is the next). */
+  expect: number;
+  ack: Promise<PubAck>;
+}
+
 /**
  * The active's end of the change log: publishes each entry as its commit succeeds and
  * tells `stored` of each, in commit order, once the stream has it on a quorum (its
@@ -64,18 +82,28 @@ export async function lastSequence(jsm: JetStreamManager, names: ChangeLogNames)
  * active that did not notice it lost the lease cannot add a single entry after the new
  * one's first (docs/ha.md, "Takeover"), and after one refusal every later entry is
  * refused too.
+ *
+ * Sent again: an entry that got no answer, or "no responders" (the stream's replicas are
+ * electing a leader, as after a node came back), is sent again with every one after it,
+ * in order, for up to `retryForMs`: each carries a message id of its own, so one that
+ * was stored after all is answered as a duplicate with its sequence, not stored twice.
+ * Only the stream's refusal, or no success for `retryForMs` (the lease lasts no longer),
+ * fails it.
  */
 export class ChangePublisher {
   private readonly js: JetStreamClient;
   private readonly subject: string;
   private readonly stored: (commit: number, streamSeq: number) => void;
   private readonly failed: (commit: number, error: unknown) => void;
-  /** The acknowledgements not yet handed on, in publishing order. */
-  private readonly inFlight: { commit: number; ack: Promise<PubAck> }[] = [];
+  private readonly retryForMs: number;
+  /** The entries not yet handed on, in publishing order. */
+  private readonly inFlight: InFlight[] = [];
   private draining = false;
   private broken = false;
   /** The stream sequence of the last entry published. */
   private last: number;
+  /** This active's first sequence: with an entry's own, its message id (unique to this active). */
+  private readonly from: number;
 
   /** `after`: the stream's last sequence when this active began (its first entry is the one after it). */
   constructor(
@@ -84,12 +112,15 @@ export class ChangePublisher {
     after: number,
     stored: (commit: number, streamSeq: number) => void,
     failed: (commit: number, error: unknown) => void,
+    retryForMs = 5000,
   ) {
     this.js = js;
     this.subject = names.subject;
     this.last = after;
+    this.from = after;
     this.stored = stored;
     this.failed = failed;
+    this.retryForMs = retryForMs;
   }
 
   /** The stream sequence the next entry published will have, if it is stored. */
@@ -104,30 +135,43 @@ export class ChangePublisher {
 
   /** Publishes the entry of commit `commit` (a number that rises with every commit). */
   publish(commit: number, entry: Uint8Array): void {
-    const ack = this.js.publish(this.subject, entry, { expect: { lastSequence: this.last } });
+    const expect = this.last;
     this.last += 1;
+    this.inFlight.push({ commit, entry, expect, ack: this.send(entry, expect) });
+    void this.drain();
+  }
+
+  private send(entry: Uint8Array, expect: number): Promise<PubAck> {
+    const ack = this.js.publish(this.subject, entry, { expect: { lastSequence: expect }, msgID: `${this.from}-${expect + 1}` });
     // Heard of in order below; a rejection is handled there, not unhandled here.
     ack.catch(() => undefined);
-    this.inFlight.push({ commit, ack });
-    void this.drain();
+    return ack;
   }
 
   /** Hands on the acknowledgements in publishing order: a later one never overtakes an earlier one. */
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
+    let failingSince: number | undefined;
     try {
       while (this.inFlight.length > 0) {
-        const { commit, ack } = this.inFlight[0]!;
+        const head = this.inFlight[0]!;
         try {
-          const stored = await ack;
+          const stored = await head.ack;
           this.inFlight.shift();
-          if (!this.broken) this.stored(commit, stored.seq);
+          failingSince = undefined;
+          if (!this.broken) this.stored(head.commit, stored.seq);
         } catch (error) {
+          failingSince ??= performance.now();
+          if (!this.broken && !refused(error) && performance.now() - failingSince < this.retryForMs) {
+            await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
+            for (const item of this.inFlight) item.ack = this.send(item.entry, item.expect);
+            continue;
+          }
           this.inFlight.shift();
           // After a gap in the log, nothing later may count as stored.
           this.broken = true;
-          this.failed(commit, error);
+          this.failed(head.commit, error);
         }
       }
     } finally {

@@ -231,6 +231,7 @@ export class Pair {
     this.current = undefined;
     const ha = this.config.ha;
     const part = activePart(this.cluster, after, term, this.log, {
+      retryForMs: this.config.ha.leaseTtlMs,
       holds: () => this.lease.holds(),
       status: () => this.status(),
       switchover: () => this.enqueue(() => this.handOver()),
@@ -288,7 +289,7 @@ function activePart(
   after: number,
   term: number,
   log: Logger,
-  pair: Pick<ActiveOptions, 'holds' | 'written'> & { status: () => PairStatus; switchover: () => void; broken: () => void },
+  pair: Pick<ActiveOptions, 'holds' | 'written' | 'retryForMs'> & { status: () => PairStatus; switchover: () => void; broken: () => void },
 ): PairPart {
   return {
     role: 'active',
@@ -301,6 +302,7 @@ function activePart(
         names: cluster.names,
         after,
         term,
+        retryForMs: pair.retryForMs,
         holds: pair.holds,
         written: pair.written,
         broken: (error) => {
