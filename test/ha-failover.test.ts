@@ -4,12 +4,26 @@
 // write that was acknowledged is on it, and the killed box comes back as the standby
 // with the same database. An active whose node stops ends its process before the other
 // box takes the lease, and rejoins from a copy without the write it never acknowledged.
+// Both boxes holding commits the log never stored, with no active left: the one that wrote
+// the log's last entry rebases the log on its own database; the other fetches a copy.
 // (The same with each box in a network namespace of its own: test/ha-netns.test.ts.)
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Alarm } from '../src/contract/replies.ts';
-import { boxToken, createdOn, digestOfBox, expectLocationsOn, loggedAt, roleOf, startBoxProcess, startWriters, type BoxProcess } from './support/ha.ts';
-import { freePort, startCluster, type NatsServer } from './support/nats.ts';
+import {
+  asService,
+  boxToken,
+  connectBeside,
+  createdOn,
+  digestOfBox,
+  expectLocationsOn,
+  loggedAt,
+  roleOf,
+  startBoxProcess,
+  startWriters,
+  type BoxProcess,
+} from './support/ha.ts';
+import { freePort, startCluster, untilOneMetaLeader, type NatsServer } from './support/nats.ts';
 import { until } from './support/warehouse.ts';
 
 const PAIR = 'hallf';
@@ -26,6 +40,43 @@ const startBox = (node: string, server: NatsServer, port: number, dataDir?: stri
 beforeAll(async () => {
   cluster = await startCluster('ha-failover', 3);
 }, 120_000);
+
+/** Until one box is active and the other its standby, in either order (which one took over is the pair's to decide). */
+async function untilOneActiveOneStandby(): Promise<void> {
+  let seen = '';
+  await until(
+    async () => {
+      const roles = [await roleOf(a.url, auth), await roleOf(b.url, auth)].sort();
+      seen = roles.join(', ');
+      return seen === 'active, standby';
+    },
+    'one box is active and the other its standby',
+    120_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (last: ${seen})`);
+  });
+}
+
+/** Steps the change log's leader down until it is on another node than `node` (elections pick at random). */
+async function untilLogLeaderAwayFrom(node: NatsServer): Promise<void> {
+  const nc = await connectBeside(node, 'wms-ha-test-leader');
+  const stream = `WMS_HA_${PAIR}`;
+  try {
+    await until(
+      async () => {
+        const info = await nc.request(`$JS.API.STREAM.INFO.${stream}`, '', { timeout: 10_000 }).catch(() => undefined);
+        const leader = info?.json<{ cluster?: { leader?: string } }>().cluster?.leader;
+        if (leader !== undefined && leader !== node.name) return true;
+        await nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, '', { timeout: 10_000 }).catch(() => undefined);
+        return false;
+      },
+      `the change log's leader is on another node than ${node.name}`,
+      60_000,
+    );
+  } finally {
+    await nc.close();
+  }
+}
 
 describe('a pair of processes', () => {
   it('kill -9 the active under HTTP writes: the standby takes over with every acknowledged write; the killed box rejoins with the same database', async () => {
@@ -82,11 +133,59 @@ describe('a pair of processes', () => {
     }
     // Never two actives: box-b had stopped acting before box-a took the lease.
     expect(loggedAt(b, 'lost the lease')).toBeLessThan(loggedAt(a, 'took the lease'));
-    b = await startBox('box-b', cluster[1]!, portB, b.dataDir);
-    await until(async () => (await roleOf(b.url, auth)) === 'standby', 'box-b follows again', 60_000);
+    // The service starts box-b again (and box-a, should the node's return make it step down too).
+    const services = [asService(a, (dir) => startBox('box-a', cluster[0]!, portA, dir)), asService(b, (dir) => startBox('box-b', cluster[1]!, portB, dir))];
+    try {
+      await untilOneActiveOneStandby();
+    } finally {
+      for (const service of services) service.stop();
+      [a, b] = services.map((service) => service.current()) as [BoxProcess, BoxProcess];
+    }
     // From the log, or from a copy when it had committed the write before it ended.
     await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
     const gone = await fetch(`${a.url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${auth}` } });
     expect(gone.status).toBe(404);
-  });
+  }, 180_000);
+
+  it("both boxes hold what the log never stored and no active is left: the box that wrote the log's last entry goes on from its own database, the other fetches a copy", async () => {
+    // box-a active beside node 0, box-b the standby beside node 1: handed over if the last test left it the other way.
+    if ((await roleOf(a.url, auth)) !== 'active') {
+      await until(
+        async () => (await fetch(`${b.url}/v1/ha/switchover`, { method: 'POST', headers: { Authorization: `Bearer ${auth}` } })).status === 202,
+        'box-b hands over',
+        30_000,
+      );
+      await until(async () => (await roleOf(a.url, auth)) === 'active' && (await roleOf(b.url, auth)) === 'standby', 'box-a is active', 60_000);
+    }
+    expect(await createdOn(a.url, auth, 'HAF3/0001/0000/0000/0000')).toBe(true);
+    await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
+    b.process.child.kill('SIGKILL');
+    await b.process.exited;
+    // The log's leader on another node than box-a's, killed with the third: box-a's next entry
+    // reaches no leader at all (one that only stood still would store it once it went on).
+    await untilLogLeaderAwayFrom(cluster[0]!);
+    // box-a alone with its node: it commits a write the log can never store, and ends.
+    await Promise.all([cluster[1]!.kill(), cluster[2]!.kill()]);
+    try {
+      const answered = createdOn(a.url, auth, 'HAF3/0002/0000/0000/0000');
+      expect(await a.process.exited).toBe(75);
+      expect(await answered).toBe(false);
+    } finally {
+      await Promise.all([cluster[1]!.start(), cluster[2]!.start()]);
+    }
+    await untilOneMetaLeader(cluster, 'the cluster');
+    // Started again, box-a cannot follow (its last commit is in no entry) and nobody serves a copy;
+    // it wrote the log's last entry, so it takes over from its own database once the lease is free.
+    a = await startBox('box-a', cluster[0]!, portA, a.dataDir);
+    await until(async () => (await roleOf(a.url, auth)) === 'active', 'box-a takes over from its own database', 120_000);
+    expect(a.process.output()).toContain('it takes over from its own database');
+    // box-b follows the log up to the rebase, then fetches a copy.
+    b = await startBox('box-b', cluster[1]!, portB, b.dataDir);
+    await until(() => b.process.output().includes('the change log was rebased'), 'box-b meets the rebase', 60_000);
+    await until(async () => (await roleOf(b.url, auth)) === 'standby', 'box-b follows again', 90_000);
+    await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
+    await expectLocationsOn(b.url, auth, ['HAF3/0001/0000/0000/0000']);
+    // What box-a committed and never acknowledged stays: nothing acknowledged to anyone is lost, and both boxes agree.
+    await expectLocationsOn(b.url, auth, ['HAF3/0002/0000/0000/0000']);
+  }, 300_000);
 });

@@ -22,8 +22,6 @@ export interface ActiveOptions {
   /** The stream's last sequence as this active begins (its fencing entry). */
   after: number;
   term: number;
-  /** How long an entry the cluster could not take yet is sent again: the lease's TTL (no longer would it be of use). */
-  retryForMs?: number;
   /** Asked before anything counts: the lease is still held (lease.ts, `holds`). */
   holds: () => boolean;
   /** Told of the position each commit with an entry records (and of the fencing entry's, at once). */
@@ -53,7 +51,8 @@ export function attachActive(options: ActiveOptions): ReplicationGate {
       gate!.failed(commit, error);
       options.broken(error);
     },
-    options.retryForMs,
+    // An entry the cluster cannot take yet is sent again while the lease holds: only then could it count.
+    () => options.holds(),
   );
   const positioned = {
     collect() {

@@ -52,7 +52,7 @@ export async function lastSequence(jsm: JetStreamManager, names: ChangeLogNames)
   return (await jsm.streams.info(names.stream)).state.last_seq;
 }
 
-/** How long the active goes on sending an entry the cluster could not take yet (a leader being elected). */
+/** How often the active sends again an entry the cluster could not take yet (a leader being elected). */
 const RETRY_EVERY_MS = 100;
 
 /** An answer that says the entry was not stored, nor will be: the stream refused it (fenced, gone). */
@@ -85,17 +85,17 @@ interface InFlight {
  *
  * Sent again: an entry that got no answer, or "no responders" (the stream's replicas are
  * electing a leader, as after a node came back), is sent again with every one after it,
- * in order, for up to `retryForMs`: each carries a message id of its own, so one that
- * was stored after all is answered as a duplicate with its sequence, not stored twice.
- * Only the stream's refusal, or no success for `retryForMs` (the lease lasts no longer),
- * fails it.
+ * in order, for as long as `keepTrying` says (the active: while it holds the lease, which
+ * is what may acknowledge anything at all): each carries a message id of its own, so one
+ * that was stored after all is answered as a duplicate with its sequence, not stored
+ * twice. Only the stream's refusal, or `keepTrying` saying no, fails it.
  */
 export class ChangePublisher {
   private readonly js: JetStreamClient;
   private readonly subject: string;
   private readonly stored: (commit: number, streamSeq: number) => void;
   private readonly failed: (commit: number, error: unknown) => void;
-  private readonly retryForMs: number;
+  private readonly keepTrying: (failingForMs: number) => boolean;
   /** The entries not yet handed on, in publishing order. */
   private readonly inFlight: InFlight[] = [];
   private draining = false;
@@ -112,7 +112,7 @@ export class ChangePublisher {
     after: number,
     stored: (commit: number, streamSeq: number) => void,
     failed: (commit: number, error: unknown) => void,
-    retryForMs = 5000,
+    keepTrying: (failingForMs: number) => boolean = (ms) => ms < 5000,
   ) {
     this.js = js;
     this.subject = names.subject;
@@ -120,7 +120,7 @@ export class ChangePublisher {
     this.from = after;
     this.stored = stored;
     this.failed = failed;
-    this.retryForMs = retryForMs;
+    this.keepTrying = keepTrying;
   }
 
   /** The stream sequence the next entry published will have, if it is stored. */
@@ -163,7 +163,7 @@ export class ChangePublisher {
           if (!this.broken) this.stored(head.commit, stored.seq);
         } catch (error) {
           failingSince ??= performance.now();
-          if (!this.broken && !refused(error) && performance.now() - failingSince < this.retryForMs) {
+          if (!this.broken && !refused(error) && this.keepTrying(performance.now() - failingSince)) {
             await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
             for (const item of this.inFlight) item.ack = this.send(item.entry, item.expect);
             continue;

@@ -7,19 +7,26 @@ import type { CapturedCommit } from './capture.ts';
 // `format` names this layout, so a standby refuses one it does not know.
 
 export const ENTRY_FORMAT = 1;
+/** The first entry of an active that rebased the log on its own database (rebase.ts): a format of its own, so that a build that does not know it stops there. */
+export const REBASE_FORMAT = 2;
 
 export interface Entry extends CapturedCommit {
   format: number;
   /** The term of the lease the active held as it committed (lease.ts): an entry of an older term is refused. */
   term: number;
+  /** The log goes on from the writer's database, not from the entries before: a follower fetches a copy. */
+  rebase?: true;
 }
 
-export function encodeEntry(commit: CapturedCommit, term: number): Buffer {
-  return serialize({ format: ENTRY_FORMAT, term, changes: commit.changes, eventIds: commit.eventIds } satisfies Entry);
+export function encodeEntry(commit: CapturedCommit, term: number, rebase = false): Buffer {
+  const entry: Entry = { format: rebase ? REBASE_FORMAT : ENTRY_FORMAT, term, changes: commit.changes, eventIds: commit.eventIds };
+  if (rebase) entry.rebase = true;
+  return serialize(entry);
 }
 
 export function decodeEntry(bytes: Uint8Array): Entry {
   const entry = deserialize(bytes) as Partial<Entry>;
-  if (entry?.format !== ENTRY_FORMAT) throw new Error(`a change-log entry of format ${String(entry?.format)}; this build reads format ${ENTRY_FORMAT}`);
+  if (entry?.format !== ENTRY_FORMAT && entry?.format !== REBASE_FORMAT)
+    throw new Error(`a change-log entry of format ${String(entry?.format)}; this build reads formats ${ENTRY_FORMAT} and ${REBASE_FORMAT}`);
   return entry as Entry;
 }

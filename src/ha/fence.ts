@@ -14,25 +14,28 @@ const CATCH_UP_MS = 20;
 
 /**
  * Publishes the fencing entry; its stream sequence, or undefined when the lease was lost
- * meanwhile or the box cannot catch up (`holds()` of the origin, which has no follower).
- * `held()` is the box's last entry, undefined for a pair's first box.
+ * meanwhile or the box cannot catch up. `held()` is the box's last entry; `own`: the box
+ * has no follower to catch up with, its database is where the log goes on from: a pair's
+ * first box (`held` 0) or a box that rebases the log on its database (rebase.ts; its
+ * entry says so).
  */
 export async function fence(
   js: JetStreamClient,
   names: ChangeLogNames,
   term: number,
   lease: { holds(): boolean },
-  held: () => number | undefined,
+  held: () => number,
+  own?: 'origin' | 'rebase',
 ): Promise<number | undefined> {
-  const entry = encodeEntry({ changes: { columns: {}, rows: [] }, eventIds: [] }, term);
+  const entry = encodeEntry({ changes: { columns: {}, rows: [] }, eventIds: [] }, term, own === 'rebase');
   while (lease.holds()) {
-    const last = held() ?? 0;
+    const last = held();
     try {
       const ack = await js.publish(names.subject, entry, { expect: { lastSequence: last } });
       return ack.seq;
     } catch (err) {
-      // The log holds entries this box does not: a pair's first box never will.
-      if (held() === undefined && isWrongLast(err)) return undefined;
+      // The log holds entries this box does not, and it has no follower to catch up with.
+      if (own && isWrongLast(err)) return undefined;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
     }
   }

@@ -4,6 +4,7 @@ import { ChangeApplier } from './apply.ts';
 import type { ChangeLogNames } from './change-log.ts';
 import { decodeEntry } from './entry.ts';
 import { positionIn, positionWriter } from './position.ts';
+import { RebasedLog } from './rebase.ts';
 
 // The standby's end of the change log (docs/ha.md): reads the stream in order from the
 // entry after the last one applied and applies the entries that arrived together in one
@@ -127,6 +128,8 @@ export class StandbyFollower {
           if (message.seq <= position.streamSeq) continue; // applied before a restart of the reading
           try {
             const entry = decodeEntry(message.data);
+            // The log goes on from another database than this copy: nothing after it applies here.
+            if (entry.rebase) throw new RebasedLog(message.seq);
             const skipped = entry.term < position.term;
             if (!skipped) this.applier.apply(entry.changes);
             position = { streamSeq: message.seq, term: skipped ? position.term : entry.term };

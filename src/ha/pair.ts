@@ -11,14 +11,15 @@ import { reachPairCluster, type PairCluster } from './cluster.ts';
 import type { PairPart } from './role.ts';
 import type { HaConfig } from './config.ts';
 import { serveCopies } from './copy.ts';
-import { putCopyInPlace } from './join.ts';
+import { joinPair, standingOf } from './joining.ts';
 import { fence } from './fence.ts';
 import type { AppliedPosition, StandbyFollower } from './follower.ts';
 import { everySecond } from './retry.ts';
 import { followAsStandby } from './standby.ts';
-import { Lease, type LeaseChange, type LeaseStatus } from './lease.ts';
-import { beatOf, PairWatch, type BoxBeat } from './peers.ts';
-import { followsFrom, readPosition } from './position.ts';
+import { Lease, type LeaseChange, type LeaseOptions, type LeaseStatus } from './lease.ts';
+import { beatOf, PairWatch } from './peers.ts';
+import { readPosition } from './position.ts';
+import { RebasedLog } from './rebase.ts';
 import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 
 // One box of a pair (docs/ha.md): the roles it takes and the order of each change. The
@@ -35,6 +36,9 @@ import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 // that follows the log may take the lease, and the first box of a new pair (no position,
 // an empty log, no holder) may, as its origin.
 
+/** How long (in lease TTLs) a box that cannot follow waits for a copy before it may rebase the log on its own database. */
+const REBASE_AFTER_TTLS = 3;
+
 export class Pair {
   private readonly config: Config;
   private readonly options: AppOptions;
@@ -45,9 +49,11 @@ export class Pair {
   private watch: PairWatch | undefined;
   private role: PairRole = 'starting';
   private since = new Date().toISOString();
-  private origin = false;
+  /** No follower: the log goes on from this box's database (the pair's first box, or one that rebases the log on it: rebase.ts). */
+  private own: { kind: 'origin' | 'rebase'; last: number } | undefined;
   private follower: StandbyFollower | undefined;
-  private current: Appliance | undefined;
+  /** The appliance in this box's present role; undefined between two roles and while joining. Set by the pair alone. */
+  appliance: Appliance | undefined;
   private copies: Subscription | undefined;
   private lastFailover: PairStatus['lastFailover'];
   /** The active: the last entry its database holds (written inside each commit with one). */
@@ -67,39 +73,24 @@ export class Pair {
     const { fenced, ...appOptions } = options;
     this.options = appOptions;
     this.fenced = fenced ?? ((reason) => exitSteppedDown(this.log, reason));
-    this.log = createLogger({ level: config.log.level, destination: options.logDestination ?? stdoutDestination() }).child({
-      pair: config.ha.pair,
-      node: config.ha.node,
-    });
+    const destination = options.logDestination ?? stdoutDestination();
+    this.log = createLogger({ level: config.log.level, destination }).child({ pair: config.ha.pair, node: config.ha.node });
     this.file = path.join(path.resolve(config.storage.dataDir), config.storage.file);
-  }
-
-  /** The appliance in this box's present role; undefined between two roles and while joining. */
-  get appliance(): Appliance | undefined {
-    return this.current;
   }
 
   async start(): Promise<void> {
     const ha = this.config.ha;
     this.cluster = await reachPairCluster(ha, this.log, this.stopping.signal);
-    this.lease = new Lease({
-      store: this.cluster.store,
-      node: ha.node!,
-      ttlMs: ha.leaseTtlMs,
-      url: this.config.server.publicUrl,
-      mayTake: () => this.role === 'standby' && !this.problem && (this.origin || this.follower !== undefined) && performance.now() >= this.holdOffUntil,
+    this.lease = pairLease(this.config, this.cluster, this.log, {
+      mayTake: () =>
+        this.role === 'standby' && !this.problem && (this.own !== undefined || this.follower !== undefined) && performance.now() >= this.holdOffUntil,
       onChange: (change) => this.leaseChanged(change),
-      onError: (err, doing) => this.log.debug({ err }, doing),
     });
-    this.watch = new PairWatch(this.cluster.nc, this.cluster.jsm, ha.pair!, this.cluster.names.stream, () => this.beat());
+    // What this box tells the other once a second: where it stands.
+    this.watch = new PairWatch(this.cluster.nc, this.cluster.jsm, ha.pair!, this.cluster.names.stream, () => beatOf(this.status(false)));
     this.watch.start();
     await this.settle();
     this.lease.start();
-  }
-
-  /** What this box tells the other once a second (peers.ts). */
-  private beat(): BoxBeat {
-    return beatOf(this.status(false));
   }
 
   /** This box in its pair; `withPeers` false: without what it knows of the others (what it says of itself). */
@@ -130,8 +121,8 @@ export class Pair {
     await this.steps;
     await this.follower?.stop();
     this.copies?.unsubscribe();
-    await this.current?.close();
-    this.current = undefined;
+    await this.appliance?.close();
+    this.appliance = undefined;
     await this.lease?.stop(true);
     await this.cluster?.nc.close();
   }
@@ -158,7 +149,7 @@ export class Pair {
    */
   private async settle(): Promise<void> {
     this.become('starting');
-    this.origin = false;
+    this.own = undefined;
     await everySecond(
       () => this.settleOnce(),
       this.stopping.signal,
@@ -170,49 +161,71 @@ export class Pair {
   }
 
   private async settleOnce(): Promise<void> {
-    const position = this.position();
-    if (position && (await followsFrom(this.cluster.jsm, this.cluster.names, position))) return this.standby();
-    const info = await this.cluster.jsm.streams.info(this.cluster.names.stream);
-    const lease = await this.cluster.store.get();
-    if (!position && info.state.last_seq === 0 && (!lease?.value || lease.value.released)) {
-      // The pair's first box: its database (empty, or a single box's that joins a pair) is the truth.
-      this.origin = true;
-      this.problem = undefined;
-      this.become('standby');
-      return;
-    }
-    return this.join();
+    const standing = await standingOf(this.cluster, this.position());
+    if (standing === 'follows') return this.standby();
+    if (standing === 'joins') return this.join();
+    this.ownDatabase({ kind: 'origin', last: 0 });
+  }
+
+  /** No follower: the log goes on from this box's database once it has the lease (a rebase asks for a copy again after a while). */
+  private ownDatabase(own: NonNullable<Pair['own']>): void {
+    this.own = own;
+    this.problem = undefined;
+    this.become('standby');
+    if (own.kind === 'origin') return;
+    this.log.warn(
+      { last: own.last },
+      'no active answers, and this box wrote the last entry of the change log: it takes over from its own database once the lease is free',
+    );
+    const again = () => this.enqueue(async () => (this.role === 'standby' && this.own === own ? this.settle() : undefined));
+    setTimeout(again, REBASE_AFTER_TTLS * this.config.ha.leaseTtlMs).unref();
   }
 
   private async standby(): Promise<void> {
-    const appliance = await startAppliance(this.config, {
-      ...this.options,
-      pair: { role: 'standby', refusal: () => standbyRefusal(this.config.ha, this.lease?.status()), status: () => this.status() },
-    });
-    this.current = appliance;
-    this.follower = await followAsStandby(appliance, this.cluster, (error, streamSeq) => {
-      this.problem = `entry ${streamSeq} of the change log cannot be applied: ${(error as Error).message}`;
-      this.log.error({ err: error, streamSeq }, 'the standby stopped following the change log');
-    });
+    const part = { role: 'standby' as const, refusal: () => standbyRefusal(this.config.ha, this.lease?.status()), status: () => this.status() };
+    this.appliance = await startAppliance(this.config, { ...this.options, pair: part });
+    this.follower = await followAsStandby(this.appliance, this.cluster, (error, streamSeq) => this.stoppedFollowing(error, streamSeq));
     this.problem = undefined;
     this.become('standby');
   }
 
-  /** Fetches a copy of the active's database, puts it in place, and follows from where it ends. */
+  /** The follower stopped at an entry: the log was rebased on another box's database (this copy is fetched again), or it cannot be applied. */
+  private stoppedFollowing(error: unknown, streamSeq: number): void {
+    if (error instanceof RebasedLog) {
+      this.log.warn({ streamSeq }, error.message);
+      return this.enqueue(async () => (this.role === 'standby' ? this.endStandby().then(() => this.join()) : undefined));
+    }
+    this.problem = `entry ${streamSeq} of the change log cannot be applied: ${(error as Error).message}`;
+    this.log.error({ err: error, streamSeq }, 'the standby stopped following the change log');
+  }
+
+  /**
+   * Fetches a copy of the active's database and follows from where it ends (joining.ts);
+   * or, no active answering and this box the writer of the log's last entry, takes over
+   * from its own database once the lease is free (rebase.ts).
+   */
   private async join(): Promise<void> {
     this.become('joining');
-    const joined = async () => {
-      await putCopyInPlace(this.cluster.nc, this.config.ha.pair!, this.file, this.log);
-      const position = this.position();
-      if (!position || !(await followsFrom(this.cluster.jsm, this.cluster.names, position)))
-        throw new Error('the copy ends at an entry the change log does not hold');
-      return true;
-    };
-    const done = await everySecond(joined, this.stopping.signal, (err, n) => {
-      this.problem = `joining: ${(err as Error).message}`;
-      if (n % 10 === 0) this.log.warn({ err }, 'no copy of the active yet; trying again');
+    const done = await joinPair({
+      cluster: this.cluster,
+      pair: this.config.ha.pair!,
+      file: this.file,
+      position: () => this.position(),
+      rebaseAfterMs: REBASE_AFTER_TTLS * this.config.ha.leaseTtlMs,
+      log: this.log,
+      stop: this.stopping.signal,
+      failing: (problem) => (this.problem = problem),
     });
-    if (done) return this.standby();
+    if (done?.kind === 'copied') return this.standby();
+    if (done?.kind === 'rebase') this.ownDatabase(done);
+  }
+
+  /** Ends the standby's part: its follower, then its appliance (nothing of it waits for the log). */
+  private async endStandby(): Promise<void> {
+    await this.follower?.stop();
+    this.follower = undefined;
+    await this.appliance?.close(0);
+    this.appliance = undefined;
   }
 
   /** Where this box's database file stands in the change log (position.ts). */
@@ -223,34 +236,29 @@ export class Pair {
   private async takeOver(term: number, from: LeaseChange['from']): Promise<void> {
     if (this.role !== 'standby' || this.stopping.signal.aborted) return;
     this.become('taking-over');
-    const after = await fence(this.cluster.js, this.cluster.names, term, this.lease, () => (this.origin ? undefined : this.follower!.position.streamSeq));
+    const own = this.own;
+    const after = await fence(this.cluster.js, this.cluster.names, term, this.lease, () => own?.last ?? this.follower!.position.streamSeq, own?.kind);
     if (after === undefined) return; // the lease was lost meanwhile, or the log is ahead of an origin: stepDown follows
-    await this.follower?.stop();
-    this.follower = undefined;
-    await this.current?.close(0);
-    this.current = undefined;
+    await this.endStandby();
     const ha = this.config.ha;
     const part = activePart(this.cluster, after, term, this.log, {
-      retryForMs: this.config.ha.leaseTtlMs,
       holds: () => this.lease.holds(),
       status: () => this.status(),
       switchover: () => this.enqueue(() => this.handOver()),
       written: (position) => (this.written = position),
       broken: () => this.enqueue(() => this.stepDown('an entry could not be stored')),
     });
-    this.current = await startAppliance(this.config, { ...this.options, pair: part });
-    this.copies = serveCopies(this.cluster.nc, ha.pair!, this.current.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
+    this.appliance = await startAppliance(this.config, { ...this.options, pair: part });
+    this.copies = serveCopies(this.cluster.nc, ha.pair!, this.appliance.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
     this.lastFailover = { at: new Date().toISOString(), node: ha.node!, term, from: from?.node, planned: from?.released ?? false };
-    this.origin = false;
+    this.own = undefined;
     this.acting = true;
     this.become('active');
   }
 
   /**
-   * A planned switchover (docs/ha.md): finishes what is under way as at a stop (every
-   * answer waits for its entry, the lease still held), then gives the lease up; the
-   * standby takes it at its next look. This box starts again as standby and does not
-   * take the lease back for two TTLs.
+   * A planned switchover (docs/ha.md): finishes what is under way as at a stop, then gives
+   * the lease up to the standby; this box starts again as standby and leaves the lease for two TTLs.
    */
   private async handOver(): Promise<void> {
     if (this.role !== 'active' || this.stopping.signal.aborted) return;
@@ -258,8 +266,8 @@ export class Pair {
     this.log.warn('switchover: handing the active role to the standby');
     this.copies?.unsubscribe();
     this.copies = undefined;
-    await this.current?.close();
-    this.current = undefined;
+    await this.appliance?.close();
+    this.appliance = undefined;
     this.acting = false;
     this.holdOffUntil = performance.now() + 2 * this.config.ha.leaseTtlMs;
     await this.lease.stop(true);
@@ -275,12 +283,22 @@ export class Pair {
     // events, the hub) then never leaves, and the service starts the box again as standby.
     if (this.acting) return this.fenced(reason);
     // Taking over, not acting yet: its standby part ends, and it looks again where it stands.
-    await this.follower?.stop();
-    this.follower = undefined;
-    await this.current?.close(0);
-    this.current = undefined;
+    await this.endStandby();
     await this.settle();
   }
+}
+
+/** The lease of this box (lease.ts): it takes it when `mayTake`, and tells every change. */
+function pairLease(config: Config, cluster: PairCluster, log: Logger, on: Pick<LeaseOptions, 'mayTake' | 'onChange'>): Lease {
+  const ha = config.ha;
+  return new Lease({
+    store: cluster.store,
+    node: ha.node!,
+    ttlMs: ha.leaseTtlMs,
+    url: config.server.publicUrl,
+    ...on,
+    onError: (err, doing) => log.debug({ err }, doing),
+  });
 }
 
 /** The appliance's part as active: its commits acknowledged once their entries are stored (active.ts). */
@@ -289,7 +307,7 @@ function activePart(
   after: number,
   term: number,
   log: Logger,
-  pair: Pick<ActiveOptions, 'holds' | 'written' | 'retryForMs'> & { status: () => PairStatus; switchover: () => void; broken: () => void },
+  pair: Pick<ActiveOptions, 'holds' | 'written'> & { status: () => PairStatus; switchover: () => void; broken: () => void },
 ): PairPart {
   return {
     role: 'active',
@@ -302,7 +320,6 @@ function activePart(
         names: cluster.names,
         after,
         term,
-        retryForMs: pair.retryForMs,
         holds: pair.holds,
         written: pair.written,
         broken: (error) => {

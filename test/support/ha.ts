@@ -177,6 +177,39 @@ export async function startBoxProcess(options: BoxProcessOptions): Promise<BoxPr
   return { node: options.node, dataDir, url: options.url ?? `http://${options.host}:${options.port}`, process: started };
 }
 
+/** A box kept running as its service keeps it (Restart=always): `current()` is its present process. */
+export interface ServiceBox {
+  current(): BoxProcess;
+  /** Ends the keeping; the present process runs on. */
+  stop(): void;
+}
+
+/**
+ * Keeps the box running as the service does: whenever its process ends (a box that stepped
+ * down exits 75), it is started again on its data directory a second later, in the
+ * background: a box that joins serves nothing until it has a copy, and two of them wait
+ * for each other's side of the pair.
+ */
+export function asService(first: BoxProcess, start: (dataDir: string) => Promise<BoxProcess>): ServiceBox {
+  let box = first;
+  let stopped = false;
+  const keep = (running: BoxProcess) =>
+    void running.process.exited.then(async () => {
+      while (!stopped) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (stopped) return;
+        try {
+          box = await start(running.dataDir);
+          return keep(box);
+        } catch {
+          // It did not come up in time (its start ended it): started once more.
+        }
+      }
+    });
+  keep(first);
+  return { current: () => box, stop: () => (stopped = true) };
+}
+
 /** The admin's token from the box at `url`. */
 export async function boxToken(url: string): Promise<string> {
   const res = await fetch(`${url}/oauth/token`, {
