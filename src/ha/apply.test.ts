@@ -77,7 +77,7 @@ describe('capture and apply', () => {
   });
 
   it('refuses, changing nothing: an entry of another format, a table this box does not have, a table of other columns', () => {
-    expect(() => decodeEntry(serialize({ format: 2, term: 1 }))).toThrow('a change-log entry of format 2; this build reads format 1');
+    expect(() => decodeEntry(serialize({ format: 3, term: 1 }))).toThrow('a change-log entry of format 3; this build reads formats 1 and 2');
     const standby = database();
     const applier = new ChangeApplier(standby);
     const before = tableDigests(standby);
