@@ -17,6 +17,9 @@
 // - While the pair's phase runs, the standby's `GET /v1/ha` every 50 ms: `lagMs` (how long
 //   the last entry it applied had been stored) and `lagEntries`; p50, p99, max of the
 //   samples. The criterion: p99 ≤ 20 ms.
+// - Durable HTTP creates (POST /v1/locations) at 8 keep-alive connections with wrk,
+//   closed loop, one box and the pair's active taking turns for `--rounds` rounds of
+//   `--seconds` (bench.ts's write phase). The criterion: the pair at least 0.5 × one box.
 // - Takeovers, `--takeovers` times: the active killed (SIGKILL) while the PLC and a
 //   writer keep asking; from the kill to the first write acknowledged by the other box
 //   (POST /v1/locations, every 20 ms) and to the first RES_ from it (the PLC dials its
@@ -26,7 +29,7 @@
 // Exits 1 when a RES_ was missing or wrong, or a takeover did not complete.
 
 import { type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -34,6 +37,7 @@ import { numberArg } from './args.ts';
 import { bundle } from './build.ts';
 import { C1, C2, cpuTimeUs, createSite, startAppliance, type Appliance } from './bench-plc/appliance.ts';
 import { dialTcp, PlcClient, quantile, type RunResult } from './bench-plc/client.ts';
+import { createScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { closeAllNats, freePort, startCluster, type NatsServer } from '../test/support/nats.ts';
 
 const ROUNDS = numberArg('--rounds', 3);
@@ -122,6 +126,42 @@ function phaseLine(p: Phase): string {
   return `round ${p.round} ${p.mode}: ${p.run.answered} answered, ${Math.round(p.run.rate)}/s, p50 ${ms(quantile(l, 0.5), 3)} p99 ${ms(quantile(l, 0.99), 3)} max ${ms(l.at(-1), 1)} ms, ${p.run.skipped} skipped, ${p.run.errors.length} errors${cpu}${lag}`;
 }
 
+interface CreatePhase {
+  mode: 'one box' | 'pair';
+  round: number;
+  result: WrkResult;
+}
+
+/** wrk's script file: POST /v1/locations, each a location of its own under `area` (four letters). */
+function createScriptFile(dir: string, area: string, token: string): string {
+  const file = path.join(dir, `create-${area}.lua`);
+  writeFileSync(file, createScript(area, token));
+  return file;
+}
+
+/** Durable creates at 8 connections, one box and the pair's active taking turns. */
+function creates(one: Appliance, active: Appliance, dir: string): CreatePhase[] {
+  const phases: CreatePhase[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const mode of round % 2 === 1 ? (['one box', 'pair'] as const) : (['pair', 'one box'] as const)) {
+      const box = mode === 'one box' ? one : active;
+      const area = `${mode === 'one box' ? 'WO' : 'WP'}${String.fromCharCode(64 + round)}${String.fromCharCode(64 + round)}`;
+      const result = wrk(`${box.url}/v1/locations`, {
+        server: box.child,
+        script: createScriptFile(dir, area, box.token),
+        seconds: SECONDS,
+        connections: 8,
+        threads: 1,
+      });
+      phases.push({ mode, round, result });
+      log(
+        `round ${round} ${mode}: POST /v1/locations ${Math.round(result.rps)}/s, p50 ${ms(result.p50ms)} p99 ${ms(result.p99ms)} ms, CPU ${Math.round(result.cpuUs)} µs each, ${result.errors} errors`,
+      );
+    }
+  }
+  return phases;
+}
+
 /** The standby's lag, sampled every 50 ms until `stop`. */
 async function sampleLag(url: string, token: string, stop: AbortSignal): Promise<number[]> {
   const samples: number[] = [];
@@ -183,6 +223,7 @@ async function takeover(active: PairBox, standby: PairBox, units: string[], n: n
 }
 
 async function main(): Promise<void> {
+  requireWrk();
   await bundle();
   const cluster = await startCluster('bench-ha', 3);
   const units = barcodes('BH', 512);
@@ -236,6 +277,8 @@ async function main(): Promise<void> {
   }
   await pairClient.close();
   await oneClient.close();
+  const createPhases = creates(one, a, dirs[0]!);
+  for (const phase of createPhases) if (phase.result.errors > 0) errors.push(`${phase.result.errors} creates failed (${phase.mode}, round ${phase.round})`);
 
   const takeovers: { writeMs: number; plcMs: number }[] = [];
   let [active, standby] = [boxes[0]!, boxes[1]!];
@@ -246,7 +289,7 @@ async function main(): Promise<void> {
     [active, standby] = [standby, active];
   }
 
-  report(phases, takeovers);
+  report(phases, createPhases, takeovers);
   await Promise.all(cluster.map((node) => node.close()));
   if (errors.length > 0) {
     log(`errors: ${errors.slice(0, 5).join('; ')}`);
@@ -254,7 +297,7 @@ async function main(): Promise<void> {
   }
 }
 
-function report(phases: Phase[], takeovers: { writeMs: number; plcMs: number }[]): void {
+function report(phases: Phase[], createPhases: CreatePhase[], takeovers: { writeMs: number; plcMs: number }[]): void {
   const all = (mode: Phase['mode']) =>
     phases
       .filter((p) => p.mode === mode)
@@ -272,6 +315,15 @@ function report(phases: Phase[], takeovers: { writeMs: number; plcMs: number }[]
   log(`PLC REQ_ → RES_ at ${RATE}/s, p99 per round (min / median / max): one box ${spread(p99s('one box'))} ms, pair ${spread(p99s('pair'))} ms`);
   log(
     `all rounds together: one box p50 ${ms(quantile(one, 0.5), 3)} p99 ${ms(quantile(one, 0.99), 3)} ms; pair p50 ${ms(quantile(pair, 0.5), 3)} p99 ${ms(quantile(pair, 0.99), 3)} ms; ratio ${(quantile(pair, 0.99) / quantile(one, 0.99)).toFixed(2)} (target ≤ 1.5)`,
+  );
+  const rates = (mode: CreatePhase['mode']) => createPhases.filter((p) => p.mode === mode).map((p) => p.result.rps);
+  const mean = (v: number[]) => v.reduce((a, x) => a + x, 0) / Math.max(1, v.length);
+  const rateSpread = (v: number[]) => {
+    const sorted = [...v].sort((x, y) => x - y);
+    return `${Math.round(sorted[0] ?? 0)} / ${Math.round(quantile(sorted, 0.5))} / ${Math.round(sorted.at(-1) ?? 0)}`;
+  };
+  log(
+    `POST /v1/locations at 8 connections, creates/s per round (min / median / max): one box ${rateSpread(rates('one box'))}, pair ${rateSpread(rates('pair'))}; ratio of the means ${(mean(rates('pair')) / mean(rates('one box'))).toFixed(2)} (target ≥ 0.5)`,
   );
   log(`standby lag (sampled every 50 ms): p50 ${ms(quantile(lag, 0.5), 1)} p99 ${ms(quantile(lag, 0.99), 1)} max ${ms(lag.at(-1), 1)} ms (target p99 ≤ 20)`);
   if (takeovers.length > 0) {

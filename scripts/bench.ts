@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUNDLE, bundle } from './build.ts';
-import { requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
+import { createScript, requireWrk, wrk, type WrkResult } from './bench-mixed/wrk.ts';
 import { waitForLine } from './bench-plc/appliance.ts';
 import { numberArg } from './args.ts';
 import { CONVEYOR_NODE_OPTIONS } from '../src/core/young-generation.ts';
@@ -88,18 +88,7 @@ async function main(): Promise<void> {
     }
 
     const luaFile = path.join(dataDir, 'create.lua');
-    writeFileSync(
-      luaFile,
-      `counter = 0
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer ${token}"
-request = function()
-  counter = counter + 1
-  local body = string.format('{"locationId":"WRIT/%04d/%04d/0000/0000","locationGroupName":"WAREHOUSE"}', math.floor(counter / 10000), counter % 10000)
-  return wrk.format(nil, "/v1/locations", nil, body)
-end`,
-    );
+    writeFileSync(luaFile, createScript('WRIT', token));
     const writes = wrk(`${appUrl}/v1/locations`, { server: appliance, script: luaFile, seconds: SECONDS, connections: 8, threads: 1 });
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${appliance.pid}/status`, 'utf8'))?.[1]);
 

@@ -41,6 +41,17 @@ beforeAll(async () => {
   cluster = await startCluster('ha-failover', 3);
 }, 120_000);
 
+/** Until both boxes' databases are the same; a timeout tells where each stands and how its log ends. */
+async function untilSameDatabases(): Promise<void> {
+  await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 90_000).catch(async (error: Error) => {
+    const said = async (box: BoxProcess) =>
+      `${box.node}: ${await fetch(`${box.url}/v1/ha`, { headers: { Authorization: `Bearer ${auth}` } })
+        .then((r) => r.text())
+        .catch(() => 'no answer')}\n${box.process.output().trimEnd().split('\n').slice(-8).join('\n')}`;
+    throw new Error(`${error.message}\n${await said(a)}\n${await said(b)}`);
+  });
+}
+
 /** Until one box is active and the other its standby, in either order (which one took over is the pair's to decide). */
 async function untilOneActiveOneStandby(): Promise<void> {
   let seen = '';
@@ -142,7 +153,7 @@ describe('a pair of processes', () => {
       [a, b] = services.map((service) => service.current()) as [BoxProcess, BoxProcess];
     }
     // From the log, or from a copy when it had committed the write before it ended.
-    await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
+    await untilSameDatabases();
     const gone = await fetch(`${a.url}/v1/locations?locationId=${encodeURIComponent(locationId)}`, { headers: { Authorization: `Bearer ${auth}` } });
     expect(gone.status).toBe(404);
   }, 180_000);
@@ -158,7 +169,7 @@ describe('a pair of processes', () => {
       await until(async () => (await roleOf(a.url, auth)) === 'active' && (await roleOf(b.url, auth)) === 'standby', 'box-a is active', 60_000);
     }
     expect(await createdOn(a.url, auth, 'HAF3/0001/0000/0000/0000')).toBe(true);
-    await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
+    await untilSameDatabases();
     b.process.child.kill('SIGKILL');
     await b.process.exited;
     // The log's leader on another node than box-a's, killed with the third: box-a's next entry
@@ -183,7 +194,7 @@ describe('a pair of processes', () => {
     b = await startBox('box-b', cluster[1]!, portB, b.dataDir);
     await until(() => b.process.output().includes('the change log was rebased'), 'box-b meets the rebase', 60_000);
     await until(async () => (await roleOf(b.url, auth)) === 'standby', 'box-b follows again', 90_000);
-    await until(() => digestOfBox(a) === digestOfBox(b), 'box-b holds what box-a holds', 30_000);
+    await untilSameDatabases();
     await expectLocationsOn(b.url, auth, ['HAF3/0001/0000/0000/0000']);
     // What box-a committed and never acknowledged stays: nothing acknowledged to anyone is lost, and both boxes agree.
     await expectLocationsOn(b.url, auth, ['HAF3/0002/0000/0000/0000']);

@@ -135,10 +135,17 @@ export interface BoxProcess {
 }
 
 const boxProcesses: ApplianceProcess[] = [];
+/** The file's tests are over: a box kept running as a service is not started again. */
+let ending = false;
 afterAll(async () => {
+  ending = true;
   for (const p of boxProcesses) p.child.kill('SIGKILL');
   await Promise.all(boxProcesses.map((p) => p.exited));
   boxProcesses.length = 0;
+});
+// A run ended early (a timeout, Ctrl-C) runs no afterAll: the boxes end with the test's process all the same.
+process.once('exit', () => {
+  for (const p of boxProcesses) p.child.kill('SIGKILL');
 });
 
 export interface BoxProcessOptions {
@@ -195,9 +202,9 @@ export function asService(first: BoxProcess, start: (dataDir: string) => Promise
   let stopped = false;
   const keep = (running: BoxProcess) =>
     void running.process.exited.then(async () => {
-      while (!stopped) {
+      while (!stopped && !ending) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        if (stopped) return;
+        if (stopped || ending) return;
         try {
           box = await start(running.dataDir);
           return keep(box);
