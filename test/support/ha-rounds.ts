@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BUNDLE } from '../../scripts/build.ts';
 import { Random } from '../../scripts/reliability/random.ts';
-import { boxToken, digestOfBox, roleOf, startBoxProcess } from './ha.ts';
+import { boxToken, digestOfBox, roleOf, SERVICE_RESTART_MS, startBoxProcess } from './ha.ts';
+import { until as pollUntil } from './warehouse.ts';
 import { startFloatingAddress, type FloatingAddress } from './keepalived.ts';
 import { untilOneMetaLeader, type NatsServer } from './nats.ts';
 import { HALL_PORTS, makeHall, startHallCluster, type BoxName, type Hall } from './netns.ts';
@@ -39,8 +40,6 @@ const PAIR = 'hallr';
 const AREA = 'HRND';
 /** How long a paused active stands still, and the witness stays away: well past the lease (LEASE_TTL_MS). */
 const HOLD_MS = 8_000;
-/** The service's RestartSec (docs/install.md). */
-const RESTART_MS = 2_000;
 /** Acknowledgements before each fault and after the pair answers again: the pair writes on both sides of it. */
 const WRITES_AROUND = 20;
 
@@ -62,13 +61,11 @@ const other = (name: 'a' | 'b'): 'a' | 'b' => (name === 'a' ? 'b' : 'a');
 const current = (box: Box): Life => box.lives.at(-1)!;
 const running = (life: Life) => life.exitedAt === undefined;
 
-/** Waits until `check` holds; a timeout says what it saw last. */
+/** Waits until `check` holds (support/warehouse.ts polls it); a timeout says what it saw last. */
 async function until(what: string, timeoutMs: number, check: () => Promise<boolean> | boolean, seen: () => string = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(timeoutMs / 1000)} s${seen() ? ` (${seen()})` : ''}`);
-    await sleep(100);
-  }
+  await pollUntil(check, what, timeoutMs).catch((error: Error) => {
+    throw new Error(`${error.message}${seen() ? ` (${seen()})` : ''}`);
+  });
 }
 
 /** Ends every appliance process in the namespace (this run's: the namespace is). */
@@ -138,7 +135,7 @@ export function hallRounds(options: RoundsOptions) {
       life.exitedAt = Date.now();
       life.exit = how;
       for (;;) {
-        await sleep(RESTART_MS);
+        await sleep(SERVICE_RESTART_MS);
         if (closing) return;
         try {
           return await startBox(name);

@@ -184,6 +184,9 @@ export async function startBoxProcess(options: BoxProcessOptions): Promise<BoxPr
   return { node: options.node, dataDir, url: options.url ?? `http://${options.host}:${options.port}`, process: started };
 }
 
+/** How long the service waits before it starts an ended box again (RestartSec, docs/install.md). */
+export const SERVICE_RESTART_MS = 2_000;
+
 /** A box kept running as its service keeps it (Restart=always): `current()` is its present process. */
 export interface ServiceBox {
   current(): BoxProcess;
@@ -193,7 +196,7 @@ export interface ServiceBox {
 
 /**
  * Keeps the box running as the service does: whenever its process ends (a box that stepped
- * down exits 75), it is started again on its data directory a second later, in the
+ * down exits 75), it is started again on its data directory after RestartSec, in the
  * background: a box that joins serves nothing until it has a copy, and two of them wait
  * for each other's side of the pair.
  */
@@ -203,7 +206,7 @@ export function asService(first: BoxProcess, start: (dataDir: string) => Promise
   const keep = (running: BoxProcess) =>
     void running.process.exited.then(async () => {
       while (!stopped && !ending) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise((resolve) => setTimeout(resolve, SERVICE_RESTART_MS));
         if (stopped || ending) return;
         try {
           box = await start(running.dataDir);
