@@ -13,7 +13,7 @@ import { sqliteBinding, sqliteBindingFile } from './core/native.ts';
 import { READ_CONNECTIONS, ReadPool } from './core/read-pool.ts';
 import { startThreadPool, takeConveyorPriority } from './core/thread-priority.ts';
 import { UnitOfWork } from './core/unit-of-work.ts';
-import { drain, listen, urlOf } from './http/lifecycle.ts';
+import { listen, stopServing, urlOf } from './http/lifecycle.ts';
 import { HttpThread } from './threads/conveyor-side.ts';
 import { createEdgeServer } from './threads/edge-server.ts';
 import { prestartWorker } from './threads/worker.ts';
@@ -47,8 +47,11 @@ export interface Appliance {
   flusher: WalFlusher | undefined;
   /** The service of a module (src/modules/index.ts names them). */
   module<N extends ModuleName>(name: N): Services[N];
-  /** Stops; requests under way may finish for `drainMs` (a box of a pair stepping down gives them none). */
-  close(drainMs?: number): Promise<void>;
+  /**
+   * Stops; requests under way may finish for `drainMs` (a box of a pair stepping down gives
+   * them none); requests on connections already open are still taken for `graceMs` (a switchover).
+   */
+  close(drainMs?: number, graceMs?: number): Promise<void>;
 }
 
 /** How long a stop waits for requests under way before it cuts them off. */
@@ -182,7 +185,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       // A standby acts on nothing: its modules are made (their reads serve) and not started.
       if (pair?.role !== 'standby') await app.start();
     } catch (err) {
-      await edge.stop(0);
+      await edge.stop(0, 0);
       throw err;
     }
     const plc = app.module('plc');
@@ -208,11 +211,11 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       httpThread: edge instanceof HttpThread ? edge : undefined,
       flusher,
       module: app.module,
-      close(drainMs = STOP_DRAIN_MS) {
+      close(drainMs = STOP_DRAIN_MS, graceMs = 0) {
         closing ??= (async () => {
           // No new connections from here on; requests under way go on, those handed
           // over to this thread included, and open event streams end.
-          const cut = await edge.stop(drainMs);
+          const cut = await edge.stop(drainMs, graceMs);
           if (cut > 0) log.warn({ connections: cut, waitedMs: drainMs }, 'requests still under way at stop were cut off');
           // Modules in reverse: the PLC first (it answers what it has read, then closes its links).
           await app.stop();
@@ -244,24 +247,18 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
 interface Edge {
   url: string;
   port: number;
-  /** Stops taking requests, lets those under way finish (at most `drainMs`); how many were cut. */
-  stop(drainMs: number): Promise<number>;
+  /** Stops taking requests (those on open connections for `graceMs` more), lets those under way finish (at most `drainMs`); how many were cut. */
+  stop(drainMs: number, graceMs: number): Promise<number>;
 }
 
 /** The server on this thread (`server.httpThread: false`): every request runs here. */
 async function listenHere(app: Assembly, config: Config, log: Logger, work: UnitOfWork, standby: HttpOptions['standby']): Promise<Edge> {
   const events = app.module('events');
   const server = createEdgeServer(app, config, log, { commits: work, standby });
-  const address = await listen(server, config.server.port, config.server.host);
+  const address = await listen(server, config.server.port, config.server.host, { shared: config.ha.pair !== undefined });
   return {
     url: urlOf(address, !!config.server.tls),
     port: address.port,
-    async stop(drainMs) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Open event streams end first: they would keep the server waiting for ever.
-      events.streams.shutdown();
-      return drain(server, closed, drainMs);
-    },
+    stop: (drainMs, graceMs) => stopServing(server, { drainMs, graceMs, endStreams: () => events.streams.shutdown() }),
   };
 }

@@ -50,6 +50,35 @@ async function createLocation(box: TestBox, n: number): Promise<number> {
   return (await box.request('POST', '/v1/locations', { locationId, locationGroupName: 'WAREHOUSE' })).status;
 }
 
+/**
+ * Three clients creating locations at `url` one after another until `done()`: what was
+ * answered 201 by the box itself, 201 relayed by it (`WMS-Relayed-By`), and anything else.
+ */
+async function writeUntil(url: string, done: () => boolean, token: string) {
+  const written = { acknowledged: [] as string[], relayed: [] as string[], refused: [] as string[] };
+  let next = 0;
+  await Promise.all(
+    [1, 2, 3].map(async () => {
+      while (!done()) {
+        const locationId = `HAP2/${String(++next).padStart(4, '0')}/0000/0000/0000`;
+        try {
+          const res = await fetch(`${url}/v1/locations`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ locationId, locationGroupName: 'WAREHOUSE' }),
+          });
+          const text = await res.text();
+          if (res.status !== 201) written.refused.push(`${locationId}: ${res.status} ${text}`);
+          else (res.headers.get('wms-relayed-by') === 'box-a' ? written.relayed : written.acknowledged).push(locationId);
+        } catch (err) {
+          written.refused.push(`${locationId}: ${(err as Error).cause ?? (err as Error).message}`);
+        }
+      }
+    }),
+  );
+  return written;
+}
+
 describe('a pair in one process', () => {
   it("the pair's first box becomes active; the second joins from a copy and follows", async () => {
     a = await startTestBox(PAIR, 'box-a', cluster[0]!, BOX);
@@ -224,11 +253,21 @@ describe('a pair in one process', () => {
     await until(() => a.status().peer?.role === 'standby', 'box-a hears box-b follow', 30_000);
     const refused = await b.request('POST', '/v1/ha/switchover');
     expect(refused.status).toBe(503); // a standby refuses every write, this one too
+    // Clients at the active's address, as behind the floating address before it moves: what
+    // they send while box-a hands over is held and answered by box-b, none refused.
+    const writing = writeUntil(a.url(), () => b.status().role === 'active', await a.view().token());
     const asked = await a.request('POST', '/v1/ha/switchover');
     expect(asked.status, asked.text).toBe(202);
     await until(() => b.status().role === 'active', 'box-b takes over', 30_000);
+    const written = await writing;
+    expect(written.refused, 'refused during the switchover').toEqual([]);
+    expect(written.relayed.length, 'writes box-a held and box-b answered').toBeGreaterThan(0);
     await until(() => a.status().role === 'standby', 'box-a follows', 30_000);
     expect(await createLocation(b, 20)).toBe(201);
+    for (const locationId of [...written.acknowledged, ...written.relayed]) {
+      const found = await b.request('GET', `/v1/locations?locationId=${encodeURIComponent(locationId)}`);
+      expect(found.status, locationId).toBe(200);
+    }
     expect(b.status().lastFailover).toMatchObject({ from: 'box-a', planned: true });
     await until(
       async () => (await pairAlarms(b)).some((al) => al.kind === 'pair.failover' && al.severity === 'warning'),

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Subscription } from '@nats-io/transport-node';
 import type { Config } from '../config.ts';
 import { createLogger, stdoutDestination, type Logger } from '../core/log.ts';
 import { sqliteBinding } from '../core/native.ts';
@@ -10,7 +9,7 @@ import { attachActive, type ActiveOptions } from './active.ts';
 import { reachPairCluster, type PairCluster } from './cluster.ts';
 import type { PairPart } from './role.ts';
 import type { HaConfig } from './config.ts';
-import { serveCopies } from './copy.ts';
+import { ActiveServing } from './serving.ts';
 import { joinPair, standingOf } from './joining.ts';
 import { fence } from './fence.ts';
 import type { AppliedPosition, StandbyFollower } from './follower.ts';
@@ -39,6 +38,8 @@ import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 /** How long (in lease TTLs) a box that cannot follow waits for a copy before it may rebase the log on its own database. */
 const REBASE_AFTER_TTLS = 3;
 
+const REBASE_NOTE = 'no active answers, and this box wrote the last entry of the change log: it takes over from its own database once the lease is free';
+
 export class Pair {
   private readonly config: Config;
   private readonly options: AppOptions;
@@ -54,7 +55,8 @@ export class Pair {
   private follower: StandbyFollower | undefined;
   /** The appliance in this box's present role; undefined between two roles and while joining. Set by the pair alone. */
   appliance: Appliance | undefined;
-  private copies: Subscription | undefined;
+  /** The active's answers to the other box, and a switchover's door (serving.ts). */
+  private serving!: ActiveServing;
   private lastFailover: PairStatus['lastFailover'];
   /** The active: the last entry its database holds (written inside each commit with one). */
   private written: AppliedPosition | undefined;
@@ -81,6 +83,7 @@ export class Pair {
   async start(): Promise<void> {
     const ha = this.config.ha;
     this.cluster = await reachPairCluster(ha, this.log, this.stopping.signal);
+    this.serving = new ActiveServing(this.config, this.cluster, () => this.lease.status(), this.log);
     this.lease = pairLease(this.config, this.cluster, this.log, {
       mayTake: () =>
         this.role === 'standby' && !this.problem && (this.own !== undefined || this.follower !== undefined) && performance.now() >= this.holdOffUntil,
@@ -120,8 +123,9 @@ export class Pair {
     this.watch?.stop();
     await this.steps;
     await this.follower?.stop();
-    this.copies?.unsubscribe();
+    this.serving?.stop();
     await this.appliance?.close();
+    await this.serving?.closeDoor();
     this.appliance = undefined;
     await this.lease?.stop(true);
     await this.cluster?.nc.close();
@@ -173,10 +177,7 @@ export class Pair {
     this.problem = undefined;
     this.become('standby');
     if (own.kind === 'origin') return;
-    this.log.warn(
-      { last: own.last },
-      'no active answers, and this box wrote the last entry of the change log: it takes over from its own database once the lease is free',
-    );
+    this.log.warn({ last: own.last }, REBASE_NOTE);
     const again = () => this.enqueue(async () => (this.role === 'standby' && this.own === own ? this.settle() : undefined));
     setTimeout(again, REBASE_AFTER_TTLS * this.config.ha.leaseTtlMs).unref();
   }
@@ -249,7 +250,7 @@ export class Pair {
       broken: () => this.enqueue(() => this.stepDown('an entry could not be stored')),
     });
     this.appliance = await startAppliance(this.config, { ...this.options, pair: part });
-    this.copies = serveCopies(this.cluster.nc, ha.pair!, this.appliance.module('backups'), (err) => this.log.warn({ err }, 'a copy for a joining box failed'));
+    this.serving.start(this.appliance);
     this.lastFailover = { at: new Date().toISOString(), node: ha.node!, term, from: from?.node, planned: from?.released ?? false };
     this.own = undefined;
     this.acting = true;
@@ -257,21 +258,23 @@ export class Pair {
   }
 
   /**
-   * A planned switchover (docs/ha.md): finishes what is under way as at a stop, then gives
-   * the lease up to the standby; this box starts again as standby and leaves the lease for two TTLs.
+   * A planned switchover (docs/ha.md): a door holds what arrives (serving.ts) while the
+   * appliance finishes what it has under way and the lease goes to the standby, then hands
+   * it to the new active. Once the floating address moved, the door closes and this box
+   * starts again as standby; it leaves the lease to the other box for two TTLs.
    */
   private async handOver(): Promise<void> {
     if (this.role !== 'active' || this.stopping.signal.aborted) return;
     this.become('stepping-down');
     this.log.warn('switchover: handing the active role to the standby');
-    this.copies?.unsubscribe();
-    this.copies = undefined;
-    await this.appliance?.close();
+    await this.serving.handOver(this.appliance!);
     this.appliance = undefined;
     this.acting = false;
     this.holdOffUntil = performance.now() + 2 * this.config.ha.leaseTtlMs;
     await this.lease.stop(true);
     this.lease.start();
+    // Only once the address has moved does the standby take the port: it would refuse what the door takes.
+    await this.serving.closeDoorOnceMoved(this.stopping.signal);
     await this.settle();
   }
 

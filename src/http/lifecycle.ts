@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { StartupError } from '../core/db.ts';
 
@@ -28,7 +28,12 @@ export function readTls(tls: { cert: string; key: string } | undefined): { cert:
   return { cert, key };
 }
 
-export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+/**
+ * Takes the port. `shared`: with SO_REUSEPORT, so that another server of this process's
+ * user may listen on it beside this one (a box of a pair: its switchover's door opens
+ * before its own server closes, docs/ha.md); a box alone keeps the port to itself.
+ */
+export function listen(server: Server, port: number, host: string, { shared = false }: { shared?: boolean } = {}): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       // Say what to do, not only what happened: an installer's next step is another port.
@@ -38,7 +43,7 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
         err.message = `no permission to listen on ${host}:${port} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another with --port N`;
       reject(err);
     });
-    server.listen(port, host, () => {
+    server.listen({ port, host, reusePort: shared }, () => {
       server.off('error', reject);
       resolve(server.address() as AddressInfo);
     });
@@ -49,6 +54,35 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
 export function urlOf(address: AddressInfo, tls: boolean): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+}
+
+/**
+ * Stops serving: no new connections; a request on a connection already open is still
+ * taken for `graceMs` (answered with `Connection: close`, server.ts), then idle
+ * connections close; `endStreams` ends the open event streams (they would keep the server
+ * waiting for ever); requests under way may finish for `drainMs`. Returns how many
+ * connections it cut.
+ *
+ * The grace is for a switchover (docs/ha.md): a client that sends its next request on its
+ * kept-alive connection just as the server closes that connection sees the request fail
+ * ("connection reset"), and may not send a write again by itself. Given the grace, an
+ * active client gets its answer with `Connection: close` and opens a new connection
+ * (which the switchover's door takes) instead.
+ */
+export async function stopServing(
+  server: Server,
+  { drainMs, graceMs = 0, endStreams }: { drainMs: number; graceMs?: number | undefined; endStreams: () => void },
+): Promise<number> {
+  if (graceMs > 0) {
+    // The listener alone (net.Server's close): http.Server's would close idle connections too.
+    NetServer.prototype.close.call(server);
+    endStreams();
+    await new Promise((resolve) => setTimeout(resolve, graceMs));
+  }
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  endStreams();
+  return drain(server, closed, drainMs);
 }
 
 /**

@@ -79,7 +79,12 @@ export function createHttpServer(options: HttpOptions): http.Server {
   // Timeouts are checked at this interval (Node's default, 30 s, would let a request
   // that should be cut off after its timeout linger up to 30 s longer).
   const checkEveryMs = Math.min(1000, options.requestTimeoutMs);
-  const handle = (req: IncomingMessage, res: ServerResponse) => new Exchange(options, req, res).start();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    // Stopping (lifecycle.ts, stopServing): a request on a connection still open is
+    // answered, and the client told to open a new connection for its next one.
+    if (!server.listening) res.setHeader('Connection', 'close');
+    new Exchange(options, req, res).start();
+  };
   const server: http.Server = options.tls
     ? https.createServer({ connectionsCheckingInterval: checkEveryMs, requireHostHeader: false, cert: options.tls.cert, key: options.tls.key }, handle)
     : http.createServer({ connectionsCheckingInterval: checkEveryMs, requireHostHeader: false }, handle);

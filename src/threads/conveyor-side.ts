@@ -69,10 +69,11 @@ export class HttpThread {
 
   /**
    * Stops taking requests and lets those under way finish (at most `drainMs`, then they
-   * are cut); requests handed over meanwhile are still answered. Returns how many
-   * connections were cut.
+   * are cut); requests handed over meanwhile are still answered. `graceMs`: requests on
+   * connections already open are still taken that long (lifecycle.ts, stopServing).
+   * Returns how many connections were cut.
    */
-  stop(drainMs: number): Promise<number> {
+  stop(drainMs: number, graceMs = 0): Promise<number> {
     this.stopping ??= (async () => {
       const worker = this.worker;
       let cut = 0;
@@ -89,7 +90,7 @@ export class HttpThread {
           onExit = () => resolve(0);
           worker.on('message', onStopped);
           worker.once('exit', onExit);
-          this.post({ kind: 'stop', drainMs });
+          this.post({ kind: 'stop', drainMs, graceMs });
         });
         // Only these: a Worker keeps listeners of its own.
         worker.off('message', onStopped);

@@ -9,7 +9,7 @@ import { READ_CONNECTIONS, ReadPool } from '../core/read-pool.ts';
 import { yieldToConveyor } from '../core/thread-priority.ts';
 import { UnitOfWork } from '../core/unit-of-work.ts';
 import type { Commits } from '../http/handling.ts';
-import { drain, listen, urlOf } from '../http/lifecycle.ts';
+import { listen, stopServing, urlOf } from '../http/lifecycle.ts';
 import { Router } from '../http/router.ts';
 import { assemble } from '../modules/assemble.ts';
 import { ConveyorLink } from './conveyor-link.ts';
@@ -109,11 +109,7 @@ async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
         void (async () => {
           let cut = 0;
           try {
-            const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-            server.closeIdleConnections();
-            // Open event streams end first: they would keep the server waiting for ever.
-            streams.shutdown();
-            cut = await drain(server, closed, message.drainMs);
+            cut = await stopServing(server, { drainMs: message.drainMs, graceMs: message.graceMs, endStreams: () => streams.shutdown() });
             app.module('system').stop();
           } finally {
             openReads.close();
@@ -138,7 +134,7 @@ async function serve(port: MessagePort, data: HttpThreadData): Promise<void> {
     port.on('message', onMessage);
     for (const message of early.splice(0)) onMessage(message);
 
-    const address = await listen(server, config.server.port, config.server.host);
+    const address = await listen(server, config.server.port, config.server.host, { shared: config.ha.pair !== undefined });
     const listening = urlOf(address, !!config.server.tls);
     url ||= listening;
     app.module('system').start();

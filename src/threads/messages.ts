@@ -71,7 +71,7 @@ export type ToHttpThread =
   /** Fail as a bug would, with an uncaught exception (a diagnostic of the restart). */
   | { kind: 'fail' }
   /** Stop taking requests, finish those under way, close the read connections; then wait for the next start. */
-  | { kind: 'stop'; drainMs: number };
+  | { kind: 'stop'; drainMs: number; graceMs: number };
 
 /** What the HTTP thread asks of the conveyor thread besides requests. */
 export type Question =

@@ -6,8 +6,12 @@ import { HALL_PORTS } from './netns.ts';
 // locations through the floating address, as PLCs and the ERP reach the pair, and the
 // read that looks for every acknowledged one afterwards, through the API as well.
 
-/** A client's patience with one write: a request to a box that stands still fails after this and goes again. */
-const WRITE_TIMEOUT_MS = 3_000;
+/**
+ * A client's patience with one write: a request to a box that stands still fails after
+ * this and goes again. Longer than a switchover holds a request (docs/ha.md), shorter
+ * than an ERP's or a browser's patience (30 s and more).
+ */
+const WRITE_TIMEOUT_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,6 +23,15 @@ export interface Ack {
   box: string | undefined;
   sentAt: number;
   ackAt: number;
+}
+
+/** A write not acknowledged: answered otherwise than 201 (`status`), or not answered at all (`status` undefined: what went wrong on the way). */
+export interface Refusal {
+  locationId: string;
+  round: number;
+  at: number;
+  status: number | undefined;
+  why: string;
 }
 
 export interface Writers {
@@ -65,10 +78,10 @@ function ask(host: string, agent: http.Agent, method: string, path: string, toke
 
 /**
  * `clients` clients creating locations `<area>/<round>/<n>/0000/0000` through the floating
- * address at `host`, one after another, each acknowledged one (201) added to `acks`. A
- * write not acknowledged is not retried: the next one has a name of its own.
+ * address at `host`, one after another, each acknowledged one (201) added to `acks`, each
+ * other to `refusals`. A write not acknowledged is not retried: the next one has a name of its own.
  */
-export function startWriters(host: string, area: string, round: number, clients: number, token: () => string, acks: Ack[]): Writers {
+export function startWriters(host: string, area: string, round: number, clients: number, token: () => string, acks: Ack[], refusals: Refusal[]): Writers {
   let writing = true;
   let next = 0;
   const client = async () => {
@@ -87,10 +100,16 @@ export function startWriters(host: string, area: string, round: number, clients:
       const locationId = `${area}/${String(round).padStart(4, '0')}/${String(++next).padStart(5, '0')}/0000/0000`;
       const sentAt = Date.now();
       const reply = await ask(host, agent, 'POST', '/v1/locations', token(), { locationId, locationGroupName: 'WAREHOUSE' }, WRITE_TIMEOUT_MS).catch(
-        () => undefined,
+        (err: Error) => err,
       );
-      if (reply?.status === 201) acks.push({ locationId, round, sentAt, ackAt: Date.now(), box: await boxOf(reply.socket) });
-      else await sleep(50);
+      if (!(reply instanceof Error) && reply.status === 201) acks.push({ locationId, round, sentAt, ackAt: Date.now(), box: await boxOf(reply.socket) });
+      else {
+        const at = Date.now();
+        if (reply instanceof Error)
+          refusals.push({ locationId, round, at, status: undefined, why: (reply.cause as Error | undefined)?.message ?? reply.message });
+        else refusals.push({ locationId, round, at, status: reply.status, why: `${reply.status} ${reply.text.slice(0, 120)}` });
+        await sleep(50);
+      }
     }
     agent.destroy();
   };

@@ -43,6 +43,14 @@ export interface RoundResult {
   round: number;
   fault: Fault;
   acknowledged: number;
+  /** The writes answered otherwise than 201 (when, and the answer): a switchover refuses none. */
+  refused: string[];
+  /**
+   * The writes not answered at all (when, and the error): the box stood still or died, or
+   * the connection was under way in the instant the floating address moved (a switchover:
+   * at most one for each client, docs/ha.md).
+   */
+  cutOff: string[];
   /** Of them, by each box (`box-a`, `box-b`). */
   byBox: Record<string, number>;
   /** From the fault to the first write the other box acknowledged (faults that move the active). */
@@ -62,6 +70,8 @@ export interface RoundResult {
 
 export interface RoundsReport {
   seed: number;
+  /** How many clients wrote. */
+  writers: number;
   rounds: RoundResult[];
   acks: Ack[];
   /** Why the run ended early: a round that did not recover, with both boxes' last status. */
@@ -158,11 +168,14 @@ export function judge(boxes: Record<'a' | 'b', Box>, acks: readonly Ack[], n: nu
 
 export const time = (at: number) => new Date(at).toISOString().slice(11, 23);
 
-export function roundLine(r: RoundResult): string {
+/** `writers`: how many clients wrote (a switchover cuts off at most one write of each). */
+export function roundLine(r: RoundResult, writers: number): string {
   const takeover = r.takeoverMs === undefined ? '' : `, takeover ${r.takeoverMs} ms (lease taken after ${r.tookMs} ms, active after ${r.activeMs} ms)`;
   const exits = r.exits.length ? `; exits: ${r.exits.join(', ')}` : '';
   const trouble = [
     ...(r.lost.length ? [`LOST ${r.lost.length}: ${r.lost.slice(0, 5).join(' ')}`] : []),
+    ...(r.fault === 'switchover' && r.refused.length ? [`${r.refused.length} REFUSED IN A SWITCHOVER: ${r.refused.slice(0, 3).join('; ')}`] : []),
+    ...(r.fault === 'switchover' && r.cutOff.length > writers ? [`${r.cutOff.length} CUT OFF IN A SWITCHOVER: ${r.cutOff.slice(0, 4).join('; ')}`] : []),
     ...r.overlaps.map((o) => `TWO ACTIVES for ${o.ms} ms from ${time(o.from)}`),
     ...(r.outside.length
       ? [`${r.outside.length} ACKNOWLEDGED OUTSIDE THE LEASE: ${r.outside.slice(0, 3).map((a) => `${a.locationId} by ${a.box} at ${time(a.ackAt)}`)}`]
@@ -172,7 +185,8 @@ export function roundLine(r: RoundResult): string {
     .sort()
     .map(([box, count]) => `${box} ${count}`)
     .join(', ');
-  return `round ${r.round} ${r.fault}: ${r.acknowledged} acknowledged (${by})${takeover}${exits}; ${r.seconds} s${trouble.length ? `; ${trouble.join('; ')}` : ''}`;
+  const cut = r.cutOff.length ? ` (${r.fault === 'switchover' ? r.cutOff.join('; ') : r.cutOff.length})` : '';
+  return `round ${r.round} ${r.fault}: ${r.acknowledged} acknowledged (${by}), ${r.refused.length} refused, ${r.cutOff.length} cut off${cut}${takeover}${exits}; ${r.seconds} s${trouble.length ? `; ${trouble.join('; ')}` : ''}`;
 }
 
 /** Nearest rank. */
@@ -180,9 +194,20 @@ function quantile(sorted: readonly number[], q: number): number | undefined {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : undefined;
 }
 
-/** Whether the run found nothing wrong: nothing lost, never two actives, every round recovered. */
+/** Whether a switchover round refused no write, and cut off at most one write of each client (the one under way as the address moved). */
+export function switchedCleanly(r: RoundResult, writers: number): boolean {
+  return r.fault !== 'switchover' || (r.refused.length === 0 && r.cutOff.length <= writers);
+}
+
+/**
+ * Whether the run found nothing wrong: nothing lost, never two actives, no write refused
+ * in a switchover, every round recovered.
+ */
 export function passed(report: RoundsReport): boolean {
-  return !report.failure && report.rounds.every((r) => r.lost.length === 0 && r.overlaps.length === 0 && r.outside.length === 0);
+  return (
+    !report.failure &&
+    report.rounds.every((r) => r.lost.length === 0 && r.overlaps.length === 0 && r.outside.length === 0 && switchedCleanly(r, report.writers))
+  );
 }
 
 /** The run's summary, as `npm run test:ha` prints it. */
@@ -196,7 +221,9 @@ export function summary(report: RoundsReport): string[] {
   const twoActives = report.rounds.filter((r) => r.overlaps.length > 0 || r.outside.length > 0).length;
   const lines = [
     `seed ${report.seed}: ${report.rounds.length} rounds, ${report.acks.length} acknowledged writes (${report.acks.filter((a) => !a.box).length} not attributed to a box), ` +
-      `lost ${report.rounds.reduce((sum, r) => sum + r.lost.length, 0)}, rounds with two actives ${twoActives}`,
+      `lost ${report.rounds.reduce((sum, r) => sum + r.lost.length, 0)}, rounds with two actives ${twoActives}, ` +
+      `in switchovers refused ${report.rounds.filter((r) => r.fault === 'switchover').reduce((sum, r) => sum + r.refused.length, 0)}, ` +
+      `cut off ${report.rounds.filter((r) => r.fault === 'switchover').reduce((sum, r) => sum + r.cutOff.length, 0)}`,
     `takeover (fault to the first write the other box acknowledged, ha.leaseTtlMs ${LEASE_TTL_MS}): ${spread(takeovers(report.rounds))}`,
   ];
   for (const fault of FAULTS) {

@@ -8,7 +8,7 @@ import { until as pollUntil } from './warehouse.ts';
 import { startFloatingAddress, type FloatingAddress } from './keepalived.ts';
 import { untilOneMetaLeader, type NatsServer } from './nats.ts';
 import { HALL_PORTS, makeHall, startHallCluster, type BoxName, type Hall } from './netns.ts';
-import { missingOn, startWriters, type Ack, type Writers } from './ha-rounds-clients.ts';
+import { missingOn, startWriters, type Ack, type Refusal, type Writers } from './ha-rounds-clients.ts';
 import {
   FAULTS,
   judge,
@@ -99,6 +99,7 @@ export function hallRounds(options: RoundsOptions) {
   const log = options.log ?? (() => undefined);
   const random = new Random(options.seed);
   const acks: Ack[] = [];
+  const refusals: Refusal[] = [];
   const results: RoundResult[] = [];
   const boxes = {} as Record<'a' | 'b', Box>;
   let hall: Hall | undefined;
@@ -268,7 +269,7 @@ export function hallRounds(options: RoundsOptions) {
     const lives = { a: boxes.a.lives.length, b: boxes.b.lives.length };
     // A token of its own each round, as a long run outlasts one; a login is a write, the active's to answer.
     token = await boxToken(boxes[active].url);
-    const writing = startWriters(floating!.ip, AREA, n, options.writers ?? 3, () => token, acks);
+    const writing = startWriters(floating!.ip, AREA, n, options.writers ?? 3, () => token, acks, refusals);
     writers = writing;
     const mine = () => acks.filter((a) => a.round === n);
     await until(`writes are acknowledged before the fault`, 60_000, () => mine().length >= WRITES_AROUND);
@@ -284,6 +285,8 @@ export function hallRounds(options: RoundsOptions) {
       round: n,
       fault,
       acknowledged: mine().length,
+      refused: refusals.filter((r) => r.round === n && r.status !== undefined).map((r) => `${time(r.at)} ${r.why}`),
+      cutOff: refusals.filter((r) => r.round === n && r.status === undefined).map((r) => `${time(r.at)} ${r.why}`),
       byBox: mine().reduce<Record<string, number>>((counts, a) => ({ ...counts, [a.box ?? 'unattributed']: (counts[a.box ?? 'unattributed'] ?? 0) + 1 }), {}),
       ...(by
         ? {
@@ -305,7 +308,7 @@ export function hallRounds(options: RoundsOptions) {
     };
     judgedUntil = Date.now();
     results.push(result);
-    log(roundLine(result));
+    log(roundLine(result, options.writers ?? 3));
     return settled;
   }
 
@@ -355,10 +358,10 @@ export function hallRounds(options: RoundsOptions) {
         } catch (error) {
           await writers?.stop();
           const failure = `round ${n} (${fault}, seed ${options.seed}) did not recover: ${(error as Error).message}\n${await lastStatus()}`;
-          return { seed: options.seed, rounds: results, acks, failure };
+          return { seed: options.seed, writers: options.writers ?? 3, rounds: results, acks, failure };
         }
       }
-      return { seed: options.seed, rounds: results, acks };
+      return { seed: options.seed, writers: options.writers ?? 3, rounds: results, acks };
     },
 
     /** Ends every process of the hall and removes its namespaces; safe to call at any moment, and again. */

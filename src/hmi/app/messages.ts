@@ -71,7 +71,7 @@ export const shellMessages: Messages = {
     'pair.switchover': 'Switch over',
     'pair.noSwitchover': 'No switchover while no standby follows: there would be no box to take over.',
     'pair.switchoverQuestion':
-      'Hand the active role to {node}? This box finishes what is under way and becomes the standby; for about a second no change is taken.',
+      'Hand the active role to {node}? This box finishes what is under way and becomes the standby; changes sent meanwhile wait a second or two and are made by {node}.',
     'pair.handoverUnderWay': '{node} hands the active role to the standby. The page shows the new active box once it has taken over.',
     'tools.label': 'Settings',
     'tools.language': 'Deutsch',
@@ -182,7 +182,7 @@ export const shellMessages: Messages = {
     'pair.switchover': 'Umschalten',
     'pair.noSwitchover': 'Keine Umschaltung, solange keine Standby-Box folgt: Keine Box könnte übernehmen.',
     'pair.switchoverQuestion':
-      'Die aktive Rolle an {node} übergeben? Diese Box beendet, was läuft, und wird zur Standby-Box; etwa eine Sekunde lang wird keine Änderung angenommen.',
+      'Die aktive Rolle an {node} übergeben? Diese Box beendet, was läuft, und wird zur Standby-Box; Änderungen, die währenddessen kommen, warten ein bis zwei Sekunden und werden von {node} ausgeführt.',
     'pair.handoverUnderWay': '{node} übergibt die aktive Rolle an die Standby-Box. Die Seite zeigt die neue aktive Box, sobald sie übernommen hat.',
     'tools.label': 'Einstellungen',
     'tools.language': 'English',

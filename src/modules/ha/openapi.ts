@@ -84,7 +84,10 @@ export const PairStatusSchema = z
 export const ActingSchema = z
   .object({
     node: z.string().nullable().meta({ description: "This box's name in its pair; null for a box alone." }),
-    role: z.enum(['alone', 'active']),
+    role: z.enum(['alone', 'active', 'handing-over']).meta({
+      description:
+        '`handing-over`: the former active in a planned switchover, until the other box holds the lease; it hands what arrives to the new active meanwhile.',
+    }),
     term: count.nullable().meta({ description: 'The term of the lease this box holds; null for a box alone.' }),
   })
   .meta({ id: 'Acting', description: 'This box acts: the active of its pair, or a box alone (the floating address belongs here).' });
