@@ -87,7 +87,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
   let reads: ReadPool | undefined;
   let flusher: WalFlusher | undefined;
   try {
-    migrate(db, migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
+    migrate(db, options.migrations ?? migrations, { backupDir: path.join(dataDir, 'backups'), backupsToKeep: config.storage.backupsToKeep, log });
     // Commits stop waiting for the disk; answers wait for the flush thread instead (docs/realtime.md).
     if (config.storage.flush === 'apart') {
       flusher = await WalFlusher.start({

@@ -15,6 +15,8 @@ import { EventStream } from './support/event-stream.ts';
 import { logInOn, startTestBox, type TestBox } from './support/ha.ts';
 import { startCluster, type NatsServer } from './support/nats.ts';
 import { site, unitWithOrder, until } from './support/warehouse.ts';
+import { migrations } from '../db/migrations/index.ts';
+import { latestSchema } from '../src/core/migrations.ts';
 import { Conveyor, PlcSimulator } from '../plc/simulator/index.ts';
 
 const PAIR = 'hallp';
@@ -275,6 +277,58 @@ describe('a pair in one process', () => {
       30_000,
     );
     await until(() => JSON.stringify(digestOf(a)) === JSON.stringify(digestOf(b)), 'box-a holds what box-b holds', 30_000);
+  });
+});
+
+describe('an upgrade that changes the schema', () => {
+  const PAIR_U = 'hallu';
+  /** A later build: this one's migrations and one more. */
+  const newer = [
+    ...migrations,
+    { version: latestSchema(migrations) + 10, name: 'upgrade_probe', sql: 'CREATE TABLE upgrade_probe (id INTEGER PRIMARY KEY, note TEXT NOT NULL);' },
+  ];
+  const create = async (box: TestBox, n: number) =>
+    (await box.request('POST', '/v1/locations', { locationId: `HAU1/${String(n).padStart(4, '0')}/0000/0000/0000`, locationGroupName: 'WAREHOUSE' })).status;
+
+  it('a box of a newer build applies no entry of the older schema and says so; once the other box runs that build too, it joins from a copy and follows', async () => {
+    let ua = await startTestBox(PAIR_U, 'up-a', cluster[0]!);
+    boxes.push(ua);
+    await until(() => ua.status().role === 'active', 'up-a becomes active', 30_000);
+    await logInOn(ua, PAIR_U);
+    expect(await create(ua, 1)).toBe(201);
+    let ub = await startTestBox(PAIR_U, 'up-b', cluster[1]!);
+    boxes.push(ub);
+    await until(() => ub.status().role === 'standby', 'up-b follows', 60_000);
+
+    // up-a is upgraded first: it stops (up-b takes over) and starts with the newer build,
+    // which migrates its copy at its start.
+    await ua.close();
+    await until(() => ub.status().role === 'active', 'up-b takes over', 30_000);
+    ua = await startTestBox(PAIR_U, 'up-a', cluster[0]!, {}, ua.dataDir, { migrations: newer });
+    boxes.push(ua);
+    await until(() => ua.status().role === 'standby', 'up-a starts as standby', 60_000);
+    expect(ua.status().replication.schema).toBe(latestSchema(newer));
+    // up-b, of the older build, writes rows of the older schema: up-a applies none of them.
+    expect(await create(ub, 2)).toBe(201);
+    await until(() => (ua.status().problem ?? '').includes('older than this box'), 'up-a says it cannot follow an older schema', 30_000);
+    expect((await ua.request('GET', `/v1/locations?locationId=${encodeURIComponent('HAU1/0002/0000/0000/0000')}`)).status).toBe(404);
+    await until(
+      () => ub.status().degraded.some((d) => d.kind === 'standbyMissing' && d.message.includes('schema')),
+      'up-b names what keeps up-a from following',
+      30_000,
+    );
+
+    // up-b is upgraded too: as it stops nobody takes over (up-a does not follow); it starts
+    // with the newer build, takes the lease and writes the newer schema; up-a joins from a copy.
+    await ub.close();
+    ub = await startTestBox(PAIR_U, 'up-b', cluster[1]!, {}, ub.dataDir, { migrations: newer });
+    boxes.push(ub);
+    await until(() => ub.status().role === 'active', 'up-b, upgraded, is active again', 60_000);
+    await until(() => ua.status().role === 'standby' && ua.status().problem === undefined, 'up-a joins from a copy and follows', 60_000);
+    expect(await create(ub, 3)).toBe(201);
+    await until(() => JSON.stringify(digestOf(ua)) === JSON.stringify(digestOf(ub)), 'up-a holds what up-b holds', 30_000);
+    expect(digestOf(ua)).toHaveProperty('upgrade_probe');
+    expect((await ua.request('GET', `/v1/locations?locationId=${encodeURIComponent('HAU1/0002/0000/0000/0000')}`)).status).toBe(200);
   });
 });
 

@@ -62,9 +62,11 @@ export function attachActive(options: ActiveOptions): ReplicationGate {
       return changes;
     },
   };
+  // Migrated at this start if at all (src/main.ts): each entry says which schema its rows are of.
+  const schema = db.pragma('user_version', { simple: true }) as number;
   gate = new ReplicationGate(
     positioned,
-    (seq, changes, events) => publisher.publish(seq, encodeEntry({ changes, eventIds: events.map((e) => e.id) }, term)),
+    (seq, changes, events) => publisher.publish(seq, encodeEntry({ changes, eventIds: events.map((e) => e.id) }, term, false, schema)),
     (err) => options.log.error({ err }, 'an answer waiting for the change log failed'),
     options.holds,
   );

@@ -16,11 +16,18 @@ export interface Entry extends CapturedCommit {
   term: number;
   /** The log goes on from the writer's database, not from the entries before: a follower fetches a copy. */
   rebase?: true;
+  /**
+   * The schema of the writer's database (its `user_version`, src/core/migrations.ts); a
+   * follower whose database is at another schema applies none of it (follower.ts). Absent
+   * on a fencing entry (it has no rows).
+   */
+  schema?: number;
 }
 
-export function encodeEntry(commit: CapturedCommit, term: number, rebase = false): Buffer {
+export function encodeEntry(commit: CapturedCommit, term: number, rebase = false, schema?: number): Buffer {
   const entry: Entry = { format: rebase ? REBASE_FORMAT : ENTRY_FORMAT, term, changes: commit.changes, eventIds: commit.eventIds };
   if (rebase) entry.rebase = true;
+  if (schema !== undefined) entry.schema = schema;
   return serialize(entry);
 }
 

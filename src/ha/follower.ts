@@ -1,6 +1,6 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { Db } from '../core/db.ts';
-import { ChangeApplier } from './apply.ts';
+import { ChangeApplier, SchemaMismatch } from './apply.ts';
 import type { ChangeLogNames } from './change-log.ts';
 import { decodeEntry } from './entry.ts';
 import { positionIn, positionWriter } from './position.ts';
@@ -37,6 +37,8 @@ export class StandbyFollower {
   private readonly options: FollowerOptions;
   private readonly applier: ChangeApplier;
   private readonly record: (position: AppliedPosition) => void;
+  /** The schema of this box's database: rows of another are not applied (entry.ts, `schema`). */
+  private readonly schema: number;
   /** Where this box's copy stands: read from the database once, then kept with each entry it applies. */
   private at: AppliedPosition;
   private messages: ConsumerMessages | undefined;
@@ -54,6 +56,7 @@ export class StandbyFollower {
     this.applier = new ChangeApplier(db);
     this.at = positionIn(db) ?? { streamSeq: 0, term: 0 };
     this.record = positionWriter(db);
+    this.schema = db.pragma('user_version', { simple: true }) as number;
   }
 
   /** Where this box's copy stands. */
@@ -130,6 +133,7 @@ export class StandbyFollower {
             const entry = decodeEntry(message.data);
             // The log goes on from another database than this copy: nothing after it applies here.
             if (entry.rebase) throw new RebasedLog(message.seq);
+            if (entry.schema !== undefined && entry.schema !== this.schema) throw new OtherSchema(entry.schema, this.schema);
             const skipped = entry.term < position.term;
             if (!skipped) this.applier.apply(entry.changes);
             position = { streamSeq: message.seq, term: skipped ? position.term : entry.term };
@@ -145,5 +149,27 @@ export class StandbyFollower {
     }
     this.at = position;
     for (const { position: p, skipped } of decided) this.options.applied?.(p, skipped);
+  }
+}
+
+/**
+ * Rows of another schema than this box's database (the boxes run different builds, and
+ * the active migrated its database at its start): none are applied, and the follower
+ * stops there, saying what to install (docs/ha.md, "Upgrading a pair"). Applying them
+ * could mix two schemas in one database.
+ */
+export class OtherSchema extends SchemaMismatch {
+  /** The schema of the entry's rows, and of this box's database. */
+  readonly active: number;
+  readonly here: number;
+
+  constructor(active: number, here: number) {
+    super(
+      active > here
+        ? `the active writes schema ${active}, this box's database is at schema ${here}: install the active's build on this box (it then joins from a copy)`
+        : `the active writes schema ${active}, older than this box's database (schema ${here}): this box runs a newer build; it joins from a copy once the active runs it too`,
+    );
+    this.active = active;
+    this.here = here;
   }
 }

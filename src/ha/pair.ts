@@ -13,12 +13,12 @@ import { ActiveServing } from './serving.ts';
 import { joinPair, standingOf } from './joining.ts';
 import { fence } from './fence.ts';
 import type { AppliedPosition, StandbyFollower } from './follower.ts';
+import { followingStopped, type StoppedBox } from './stopped.ts';
 import { everySecond } from './retry.ts';
 import { followAsStandby } from './standby.ts';
 import { Lease, type LeaseChange, type LeaseOptions, type LeaseStatus } from './lease.ts';
 import { beatOf, PairWatch } from './peers.ts';
 import { readPosition } from './position.ts';
-import { RebasedLog } from './rebase.ts';
 import { pairStatus, type PairRole, type PairStatus } from './status.ts';
 
 // One box of a pair (docs/ha.md): the roles it takes and the order of each change. The
@@ -69,6 +69,13 @@ export class Pair {
   /** After handing over: the lease is left to the other box until then (own clock). */
   private holdOffUntil = 0;
   private readonly fenced: (reason: string) => void;
+  /** Where the follower stopped at an entry, what stopped.ts needs of this box. */
+  private readonly whenStopped: StoppedBox = {
+    fail: (problem) => (this.problem = problem),
+    stillStopped: (problem) => this.problem === problem && this.role === 'standby' && !this.stopping.signal.aborted,
+    peerSchema: () => this.watch?.peer()?.schema,
+    rejoin: () => this.enqueue(async () => (this.role === 'standby' ? this.endStandby().then(() => this.join()) : undefined)),
+  };
 
   constructor(config: Config, options: PairOptions) {
     this.config = config;
@@ -109,6 +116,7 @@ export class Pair {
       position: this.follower?.position ?? this.written,
       lagEntries: this.follower?.lag.entries,
       lagMs: this.follower?.lag.ms,
+      schema: this.appliance?.db.open ? (this.appliance.db.pragma('user_version', { simple: true }) as number) : undefined,
       lastFailover: this.lastFailover,
       problem: this.problem,
       peer: withPeers ? this.watch?.peer() : undefined,
@@ -185,19 +193,9 @@ export class Pair {
   private async standby(): Promise<void> {
     const part = { role: 'standby' as const, refusal: () => standbyRefusal(this.config.ha, this.lease?.status()), status: () => this.status() };
     this.appliance = await startAppliance(this.config, { ...this.options, pair: part });
-    this.follower = await followAsStandby(this.appliance, this.cluster, (error, streamSeq) => this.stoppedFollowing(error, streamSeq));
+    this.follower = await followAsStandby(this.appliance, this.cluster, (error, streamSeq) => followingStopped(error, streamSeq, this.log, this.whenStopped));
     this.problem = undefined;
     this.become('standby');
-  }
-
-  /** The follower stopped at an entry: the log was rebased on another box's database (this copy is fetched again), or it cannot be applied. */
-  private stoppedFollowing(error: unknown, streamSeq: number): void {
-    if (error instanceof RebasedLog) {
-      this.log.warn({ streamSeq }, error.message);
-      return this.enqueue(async () => (this.role === 'standby' ? this.endStandby().then(() => this.join()) : undefined));
-    }
-    this.problem = `entry ${streamSeq} of the change log cannot be applied: ${(error as Error).message}`;
-    this.log.error({ err: error, streamSeq }, 'the standby stopped following the change log');
   }
 
   /**

@@ -21,12 +21,15 @@ export interface BoxBeat {
   problem: string | undefined;
   /** The server name of its NATS node: the nodes no box names are the witness. */
   server: string | undefined;
+  /** The schema of its database (a box of a newer build waits for the active's to match: pair.ts). */
+  schema: number | undefined;
 }
 
 /** What a box says of itself, from its status (its NATS node's name is added as it is sent). */
 export function beatOf(status: PairStatus): BoxBeat {
   const { node, role, replication, problem } = status;
-  return { node, role, appliedSeq: replication.appliedSeq, lagEntries: replication.lagEntries, lagMs: replication.lagMs, problem, server: undefined };
+  const { appliedSeq, lagEntries, lagMs, schema } = replication;
+  return { node, role, appliedSeq, lagEntries, lagMs, problem, server: undefined, schema };
 }
 
 /** The other box, as it last said. */

@@ -44,6 +44,8 @@ export interface PairStatus {
     lagEntries: number | undefined;
     /** The standby: how long before it was applied the last entry applied was stored. */
     lagMs: number | undefined;
+    /** The schema of this box's database (its migrations, `user_version`): both boxes of a pair must have the same to follow. */
+    schema: number | undefined;
   };
   /** When this box last became active; from which box, and whether that box gave the lease up (a switchover). */
   lastFailover: { at: string; node: string; term: number; from: string | undefined; planned: boolean } | undefined;
@@ -73,6 +75,8 @@ export interface StatusParts {
   /** A standby: entries still to apply after it, and how long the last one applied had waited. */
   lagEntries: number | undefined;
   lagMs: number | undefined;
+  /** The schema of the database this box serves or follows; undefined while it has none open. */
+  schema: number | undefined;
   lastFailover: PairStatus['lastFailover'];
   problem: string | undefined;
   peer: PeerView | undefined;
@@ -113,6 +117,7 @@ export function pairStatus(parts: StatusParts): PairStatus {
       lastSeq: position && lagEntries !== undefined ? position.streamSeq + lagEntries : position?.streamSeq,
       lagEntries,
       lagMs: parts.lagMs,
+      schema: parts.schema,
     },
     lastFailover: parts.lastFailover,
     problem: parts.problem,

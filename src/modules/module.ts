@@ -1,3 +1,4 @@
+import type { Migration } from '../core/migrations.ts';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Db } from '../core/db.ts';
@@ -112,4 +113,6 @@ export interface AppOptions {
   configNotes?: string[];
   /** One box of a pair, in the role the pair gives it (src/ha/role.ts); absent: the box runs alone. */
   pair?: PairPart;
+  /** The schema migrations of this build (db/migrations); a test gives a later build's to see an upgrade. */
+  migrations?: readonly Migration[];
 }

@@ -10,7 +10,7 @@ import { natsConnectionSchema } from '../../src/nats/config.ts';
 import { connectOptions, loadNats, type NatsConnection } from '../../src/nats/connect.ts';
 import { PassThrough } from 'node:stream';
 import type { ConfigInput } from '../../src/config.ts';
-import { startPair, type Pair } from '../../src/ha/pair.ts';
+import { startPair, type Pair, type PairOptions } from '../../src/ha/pair.ts';
 import type { PairStatus } from '../../src/ha/status.ts';
 import { ADMIN_PASSWORD, replyOf, tempDir, testConfig, type Reply, type TestAppliance } from './appliance.ts';
 import type { NatsServer } from './nats.ts';
@@ -68,13 +68,19 @@ export async function startTestBox(
   server: NatsServer,
   overrides: ConfigInput = {},
   dataDir = tempDir('wms-ha-box-'),
+  /** A later build's migrations, to see an upgrade (AppOptions). */
+  options: Pick<PairOptions, 'migrations'> = {},
 ): Promise<TestBox> {
   const config = testConfig({ ...overrides, ha: { pair, node, nats: { servers: [server.url] }, leaseTtlMs: 2000, ...overrides.ha } }, dataDir);
   const lines: string[] = [];
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
   // An active that may no longer act ends its process: not this one, the test's. Told to the log instead.
-  const started = await startPair(config, { logDestination: sink, fenced: (reason) => lines.push(JSON.stringify({ msg: 'fenced', reason })) });
+  const started = await startPair(config, {
+    ...options,
+    logDestination: sink,
+    fenced: (reason) => lines.push(JSON.stringify({ msg: 'fenced', reason })),
+  });
   const appliance = () => {
     const current = started.appliance;
     if (!current) throw new Error(`${node} serves nothing now (${started.status().role})`);

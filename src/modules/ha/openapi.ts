@@ -31,6 +31,11 @@ export const PairStatusSchema = z
         lastSeq: count.optional().meta({ description: 'The change log’s last entry, as last seen.' }),
         lagEntries: count.optional().meta({ description: 'Entries the standby has still to apply.' }),
         lagMs: z.number().optional().meta({ description: 'The standby: how long the last entry it applied had been stored before it was applied (ms).' }),
+        schema: count
+          .optional()
+          .meta({
+            description: "The schema (migrations) of this box's database: a standby follows only an active of the same (docs/ha.md, upgrading a pair).",
+          }),
       })
       .optional(),
     lastFailover: z
@@ -52,6 +57,7 @@ export const PairStatusSchema = z
         lagEntries: count.optional(),
         lagMs: z.number().optional(),
         problem: z.string().optional(),
+        schema: count.optional().meta({ description: "The schema of the other box's database." }),
         heardMsAgo: count.meta({ description: 'How long ago this box last heard it (it speaks once a second).' }),
       })
       .optional()
