@@ -31,11 +31,9 @@ export const PairStatusSchema = z
         lastSeq: count.optional().meta({ description: 'The change log’s last entry, as last seen.' }),
         lagEntries: count.optional().meta({ description: 'Entries the standby has still to apply.' }),
         lagMs: z.number().optional().meta({ description: 'The standby: how long the last entry it applied had been stored before it was applied (ms).' }),
-        schema: count
-          .optional()
-          .meta({
-            description: "The schema (migrations) of this box's database: a standby follows only an active of the same (docs/ha.md, upgrading a pair).",
-          }),
+        schema: count.optional().meta({
+          description: "The schema (migrations) of this box's database: a standby follows only an active of the same (docs/ha.md, upgrading a pair).",
+        }),
       })
       .optional(),
     lastFailover: z
