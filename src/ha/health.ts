@@ -25,6 +25,9 @@ export interface HealthParts {
   peer: PeerView | undefined;
   nodes: NodeView[] | undefined;
   leaseReachable: boolean;
+  /** The lease's holder, as this box last read it, and how long ago it last renewed it (another box's lease). */
+  holder: string | undefined;
+  holderRenewedMsAgo: number | undefined;
   lagMs: number | undefined;
   maxLagMs: number;
 }
@@ -55,7 +58,7 @@ export function degradedOf(parts: HealthParts): Degraded[] {
       found.push({
         kind: 'activeMissing',
         node: heard?.node ?? 'active',
-        message: heard ? `No active: ${heard.node} is ${heard.role}` : 'No active box has been heard',
+        message: heard ? `No active: ${heard.node} is ${heard.role}` : 'No active box has been heard' + unrouted(parts),
       });
     if (parts.lagMs !== undefined && parts.lagMs > parts.maxLagMs)
       found.push({ kind: 'standbyLagging', node: parts.node, message: lagging(parts.node, parts.lagMs, parts.maxLagMs) });
@@ -70,6 +73,20 @@ export function degradedOf(parts: HealthParts): Degraded[] {
         message: `NATS node ${node.name} (${node.box ? `beside ${node.box}` : 'the witness'}) does not hold the change log up to date`,
       });
   return found;
+}
+
+/**
+ * An active that renews its lease (through the cluster's quorum) and is not heard (what
+ * it says once a second, on core NATS) is alive, and so are the nodes: what is missing is
+ * the route between the two boxes' nodes. The lease and the log reach each node through
+ * the witness; the boxes' own messages (the beats, a copy, a switchover's requests) do
+ * not: NATS does not relay between nodes. Seen with nats-server 2.9 after a node stood
+ * still (a route that is not dialled again); restarting nats-server on either box dials it.
+ */
+function unrouted(parts: HealthParts): string {
+  const { holder, holderRenewedMsAgo } = parts;
+  if (holder === undefined || holder === parts.node || holderRenewedMsAgo === undefined || holderRenewedMsAgo > PEER_LOST_MS) return '';
+  return `, though ${holder} renews the lease: the route between the two boxes' NATS nodes is missing (restart nats-server on one of the boxes)`;
 }
 
 const lagging = (node: string, lagMs: number, maxLagMs: number) =>

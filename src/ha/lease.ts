@@ -60,6 +60,8 @@ export type LeaseStatus =
       holderUrl: string | undefined;
       term: number | undefined;
       revision: number | undefined;
+      /** How long ago (own clock) this node first saw the lease's last revision: its holder renews four times a TTL. */
+      renewedMsAgo: number | undefined;
       reachable: boolean;
     };
 
@@ -138,6 +140,7 @@ export class Lease {
       holderUrl: value && !value.released ? value.url : undefined,
       term: value ? (value.term ?? this.seen!.revision) : undefined,
       revision: this.seen?.revision,
+      renewedMsAgo: this.seen ? Math.round(this.now() - this.seen.at) : undefined,
       reachable: this.reachable,
     };
   }

@@ -95,6 +95,8 @@ export function pairStatus(parts: StatusParts): PairStatus {
     peer: parts.peer,
     nodes: parts.nodes,
     leaseReachable: reachable,
+    holder: holder ? parts.node : lease?.holder,
+    holderRenewedMsAgo: lease?.role === 'follower' ? lease.renewedMsAgo : undefined,
     lagMs: parts.lagMs,
     maxLagMs: parts.maxLagMs,
   });
