@@ -33,6 +33,11 @@ describe('degradedOf', () => {
     expect(finding).toEqual({ kind: 'activeMissing', node: 'active', message: 'No active box has been heard' });
   });
 
+  it('a box that joins and hears no active while the active renews: the same finding (it gets no copy over a missing route)', () => {
+    const [finding] = degradedOf({ ...standby, role: 'joining' });
+    expect(finding!.message).toContain('the route between the two boxes');
+  });
+
   it('a standby that hears the active: nothing degraded', () => {
     const peer = {
       node: 'box-a',

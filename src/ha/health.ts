@@ -53,7 +53,8 @@ export function degradedOf(parts: HealthParts): Degraded[] {
     } else if (heard.lagMs !== undefined && heard.lagMs > parts.maxLagMs) {
       found.push({ kind: 'standbyLagging', node: heard.node, message: lagging(heard.node, heard.lagMs, parts.maxLagMs) });
     }
-  } else if (role === 'standby') {
+  } else if (role === 'standby' || role === 'joining') {
+    // A box that joins needs the active as much: it fetches its copy from it.
     if (settled && (!heard || heard.role !== 'active'))
       found.push({
         kind: 'activeMissing',
