@@ -81,8 +81,8 @@ export function degradedOf(parts: HealthParts): Degraded[] {
  * it says once a second, on core NATS) is alive, and so are the nodes: what is missing is
  * the route between the two boxes' nodes. The lease and the log reach each node through
  * the witness; the boxes' own messages (the beats, a copy, a switchover's requests) do
- * not: NATS does not relay between nodes. Seen with nats-server 2.9 after a node stood
- * still (a route that is not dialled again); restarting nats-server on either box dials it.
+ * not: NATS does not relay between nodes. nats-server has had defects that leave a route
+ * not dialled again after a reconnect; restarting nats-server on either box dials it.
  */
 function unrouted(parts: HealthParts): string {
   const { holder, holderRenewedMsAgo } = parts;

@@ -196,6 +196,8 @@ export const SERVICE_RESTART_MS = 2_000;
 /** A box kept running as its service keeps it (Restart=always): `current()` is its present process. */
 export interface ServiceBox {
   current(): BoxProcess;
+  /** Why its last start failed (what the process said), if one did. */
+  trouble(): string | undefined;
   /** Ends the keeping; the present process runs on. */
   stop(): void;
 }
@@ -209,6 +211,7 @@ export interface ServiceBox {
 export function asService(first: BoxProcess, start: (dataDir: string) => Promise<BoxProcess>): ServiceBox {
   let box = first;
   let stopped = false;
+  let trouble: string | undefined;
   const keep = (running: BoxProcess) =>
     void running.process.exited.then(async () => {
       while (!stopped && !ending) {
@@ -217,13 +220,14 @@ export function asService(first: BoxProcess, start: (dataDir: string) => Promise
         try {
           box = await start(running.dataDir);
           return keep(box);
-        } catch {
+        } catch (error) {
           // It did not come up in time (its start ended it): started once more.
+          trouble = (error as Error).message;
         }
       }
     });
   keep(first);
-  return { current: () => box, stop: () => (stopped = true) };
+  return { current: () => box, trouble: () => trouble, stop: () => (stopped = true) };
 }
 
 /** The admin's token from the box at `url`. */
