@@ -77,7 +77,8 @@ export function serveRelayed(nc: NatsConnection, pair: string, url: string, log:
       const { head, body } = request;
       const outgoing = client.request(
         {
-          host: target.hostname,
+          // An IPv6 address comes bracketed in a URL, bare in a request's options.
+          host: target.hostname.replace(/^\[|\]$/g, ''),
           port: target.port,
           method: head.method,
           path: head.url,
