@@ -47,6 +47,8 @@ export interface Appliance {
   flusher: WalFlusher | undefined;
   /** The service of a module (src/modules/index.ts names them). */
   module<N extends ModuleName>(name: N): Services[N];
+  /** The schema of its database once migrated at start (`user_version`). */
+  schema: number;
   /**
    * Stops; requests under way may finish for `drainMs` (a box of a pair stepping down gives
    * them none); requests on connections already open are still taken for `graceMs` (a switchover).
@@ -211,6 +213,7 @@ export async function startAppliance(config: Config, options: AppOptions = {}): 
       httpThread: edge instanceof HttpThread ? edge : undefined,
       flusher,
       module: app.module,
+      schema: db.pragma('user_version', { simple: true }) as number,
       close(drainMs = STOP_DRAIN_MS, graceMs = 0) {
         closing ??= (async () => {
           // No new connections from here on; requests under way go on, those handed

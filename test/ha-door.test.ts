@@ -13,6 +13,7 @@ import { connectOptions, loadNats, type NatsConnection, type NatsLibraries } fro
 import { natsConnectionSchema } from '../src/nats/config.ts';
 import { captureLog } from './support/plc.ts';
 import { freePort, startNats, type NatsServer } from './support/nats.ts';
+import { until } from './support/warehouse.ts';
 
 const PAIR = 'halld';
 let nats: NatsServer;
@@ -73,8 +74,8 @@ describe("a switchover's door", () => {
       headers: { Authorization: 'Bearer t0k', 'Content-Type': 'application/json' },
       body: JSON.stringify({ locationId: 'HAD1/0001/0000/0000/0000' }),
     });
-    // The new active opens a moment later.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The new active opens once the door holds the request.
+    await until(() => door.counts().holding === 1, 'the door holds the request', 30_000);
     relayed = serveRelayed(nc, PAIR, activeUrl, captureLog('warn').log);
     const reply = await sent;
     expect(reply.status).toBe(201);
@@ -85,7 +86,7 @@ describe("a switchover's door", () => {
     expect(seen).toEqual([
       { method: 'POST', url: '/v1/locations?x=1', body: JSON.stringify({ locationId: 'HAD1/0001/0000/0000/0000' }), authorization: 'Bearer t0k' },
     ]);
-    expect(door.counts()).toEqual({ relayed: 1, refused: 0 });
+    expect(door.counts()).toEqual({ relayed: 1, refused: 0, holding: 0 });
   });
 
   it("a body larger than the box takes: 413 in the spec's body, nothing handed over", async () => {
@@ -110,5 +111,58 @@ describe("a switchover's door", () => {
     expect(moved.status).toBe(503);
     expect(await moved.json()).toMatchObject({ status: 503, message: expect.stringContaining('handed the active role over') });
     expect(seen.length).toBe(before);
+  });
+});
+
+describe("a switchover's door whose new active does not come or does not answer", () => {
+  const PAIR_E = 'halle';
+  let quiet: Handover;
+  let quietUrl: string;
+  let mute: Subscription | undefined;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    quiet = await openHandover({
+      host: '127.0.0.1',
+      port,
+      tls: undefined,
+      lib,
+      nc,
+      pair: PAIR_E,
+      node: 'box-a',
+      bodyLimitBytes: 1000,
+      requestTimeoutMs: 1000,
+      waitForActiveMs: 300,
+      otherHolds: () => false,
+      log: captureLog('error').log,
+    });
+    quietUrl = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    mute?.unsubscribe();
+    await quiet?.close();
+  });
+
+  it("no box takes the request in time: 503 with Retry-After in the spec's body, the client's request id kept", async () => {
+    const reply = await fetch(`${quietUrl}/v1/locations`, { method: 'POST', headers: { 'X-Request-Id': 'door-503' }, body: '{}' });
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get('retry-after')).toBe('2');
+    expect(reply.headers.get('x-request-id')).toBe('door-503');
+    expect(await reply.json()).toMatchObject({ status: 503, error: 'Service Unavailable', path: '/v1/locations', requestId: 'door-503' });
+  });
+
+  it('the new active takes the request and does not answer: 504, not sent twice (it may have been carried out)', async () => {
+    let taken = 0;
+    mute = nc.subscribe(`wms.ha.${PAIR_E}.relay`, {
+      callback: () => {
+        taken++;
+      },
+    });
+    await nc.flush();
+    const reply = await fetch(`${quietUrl}/v1/locations`, { method: 'POST', body: '{}' });
+    expect(reply.status).toBe(504);
+    expect(await reply.json()).toMatchObject({ status: 504, message: expect.stringContaining('may have been carried out') });
+    expect(taken).toBe(1);
   });
 });

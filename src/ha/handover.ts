@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { newRequestId } from '../core/ids.ts';
 import type { Logger } from '../core/log.ts';
 import { serverDeclinedBody } from '../http/errors.ts';
+import { REQUEST_ID, SAFETY_HEADERS } from '../http/server.ts';
 import { drain, listen, readTls } from '../http/lifecycle.ts';
 import type { Config } from '../config.ts';
 import type { PairCluster } from './cluster.ts';
@@ -17,8 +18,9 @@ import { decodeRelay, encodeRelay, endToEnd, RELAY_MAX_BYTES, relaySubject, type
 // SO_REUSEPORT: the kernel hands each new connection to one of them, and none is turned
 // away in between). What arrives here is held until the standby has taken the lease and
 // opened, then relayed to it over the pair's NATS cluster (relay.ts) and its answer sent
-// back, with `Connection: close` and `WMS-Relayed-By: <this box>`: the client's next request opens a new connection,
-// which the floating address leads to the new active once keepalived has moved it.
+// back, with `Connection: close` and `WMS-Relayed-By: <this box>`: the client's next
+// request opens a new connection, which the floating address leads to the new active once
+// keepalived has moved it.
 // keepalived's check (`GET /v1/ha/active`) is answered here: yes until the other box
 // holds the lease (the address stays where requests are held), then no (it moves).
 
@@ -32,8 +34,10 @@ const DOOR_OPEN_AFTER_MS = 4000;
 /** How long the door's close waits for the requests it holds before it cuts their connections. */
 const DRAIN_MS = 5000;
 
-/** How long a held request waits for a new active at most; then it is answered 503 with Retry-After. */
+/** How long a held request waits for a new active at most (unless told otherwise); then it is answered 503 with Retry-After. */
 const WAIT_FOR_ACTIVE_MS = 15_000;
+/** How often the door looks whether the other box holds the lease (its own lease's reading, no call). */
+const LOOK_EVERY_MS = 100;
 /** How often a request no active took yet is sent again ("no responders": nobody subscribes yet). */
 const AGAIN_MS = 100;
 
@@ -51,14 +55,16 @@ export interface HandoverOptions {
   requestTimeoutMs: number;
   /** Whether the other box holds the lease now. */
   otherHolds: () => boolean;
+  /** How long a held request waits for a new active (WAIT_FOR_ACTIVE_MS). */
+  waitForActiveMs?: number;
   log: Logger;
 }
 
 export interface Handover {
   /** Stops taking connections, answers what it holds, and resolves once every connection is closed. */
   close(): Promise<void>;
-  /** Requests relayed and answered, and requests answered with a refusal of this server's own. */
-  counts(): { relayed: number; refused: number };
+  /** Requests relayed and answered, answered with a refusal of this server's own, and held now (no active has taken them yet). */
+  counts(): DoorCounts;
 }
 
 /** The switchover's door on the appliance's port; none (a switchover as before: refusals while it lasts) if it cannot listen. */
@@ -95,14 +101,14 @@ export async function closeDoorOnceMoved(door: Handover, otherHolds: () => boole
   while (!stop.aborted && performance.now() - openedAt < atMostMs) {
     if (!otherHolds()) heldSince = undefined;
     else if (performance.now() - (heldSince ??= performance.now()) >= DOOR_OPEN_AFTER_MS) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS));
   }
   await door.close();
 }
 
 /** Listens beside the active's own server on its port; the caller stops that one next. */
 export async function openHandover(options: HandoverOptions): Promise<Handover> {
-  const counts = { relayed: 0, refused: 0 };
+  const counts: DoorCounts = { relayed: 0, refused: 0, holding: 0 };
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     void answer(options, req, res, counts).catch((err: unknown) => {
       options.log.warn({ err, method: req.method, url: req.url }, 'switchover: a held request failed');
@@ -132,27 +138,49 @@ export async function openHandover(options: HandoverOptions): Promise<Handover> 
   };
 }
 
-async function answer(options: HandoverOptions, req: IncomingMessage, res: ServerResponse, counts: { relayed: number; refused: number }): Promise<void> {
+interface DoorCounts {
+  relayed: number;
+  refused: number;
+  holding: number;
+}
+
+async function answer(options: HandoverOptions, req: IncomingMessage, res: ServerResponse, counts: DoorCounts): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   if (path === '/v1/ha/active' && req.method === 'GET') return acting(options, req, res, counts);
   // An event stream cannot be relayed message by message: the connection ends without an
   // answer, and the browser's EventSource asks again (with its Last-Event-ID) until it
   // reaches the new active.
   if ((req.headers.accept ?? '').includes('text/event-stream')) return void res.destroy();
-  const body = await readAll(req, Math.min(options.bodyLimitBytes, RELAY_MAX_BYTES));
-  if (body === undefined)
-    return refuse(res, req, 413, `The request body is larger than this box can hand over while it switches (${RELAY_MAX_BYTES} bytes)`, counts);
+  const limit = Math.min(options.bodyLimitBytes, RELAY_MAX_BYTES);
+  const body = await readAll(req, limit);
+  if (body === undefined) return refuse(res, req, 413, `The request body is larger than this box can hand over while it switches (${limit} bytes)`, counts);
   const payload = encodeRelay({ method: req.method ?? 'GET', url: req.url ?? '/', headers: endToEnd(req.headers) }, body);
+  const giveUpAt = performance.now() + (options.waitForActiveMs ?? WAIT_FOR_ACTIVE_MS);
+  counts.holding++;
+  try {
+    return await handOn(options, req, res, counts, payload, giveUpAt);
+  } finally {
+    counts.holding--;
+  }
+}
+
+/** Sends the held request to the new active until one takes it (or `giveUpAt`), and writes its answer. */
+async function handOn(
+  options: HandoverOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  counts: DoorCounts,
+  payload: Buffer,
+  giveUpAt: number,
+): Promise<void> {
   const { NoRespondersError, RequestError, TimeoutError } = options.lib.nats.errors;
   const nobodyTook = (err: unknown) => err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
   const unanswered = (err: unknown) => err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
-  const giveUpAt = performance.now() + WAIT_FOR_ACTIVE_MS;
   for (;;) {
     try {
       const reply = await options.nc.request(relaySubject(options.pair), payload, { timeout: options.requestTimeoutMs });
       const { head, body: replyBody } = decodeRelay<RelayedAnswer>(reply.data);
-      if (head.headers['wms-relay'] === 'too-large')
-        return refuse(res, req, 503, 'The answer is larger than this box can hand over while it switches: ask again', counts, '1');
+      if (head.tooLarge) return refuse(res, req, 503, 'The answer is larger than this box can hand over while it switches: ask again', counts, '1');
       counts.relayed++;
       // Said on the answer: which box relayed it (the answer itself is the new active's).
       res.writeHead(head.status, { ...head.headers, 'content-length': String(replyBody.length), connection: 'close', 'wms-relayed-by': options.node });
@@ -174,10 +202,10 @@ async function answer(options: HandoverOptions, req: IncomingMessage, res: Serve
 }
 
 /** keepalived's check: the floating address stays here until the other box holds the lease. */
-function acting(options: HandoverOptions, req: IncomingMessage, res: ServerResponse, counts: { relayed: number; refused: number }): void {
+function acting(options: HandoverOptions, req: IncomingMessage, res: ServerResponse, counts: DoorCounts): void {
   if (options.otherHolds()) return refuse(res, req, 503, `Box ${options.node} handed the active role over; the other box acts`, counts, undefined, false);
   const body = JSON.stringify({ node: options.node, role: 'handing-over', term: null });
-  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', connection: 'close' });
+  res.writeHead(200, { ...SAFETY_HEADERS, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
   res.end(body);
 }
 
@@ -206,11 +234,15 @@ function refuse(
   counted = true,
 ): void {
   if (counted) counts.refused++;
-  const body = JSON.stringify(serverDeclinedBody(status, message, (req.url ?? '/').split('?')[0]!, newRequestId()));
+  // As the appliance's own refusals: the client's request id if it gave one, the safety headers.
+  const given = req.headers['x-request-id'];
+  const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+  const body = JSON.stringify(serverDeclinedBody(status, message, (req.url ?? '/').split('?')[0]!, requestId));
   res.writeHead(status, {
+    ...SAFETY_HEADERS,
     'content-type': JSON_TYPE,
     'content-length': String(Buffer.byteLength(body)),
-    'cache-control': 'no-store',
+    'x-request-id': requestId,
     connection: 'close',
     ...(retryAfter ? { 'retry-after': retryAfter } : {}),
   });

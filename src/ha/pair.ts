@@ -116,7 +116,7 @@ export class Pair {
       position: this.follower?.position ?? this.written,
       lagEntries: this.follower?.lag.entries,
       lagMs: this.follower?.lag.ms,
-      schema: this.appliance?.db.open ? (this.appliance.db.pragma('user_version', { simple: true }) as number) : undefined,
+      schema: this.appliance?.schema,
       lastFailover: this.lastFailover,
       problem: this.problem,
       peer: withPeers ? this.watch?.peer() : undefined,

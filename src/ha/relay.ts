@@ -27,6 +27,8 @@ export interface RelayedRequest {
 export interface RelayedAnswer {
   status: number;
   headers: Record<string, string | string[]>;
+  /** The server's answer was larger than a relayed answer may be: not sent (the former active asks the client to try again). */
+  tooLarge?: true;
 }
 
 /** The most a relayed request or answer carries: below NATS's default payload limit (1 MiB), with room for the head. */
@@ -95,7 +97,7 @@ export function serveRelayed(nc: NatsConnection, pair: string, url: string, log:
             if (size <= RELAY_MAX_BYTES) chunks.push(chunk);
           });
           reply.on('end', () => {
-            if (size > RELAY_MAX_BYTES) return message.respond(encodeRelay(tooLarge(), Buffer.from('{}')));
+            if (size > RELAY_MAX_BYTES) return message.respond(encodeRelay({ status: 503, headers: {}, tooLarge: true }, Buffer.alloc(0)));
             message.respond(encodeRelay({ status: reply.statusCode ?? 502, headers: endToEnd(reply.headers) }, Buffer.concat(chunks)));
           });
           reply.on('error', (err) => log.warn({ err }, 'a relayed request: the answer broke off'));
@@ -105,9 +107,4 @@ export function serveRelayed(nc: NatsConnection, pair: string, url: string, log:
       outgoing.end(body);
     },
   });
-}
-
-/** Marks an answer the active could not send back whole: the former active asks the client to try again. */
-function tooLarge(): RelayedAnswer {
-  return { status: 503, headers: { 'wms-relay': 'too-large' } };
 }

@@ -87,6 +87,7 @@ export interface StatusParts {
 export function pairStatus(parts: StatusParts): PairStatus {
   const { lease, position, lagEntries } = parts;
   const holder = lease?.role === 'holder';
+  const holderName = holder ? parts.node : lease?.holder;
   const reachable = lease ? holder || lease.reachable : false;
   const degraded = degradedOf({
     node: parts.node,
@@ -95,7 +96,7 @@ export function pairStatus(parts: StatusParts): PairStatus {
     peer: parts.peer,
     nodes: parts.nodes,
     leaseReachable: reachable,
-    holder: holder ? parts.node : lease?.holder,
+    holder: holderName,
     holderRenewedMsAgo: lease?.role === 'follower' ? lease.renewedMsAgo : undefined,
     lagMs: parts.lagMs,
     maxLagMs: parts.maxLagMs,
@@ -106,7 +107,7 @@ export function pairStatus(parts: StatusParts): PairStatus {
     role: parts.role,
     since: parts.since,
     lease: {
-      holder: holder ? parts.node : lease?.holder,
+      holder: holderName,
       holderUrl: holder ? parts.url : lease?.holderUrl,
       term: lease?.term,
       revision: lease?.revision,

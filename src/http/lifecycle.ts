@@ -73,15 +73,13 @@ export async function stopServing(
   server: Server,
   { drainMs, graceMs = 0, endStreams }: { drainMs: number; graceMs?: number | undefined; endStreams: () => void },
 ): Promise<number> {
-  if (graceMs > 0) {
-    // The listener alone (net.Server's close): http.Server's would close idle connections too.
-    NetServer.prototype.close.call(server);
-    endStreams();
-    await new Promise((resolve) => setTimeout(resolve, graceMs));
-  }
+  // No new connections: the listener alone (http.Server's close would end idle connections too).
+  NetServer.prototype.close.call(server);
+  // Open event streams end first: they would keep the server waiting for ever.
+  endStreams();
+  if (graceMs > 0) await new Promise((resolve) => setTimeout(resolve, graceMs));
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  endStreams();
   return drain(server, closed, drainMs);
 }
 

@@ -66,7 +66,7 @@ const READING = new Set(['GET', 'HEAD']);
 /** How long an idle keep-alive connection is kept open for the client's next request. */
 const KEEP_ALIVE_MS = 65_000;
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+export const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const HOST = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 /** A `%` not followed by two hex digits. */
 const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
@@ -161,7 +161,7 @@ const PARSER_MESSAGE: Record<string, string> = {
  * of API replies anywhere between the box and the browser (they hold warehouse state
  * and sometimes tokens).
  */
-const SAFETY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+export const SAFETY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
 const SAFETY_HEADERS_TEXT = Object.entries(SAFETY_HEADERS)
   .map(([k, v]) => `${k}: ${v}\r\n`)
   .join('');

@@ -108,6 +108,8 @@ export function startWriters(host: string, area: string, round: number, clients:
         if (reply instanceof Error)
           refusals.push({ locationId, round, at, status: undefined, why: (reply.cause as Error | undefined)?.message ?? reply.message });
         else refusals.push({ locationId, round, at, status: reply.status, why: `${reply.status} ${reply.text.slice(0, 120)}` });
+        // A client's pause before its next write (a refused connection fails at once): it
+        // paces the client, it waits for no state the rounds assert.
         await sleep(50);
       }
     }
